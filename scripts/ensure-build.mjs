@@ -1,0 +1,20 @@
+// Builds dist/ when it is missing or older than any source file, so `npm start` works on a fresh clone.
+import { execSync } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+
+function newest(dir) {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+const stamp = "dist/.build-stamp";
+const stale = !existsSync(stamp) || newest("src") > statSync(stamp).mtimeMs || statSync("package.json").mtimeMs > statSync(stamp).mtimeMs;
+if (stale) {
+  console.error("vigie: building (npm run build)…");
+  execSync("npm run build --silent", { stdio: "inherit" });
+}

@@ -1,0 +1,66 @@
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { Config } from "./config.js";
+import { authenticateApiKey, rateHeaders } from "./platform/auth/api-key-auth.js";
+import type { Database } from "./platform/db/client.js";
+import { buildServer } from "./platform/http/server.js";
+import { ApiKeysService } from "./modules/apikeys/apikeys.service.js";
+import { OrganizationsService } from "./modules/organizations/organizations.service.js";
+import { organizationsRoutes } from "./modules/organizations/organizations.routes.js";
+import { ProjectsService } from "./modules/projects/projects.service.js";
+import { projectsRoutes } from "./modules/projects/projects.routes.js";
+import { SessionsService } from "./modules/sessions/sessions.service.js";
+import { sessionsRoutes, sessionToken } from "./modules/sessions/sessions.routes.js";
+import { UsersService } from "./modules/users/users.service.js";
+import { WorkflowsService } from "./modules/workflows/workflows.service.js";
+import { workflowsRoutes } from "./modules/workflows/workflows.routes.js";
+import { VERSION } from "./version.js";
+
+export interface Services {
+  organizations: OrganizationsService;
+  projects: ProjectsService;
+  apiKeys: ApiKeysService;
+  users: UsersService;
+  sessions: SessionsService;
+  workflows: WorkflowsService;
+}
+
+/** The composition root: one instance of each service over one database. */
+export function createServices(database: Database, config: Config): Services {
+  // Vigie holds no CVE records yet (the feed importers come next): a dry run evaluates every CVE
+  // field as unknown and says so.
+  const workflows = new WorkflowsService(database, async () => null);
+  return {
+    organizations: new OrganizationsService(database.db),
+    projects: new ProjectsService(database.db, workflows),
+    apiKeys: new ApiKeysService(database.db),
+    users: new UsersService(database.db),
+    sessions: new SessionsService(database, config),
+    workflows,
+  };
+}
+
+/** The HTTP application over the services. */
+export async function buildApp(opts: { config: Config; database: Database; logger: Logger; services?: Services }): Promise<{ app: FastifyInstance; services: Services }> {
+  const { config, database, logger } = opts;
+  const services = opts.services ?? createServices(database, config);
+  const app = await buildServer({
+    logger,
+    version: VERSION,
+    routes: [
+      ...organizationsRoutes(services.organizations),
+      ...projectsRoutes(services.projects),
+      ...workflowsRoutes(services.workflows),
+      ...sessionsRoutes(services.sessions, config),
+    ],
+    auth: {
+      apiKey: async (req, reply) => {
+        const { ctx, rate } = await authenticateApiKey(database, req.headers.authorization, config.defaultMaxApiCallsPerHour);
+        reply.headers(rateHeaders(rate));
+        return ctx;
+      },
+      session: (req) => services.sessions.authenticate(sessionToken(req)),
+    },
+  });
+  return { app, services };
+}

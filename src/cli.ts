@@ -1,0 +1,59 @@
+#!/usr/bin/env node
+import { createServices } from "./app.js";
+import { help, parseCommand, UsageError } from "./commands.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { sendAdminCommand, type AdminResponse } from "./platform/admin-socket.js";
+import { DataDirLockedError, readLock } from "./platform/db/lock.js";
+import { executeCommand, openForProcess, serve } from "./main.js";
+
+function print(res: AdminResponse, json: boolean): number {
+  if (res.ok) {
+    process.stdout.write(json ? JSON.stringify(res.result) + "\n" : humanize(res.result));
+    return 0;
+  }
+  process.stderr.write(`vigie : ${res.message}\n`);
+  if (json) process.stdout.write(JSON.stringify({ error: { message: res.message, detail: res.detail ?? null } }) + "\n");
+  return res.usage ? 2 : 1;
+}
+
+function humanize(obj: Record<string, unknown>): string {
+  return Object.entries(obj).map(([k, v]) => `${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`).join("\n") + "\n";
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.length === 0 || argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
+    process.stdout.write(help() + "\n");
+    return argv.length === 0 ? 2 : 0;
+  }
+  const config = loadConfig();
+  if (argv[0] === "serve") {
+    await serve(config);
+    return -1; // keeps running
+  }
+  const { json } = parseCommand(argv); // usage errors before touching the database
+  if (config.driver === "pglite") {
+    const holder = readLock(config.dataDir);
+    if (holder?.socket) return print(await sendAdminCommand(holder.socket, { argv }), json);
+  }
+  const { database, release } = await openForProcess(config, null);
+  try {
+    return print(await executeCommand(createServices(database, config), database, argv), json);
+  } finally {
+    await database.close();
+    release();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exit(code);
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError || err instanceof ConfigError || err instanceof DataDirLockedError) {
+      process.stderr.write(`vigie : ${err.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`vigie : erreur inattendue : ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  },
+);

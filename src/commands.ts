@@ -1,0 +1,155 @@
+import { readFileSync } from "node:fs";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { Services } from "./app.js";
+import type { Database } from "./platform/db/client.js";
+import { ValidationFailed } from "./platform/errors.js";
+import { validate, type PydanticError } from "./platform/http/pydantic.js";
+import { presentApiKey } from "./modules/apikeys/apikeys.presenter.js";
+import { presentOrg, presentPlan } from "./modules/organizations/organizations.presenter.js";
+import { presentProject } from "./modules/projects/projects.presenter.js";
+import { presentWorkflow } from "./modules/workflows/workflows.presenter.js";
+import { WorkflowEcritureIn } from "./modules/workflows/workflows.schemas.js";
+
+/** Bad command-line usage: exit code 2 with the message. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+type Values = Record<string, string | string[] | boolean | undefined>;
+
+interface Command {
+  usage: string;
+  options: Options;
+  required: string[];
+  run(s: Services, db: Database, v: Values): Promise<Record<string, unknown>>;
+}
+
+const str = { type: "string" } as const;
+const many = { type: "string", multiple: true } as const;
+
+function int(name: string, raw: string): number {
+  if (!/^\d{1,9}$/.test(raw)) throw new UsageError(`--${name} attend un entier positif, reçu « ${raw} »`);
+  return Number(raw);
+}
+
+/** The admin commands; the same table serves the CLI and the running server's admin socket. */
+export const COMMANDS: Record<string, Command> = {
+  migrate: {
+    usage: "migrate",
+    options: {},
+    required: [],
+    run: async (_s, db) => {
+      await db.migrate();
+      return { migrated: true, driver: db.driver };
+    },
+  },
+  "plan upsert": {
+    usage: "plan upsert --slug S --name N --max-api-calls-per-hour N",
+    options: { slug: str, name: str, "max-api-calls-per-hour": str },
+    required: ["slug", "name", "max-api-calls-per-hour"],
+    run: async (s, _db, v) => {
+      const row = await s.organizations.upsertPlan({
+        slug: v.slug as string,
+        name: v.name as string,
+        maxApiCallsPerHour: int("max-api-calls-per-hour", v["max-api-calls-per-hour"] as string),
+      });
+      return { id: row.id, ...presentPlan(row)! };
+    },
+  },
+  "org create": {
+    usage: "org create --name N [--plan SLUG]",
+    options: { name: str, plan: str },
+    required: ["name"],
+    run: async (s, _db, v) => {
+      const { org, plan } = await s.organizations.createOrg({ name: v.name as string, planSlug: v.plan as string | undefined });
+      const { role: _role, ...item } = presentOrg(org, "owner");
+      return { ...item, plan: presentPlan(plan) };
+    },
+  },
+  "project create": {
+    usage: "project create --org ORG_ID --name N [--description D]",
+    options: { org: str, name: str, description: str },
+    required: ["org", "name"],
+    run: async (s, _db, v) =>
+      presentProject(await s.projects.create({ orgId: v.org as string, name: v.name as string, description: v.description as string | undefined })),
+  },
+  "apikey create": {
+    usage: "apikey create --org ORG_ID [--scope S]... [--project PROJECT_ID]... [--name N]",
+    options: { org: str, scope: many, project: many, name: str },
+    required: ["org"],
+    run: async (s, _db, v) => {
+      const r = await s.apiKeys.create({
+        orgId: v.org as string,
+        name: v.name as string | undefined,
+        scopes: (v.scope as string[] | undefined) ?? [],
+        projectIds: (v.project as string[] | undefined) ?? [],
+      });
+      return presentApiKey(r.row, r.projectIds, r.key);
+    },
+  },
+  "apikey revoke": {
+    usage: "apikey revoke --id ID",
+    options: { id: str },
+    required: ["id"],
+    run: async (s, _db, v) => {
+      const row = await s.apiKeys.revoke(v.id as string);
+      return presentApiKey(row, []);
+    },
+  },
+  "apikey list": {
+    usage: "apikey list --org ORG_ID",
+    options: { org: str },
+    required: ["org"],
+    run: async (s, _db, v) => ({ items: (await s.apiKeys.list(v.org as string)).map((k) => presentApiKey(k, k.projectIds)) }),
+  },
+  "user create": {
+    usage: "user create --email E --password P [--org ORG_ID] [--role owner|admin|member|viewer]",
+    options: { email: str, password: str, org: str, role: str },
+    required: ["email", "password"],
+    run: async (s, _db, v) => {
+      const r = await s.users.create({ email: v.email as string, password: v.password as string, orgId: v.org as string | undefined, role: v.role as string | undefined });
+      return { id: r.user.id, email: r.user.email, created_at: r.user.createdAt.toISOString(), org_id: r.orgId, role: r.role };
+    },
+  },
+  "workflow create": {
+    usage: "workflow create --org ORG_ID [--project PROJECT_ID] --file BODY.json  (organization workflow when --project is omitted)",
+    options: { org: str, project: str, file: str },
+    required: ["org", "file"],
+    run: async (s, _db, v) => {
+      let json: unknown;
+      try {
+        json = JSON.parse(readFileSync(v.file as string, "utf8"));
+      } catch (err) {
+        throw new UsageError(`--file : JSON illisible (${(err as Error).message})`);
+      }
+      const errors: PydanticError[] = [];
+      const body = validate(WorkflowEcritureIn, json, ["body"], errors) as import("zod").output<typeof WorkflowEcritureIn>;
+      if (errors.length) throw new ValidationFailed(errors);
+      const project = v.project ? await s.projects.getInOrg(v.org as string, v.project as string) : null;
+      return presentWorkflow(await s.workflows.createAsOperator({ ...body, orgId: v.org as string, projectId: project?.id ?? null }));
+    },
+  },
+};
+
+/** Splits argv into a command of the table and its options; throws UsageError with help. */
+export function parseCommand(argv: string[]): { name: string; command: Command; values: Values; json: boolean } {
+  const words = argv.filter((a) => !a.startsWith("-")).slice(0, 2);
+  const name = COMMANDS[words.join(" ")] ? words.join(" ") : COMMANDS[words[0] ?? ""] ? words[0]! : null;
+  if (!name) throw new UsageError(`commande inconnue : ${words.join(" ") || "(aucune)"}\n${help()}`);
+  const command = COMMANDS[name]!;
+  const rest = argv.slice(argv.indexOf(name.split(" ").at(-1)!) + 1);
+  let values: Values;
+  try {
+    values = parseArgs({ args: rest, options: { ...command.options, json: { type: "boolean" } }, strict: true, allowPositionals: false }).values as Values;
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\nusage : vigie ${command.usage} [--json]`);
+  }
+  const missingOpts = command.required.filter((r) => values[r] === undefined || values[r] === "");
+  if (missingOpts.length) throw new UsageError(`option requise : ${missingOpts.map((m) => `--${m}`).join(", ")}\nusage : vigie ${command.usage} [--json]`);
+  return { name, command, values, json: values.json === true };
+}
+
+export function help(): string {
+  return ["usage : vigie <commande> [options] [--json]", "  serve", ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join("\n");
+}

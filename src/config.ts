@@ -1,0 +1,63 @@
+import { z } from "zod";
+
+const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
+const EnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  VIGIE_DATA_DIR: z.string().min(1).default("./var/data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "doit commencer par postgres:// ou postgresql://")
+    .optional(),
+  LOG_LEVEL: LogLevel.default("info"),
+  /** Limit applied to organizations that have no plan. */
+  VIGIE_DEFAULT_MAX_API_CALLS_PER_HOUR: z.coerce.number().int().min(1).default(1000),
+  /** Lifetime of a session (login) token, in hours. */
+  VIGIE_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
+  /** Run background jobs (pg-boss) in this process. */
+  VIGIE_JOBS: z.enum(["on", "off"]).default("on"),
+  /** Set the session cookie's Secure flag (turn on behind HTTPS). */
+  VIGIE_COOKIE_SECURE: z.enum(["true", "false"]).default("false"),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  logLevel: z.infer<typeof LogLevel>;
+  defaultMaxApiCallsPerHour: number;
+  sessionTtlHours: number;
+  jobs: boolean;
+  cookieSecure: boolean;
+  /** Derived: which database driver runs. */
+  driver: "pglite" | "postgres";
+}>;
+
+/** Reads and validates the environment once; throws a readable message on bad values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
+    throw new ConfigError(`Configuration invalide :\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: e.VIGIE_DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    logLevel: e.LOG_LEVEL,
+    defaultMaxApiCallsPerHour: e.VIGIE_DEFAULT_MAX_API_CALLS_PER_HOUR,
+    sessionTtlHours: e.VIGIE_SESSION_TTL_HOURS,
+    jobs: e.VIGIE_JOBS === "on",
+    cookieSecure: e.VIGIE_COOKIE_SECURE === "true",
+    driver: e.DATABASE_URL ? "postgres" : "pglite",
+  });
+}
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}

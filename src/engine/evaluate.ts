@@ -1,0 +1,110 @@
+import type { StoredGraph } from "./graph.js";
+import { FIELDS, SEVERITIES, type EventName, type FieldName } from "./vocabulary.js";
+
+/** Values of the fields a condition may test; a field absent from the map is unknown. */
+export type Facts = Partial<Record<FieldName, unknown>>;
+
+export type NodeOutcome =
+  | "declenche"       // trigger fired
+  | "non_declenche"   // trigger did not fire (another event)
+  | "vrai"            // condition true
+  | "faux"            // condition false
+  | "serait_executee" // action that would run
+  | "non_atteint";    // node not reached
+
+export interface NodeReport {
+  id: string;
+  type: "trigger" | "condition" | "action";
+  resultat: NodeOutcome;
+  detail: string;
+  /** For conditions: each rule with the value it saw. */
+  regles?: { field: string; op: string; value?: unknown; valeur_observee: unknown; resultat: boolean }[];
+  /** For actions: what would have been done. */
+  action?: string;
+  params?: Record<string, unknown>;
+}
+
+const severityRank = (s: unknown) => (typeof s === "string" ? (SEVERITIES as readonly string[]).indexOf(s) : -1);
+
+/** Evaluates one rule; an unknown value satisfies only "not_exists". */
+export function evaluateRule(rule: { field: FieldName; op: string; value?: unknown }, facts: Facts): boolean {
+  const actual = facts[rule.field];
+  const known = actual !== undefined && actual !== null;
+  if (rule.op === "exists") return known;
+  if (rule.op === "not_exists") return !known;
+  if (!known) return false;
+  const isSeverity = FIELDS[rule.field] === "severity";
+  const cmp = (a: unknown, b: unknown) => (isSeverity ? severityRank(a) - severityRank(b) : (a as number) - (b as number));
+  const text = (x: unknown) => String(x).toLowerCase();
+  const v = rule.value;
+  switch (rule.op) {
+    case "eq": return typeof actual === "string" && typeof v === "string" ? text(actual) === text(v) : actual === v;
+    case "ne": return typeof actual === "string" && typeof v === "string" ? text(actual) !== text(v) : actual !== v;
+    case "gt": return cmp(actual, v) > 0;
+    case "gte": return cmp(actual, v) >= 0;
+    case "lt": return cmp(actual, v) < 0;
+    case "lte": return cmp(actual, v) <= 0;
+    case "in": return (v as unknown[]).some((x) => (typeof x === "string" ? text(x) === text(actual) : x === actual));
+    case "not_in": return !(v as unknown[]).some((x) => (typeof x === "string" ? text(x) === text(actual) : x === actual));
+    case "contains": return Array.isArray(actual) ? actual.some((x) => text(x) === text(v)) : text(actual).includes(text(v));
+    case "not_contains": return Array.isArray(actual) ? !actual.some((x) => text(x) === text(v)) : !text(actual).includes(text(v));
+    case "starts_with": return text(actual).startsWith(text(v));
+    case "ends_with": return text(actual).endsWith(text(v));
+    case "matches": return new RegExp(v as string, "i").test(String(actual));
+    default: return false;
+  }
+}
+
+const ACTION_LABELS: Record<string, string> = {
+  create_case: "ouvrirait un dossier pour la CVE",
+  add_tag: "ajouterait une étiquette à l'alerte",
+  set_alert_read: "marquerait l'alerte",
+  notify_webhook: "enverrait un webhook",
+  notify_email: "enverrait un e-mail",
+  notify_slack: "posterait un message Slack",
+  notify_teams: "posterait un message Teams",
+};
+
+/**
+ * Walks the graph for one event without performing anything: which nodes fire, which conditions
+ * hold with these facts, which actions would run. Nodes are visited in topological order; a node
+ * is reached when any incoming edge is active.
+ */
+export function simulate(graph: StoredGraph, event: EventName, facts: Facts): NodeReport[] {
+  const incoming = new Map<string, number>();
+  for (const n of graph.nodes) incoming.set(n.id, 0);
+  for (const e of graph.edges) incoming.set(e.to, (incoming.get(e.to) ?? 0) + 1);
+  const queue = graph.nodes.filter((n) => incoming.get(n.id) === 0).map((n) => n.id);
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const active = new Set<string>(); // nodes reached
+  const reports = new Map<string, NodeReport>();
+
+  while (queue.length) {
+    const id = queue.shift()!;
+    const node = byId.get(id)!;
+    const reached = node.type === "trigger" || active.has(id);
+    let pass: "true" | "false" | null = null; // which outgoing edges become active
+    if (node.type === "trigger") {
+      const fired = node.event === event;
+      reports.set(id, { id, type: "trigger", resultat: fired ? "declenche" : "non_declenche", detail: fired ? `événement ${event}` : `ce workflow attend ${node.event}, pas ${event}` });
+      if (fired) pass = "true";
+    } else if (!reached) {
+      reports.set(id, { id, type: node.type, resultat: "non_atteint", detail: "non atteint" });
+    } else if (node.type === "condition") {
+      const regles = node.rules.map((r) => ({ ...r, valeur_observee: facts[r.field] ?? null, resultat: evaluateRule(r, facts) }));
+      const ok = node.match === "all" ? regles.every((r) => r.resultat) : regles.some((r) => r.resultat);
+      reports.set(id, { id, type: "condition", resultat: ok ? "vrai" : "faux", detail: `${regles.filter((r) => r.resultat).length}/${regles.length} règle(s) vérifiée(s) (${node.match})`, regles });
+      pass = ok ? "true" : "false";
+    } else {
+      reports.set(id, { id, type: "action", resultat: "serait_executee", detail: ACTION_LABELS[node.action] ?? node.action, action: node.action, params: node.params });
+      pass = "true";
+    }
+    for (const e of graph.edges) {
+      if (e.from !== id) continue;
+      if (pass !== null && (e.when ?? "true") === pass) active.add(e.to);
+      incoming.set(e.to, incoming.get(e.to)! - 1);
+      if (incoming.get(e.to) === 0) queue.push(e.to);
+    }
+  }
+  return graph.nodes.map((n) => reports.get(n.id)!);
+}

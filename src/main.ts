@@ -1,0 +1,69 @@
+import { join } from "node:path";
+import type { Server } from "node:net";
+import { buildApp, createServices, type Services } from "./app.js";
+import { parseCommand, UsageError } from "./commands.js";
+import type { Config } from "./config.js";
+import { listenAdminSocket, type AdminResponse } from "./platform/admin-socket.js";
+import { openDatabase, type Database } from "./platform/db/client.js";
+import { acquireLock } from "./platform/db/lock.js";
+import { DomainError } from "./platform/errors.js";
+import { startJobs } from "./platform/jobs/jobs.js";
+import { createLogger } from "./platform/log.js";
+
+export const ADMIN_SOCKET = "vigie.sock";
+
+/** Opens the configured database (taking the PGlite directory lock) and applies migrations. */
+export async function openForProcess(config: Config, socket: string | null): Promise<{ database: Database; release: () => void }> {
+  const release = config.driver === "pglite" ? acquireLock(config.dataDir, socket) : () => undefined;
+  try {
+    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await database.migrate();
+    return { database, release };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** Runs one admin command against the services; errors become a response, never a throw. */
+export async function executeCommand(services: Services, database: Database, argv: string[]): Promise<AdminResponse> {
+  try {
+    const { command, values } = parseCommand(argv);
+    return { ok: true, result: await command.run(services, database, values) };
+  } catch (err) {
+    if (err instanceof UsageError) return { ok: false, usage: true, message: err.message };
+    if (err instanceof DomainError) return { ok: false, usage: err.status === 422, message: err.message, detail: err.detail };
+    throw err;
+  }
+}
+
+/** `vigie serve`: database, migrations, HTTP, jobs, and (PGlite) the admin socket. */
+export async function serve(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const socketPath = config.driver === "pglite" ? join(config.dataDir, ADMIN_SOCKET) : null;
+  const { database, release } = await openForProcess(config, socketPath);
+  const services = createServices(database, config);
+  const { app } = await buildApp({ config, database, logger, services });
+  const jobs = config.jobs ? await startJobs(database, services, logger) : null;
+  let admin: Server | null = null;
+  if (socketPath) admin = await listenAdminSocket(socketPath, (req) => executeCommand(services, database, req.argv));
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, "arrêt en cours");
+    await app.close();
+    admin?.close();
+    await jobs?.stop();
+    await database.close();
+    release();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+
+  await app.listen({ port: config.port, host: config.host });
+  logger.info({ driver: database.driver, dataDir: database.driver === "pglite" ? config.dataDir : undefined }, "Vigie prêt");
+}
+

@@ -1,0 +1,50 @@
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import type { Executor } from "../../platform/db/client.js";
+import { apiKeyProjects, apiKeys, projects } from "../../platform/db/schema/index.js";
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+/** SQL of API keys (the per-request lookup lives in platform/auth/api-key-auth.ts). */
+export const apiKeysRepository = {
+  async create(
+    ex: Executor,
+    k: { orgId: string; name: string; prefix: string; keyHash: string; scopes: string[]; projectIds: string[] | null },
+  ): Promise<ApiKeyRow> {
+    const [row] = await ex
+      .insert(apiKeys)
+      .values({ orgId: k.orgId, name: k.name, prefix: k.prefix, keyHash: k.keyHash, scopes: k.scopes, restricted: k.projectIds !== null })
+      .returning();
+    if (k.projectIds?.length) {
+      await ex.insert(apiKeyProjects).values(k.projectIds.map((projectId) => ({ apiKeyId: row!.id, projectId })));
+    }
+    return row!;
+  },
+
+  /** Which of these project ids belong to the organization. */
+  async projectsOfOrg(ex: Executor, orgId: string, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await ex.select({ id: projects.id }).from(projects).where(and(eq(projects.orgId, orgId), inArray(projects.id, ids)));
+    return rows.map((r) => r.id);
+  },
+
+  async revoke(ex: Executor, id: string): Promise<ApiKeyRow | undefined> {
+    const [row] = await ex
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+      .where(eq(apiKeys.id, id))
+      .returning();
+    return row;
+  },
+
+  async list(ex: Executor, orgId: string): Promise<(ApiKeyRow & { projectIds: string[] })[]> {
+    const rows = await ex
+      .select({
+        key: apiKeys,
+        projectIds: sql<string[]>`coalesce((select array_agg(${apiKeyProjects.projectId}::text) from ${apiKeyProjects} where ${apiKeyProjects.apiKeyId} = ${apiKeys.id}), '{}')`,
+      })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt)))
+      .orderBy(apiKeys.createdAt);
+    return rows.map((r) => ({ ...r.key, projectIds: r.projectIds }));
+  },
+};

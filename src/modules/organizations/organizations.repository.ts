@@ -1,0 +1,51 @@
+import { eq, sql } from "drizzle-orm";
+import type { Executor } from "../../platform/db/client.js";
+import { organizations, plans } from "../../platform/db/schema/index.js";
+
+export type PlanRow = typeof plans.$inferSelect;
+export type OrgRow = typeof organizations.$inferSelect;
+
+/** SQL of plans and organizations. */
+export const organizationsRepository = {
+  async upsertPlan(ex: Executor, p: { slug: string; name: string; maxApiCallsPerHour: number }): Promise<PlanRow> {
+    const [row] = await ex
+      .insert(plans)
+      .values(p)
+      .onConflictDoUpdate({ target: plans.slug, set: { name: p.name, maxApiCallsPerHour: p.maxApiCallsPerHour } })
+      .returning();
+    return row!;
+  },
+
+  async planBySlug(ex: Executor, slug: string): Promise<PlanRow | undefined> {
+    const [row] = await ex.select().from(plans).where(eq(plans.slug, slug));
+    return row;
+  },
+
+  async listPlans(ex: Executor): Promise<PlanRow[]> {
+    return ex.select().from(plans).orderBy(plans.maxApiCallsPerHour);
+  },
+
+  async createOrg(ex: Executor, o: { name: string; planId: string | null; isPersonal?: boolean }): Promise<OrgRow> {
+    const [row] = await ex.insert(organizations).values(o).returning();
+    return row!;
+  },
+
+  /** The organization with its plan (null when it has none). */
+  async orgWithPlan(ex: Executor, orgId: string): Promise<{ org: OrgRow; plan: PlanRow | null } | undefined> {
+    const [row] = await ex
+      .select({ org: organizations, plan: plans })
+      .from(organizations)
+      .leftJoin(plans, eq(plans.id, organizations.planId))
+      .where(eq(organizations.id, orgId));
+    return row;
+  },
+
+  async setOrgPlan(ex: Executor, orgId: string, planId: string | null): Promise<void> {
+    await ex.update(organizations).set({ planId }).where(eq(organizations.id, orgId));
+  },
+
+  async orgExists(ex: Executor, orgId: string): Promise<boolean> {
+    const rows = await ex.execute(sql`select 1 from organizations where id = ${orgId}`);
+    return (rows as unknown as { rows: unknown[] }).rows.length > 0;
+  },
+};

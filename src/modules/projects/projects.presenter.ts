@@ -1,0 +1,13 @@
+import type { ProjectRow } from "./projects.repository.js";
+import type { ProjectItemOut } from "./projects.schemas.js";
+
+export function presentProject(p: ProjectRow): ProjectItemOut {
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    org_id: p.orgId,
+    is_default: p.isDefault,
+    created_at: p.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,34 @@
+import { and, asc, eq, inArray } from "drizzle-orm";
+import type { Executor } from "../../platform/db/client.js";
+import { projects } from "../../platform/db/schema/index.js";
+
+export type ProjectRow = typeof projects.$inferSelect;
+
+/** SQL of projects; every read is filtered by organization. */
+export const projectsRepository = {
+  async create(ex: Executor, p: { orgId: string; name: string; description: string | null; isDefault: boolean }): Promise<ProjectRow> {
+    const [row] = await ex.insert(projects).values(p).returning();
+    return row!;
+  },
+
+  async get(ex: Executor, orgId: string, projectId: string): Promise<ProjectRow | undefined> {
+    const [row] = await ex.select().from(projects).where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)));
+    return row;
+  },
+
+  async byId(ex: Executor, projectId: string): Promise<ProjectRow | undefined> {
+    const [row] = await ex.select().from(projects).where(eq(projects.id, projectId));
+    return row;
+  },
+
+  /** Projects of an organization, optionally limited to some ids (a restricted key). */
+  async list(ex: Executor, orgId: string, only: readonly string[] | null): Promise<ProjectRow[]> {
+    if (only && only.length === 0) return [];
+    const where = only ? and(eq(projects.orgId, orgId), inArray(projects.id, [...only])) : eq(projects.orgId, orgId);
+    return ex.select().from(projects).where(where).orderBy(asc(projects.createdAt), asc(projects.id));
+  },
+
+  async countInOrg(ex: Executor, orgId: string): Promise<number> {
+    return ex.$count(projects, eq(projects.orgId, orgId));
+  },
+};

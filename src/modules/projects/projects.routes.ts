@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { NotFound } from "../../platform/errors.js";
+import { route, type RouteDef } from "../../platform/http/route.js";
+import { OrgParams } from "../organizations/organizations.schemas.js";
+import { presentProject } from "./projects.presenter.js";
+import { ProjectItem } from "./projects.schemas.js";
+import type { ProjectsService } from "./projects.service.js";
+
+/** GET /api/v1/organizations/{org_id}/projects. */
+export function projectsRoutes(service: ProjectsService): RouteDef[] {
+  return [
+    route({
+      method: "GET",
+      url: "/api/v1/organizations/:org_id/projects",
+      auth: "apiKey",
+      summary: "Projects of the organization visible to the key",
+      tags: ["context"],
+      params: OrgParams,
+      responses: { 200: z.array(ProjectItem) },
+      handler: async ({ auth, params }) => {
+        if (params.org_id !== auth.orgId) throw new NotFound("Organisation introuvable");
+        return (await service.listForKey(auth)).map(presentProject);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+import type { StoredGraph } from "../../engine/graph.js";
+import type { RunRow, WorkflowListRow, WorkflowRow } from "./workflows.repository.js";
+import type { RunOut, WorkflowItemOut, WorkflowOut } from "./workflows.schemas.js";
+
+export function presentWorkflow(w: WorkflowRow): WorkflowOut {
+  return {
+    id: w.id,
+    name: w.name,
+    description: w.description,
+    is_enabled: w.isEnabled,
+    is_default: w.isDefault,
+    family: w.family,
+    version: w.version,
+    graph: w.graph as StoredGraph as WorkflowOut["graph"],
+    created_at: w.createdAt.toISOString(),
+    updated_at: w.updatedAt.toISOString(),
+  };
+}
+
+export function presentWorkflowItem(w: WorkflowListRow): WorkflowItemOut {
+  return {
+    id: w.id!,
+    name: w.name,
+    is_enabled: w.is_enabled,
+    is_default: w.is_default,
+    created_at: w.created_at.toISOString(),
+    updated_at: w.updated_at.toISOString(),
+  };
+}
+
+export function presentRun(r: RunRow): RunOut {
+  return {
+    id: r.id,
+    workflow_id: r.workflowId,
+    trigger_event: r.triggerEvent,
+    cve_id: r.cveId,
+    status: r.status,
+    started_at: r.startedAt.toISOString(),
+    finished_at: r.finishedAt?.toISOString() ?? null,
+  };
+}

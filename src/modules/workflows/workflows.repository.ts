@@ -1,0 +1,150 @@
+import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import type { Database, Executor } from "../../platform/db/client.js";
+import { idempotencyKeys, projects, workflowRuns, workflows } from "../../platform/db/schema/index.js";
+import type { StoredGraph } from "../../engine/graph.js";
+
+export type WorkflowRow = typeof workflows.$inferSelect;
+export type RunRow = typeof workflowRuns.$inferSelect;
+
+export interface WorkflowListRow {
+  id: string | null;
+  name: string;
+  is_enabled: boolean;
+  is_default: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+// Hot path: one prepared statement answers both "does the project exist in this organization"
+// (zero rows) and "its workflows" (one row with null id when it has none).
+const LIST_SQL = `
+select w.id, w.name, w.is_enabled, w.is_default, w.created_at, w.updated_at
+from projects p
+left join workflows w on w.project_id = p.id
+where p.id = $1 and p.org_id = $2
+order by w.created_at, w.id`;
+
+/** Idempotency keys older than this are forgotten (and purged by the maintenance job). */
+export const IDEMPOTENCY_RETENTION = "48 hours";
+
+/** SQL of workflows, their runs and creation idempotency keys; every method takes its tenant. */
+export const workflowsRepository = {
+  /** Workflows of a project, or null when the project is not in the organization. */
+  async listForProject(database: Database, orgId: string, projectId: string): Promise<WorkflowListRow[] | null> {
+    const rows = await database.raw<WorkflowListRow>("vigie_workflows_list", LIST_SQL, [projectId, orgId]);
+    if (!rows.length) return null;
+    return rows[0]!.id === null ? [] : rows;
+  },
+
+  async insert(
+    ex: Executor,
+    w: { orgId: string; projectId: string | null; name: string; description: string | null; family: string; graph: StoredGraph; isDefault?: boolean },
+  ): Promise<WorkflowRow> {
+    const [row] = await ex.insert(workflows).values(w).returning();
+    return row!;
+  },
+
+  async getInProject(ex: Executor, projectId: string, id: string): Promise<WorkflowRow | undefined> {
+    const [row] = await ex.select().from(workflows).where(and(eq(workflows.projectId, projectId), eq(workflows.id, id)));
+    return row;
+  },
+
+  async getInOrg(ex: Executor, orgId: string, id: string): Promise<WorkflowRow | undefined> {
+    const [row] = await ex.select().from(workflows).where(and(eq(workflows.orgId, orgId), isNull(workflows.projectId), eq(workflows.id, id)));
+    return row;
+  },
+
+  /** Applies a change only if the version still matches; undefined when it does not (or no such workflow). */
+  async updateIfVersion(
+    ex: Executor,
+    projectId: string,
+    id: string,
+    version: number,
+    set: Partial<Pick<WorkflowRow, "name" | "description" | "family" | "graph">>,
+  ): Promise<WorkflowRow | undefined> {
+    const [row] = await ex
+      .update(workflows)
+      .set({ ...set, version: sql`${workflows.version} + 1`, updatedAt: sql`now()` })
+      .where(and(eq(workflows.projectId, projectId), eq(workflows.id, id), eq(workflows.version, version)))
+      .returning();
+    return row;
+  },
+
+  async setEnabled(ex: Executor, projectId: string, id: string, enabled: boolean): Promise<WorkflowRow | undefined> {
+    const [row] = await ex
+      .update(workflows)
+      .set({ isEnabled: enabled, version: sql`${workflows.version} + 1`, updatedAt: sql`now()` })
+      .where(and(eq(workflows.projectId, projectId), eq(workflows.id, id)))
+      .returning();
+    return row;
+  },
+
+  /** Locks the project row so that concurrent deletes see each other's effect on the count. */
+  async lockProject(ex: Executor, projectId: string): Promise<void> {
+    await ex.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");
+  },
+
+  async countInProject(ex: Executor, projectId: string): Promise<number> {
+    return ex.$count(workflows, eq(workflows.projectId, projectId));
+  },
+
+  async delete(ex: Executor, projectId: string, id: string): Promise<void> {
+    await ex.delete(workflows).where(and(eq(workflows.projectId, projectId), eq(workflows.id, id)));
+  },
+
+  async runs(ex: Executor, workflowId: string, limit: number): Promise<RunRow[]> {
+    return ex
+      .select()
+      .from(workflowRuns)
+      .where(eq(workflowRuns.workflowId, workflowId))
+      .orderBy(desc(workflowRuns.startedAt), desc(workflowRuns.id))
+      .limit(limit);
+  },
+
+  async insertRun(ex: Executor, r: typeof workflowRuns.$inferInsert): Promise<RunRow> {
+    const [row] = await ex.insert(workflowRuns).values(r).returning();
+    return row!;
+  },
+
+  /**
+   * Claims an idempotency key: inserts it, or takes over one past retention. Returns true when
+   * claimed; false when a live key exists. Concurrent claims of one key wait on the unique index,
+   * so exactly one wins.
+   */
+  async claimIdempotencyKey(ex: Executor, k: { orgId: string; route: string; key: string; fingerprint: string }): Promise<boolean> {
+    const rows = await ex
+      .insert(idempotencyKeys)
+      .values(k)
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.orgId, idempotencyKeys.route, idempotencyKeys.key],
+        set: { fingerprint: k.fingerprint, resourceId: null, createdAt: sql`now()` },
+        setWhere: sql`${idempotencyKeys.createdAt} < now() - interval '${sql.raw(IDEMPOTENCY_RETENTION)}'`,
+      })
+      .returning({ key: idempotencyKeys.key });
+    return rows.length > 0;
+  },
+
+  async idempotencyKey(ex: Executor, orgId: string, route: string, key: string) {
+    const [row] = await ex
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.orgId, orgId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
+    return row;
+  },
+
+  async setIdempotencyResource(ex: Executor, orgId: string, route: string, key: string, resourceId: string): Promise<void> {
+    await ex
+      .update(idempotencyKeys)
+      .set({ resourceId })
+      .where(and(eq(idempotencyKeys.orgId, orgId), eq(idempotencyKeys.route, route), eq(idempotencyKeys.key, key)));
+  },
+
+  /** Deletes idempotency keys past retention; returns how many. */
+  async purgeIdempotencyKeys(ex: Executor): Promise<number> {
+    const rows = await ex
+      .delete(idempotencyKeys)
+      .where(sql`${idempotencyKeys.createdAt} < now() - interval '${sql.raw(IDEMPOTENCY_RETENTION)}'`)
+      .returning({ key: idempotencyKeys.key });
+    return rows.length;
+  },
+};

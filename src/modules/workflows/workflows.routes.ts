@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { route, type RouteDef } from "../../platform/http/route.js";
+import { ProjectParams } from "../projects/projects.schemas.js";
+import { presentRun, presentWorkflow, presentWorkflowItem } from "./workflows.presenter.js";
+import {
+  DryRunIn, DryRunOut, IdempotencyHeaders, Run, RunsQuery, Workflow, WorkflowActivationIn,
+  WorkflowEcritureIn, WorkflowItem, WorkflowMiseAJourIn, WorkflowParams,
+} from "./workflows.schemas.js";
+import type { WorkflowsService } from "./workflows.service.js";
+
+const BASE = "/api/v1/organizations/:org_id/projects/:project_id/workflows";
+const TAGS = ["workflows"];
+const WRITE = "workflows-write";
+
+/** The /api/v1 workflow surface (API keys) and the session reads of one workflow. */
+export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
+  return [
+    route({
+      method: "GET", url: BASE, auth: "apiKey", tags: TAGS,
+      summary: "List the project's workflows (without their graph)",
+      params: ProjectParams,
+      responses: { 200: z.array(WorkflowItem) },
+      handler: async ({ auth, params }) => (await service.list(auth, params.org_id, params.project_id)).map(presentWorkflowItem),
+    }),
+    route({
+      method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
+      summary: "Create a workflow (graph form or short form)",
+      description: "Requires an Idempotency-Key header. The same key with the same body answers 200 with the workflow as it is now; with another body, 409.",
+      params: ProjectParams,
+      headers: IdempotencyHeaders,
+      body: WorkflowEcritureIn,
+      responses: { 201: Workflow, 200: Workflow },
+      handler: async ({ auth, params, headers, body, reply }) => {
+        const { workflow, created } = await service.create(auth, params.org_id, params.project_id, headers["idempotency-key"], body);
+        reply.code(created ? 201 : 200);
+        return presentWorkflow(workflow);
+      },
+    }),
+    route({
+      method: "PATCH", url: `${BASE}/:workflow_id`, auth: "apiKey", scope: WRITE, tags: TAGS,
+      summary: "Update a workflow (optimistic concurrency on version)",
+      params: WorkflowParams,
+      body: WorkflowMiseAJourIn,
+      responses: { 200: Workflow },
+      handler: async ({ auth, params, body }) =>
+        presentWorkflow(await service.update(auth, params.org_id, params.project_id, params.workflow_id, body)),
+    }),
+    route({
+      method: "PATCH", url: `${BASE}/:workflow_id/enabled`, auth: "apiKey", scope: WRITE, tags: TAGS,
+      summary: "Enable or disable a workflow (increments version)",
+      params: WorkflowParams,
+      body: WorkflowActivationIn,
+      responses: { 200: Workflow },
+      handler: async ({ auth, params, body }) =>
+        presentWorkflow(await service.setEnabled(auth, params.org_id, params.project_id, params.workflow_id, body.enabled)),
+    }),
+    route({
+      method: "DELETE", url: `${BASE}/:workflow_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204,
+      summary: "Delete a workflow (not the default one, nor the last one)",
+      params: WorkflowParams,
+      responses: { 204: null },
+      handler: async ({ auth, params }) => {
+        await service.delete(auth, params.org_id, params.project_id, params.workflow_id);
+      },
+    }),
+    route({
+      method: "GET", url: `${BASE}/:workflow_id/runs`, auth: "apiKey", tags: TAGS,
+      summary: "List a workflow's runs, newest first",
+      params: WorkflowParams,
+      query: RunsQuery,
+      responses: { 200: z.array(Run) },
+      handler: async ({ auth, params, query }) =>
+        (await service.runs(auth, params.org_id, params.project_id, params.workflow_id, query.limit)).map(presentRun),
+    }),
+    route({
+      method: "POST", url: `${BASE}/:workflow_id/dry-run`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
+      summary: "Evaluate a workflow against a CVE without acting; records a dry_run run",
+      params: WorkflowParams,
+      body: DryRunIn,
+      responses: { 201: DryRunOut },
+      handler: async ({ auth, params, body }) => {
+        const r = await service.dryRun(auth, params.org_id, params.project_id, params.workflow_id, body.cve_id);
+        return { ...presentRun(r.run), cve_connue: r.cve_connue, avertissement: r.avertissement, noeuds: r.noeuds };
+      },
+    }),
+    route({
+      method: "GET", url: "/projects/:project_id/workflows/:workflow_id", auth: "session", tags: ["session"],
+      summary: "Read a project workflow with its graph (session cookie or account token)",
+      params: z.object({ project_id: z.uuid(), workflow_id: z.uuid() }),
+      responses: { 200: Workflow },
+      handler: async ({ auth, params }) => presentWorkflow(await service.getForMember(auth, params.project_id, params.workflow_id)),
+    }),
+    route({
+      method: "GET", url: "/organizations/:org_id/workflows/:workflow_id", auth: "session", tags: ["session"],
+      summary: "Read an organization workflow (applies to every project) with its graph",
+      params: z.object({ org_id: z.uuid(), workflow_id: z.uuid() }),
+      responses: { 200: Workflow },
+      handler: async ({ auth, params }) => presentWorkflow(await service.getOrgWorkflowForMember(auth, params.org_id, params.workflow_id)),
+    }),
+  ];
+}

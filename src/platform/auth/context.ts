@@ -1,0 +1,35 @@
+import type { Role } from "../db/schema/index.js";
+
+export interface PlanInfo {
+  name: string;
+  slug: string;
+  max_api_calls_per_hour: number;
+}
+
+/** Who calls /api/v1: an API key of one organization. */
+export interface ApiKeyContext {
+  kind: "apiKey";
+  keyId: string;
+  orgId: string;
+  orgName: string;
+  scopes: ReadonlySet<string>;
+  /** null: every project of the organization; else only these. */
+  projectIds: ReadonlySet<string> | null;
+  plan: PlanInfo | null;
+}
+
+/** Who calls the session API: a signed-in user, with the organizations they belong to. */
+export interface SessionContext {
+  kind: "session";
+  sessionId: string;
+  userId: string;
+  email: string;
+  roles: ReadonlyMap<string, Role>;
+}
+
+export type AuthContext = ApiKeyContext | SessionContext;
+
+/** True when the key may see this project (restriction only; the organization is checked in SQL). */
+export function keyAllowsProject(ctx: ApiKeyContext, projectId: string): boolean {
+  return ctx.projectIds === null || ctx.projectIds.has(projectId);
+}

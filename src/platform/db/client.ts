@@ -1,0 +1,103 @@
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import pg from "pg";
+import * as schema from "./schema/index.js";
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Either the database or a transaction handle: repositories accept both. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  db: Db;
+  driver: "pglite" | "postgres";
+  /** Applies pending migrations (serialised across processes on PostgreSQL). */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+  /**
+   * Runs one raw SQL statement outside any transaction. On PostgreSQL it is a named prepared
+   * statement (parsed and planned once per connection); used by the hot paths (auth, lists).
+   */
+  raw<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
+  /** Raw access for pg-boss: rows of one statement, or of the last of several when no values are given. */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** The node-postgres pool, when that driver runs (benchmarks compare against it). */
+  pool?: pg.Pool;
+}
+
+export const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations", import.meta.url));
+const MIGRATION_LOCK_ID = 4242_0001;
+
+// Timestamps come back as JS Dates and bigint counts as numbers on both drivers.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
+
+export interface OpenOptions {
+  databaseUrl?: string;
+  /** PGlite data directory; "memory://" for an in-memory database (tests). */
+  dataDir?: string;
+  poolSize?: number;
+}
+
+/** Opens the database: node-postgres when a URL is given, else embedded PGlite. */
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      options: "-c timezone=UTC",
+    });
+    pool.on("error", () => {
+      /* idle client errors are retried by the pool */
+    });
+    const db = drizzlePg(pool, { schema }) as unknown as Db;
+    return {
+      db,
+      driver: "postgres",
+      pool,
+      async migrate() {
+        const client = await pool.connect();
+        try {
+          await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
+          await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
+        } finally {
+          await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
+          client.release();
+        }
+      },
+      executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
+      raw: async <T>(name: string, text: string, values: unknown[]) =>
+        (await pool.query({ name, text, values })).rows as T[],
+      close: () => pool.end(),
+    };
+  }
+  const client = new PGlite(opts.dataDir ?? "memory://");
+  await client.waitReady;
+  await client.exec("set timezone = 'UTC'");
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    driver: "pglite",
+    migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
+    executeSql: async (text: string, values?: unknown[]) => {
+      if (values?.length) return client.query(text, values);
+      const results = await client.exec(text);
+      return results.at(-1) ?? { rows: [] };
+    },
+    raw: async <T>(_name: string, text: string, values: unknown[]) => (await client.query<T>(text, values)).rows,
+    close: () => client.close(),
+  };
+}
+
+/** Rows of a raw SQL statement, whatever the driver. */
+export async function rows<T>(ex: Executor, query: ReturnType<typeof sql>): Promise<T[]> {
+  const res = (await ex.execute(query)) as unknown as { rows: T[] };
+  return res.rows;
+}

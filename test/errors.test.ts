@@ -1,0 +1,81 @@
+import { describe, expect, it } from "vitest";
+import { bearer, createTenant, createTestApp, workflowsUrl } from "./helpers.js";
+
+const t = await createTestApp();
+const tenant = await createTenant(t);
+
+describe("FastAPI-compatible errors", () => {
+  it("unknown route → 404 Not Found; wrong method → 405 Method Not Allowed", async () => {
+    const nf = await t.app.inject({ method: "GET", url: "/api/v1/nothing-here" });
+    expect(nf.statusCode).toBe(404);
+    expect(nf.json()).toEqual({ detail: "Not Found" });
+    const na = await t.app.inject({ method: "PUT", url: workflowsUrl(tenant), headers: bearer(tenant.key) });
+    expect(na.statusCode).toBe(405);
+    expect(na.json()).toEqual({ detail: "Method Not Allowed" });
+    expect(na.headers.allow).toContain("GET");
+    const getOnMe = await t.app.inject({ method: "DELETE", url: "/api/v1/me" });
+    expect(getOnMe.statusCode).toBe(405);
+  });
+
+  it("path UUIDs: uuid_parsing with the Pydantic message", async () => {
+    const res = await t.app.inject({ method: "GET", url: `/api/v1/organizations/not-a-uuid/projects/${tenant.projectId}/workflows`, headers: bearer(tenant.key) });
+    expect(res.statusCode).toBe(422);
+    const [err] = res.json().detail;
+    expect(err).toMatchObject({ type: "uuid_parsing", loc: ["path", "org_id"], input: "not-a-uuid" });
+    expect(err.msg).toMatch(/^Input should be a valid UUID, /);
+    expect(err.ctx.error).toEqual(err.msg.replace("Input should be a valid UUID, ", ""));
+  });
+
+  it("a body that is not JSON: json_invalid at the offset, before anything else", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: workflowsUrl(tenant),
+      headers: { ...bearer(tenant.key), "content-type": "application/json", "idempotency-key": "j" },
+      payload: '{"name": "x",, }',
+    });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ detail: [{ type: "json_invalid", loc: ["body", 13], msg: "JSON decode error", input: {}, ctx: { error: "Expecting property name enclosed in double quotes" } }] });
+  });
+
+  it("a body that is not an object: model_attributes_type; an empty body: missing", async () => {
+    const url = workflowsUrl(tenant, `/${tenant.defaultWorkflowId}/enabled`);
+    const arr = await t.app.inject({ method: "PATCH", url, headers: { ...bearer(tenant.key), "content-type": "application/json" }, payload: "[1]" });
+    expect(arr.json()).toEqual({ detail: [{ type: "model_attributes_type", loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", input: [1] }] });
+    const empty = await t.app.inject({ method: "PATCH", url, headers: { ...bearer(tenant.key), "content-type": "application/json" } });
+    expect(empty.json()).toEqual({ detail: [{ type: "missing", loc: ["body"], msg: "Field required", input: null }] });
+  });
+
+  it("reports every failing part in one response, in FastAPI's order (path, query, header, body)", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: `/api/v1/organizations/${tenant.orgId}/projects/xyz/workflows`,
+      headers: { ...bearer(tenant.key), "content-type": "application/json" },
+      payload: { name: "", description: 5, create_case: "maybe" },
+    });
+    expect(res.statusCode).toBe(422);
+    const detail = res.json().detail as { type: string; loc: (string | number)[] }[];
+    expect(detail.map((d) => [d.type, d.loc.join(".")])).toEqual([
+      ["uuid_parsing", "path.project_id"],
+      ["missing", "header.idempotency-key"],
+      ["string_too_short", "body.name"],
+      ["string_type", "body.description"],
+      ["bool_parsing", "body.create_case"],
+    ]);
+    expect(detail[2]).toEqual({ type: "string_too_short", loc: ["body", "name"], msg: "String should have at least 1 character", input: "", ctx: { min_length: 1 } });
+  });
+
+  it("long names: string_too_long with ctx", async () => {
+    const res = await t.app.inject({
+      method: "POST",
+      url: workflowsUrl(tenant),
+      headers: { ...bearer(tenant.key), "idempotency-key": "long" },
+      payload: { name: "x".repeat(101), trigger: { event: "cve.new_match" } },
+    });
+    expect(res.json().detail).toEqual([{ type: "string_too_long", loc: ["body", "name"], msg: "String should have at most 100 characters", input: "x".repeat(101), ctx: { max_length: 100 } }]);
+  });
+
+  it("never leaks a stack trace or SQL", async () => {
+    const res = await t.app.inject({ method: "PATCH", url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`), headers: bearer(tenant.key), payload: { version: 2147483648 } });
+    expect(res.body).not.toMatch(/at .*\.ts|select|insert|update /i);
+  });
+});
