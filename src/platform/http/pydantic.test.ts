@@ -172,6 +172,21 @@ describe("z.string → str [types]", () => {
     ]);
   });
 
+  it("lone surrogates: string_unicode wherever pydantic-core converts to a Rust str (py_string_str)", () => {
+    const unicode = (input: string): PydanticError => ({
+      type: "string_unicode",
+      loc: ["body"],
+      msg: "Input should be a valid string, unable to parse raw data as a unicode string",
+      input,
+    });
+    expect(valueOf(z.string(), "a\ud800")).toBe("a\ud800"); // plain str keeps the PyString as is
+    expect(errorsOf(z.string().min(1), "a\ud800")).toEqual([unicode("a\ud800")]);
+    expect(errorsOf(z.uuid(), "\udc00")).toEqual([unicode("\udc00")]);
+    expect(errorsOf(z.int(), "1\ud800")).toEqual([unicode("1\ud800")]);
+    expect(errorsOf(z.enum(["a"]), "\ud800")).toEqual([unicode("\ud800")]);
+    expect(valueOf(z.string().max(1), "😀")).toBe("😀"); // a proper pair is fine
+  });
+
   it(".describe() / .meta() do not interfere", () => {
     expect(errorsOf(z.string().min(2).describe("d").meta({ title: "t" }), "a")[0]?.type).toBe("string_too_short");
   });
@@ -302,6 +317,7 @@ describe("integers [types][shared][pyinput]", () => {
       ["1.0", 1],
       ["1.000", 1],
       ["00.0", 0],
+      ["\u0085\u3000 12 ", 12], // Rust trim: Unicode White_Space
       [true, 1],
       [false, 0],
       [3.0, 3],
@@ -310,7 +326,7 @@ describe("integers [types][shared][pyinput]", () => {
   });
 
   it("strings str_as_int rejects", () => {
-    for (const input of ["abc", "", " ", "1.5", "1.", "1e3", "0x10", "1__0", "_1", "1_", "+-1", "--1", "1 2", "١"]) {
+    for (const input of ["abc", "", " ", "1.5", "1.", "1e3", "0x10", "1__0", "_1", "1_", "+-1", "--1", "1 2", "١", "\ufeff1"]) {
       expect(errorsOf(z.int(), input)).toEqual([intParsing(input)]);
     }
   });

@@ -239,6 +239,15 @@ function buildWrapper(def: Def, node: Node): void {
 // Scalars
 
 const checksOf = (def: Def): CheckDef[] => (def.checks ?? []).map((c) => c._zod.def);
+
+/**
+ * A lone surrogate (possible in a Python str via a "\ud800" JSON escape) cannot become a Rust &str:
+ * wherever pydantic-core reads the text (`py_string_str`: constrained str, uuid, str→int/float/bool,
+ * str literals) it fails with string_unicode instead. In `u` mode only unpaired surrogates match.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+const failUnicode = (st: State, input: unknown): typeof INVALID =>
+  fail(st, "string_unicode", "Input should be a valid string, unable to parse raw data as a unicode string", input);
 const plural = (n: number) => (n === 1 ? "" : "s");
 
 function isUuidString(def: Def): boolean {
@@ -281,6 +290,8 @@ function buildString(def: Def, node: Node): void {
   node.run = (input, st) => {
     // No number/bool → str coercion in Pydantic v2 (coerce_numbers_to_str defaults to False).
     if (typeof input !== "string") return fail(st, "string_type", "Input should be a valid string", input);
+    if (!constrained) return input;
+    if (LONE_SURROGATE.test(input)) return failUnicode(st, input);
     if (min !== undefined || max !== undefined) {
       const len = codePointLength(input);
       if (min !== undefined && len < min) {
@@ -315,6 +326,7 @@ function buildUuid(def: Def, node: Node): void {
       return fail(st, "uuid_type", "UUID input should be a string, bytes or UUID object", input);
     }
     if (st.strict) return fail(st, "is_instance_of", "Input should be an instance of UUID", input, { class: "UUID" });
+    if (LONE_SURROGATE.test(input)) return failUnicode(st, input);
     const hex = parseUuid(input);
     if (hex === null) {
       const error = uuidParseError(input);
@@ -435,6 +447,7 @@ function toInt(input: unknown, st: State): number | typeof INVALID {
   }
   if (!st.strict && typeof input === "boolean") return input ? 1 : 0; // bool is an int subclass
   if (!st.strict && typeof input === "string") {
+    if (LONE_SURROGATE.test(input)) return failUnicode(st, input);
     const v = strAsInt(input);
     if (typeof v === "number") return v;
     return v === "size"
@@ -501,10 +514,10 @@ function stripUnderscores(s: string): string | null {
   return s.replaceAll("_", "");
 }
 
-/** Rust `str::trim`: Unicode White_Space (unlike JS trim: includes U+0085, excludes U+FEFF). */
-function rustTrim(s: string): string {
-  return s.replace(/^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+|[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+$/g, "");
-}
+/** Rust `str::trim` strips Unicode White_Space: unlike JS `trim`, it strips U+0085 and keeps U+FEFF. */
+const WS = "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const RUST_TRIM_RE = new RegExp(`^[${WS}]+|[${WS}]+$`, "g");
+const rustTrim = (s: string) => s.replace(RUST_TRIM_RE, "");
 
 /** Rust `f64::from_str` grammar (what `str_as_float` uses): no hex, no whitespace, inf/nan words. */
 const RUST_FLOAT_RE = /^[+-]?(?:inf|infinity|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[+-]?[0-9]+)?)$/i;
@@ -523,6 +536,7 @@ function toFloat(input: unknown, st: State): number | typeof INVALID {
   if (typeof input === "number") return input;
   if (!st.strict && typeof input === "boolean") return input ? 1 : 0;
   if (!st.strict && typeof input === "string") {
+    if (LONE_SURROGATE.test(input)) return failUnicode(st, input);
     // str.trim().parse(), then (untrimmed) underscore stripping + parse.
     const v = parseRustFloat(rustTrim(input)) ?? mapNull(stripUnderscores(input), parseRustFloat);
     if (v !== null) return v;
@@ -579,6 +593,7 @@ function rustNum(x: number): string {
 function runBool(input: unknown, st: State): unknown {
   if (typeof input === "boolean") return input;
   if (!st.strict && typeof input === "string") {
+    if (LONE_SURROGATE.test(input)) return failUnicode(st, input);
     const lower = input.replace(/[A-Z]/g, (c) => c.toLowerCase()); // eq_ignore_ascii_case
     if (TRUE_STRINGS.has(lower)) return true;
     if (FALSE_STRINGS.has(lower)) return false;
@@ -611,7 +626,9 @@ function buildLiteral(expected: unknown[], node: Node): void {
   // expected_repr_name(): "'a'", "'a' or 'b'", "'a', 'b' or 'c'"
   const text = reprs.length === 1 ? reprs[0]! : `${reprs.slice(0, -1).join(", ")} or ${reprs[reprs.length - 1]}`;
   node.name = () => `literal[${reprs.join(",")}]`;
+  const hasStrings = expected.some((v) => typeof v === "string");
   node.run = (input, st) => {
+    if (hasStrings && typeof input === "string" && LONE_SURROGATE.test(input)) return failUnicode(st, input);
     const hit = literalMatch(expected, input);
     return hit ? hit.value : fail(st, "literal_error", `Input should be ${text}`, input, { expected: text });
   };

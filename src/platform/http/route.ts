@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
-import type { z } from "zod";
+import { z } from "zod";
 import type { ApiKeyContext, SessionContext } from "../auth/context.js";
 import { Forbidden } from "../errors.js";
 import { decodeBody, validateRequest, type RawRequest } from "./validation.js";
@@ -117,11 +117,35 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
   }
 }
 
-function openApiSchema(def: RouteDef) {
-  const response: Record<number, unknown> = {};
+const ValidationErrorItem = z.object({
+  type: z.string(),
+  loc: z.array(z.union([z.string(), z.int()])),
+  msg: z.string(),
+  input: z.unknown(),
+  ctx: z.record(z.string(), z.unknown()).optional(),
+}).meta({ id: "ValidationError" });
+const HTTPValidationError = z.object({ detail: z.array(ValidationErrorItem) }).meta({ id: "HTTPValidationError" });
+const HTTPError = z.object({
+  detail: z.union([z.string(), z.object({ code: z.string(), message: z.string() }).catchall(z.unknown())]),
+}).meta({ id: "HTTPError", description: "{\"detail\": \"message\"}, or for 409 {\"detail\": {\"code\", \"message\", ...}}" });
+
+/** The documented answers of a route: its successes, then the errors it can give. */
+function responsesOf(def: RouteDef): Record<number, z.ZodType> {
+  const response: Record<number, z.ZodType> = {};
   for (const [status, schema] of Object.entries(def.responses)) {
-    response[Number(status)] = schema ?? { type: "null", description: "No content" };
+    response[Number(status)] = schema ?? z.null().describe("No content");
   }
+  if (def.auth !== "none") response[401] = HTTPError.describe("Not authenticated, or credential invalid / revoked");
+  if (def.scope) response[403] = HTTPError.describe(`The API key lacks the scope ${def.scope}`);
+  if (def.params) response[404] = HTTPError.describe("Not found for this tenant (e.g. Projet introuvable, Workflow introuvable)");
+  if (def.method !== "GET") response[409] ??= HTTPError.describe("Conflict: {detail: {code, message, ...}}");
+  if (def.params || def.query || def.headers || def.body) response[422] = HTTPValidationError;
+  if (def.auth === "apiKey") response[429] = HTTPError.describe("Hourly call limit of the organization's plan reached (Retry-After)");
+  return response;
+}
+
+function openApiSchema(def: RouteDef) {
+  const response = responsesOf(def);
   const parts = { params: def.params, querystring: def.query, headers: def.headers, body: def.body };
   return {
     summary: def.summary,

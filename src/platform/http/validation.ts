@@ -92,7 +92,8 @@ function isJsonContentType(ct: string | undefined): boolean {
 export function decodeBody(req: RawRequest): unknown {
   if (req.rawBody === undefined || req.rawBody === "") return undefined;
   if (!isJsonContentType(req.contentType)) return req.rawBody;
-  const parsed = parsePythonJson(req.rawBody);
+  // FastAPI decodes the body bytes with a BOM-tolerant decoder before json.loads.
+  const parsed = parsePythonJson(req.rawBody.charCodeAt(0) === 0xfeff ? req.rawBody.slice(1) : req.rawBody);
   if (!parsed.ok) {
     throw new ValidationFailed([
       { type: "json_invalid", loc: ["body", parsed.pos], msg: "JSON decode error", input: {}, ctx: { error: parsed.msg } },

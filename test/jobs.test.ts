@@ -1,0 +1,32 @@
+import { describe, expect, it } from "vitest";
+import { JOBS, startJobs } from "../src/platform/jobs/jobs.js";
+import { createLogger } from "../src/platform/log.js";
+import { createTenant, createTestApp, createWorkflow } from "./helpers.js";
+
+const t = await createTestApp();
+
+describe("background jobs (pg-boss on the service database)", () => {
+  it("starts on this driver, creates the queues and schedules the cron jobs", async () => {
+    const jobs = await startJobs(t.database, t.services, createLogger("silent"));
+    try {
+      const { rows } = (await t.database.executeSql("select name, cron from pgboss.schedule order by name", [])) as { rows: { name: string; cron: string }[] };
+      expect(rows).toEqual(Object.entries(JOBS).filter(([, d]) => d.cron).map(([name, d]) => ({ name, cron: d.cron })));
+      expect(await jobs.send("maintenance.purge", {})).toEqual(expect.any(String));
+    } finally {
+      await jobs.stop();
+    }
+  });
+
+  it("maintenance.purge forgets idempotency keys past retention only", async () => {
+    const tenant = await createTenant(t);
+    await createWorkflow(t, tenant, { name: "old", trigger: { event: "cve.new_match" } }, "old-key");
+    await createWorkflow(t, tenant, { name: "new", trigger: { event: "cve.new_match" } }, "new-key");
+    await t.database.executeSql("update idempotency_keys set created_at = now() - interval '3 days' where key = 'old-key'", []);
+    await JOBS["maintenance.purge"].handler({}, t.services, createLogger("silent"));
+    const { rows } = (await t.database.executeSql("select key from idempotency_keys where org_id = $1", [tenant.orgId])) as { rows: { key: string }[] };
+    expect(rows.map((r) => r.key)).toEqual(["new-key"]);
+    // A key past retention is free again: reusing it with another body creates a new workflow.
+    const reuse = await createWorkflow(t, tenant, { name: "again", trigger: { event: "cve.new_match" } }, "old-key");
+    expect(reuse.statusCode).toBe(201);
+  });
+});
