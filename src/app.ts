@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { authenticateApiKey, rateHeaders } from "./platform/auth/api-key-auth.js";
+import { ApiKeyAuthenticator, AUTH_CHANNEL, rateHeaders } from "./platform/auth/api-key-auth.js";
 import type { Database } from "./platform/db/client.js";
 import { buildServer } from "./platform/http/server.js";
 import { ApiKeysService } from "./modules/apikeys/apikeys.service.js";
@@ -17,6 +17,7 @@ import { workflowsRoutes } from "./modules/workflows/workflows.routes.js";
 import { VERSION } from "./version.js";
 
 export interface Services {
+  authenticator: ApiKeyAuthenticator;
   organizations: OrganizationsService;
   projects: ProjectsService;
   apiKeys: ApiKeysService;
@@ -30,10 +31,17 @@ export function createServices(database: Database, config: Config): Services {
   // Vigie holds no CVE records yet (the feed importers come next): a dry run evaluates every CVE
   // field as unknown and says so.
   const workflows = new WorkflowsService(database, async () => null);
+  const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour);
+  // A key revoked or a plan changed: drop cached key contexts here and in every other process.
+  const authChanged = async () => {
+    authenticator.invalidate();
+    await database.notify(AUTH_CHANNEL);
+  };
   return {
-    organizations: new OrganizationsService(database.db),
+    authenticator,
+    organizations: new OrganizationsService(database.db, authChanged),
     projects: new ProjectsService(database.db, workflows),
-    apiKeys: new ApiKeysService(database.db),
+    apiKeys: new ApiKeysService(database.db, authChanged),
     users: new UsersService(database.db),
     sessions: new SessionsService(database, config),
     workflows,
@@ -55,12 +63,13 @@ export async function buildApp(opts: { config: Config; database: Database; logge
     ],
     auth: {
       apiKey: async (req, reply) => {
-        const { ctx, rate } = await authenticateApiKey(database, req.headers.authorization, config.defaultMaxApiCallsPerHour);
+        const { ctx, rate } = await services.authenticator.authenticate(req.headers.authorization);
         reply.headers(rateHeaders(rate));
         return ctx;
       },
       session: (req) => services.sessions.authenticate(sessionToken(req)),
     },
   });
+  app.addHook("onClose", () => services.authenticator.close());
   return { app, services };
 }

@@ -29,6 +29,7 @@ describe("API key authentication", () => {
 
   it("stores only a hash of the key, and records last_used_at", async () => {
     const tenant = await createTenant(t);
+    await t.services.authenticator.limiter.flush(); // key usage is written with the batched counts
     const { rows } = (await t.database.executeSql("select key_hash, prefix, last_used_at from api_keys where org_id = $1", [tenant.orgId])) as {
       rows: { key_hash: string; prefix: string; last_used_at: Date | null }[];
     };

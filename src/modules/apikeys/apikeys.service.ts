@@ -9,7 +9,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** API keys: issued to an organization, optionally restricted to some of its projects, stored as a hash. */
 export class ApiKeysService {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly authChanged: () => Promise<void>) {}
 
   /** Creates a key; the clear key is returned here and never again. */
   async create(input: { orgId: string; name?: string; scopes: string[]; projectIds: string[] }): Promise<{ row: ApiKeyRow; key: string; projectIds: string[] }> {
@@ -39,6 +39,7 @@ export class ApiKeysService {
   async revoke(id: string): Promise<ApiKeyRow> {
     const row = UUID.test(id) ? await repo.revoke(this.db, id) : undefined;
     if (!row) throw new NotFound("Clé d'API introuvable");
+    await this.authChanged();
     return row;
   }
 

@@ -11,7 +11,7 @@ function invalid(field: string, msg: string, input: unknown): ValidationFailed {
 
 /** Plans and organizations: the tenancy roots. */
 export class OrganizationsService {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly authChanged: () => Promise<void>) {}
 
   async upsertPlan(input: { slug: string; name: string; maxApiCallsPerHour: number }): Promise<PlanRow> {
     if (!SLUG.test(input.slug)) throw invalid("slug", "slug invalide : minuscules, chiffres, - et _ (50 caractères au plus)", input.slug);
@@ -19,7 +19,9 @@ export class OrganizationsService {
     if (!Number.isInteger(input.maxApiCallsPerHour) || input.maxApiCallsPerHour < 1) {
       throw invalid("max_api_calls_per_hour", "doit être un entier supérieur ou égal à 1", input.maxApiCallsPerHour);
     }
-    return repo.upsertPlan(this.db, { ...input, name: input.name.trim() });
+    const plan = await repo.upsertPlan(this.db, { ...input, name: input.name.trim() });
+    await this.authChanged(); // cached key contexts carry the plan and its limit
+    return plan;
   }
 
   async createOrg(input: { name: string; planSlug?: string }): Promise<{ org: OrgRow; plan: PlanRow | null }> {

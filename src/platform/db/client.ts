@@ -27,6 +27,10 @@ export interface Database {
    * statement (parsed and planned once per connection); used by the hot paths (auth, lists).
    */
   raw<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
+  /** Sends a notification to every process listening on the channel (after the current statement). */
+  notify(channel: string): Promise<void>;
+  /** Calls `onMessage` for each notification on the channel (also after a reconnection); returns the stop function. */
+  listen(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
   /** Raw access for pg-boss: rows of one statement, or of the last of several when no values are given. */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** The node-postgres pool, when that driver runs (benchmarks compare against it). */
@@ -73,6 +77,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
         }
       },
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
+      notify: async (channel) => {
+        await pool.query("select pg_notify($1, '')", [channel]);
+      },
+      listen: (channel, onMessage) => listenPg(opts.databaseUrl!, channel, onMessage),
       raw: async <T>(name: string, text: string, values: unknown[]) =>
         (await pool.query({ name, text, values })).rows as T[],
       close: () => pool.end(),
@@ -86,6 +94,13 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     db,
     driver: "pglite",
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
+    notify: async (channel) => {
+      await client.query("select pg_notify($1, '')", [channel]);
+    },
+    listen: async (channel, onMessage) => {
+      const unlisten = await client.listen(channel, onMessage);
+      return () => unlisten();
+    },
     executeSql: async (text: string, values?: unknown[]) => {
       if (values?.length) return client.query(text, values);
       const results = await client.exec(text);
@@ -93,6 +108,30 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     },
     raw: async <T>(_name: string, text: string, values: unknown[]) => (await client.query<T>(text, values)).rows,
     close: () => client.close(),
+  };
+}
+
+/** LISTEN on a dedicated connection, reconnecting (and signalling, since messages may be lost) after a failure. */
+async function listenPg(url: string, channel: string, onMessage: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url });
+    c.on("notification", (n) => n.channel === channel && onMessage());
+    c.on("error", () => {
+      if (stopped) return;
+      client = null;
+      onMessage();
+      setTimeout(() => void connect().catch(() => undefined), 1000).unref();
+    });
+    await c.connect();
+    await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    client = c;
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    await client?.end();
   };
 }
 
