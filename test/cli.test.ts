@@ -98,5 +98,11 @@ describe("the vigie process", () => {
     const project = JSON.parse((await cli("project", "create", "--org", org.id, "--name", "Via socket", "--json")).stdout);
     expect(project).toMatchObject({ org_id: org.id, name: "Via socket", is_default: true });
     await expect(cli("project", "create", "--org", org.id, "--name", "Via socket", "--json")).rejects.toMatchObject({ code: 1 });
+    // A killed server loses nothing committed, and its stale lock does not block the next process.
+    const exited = new Promise((resolve) => server!.once("exit", resolve));
+    server.kill("SIGKILL");
+    await exited;
+    const again = JSON.parse((await cli("project", "create", "--org", org.id, "--name", "After kill", "--json")).stdout);
+    expect(again).toMatchObject({ org_id: org.id, is_default: false });
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { validate, type Loc, type PydanticError } from "../platform/http/pydantic.js";
+import { validate, valueError, type Loc, type PydanticError } from "../platform/http/pydantic.js";
 import {
   ACTIONS, EVENTS, EVENT_NAMESPACES, FIELDS, FIELD_NAMES, OPERATORS, OPERATORS_BY_TYPE, SEVERITIES,
   type ActionName, type EventName, type FieldName, type Operator,
@@ -104,10 +104,6 @@ const ACTION_PARAMS: Record<ActionName, z.ZodObject> = {
 };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-function valueError(loc: Loc, message: string, input: unknown): PydanticError {
-  return { type: "value_error", loc, msg: `Value error, ${message}`, input, ctx: { error: {} } };
-}
 
 function checkUrl(url: string, loc: Loc, errors: PydanticError[], httpsOnly: boolean) {
   let ok = false;

@@ -1,4 +1,4 @@
-import type { PydanticError } from "./http/pydantic.js";
+import { valueError, type PydanticError } from "./http/pydantic.js";
 
 /**
  * Domain errors: services throw these; they know nothing of HTTP. The HTTP error handler maps
@@ -66,9 +66,14 @@ export class TooManyRequests extends DomainError {
 export class ValidationFailed extends DomainError {
   readonly status = 422;
   constructor(readonly errors: PydanticError[]) {
-    super(errors.map((e) => `${e.loc.join(".")}: ${e.msg}`).join("; "));
+    super(errors.map((e) => `${e.loc.join(".")}: ${e.msg.replace(/^Value error, /, "")}`).join("; "));
   }
   get detail() {
     return this.errors;
   }
+}
+
+/** One bad operator input (CLI option or service argument), reported as a Pydantic value_error. */
+export function invalid(field: string, message: string, input: unknown): ValidationFailed {
+  return new ValidationFailed([valueError([field], message, input)]);
 }

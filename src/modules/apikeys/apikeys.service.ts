@@ -1,11 +1,11 @@
 import type { Db } from "../../platform/db/client.js";
 import { isScope, SCOPES } from "../../platform/auth/scopes.js";
 import { hashToken, newApiKey } from "../../platform/auth/secrets.js";
-import { NotFound, ValidationFailed } from "../../platform/errors.js";
+import { invalid, NotFound } from "../../platform/errors.js";
+import { isUuid } from "../../platform/ids.js";
 import { organizationsRepository } from "../organizations/organizations.repository.js";
 import { apiKeysRepository as repo, type ApiKeyRow } from "./apikeys.repository.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** API keys: issued to an organization, optionally restricted to some of its projects, stored as a hash. */
 export class ApiKeysService {
@@ -15,17 +15,17 @@ export class ApiKeysService {
   async create(input: { orgId: string; name?: string; scopes: string[]; projectIds: string[] }): Promise<{ row: ApiKeyRow; key: string; projectIds: string[] }> {
     const bad = input.scopes.filter((s) => !isScope(s));
     if (bad.length) {
-      throw new ValidationFailed([{ type: "value_error", loc: ["scope"], msg: `scope inconnu : ${bad.join(", ")} (scopes : ${SCOPES.join(", ")})`, input: bad }]);
+      throw invalid("scope", `scope inconnu : ${bad.join(", ")} (scopes : ${SCOPES.join(", ")})`, bad);
     }
     const name = (input.name ?? "").trim() || "default";
-    if (name.length > 100) throw new ValidationFailed([{ type: "value_error", loc: ["name"], msg: "le nom fait au plus 100 caractères", input: name }]);
-    if (!UUID.test(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId))) throw new NotFound("Organisation introuvable");
+    if (name.length > 100) throw invalid("name", "le nom fait au plus 100 caractères", name);
+    if (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId))) throw new NotFound("Organisation introuvable");
     const projectIds = [...new Set(input.projectIds.map((p) => p.toLowerCase()))];
-    const notUuid = projectIds.filter((p) => !UUID.test(p));
-    const owned = await repo.projectsOfOrg(this.db, input.orgId, projectIds.filter((p) => UUID.test(p)));
+    const notUuid = projectIds.filter((p) => !isUuid(p));
+    const owned = await repo.projectsOfOrg(this.db, input.orgId, projectIds.filter(isUuid));
     const foreign = projectIds.filter((p) => !owned.includes(p));
     if (notUuid.length || foreign.length) {
-      throw new ValidationFailed([{ type: "value_error", loc: ["project"], msg: `projet introuvable dans cette organisation : ${[...notUuid, ...foreign].join(", ")}`, input: [...notUuid, ...foreign] }]);
+      throw invalid("project", `projet introuvable dans cette organisation : ${[...notUuid, ...foreign].join(", ")}`, [...notUuid, ...foreign]);
     }
     const { key, prefix } = newApiKey();
     const scopes = [...new Set(input.scopes)].sort();
@@ -37,7 +37,7 @@ export class ApiKeysService {
 
   /** Revokes a key at once: the next request with it gets 401. Revoking twice keeps the first date. */
   async revoke(id: string): Promise<ApiKeyRow> {
-    const row = UUID.test(id) ? await repo.revoke(this.db, id) : undefined;
+    const row = isUuid(id) ? await repo.revoke(this.db, id) : undefined;
     if (!row) throw new NotFound("Clé d'API introuvable");
     await this.authChanged();
     return row;

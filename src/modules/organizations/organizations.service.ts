@@ -1,13 +1,9 @@
 import type { Db } from "../../platform/db/client.js";
-import { NotFound, ValidationFailed } from "../../platform/errors.js";
+import { invalid, NotFound } from "../../platform/errors.js";
 import type { ApiKeyContext } from "../../platform/auth/context.js";
 import { organizationsRepository as repo, type OrgRow, type PlanRow } from "./organizations.repository.js";
 
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,49}$/;
-
-function invalid(field: string, msg: string, input: unknown): ValidationFailed {
-  return new ValidationFailed([{ type: "value_error", loc: [field], msg, input }]);
-}
 
 /** Plans and organizations: the tenancy roots. */
 export class OrganizationsService {

@@ -1,13 +1,13 @@
 import type { Db, Executor } from "../../platform/db/client.js";
 import { keyAllowsProject, type ApiKeyContext, type SessionContext } from "../../platform/auth/context.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { Conflict, NotFound, ValidationFailed } from "../../platform/errors.js";
+import { Conflict, invalid, NotFound } from "../../platform/errors.js";
+import { isUuid } from "../../platform/ids.js";
 import { organizationsRepository } from "../organizations/organizations.repository.js";
 import type { WorkflowsService } from "../workflows/workflows.service.js";
 import { projectsRepository as repo, type ProjectRow } from "./projects.repository.js";
 
 export const PROJECT_NOT_FOUND = "Projet introuvable";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A project an API key may see, or 404 "Projet introuvable" (other organization, outside the key's restriction, or absent). */
 export async function getProjectForKey(ex: Executor, ctx: ApiKeyContext, orgId: string, projectId: string): Promise<ProjectRow> {
@@ -32,9 +32,9 @@ export class ProjectsService {
   async create(input: { orgId: string; name: string; description?: string | null }): Promise<ProjectRow> {
     const name = input.name.trim();
     if (!name || name.length > 200) {
-      throw new ValidationFailed([{ type: "value_error", loc: ["name"], msg: "le nom doit faire de 1 à 200 caractères", input: input.name }]);
+      throw invalid("name", "le nom doit faire de 1 à 200 caractères", input.name);
     }
-    if (!UUID.test(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId))) throw new NotFound("Organisation introuvable");
+    if (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId))) throw new NotFound("Organisation introuvable");
     try {
       return await this.db.transaction(async (tx) => {
         const isDefault = (await repo.countInOrg(tx, input.orgId)) === 0;
@@ -50,7 +50,7 @@ export class ProjectsService {
 
   /** A project of an organization (operators), or 404. */
   async getInOrg(orgId: string, projectId: string): Promise<ProjectRow> {
-    const project = UUID.test(orgId) && UUID.test(projectId) ? await repo.get(this.db, orgId, projectId) : undefined;
+    const project = isUuid(orgId) && isUuid(projectId) ? await repo.get(this.db, orgId, projectId) : undefined;
     if (!project) throw new NotFound(PROJECT_NOT_FOUND);
     return project;
   }

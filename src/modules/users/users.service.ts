@@ -3,11 +3,12 @@ import { hashPassword } from "../../platform/auth/secrets.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { ROLES, type Role } from "../../platform/db/schema/index.js";
 import { Conflict, NotFound, ValidationFailed } from "../../platform/errors.js";
+import { valueError, type PydanticError } from "../../platform/http/pydantic.js";
+import { isUuid } from "../../platform/ids.js";
 import { organizationsRepository } from "../organizations/organizations.repository.js";
 import { usersRepository as repo, type UserRow } from "./users.repository.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Normalised form under which e-mail addresses are stored and looked up. */
 export function normaliseEmail(email: string): string {
@@ -20,13 +21,13 @@ export class UsersService {
 
   async create(input: { email: string; password: string; orgId?: string; role?: string }): Promise<{ user: UserRow; orgId: string | null; role: Role | null }> {
     const email = normaliseEmail(input.email);
-    const errors = [];
-    if (!EMAIL.test(email) || email.length > 254) errors.push({ type: "value_error", loc: ["email"], msg: "adresse e-mail invalide", input: input.email });
-    if (input.password.length < 8 || input.password.length > 1024) errors.push({ type: "value_error", loc: ["password"], msg: "le mot de passe doit faire de 8 à 1024 caractères", input: "[redacted]" });
-    if (input.role !== undefined && !(ROLES as readonly string[]).includes(input.role)) errors.push({ type: "value_error", loc: ["role"], msg: `rôle inconnu (rôles : ${ROLES.join(", ")})`, input: input.role });
-    if (input.role !== undefined && input.orgId === undefined) errors.push({ type: "value_error", loc: ["role"], msg: "--role demande --org", input: input.role });
+    const errors: PydanticError[] = [];
+    if (!EMAIL.test(email) || email.length > 254) errors.push(valueError(["email"], "adresse e-mail invalide", input.email));
+    if (input.password.length < 8 || input.password.length > 1024) errors.push(valueError(["password"], "le mot de passe doit faire de 8 à 1024 caractères", "[redacted]"));
+    if (input.role !== undefined && !(ROLES as readonly string[]).includes(input.role)) errors.push(valueError(["role"], `rôle inconnu (rôles : ${ROLES.join(", ")})`, input.role));
+    if (input.role !== undefined && input.orgId === undefined) errors.push(valueError(["role"], "--role demande --org", input.role));
     if (errors.length) throw new ValidationFailed(errors);
-    if (input.orgId !== undefined && (!UUID.test(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId)))) {
+    if (input.orgId !== undefined && (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId)))) {
       throw new NotFound("Organisation introuvable");
     }
     const passwordHash = await hashPassword(input.password);

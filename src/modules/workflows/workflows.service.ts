@@ -5,7 +5,7 @@ import type { ApiKeyContext, SessionContext } from "../../platform/auth/context.
 import type { Database, Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { Conflict, NotFound, ValidationFailed } from "../../platform/errors.js";
-import type { PydanticError } from "../../platform/http/pydantic.js";
+import { valueError, type PydanticError } from "../../platform/http/pydantic.js";
 import type { ProjectRow } from "../projects/projects.repository.js";
 import { getProjectForKey, getProjectForMember } from "../projects/projects.service.js";
 import { workflowsRepository as repo, type RunRow, type WorkflowListRow, type WorkflowRow } from "./workflows.repository.js";
@@ -20,8 +20,9 @@ export type CveFactsLoader = (ex: Executor, cveId: string) => Promise<Facts | nu
 
 type Forms = Pick<WorkflowEcriture, "graph" | "trigger" | "actions"> & { create_case?: boolean };
 
+/** A failure of the body as a whole, as a Pydantic model validator reports it. */
 function modelError(message: string, input: unknown): ValidationFailed {
-  return new ValidationFailed([{ type: "value_error", loc: ["body"], msg: `Value error, ${message}`, input, ctx: { error: {} } }]);
+  return new ValidationFailed([valueError(["body"], message, input)]);
 }
 
 /**
@@ -36,7 +37,7 @@ function graphOf(body: Forms): StoredGraph | undefined {
   if (body.graph != null) graph = checkGraph(body.graph, ["body", "graph"], errors);
   else if (short) {
     if (body.trigger == null) {
-      errors.push({ type: "value_error", loc: ["body", "trigger"], msg: "Value error, trigger est requis avec actions", input: null, ctx: { error: {} } });
+      errors.push(valueError(["body", "trigger"], "trigger est requis avec actions", null));
     } else {
       graph = shortFormToGraph(body.trigger, body.actions ?? [], body.create_case ?? true, ["body"], errors);
     }

@@ -1,0 +1,6 @@
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a hyphenated UUID (what operators pass on the command line). */
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
