@@ -55,6 +55,7 @@ export async function buildApp(opts: { config: Config; database: Database; logge
   const app = await buildServer({
     logger,
     version: VERSION,
+    trustProxy: config.trustProxy,
     routes: [
       ...organizationsRoutes(services.organizations),
       ...projectsRoutes(services.projects),

@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   VIGIE_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
   /** Run background jobs (pg-boss) in this process. */
   VIGIE_JOBS: z.enum(["on", "off"]).default("on"),
+  /** Behind a reverse proxy: take the client address from X-Forwarded-For (login throttling per address). */
+  VIGIE_TRUST_PROXY: z.enum(["true", "false"]).default("false"),
   /** Set the session cookie's Secure flag (turn on behind HTTPS). */
   VIGIE_COOKIE_SECURE: z.enum(["true", "false"]).default("false"),
 });
@@ -31,6 +33,7 @@ export type Config = Readonly<{
   sessionTtlHours: number;
   jobs: boolean;
   cookieSecure: boolean;
+  trustProxy: boolean;
   /** Derived: which database driver runs. */
   driver: "pglite" | "postgres";
 }>;
@@ -54,6 +57,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlHours: e.VIGIE_SESSION_TTL_HOURS,
     jobs: e.VIGIE_JOBS === "on",
     cookieSecure: e.VIGIE_COOKIE_SECURE === "true",
+    trustProxy: e.VIGIE_TRUST_PROXY === "true",
     driver: e.DATABASE_URL ? "postgres" : "pglite",
   });
 }

@@ -79,3 +79,22 @@ describe("FastAPI-compatible errors", () => {
     expect(res.body).not.toMatch(/at .*\.ts|select|insert|update /i);
   });
 });
+
+describe("OpenAPI", () => {
+  it("serves an OpenAPI 3.1 document generated from the Zod schemas, and Swagger UI at /docs", async () => {
+    const res = await t.app.inject({ method: "GET", url: "/openapi.json" });
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toBe("3.1.0");
+    const create = doc.paths["/api/v1/organizations/{org_id}/projects/{project_id}/workflows"].post;
+    expect(create.parameters).toContainEqual(expect.objectContaining({ in: "header", name: "idempotency-key", required: true }));
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(["200", "201", "401", "403", "404", "409", "422", "429"]));
+    expect(doc.components.schemas.WorkflowGraph.properties.nodes.items.oneOf).toHaveLength(3);
+    expect(doc.components.schemas.WorkflowTriggerNode.properties.event.enum).toContain("cve.new_match");
+    expect(doc.components.schemas.HTTPValidationError).toBeDefined();
+    expect(doc.paths["/api/v1/organizations/{org_id}/projects/{project_id}/workflows/{workflow_id}"].get).toBeUndefined();
+    const ui = await t.app.inject({ method: "GET", url: "/docs/" });
+    expect(ui.statusCode).toBe(200);
+    expect(ui.body).toContain("swagger");
+  });
+});

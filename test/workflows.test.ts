@@ -48,6 +48,7 @@ describe("create", () => {
     expect(wf).toMatchObject({ name: "KEV ou critique", description: "tri", is_enabled: true, is_default: false, family: "alerting", version: 1 });
     expect(wf.graph.nodes[1]).toEqual(GRAPH.nodes[1]);
     expect(wf.graph.edges).toEqual([{ from: "t", to: "c" }, { from: "c", to: "a1", when: "true" }, { from: "c", to: "a2", when: "false" }]);
+    expect(JSON.stringify(wf.graph.edges[0])).toBe('{"from":"t","to":"c"}'); // reading order, not jsonb's
     const list = await t.app.inject({ method: "GET", url: workflowsUrl(tenant), headers: bearer(tenant.key) });
     expect(list.json().map((w: { name: string }) => w.name)).toContain("KEV ou critique");
   });

@@ -2,6 +2,23 @@ import type { StoredGraph } from "../../engine/graph.js";
 import type { RunRow, WorkflowListRow, WorkflowRow } from "./workflows.repository.js";
 import type { RunOut, WorkflowItemOut, WorkflowOut } from "./workflows.schemas.js";
 
+/**
+ * The graph with its keys in reading order (jsonb stores object keys sorted by length, which
+ * would print edges as {"to", "from"}).
+ */
+export function presentGraph(g: StoredGraph): StoredGraph {
+  return {
+    nodes: g.nodes.map((n) =>
+      n.type === "trigger"
+        ? { id: n.id, type: n.type, event: n.event, params: n.params }
+        : n.type === "condition"
+          ? { id: n.id, type: n.type, match: n.match, rules: n.rules.map((r) => ("value" in r ? { field: r.field, op: r.op, value: r.value } : { field: r.field, op: r.op })) }
+          : { id: n.id, type: n.type, action: n.action, params: n.params, on_error: n.on_error },
+    ),
+    edges: g.edges.map((e) => (e.when ? { from: e.from, to: e.to, when: e.when } : { from: e.from, to: e.to })),
+  };
+}
+
 export function presentWorkflow(w: WorkflowRow): WorkflowOut {
   return {
     id: w.id,
@@ -11,7 +28,7 @@ export function presentWorkflow(w: WorkflowRow): WorkflowOut {
     is_default: w.isDefault,
     family: w.family,
     version: w.version,
-    graph: w.graph as StoredGraph as WorkflowOut["graph"],
+    graph: presentGraph(w.graph as StoredGraph) as WorkflowOut["graph"],
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),
   };

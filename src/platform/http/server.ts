@@ -13,6 +13,7 @@ export interface ServerOptions {
   routes: RouteDef[];
   auth: Authenticators;
   version: string;
+  trustProxy: boolean;
 }
 
 /** The Fastify application: parsers, error mapping, OpenAPI, then the module routes. */
@@ -22,6 +23,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     bodyLimit: 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     requestIdHeader: "x-request-id",
+    trustProxy: opts.trustProxy,
   });
 
   // Bodies are kept as text: routes decode JSON themselves to report errors as FastAPI does.
