@@ -95,6 +95,7 @@ describe("tenancy and scopes", () => {
       const res = await t.app.inject({ method: "GET", url: c.url, headers: bearer(c.key) });
       expect(res.statusCode, c.url).toBe(404);
       expect(res.json()).toEqual({ detail: "Projet introuvable" });
+      expect(res.headers["x-ratelimit-limit"]).toBeDefined(); // error answers carry the rate-limit headers too
       const post = await t.app.inject({ method: "POST", url: c.url, headers: { ...bearer(c.key), "idempotency-key": "x" }, payload: { name: "w", trigger: { event: "cve.new_match" } } });
       expect(post.statusCode).toBe(404);
     }

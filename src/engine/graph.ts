@@ -67,7 +67,6 @@ export const ShortAction = z.object({
 }).meta({ id: "WorkflowShortAction" });
 
 export type GraphIn = z.output<typeof Graph>;
-export type GraphNodeT = z.output<typeof GraphNode>;
 export type RuleT = z.output<typeof Rule>;
 export type ShortTriggerT = z.output<typeof ShortTrigger>;
 export type ShortActionT = z.output<typeof ShortAction>;

@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { organizations, plans } from "../../platform/db/schema/index.js";
 
@@ -21,10 +21,6 @@ export const organizationsRepository = {
     return row;
   },
 
-  async listPlans(ex: Executor): Promise<PlanRow[]> {
-    return ex.select().from(plans).orderBy(plans.maxApiCallsPerHour);
-  },
-
   async createOrg(ex: Executor, o: { name: string; planId: string | null; isPersonal?: boolean }): Promise<OrgRow> {
     const [row] = await ex.insert(organizations).values(o).returning();
     return row!;
@@ -40,12 +36,7 @@ export const organizationsRepository = {
     return row;
   },
 
-  async setOrgPlan(ex: Executor, orgId: string, planId: string | null): Promise<void> {
-    await ex.update(organizations).set({ planId }).where(eq(organizations.id, orgId));
-  },
-
   async orgExists(ex: Executor, orgId: string): Promise<boolean> {
-    const rows = await ex.execute(sql`select 1 from organizations where id = ${orgId}`);
-    return (rows as unknown as { rows: unknown[] }).rows.length > 0;
+    return (await ex.$count(organizations, eq(organizations.id, orgId))) > 0;
   },
 };

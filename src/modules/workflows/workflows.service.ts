@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import { checkGraph, defaultGraph, shortFormToGraph, type StoredGraph } from "../../engine/graph.js";
 import { simulate, type Facts } from "../../engine/evaluate.js";
-import type { ApiKeyContext, SessionContext } from "../../platform/auth/context.js";
+import { keyAllowsProject, type ApiKeyContext, type SessionContext } from "../../platform/auth/context.js";
 import type { Database, Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { Conflict, NotFound, ValidationFailed } from "../../platform/errors.js";
 import { valueError, type PydanticError } from "../../platform/http/pydantic.js";
 import type { ProjectRow } from "../projects/projects.repository.js";
-import { getProjectForKey, getProjectForMember } from "../projects/projects.service.js";
+import { getProjectForKey, getProjectForMember, PROJECT_NOT_FOUND } from "../projects/projects.service.js";
 import { workflowsRepository as repo, type RunRow, type WorkflowListRow, type WorkflowRow } from "./workflows.repository.js";
 import type { WorkflowEcriture, WorkflowMiseAJour } from "./workflows.schemas.js";
 
@@ -81,10 +81,9 @@ export class WorkflowsService {
   }
 
   async list(ctx: ApiKeyContext, orgId: string, projectId: string): Promise<WorkflowListRow[]> {
-    const rows = orgId === ctx.orgId && (ctx.projectIds === null || ctx.projectIds.has(projectId))
-      ? await repo.listForProject(this.database, orgId, projectId)
-      : null;
-    if (!rows) throw new NotFound("Projet introuvable");
+    // Hot path: the tenant check and the list are one statement (see the repository).
+    const rows = orgId === ctx.orgId && keyAllowsProject(ctx, projectId) ? await repo.listForProject(this.database, orgId, projectId) : null;
+    if (!rows) throw new NotFound(PROJECT_NOT_FOUND);
     return rows;
   }
 

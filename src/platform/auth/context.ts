@@ -27,8 +27,6 @@ export interface SessionContext {
   roles: ReadonlyMap<string, Role>;
 }
 
-export type AuthContext = ApiKeyContext | SessionContext;
-
 /** True when the key may see this project (restriction only; the organization is checked in SQL). */
 export function keyAllowsProject(ctx: ApiKeyContext, projectId: string): boolean {
   return ctx.projectIds === null || ctx.projectIds.has(projectId);

@@ -1,6 +1,5 @@
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
-import { sql } from "drizzle-orm";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
@@ -133,10 +132,4 @@ async function listenPg(url: string, channel: string, onMessage: () => void): Pr
     stopped = true;
     await client?.end();
   };
-}
-
-/** Rows of a raw SQL statement, whatever the driver. */
-export async function rows<T>(ex: Executor, query: ReturnType<typeof sql>): Promise<T[]> {
-  const res = (await ex.execute(query)) as unknown as { rows: T[] };
-  return res.rows;
 }
