@@ -15,6 +15,12 @@ import { UsersService } from "./modules/users/users.service.js";
 import { WorkflowsService } from "./modules/workflows/workflows.service.js";
 import { workflowsRoutes } from "./modules/workflows/workflows.routes.js";
 import { VERSION } from "./version.js";
+import { ArticlesService } from "./modules/articles/articles.service.js";
+import { articlesRoutes } from "./modules/articles/articles.routes.js";
+import { CvesService } from "./modules/cves/cves.service.js";
+import { cvesRoutes } from "./modules/cves/cves.routes.js";
+import { VulnerabilitiesService } from "./modules/vulnerabilities/vulnerabilities.service.js";
+import { vulnerabilitiesRoutes } from "./modules/vulnerabilities/vulnerabilities.routes.js";
 
 export interface Services {
   authenticator: ApiKeyAuthenticator;
@@ -24,6 +30,9 @@ export interface Services {
   users: UsersService;
   sessions: SessionsService;
   workflows: WorkflowsService;
+  cves: CvesService;
+  vulnerabilities: VulnerabilitiesService;
+  articles: ArticlesService;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -45,6 +54,9 @@ export function createServices(database: Database, config: Config): Services {
     users: new UsersService(database.db),
     sessions: new SessionsService(database, config),
     workflows,
+    cves: new CvesService(database.db),
+    vulnerabilities: new VulnerabilitiesService(database.db),
+    articles: new ArticlesService(database.db),
   };
 }
 
@@ -60,6 +72,9 @@ export async function buildApp(opts: { config: Config; database: Database; logge
       ...organizationsRoutes(services.organizations),
       ...projectsRoutes(services.projects),
       ...workflowsRoutes(services.workflows),
+      ...cvesRoutes(services.cves),
+      ...vulnerabilitiesRoutes(services.vulnerabilities),
+      ...articlesRoutes(services.articles),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

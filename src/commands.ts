@@ -9,6 +9,19 @@ import { presentOrg, presentPlan } from "./modules/organizations/organizations.p
 import { presentProject } from "./modules/projects/projects.presenter.js";
 import { presentWorkflow } from "./modules/workflows/workflows.presenter.js";
 import { WorkflowEcritureIn, type WorkflowEcriture } from "./modules/workflows/workflows.schemas.js";
+import { importFeed } from "./feeds/import.js";
+import { FormatError, SOURCES, type Source } from "./feeds/pipeline.js";
+
+/** A one-line progress display on a terminal (stderr); nothing otherwise. read < 0 ends the line. */
+function progressBar(source: string): ((read: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  const started = Date.now();
+  return (read) => {
+    if (read < 0) return void process.stderr.write("\n");
+    const rate = Math.round(read / Math.max(0.001, (Date.now() - started) / 1000));
+    process.stderr.write(`\r${source} : ${read.toLocaleString("fr-FR")} enregistrements lus (${rate.toLocaleString("fr-FR")}/s)   `);
+  };
+}
 
 /** Bad command-line usage: exit code 2 with the message. */
 export class UsageError extends Error {
@@ -22,7 +35,9 @@ interface Command {
   usage: string;
   options: Options;
   required: string[];
-  run(s: Services, db: Database, v: Values): Promise<Record<string, unknown>>;
+  /** Takes positional arguments (file paths). */
+  positionals?: boolean;
+  run(s: Services, db: Database, v: Values, positionals: string[]): Promise<Record<string, unknown>>;
 }
 
 const str = { type: "string" } as const;
@@ -112,6 +127,26 @@ export const COMMANDS: Record<string, Command> = {
       return { id: r.user.id, email: r.user.email, created_at: r.user.createdAt.toISOString(), org_id: r.orgId, role: r.role };
     },
   },
+  "feeds import": {
+    usage: `feeds import --source ${SOURCES.join("|")} PATH... [--date AAAA-MM-JJ]`,
+    options: { source: str, date: str },
+    required: ["source"],
+    positionals: true,
+    run: async (_s, db, v, paths) => {
+      const source = v.source as string;
+      if (!(SOURCES as readonly string[]).includes(source)) throw new UsageError(`--source : ${source} inconnue (${SOURCES.join(", ")})`);
+      if (v.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v.date as string)) throw new UsageError("--date attend AAAA-MM-JJ");
+      const bar = progressBar(source);
+      try {
+        return { ...(await importFeed(db.db, source as Source, paths, { date: v.date as string | undefined, progress: bar })) };
+      } catch (err) {
+        if (err instanceof FormatError) throw new UsageError(err.message);
+        throw err;
+      } finally {
+        bar?.(-1);
+      }
+    },
+  },
   "workflow create": {
     usage: "workflow create --org ORG_ID [--project PROJECT_ID] --file BODY.json  (organization workflow when --project is omitted)",
     options: { org: str, project: str, file: str },
@@ -133,21 +168,25 @@ export const COMMANDS: Record<string, Command> = {
 };
 
 /** Splits argv into a command of the table and its options; throws UsageError with help. */
-export function parseCommand(argv: string[]): { name: string; command: Command; values: Values; json: boolean } {
+export function parseCommand(argv: string[]): { name: string; command: Command; values: Values; positionals: string[]; json: boolean } {
   const words = argv.filter((a) => !a.startsWith("-")).slice(0, 2);
   const name = COMMANDS[words.join(" ")] ? words.join(" ") : COMMANDS[words[0] ?? ""] ? words[0]! : null;
   if (!name) throw new UsageError(`commande inconnue : ${words.join(" ") || "(aucune)"}\n${help()}`);
   const command = COMMANDS[name]!;
   const rest = argv.slice(argv.indexOf(name.split(" ").at(-1)!) + 1);
   let values: Values;
+  let positionals: string[];
   try {
-    values = parseArgs({ args: rest, options: { ...command.options, json: { type: "boolean" } }, strict: true, allowPositionals: false }).values as Values;
+    const parsed = parseArgs({ args: rest, options: { ...command.options, json: { type: "boolean" } }, strict: true, allowPositionals: !!command.positionals });
+    values = parsed.values as Values;
+    positionals = parsed.positionals;
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\nusage : vigie ${command.usage} [--json]`);
   }
   const missingOpts = command.required.filter((r) => values[r] === undefined || values[r] === "");
   if (missingOpts.length) throw new UsageError(`option requise : ${missingOpts.map((m) => `--${m}`).join(", ")}\nusage : vigie ${command.usage} [--json]`);
-  return { name, command, values, json: values.json === true };
+  if (command.positionals && !positionals.length) throw new UsageError(`au moins un chemin est requis\nusage : vigie ${command.usage} [--json]`);
+  return { name, command, values, positionals, json: values.json === true };
 }
 
 export function help(): string {

@@ -29,8 +29,8 @@ export async function openForProcess(config: Config, socket: string | null): Pro
 /** Runs one admin command against the services; errors become a response, never a throw. */
 export async function executeCommand(services: Services, database: Database, argv: string[]): Promise<AdminResponse> {
   try {
-    const { command, values } = parseCommand(argv);
-    return { ok: true, result: await command.run(services, database, values) };
+    const { command, values, positionals } = parseCommand(argv);
+    return { ok: true, result: await command.run(services, database, values, positionals) };
   } catch (err) {
     if (err instanceof UsageError) return { ok: false, usage: true, message: err.message };
     if (err instanceof DomainError) return { ok: false, usage: err.status === 422, message: err.message, detail: err.detail };

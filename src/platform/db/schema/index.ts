@@ -1,3 +1,4 @@
 export * from "./tenancy.js";
 export * from "./auth.js";
 export * from "./workflows.js";
+export * from "./vulns.js";

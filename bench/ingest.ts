@@ -1,0 +1,108 @@
+/**
+ * Ingest benchmark on the whole of ../shared/data: time, records per second and peak RSS of each
+ * importer (each in its own process), a re-import of an unchanged file, then GET /api/v1/cves
+ * latency on the full corpus. On embedded PGlite and on PostgreSQL (BENCH_DATABASE_URL).
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { buildApp } from "../src/app.js";
+import { loadConfig } from "../src/config.js";
+import { openDatabase } from "../src/platform/db/client.js";
+import { createLogger } from "../src/platform/log.js";
+
+const run = promisify(execFile);
+const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
+const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+const STEPS: [string, string, string[]][] = [
+  ["cve5", "CVE JSON 5 (44,130)", [`${DATA}/cve-json5`]],
+  ["nvd", "NVD 1.1 (147,917)", [`${DATA}/nvd/json-1.1-feeds`]],
+  ["epss", "EPSS (360,142)", [`${DATA}/epss/epss_scores-2026-08-16.from-first-api.csv.gz`]],
+  ["kev", "KEV (1,404)", [`${DATA}/kev/known_exploited_vulnerabilities.json`]],
+  ["poc", "PoC trickest (167,093)", [`${DATA}/poc/trickest/trickest-cve-poc.jsonl.gz`]],
+  ["osv", "OSV (8,159)", [`${DATA}/osv/osv-combined.jsonl.gz`]],
+  ["certfr", "CERT-FR (16,538)", [`${DATA}/certfr/certfr-all-json.jsonl.gz`]],
+  ["cve5", "CVE JSON 5, unchanged re-import", [`${DATA}/cve-json5`]],
+];
+
+interface Row { driver: string; step: string; read: number; inserted: number; updated: number; unchanged: number; skipped: number; seconds: number; "rec/s": number; "peak RSS MB": number }
+
+async function importStep(env: Record<string, string>, source: string, paths: string[]) {
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "bench/ingest-child.ts", source, ...paths], {
+    env: { ...process.env, ...env }, maxBuffer: 1 << 24,
+  });
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as { read: number; inserted: number; updated: number; unchanged: number; skipped: number; seconds: number; peak_rss_mb: number };
+}
+
+async function latency(env: Record<string, string>): Promise<{ query: string; p50: number; p95: number }[]> {
+  const database = await openDatabase({ databaseUrl: env.DATABASE_URL || undefined, dataDir: env.VIGIE_DATA_DIR });
+  const config = loadConfig({ ...process.env, ...env, VIGIE_JOBS: "off", LOG_LEVEL: "silent" });
+  const { app, services } = await buildApp({ config, database, logger: createLogger("silent") });
+  const plan = await services.organizations.upsertPlan({ slug: "bench", name: "Bench", maxApiCallsPerHour: 1_000_000_000 });
+  const { org } = await services.organizations.createOrg({ name: "bench", planSlug: plan.slug });
+  const { key } = await services.apiKeys.create({ orgId: org.id, scopes: [], projectIds: [] });
+  const out = [];
+  for (const query of ["vendor=microsoft", "q=remote%20code%20execution", "q=openssh", "is_kev=true&sort=-epss", ""]) {
+    const times: number[] = [];
+    for (let i = 0; i < 120; i++) {
+      const t0 = performance.now();
+      const res = await app.inject({ method: "GET", url: `/api/v1/cves?${query}`, headers: { authorization: `Bearer ${key}` } });
+      if (res.statusCode !== 200) throw new Error(`${query}: ${res.statusCode} ${res.body}`);
+      if (i >= 20) times.push(performance.now() - t0);
+    }
+    times.sort((a, b) => a - b);
+    out.push({ query: `GET /api/v1/cves?${query}`, p50: +times[Math.floor(times.length / 2)]!.toFixed(1), p95: +times[Math.floor(times.length * 0.95)]!.toFixed(1) });
+  }
+  await app.close();
+  await database.close();
+  return out;
+}
+
+async function benchDriver(driver: string, env: Record<string, string>) {
+  const rows: Row[] = [];
+  for (const [source, step, paths] of STEPS) {
+    const r = await importStep(env, source, paths);
+    rows.push({ driver, step, read: r.read, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, skipped: r.skipped, seconds: +r.seconds.toFixed(1), "rec/s": Math.round(r.read / r.seconds), "peak RSS MB": r.peak_rss_mb });
+    console.log(JSON.stringify(rows.at(-1)));
+  }
+  return { rows, lat: await latency(env) };
+}
+
+export async function benchIngest(): Promise<void> {
+  const results: { rows: Row[]; lat: { query: string; p50: number; p95: number }[]; driver: string }[] = [];
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  let pgUrl: string | null = null;
+  const name = `vigie_bench_ingest_${process.pid}`;
+  try {
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const u = new URL(ADMIN_URL);
+    u.pathname = `/${name}`;
+    pgUrl = u.toString();
+  } catch {
+    console.log(`PostgreSQL not reachable at ${ADMIN_URL}: skipped`);
+  }
+  try {
+    if (pgUrl) results.push({ driver: "postgres", ...(await benchDriver("postgres", { DATABASE_URL: pgUrl })) });
+    if (process.env.BENCH_PGLITE !== "off") {
+      const dir = mkdtempSync(join(tmpdir(), "vigie-ingest-"));
+      try {
+        results.push({ driver: "pglite", ...(await benchDriver("pglite", { DATABASE_URL: "", VIGIE_DATA_DIR: join(dir, "data") })) });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    if (pgUrl) await admin.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
+    await admin.end().catch(() => undefined);
+  }
+  for (const r of results) {
+    console.log(`\nIngest — ${r.driver}`);
+    console.table(r.rows);
+    console.table(r.lat);
+  }
+}

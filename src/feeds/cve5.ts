@@ -1,0 +1,519 @@
+/**
+ * CVE JSON 5 parser (CVE Record Format 5.0 / 5.1 / 5.2, and the CNA submission form whose
+ * `cveMetadata` holds only `cveId`): one record → one `CveContribution` (or `{ reserved }`).
+ *
+ * Pure and allocation-light: it walks the parsed JSON once, never clones it, and only uses a few
+ * precompiled regular expressions on short strings (CVE id, CWE id).
+ *
+ * Decisions (see also the field comments in ./types.ts):
+ * - State: PUBLISHED / REJECTED kept; RESERVED → `{ reserved: cveId }`; a missing state (the
+ *   submission form) is PUBLISHED; anything else is a RecordError.
+ * - Description: the CNA's `en` one, else `en-*` (en-US…), else the first; when the CNA has none
+ *   (REJECTED records) the same choice among `rejectedReasons`.
+ * - Dates are normalised to ISO 8601 UTC with milliseconds (`2024-04-12T07:20:00.707Z`); CVE 5
+ *   timestamps without a zone (older MITRE records) are UTC by the schema.
+ * - CVSS: `cvssV4_0`, `cvssV3_1`, `cvssV3_0`, `cvssV2_0` of the CNA (origin "cna", provider = CNA
+ *   short name) and of every ADP (origin "adp", provider = that ADP's short name); metrics without
+ *   a numeric `baseScore` are skipped; severity is `baseSeverity` lower-cased (null for CVSS 2.0,
+ *   which has none in CVE 5).
+ * - CWEs: `problemTypes[].descriptions[].cweId` of CNA and ADPs, else a leading "CWE-nnn" in the
+ *   `description` text; deduplicated, CNA first. "CWE-noinfo"-like values are dropped.
+ * - SSVC / KEV: the first `metrics[].other` of type "ssvc" / "kev", looking at the ADPs first then
+ *   the CNA. SSVC values are lower-cased ("Active" → "active"). `kev.date_added` is YYYY-MM-DD.
+ *   Both are `null` when the record carries none.
+ * - Affected rows: see `collectAffected`.
+ */
+import { cpe22UriTo23, parseCpe } from "./cpe.js";
+import {
+  RecordError,
+  type AffectedEntry,
+  type CveContribution,
+  type CvssMetric,
+  type Origin,
+} from "./types.js";
+
+type Obj = Record<string, unknown>;
+
+const EMPTY: readonly unknown[] = Object.freeze([]);
+const CVE_ID_RE = /^CVE-\d{4}-\d{4,}$/;
+const CWE_ID_RE = /^CWE-\d+$/;
+const CWE_PREFIX_RE = /^CWE-(\d+)/i;
+
+/** @internal shared with ./nvd.ts */
+export function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** @internal shared with ./nvd.ts */
+export function arr(v: unknown): readonly unknown[] {
+  return Array.isArray(v) ? v : EMPTY;
+}
+
+/** A trimmed non-empty string, or null. @internal shared with ./nvd.ts */
+export function str(v: unknown): string | null {
+  if (typeof v !== "string") return null;
+  const t = v.trim();
+  return t === "" ? null : t;
+}
+
+/** A finite number (JSON number or numeric string), or null. @internal */
+export function num(v: unknown): number | null {
+  if (typeof v === "number") return Number.isFinite(v) ? v : null;
+  if (typeof v === "string" && v.trim() !== "") {
+    const n = Number(v);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+/** @internal */
+export function isCveId(id: string): boolean {
+  return CVE_ID_RE.test(id);
+}
+
+/**
+ * ISO 8601 UTC timestamp with milliseconds (`2024-04-12T07:20:00.707Z`), or null when absent or
+ * unparseable. Timestamps without a zone designator (CVE 5 `2024-05-02T21:17:22.890858`, NVD 2.0
+ * `2024-04-12T08:15:06.230`) are taken as UTC, which is what both sources mean; NVD 1.1's
+ * `2018-04-19T20:29Z` gains seconds. Already-canonical values are returned as they are.
+ */
+export function normalizeTimestamp(v: unknown): string | null {
+  const s = str(v);
+  if (s === null) return null;
+  // Fast paths for the shapes the feeds use (no Date allocation): "YYYY-MM-DDTHH:MM" followed by
+  //   ".sss" + "Z" (CVE 5) · ":SS.sss" (NVD 2.0) · "Z" (NVD 1.1) · ":SS" / ":SSZ".
+  if (s.length >= 17 && isDateTimeMinutes(s)) {
+    switch (s.length) {
+      case 24:
+        if (s.charCodeAt(23) === 90 /* Z */ && isSecondsMillis(s)) return s;
+        break;
+      case 23:
+        if (isSecondsMillis(s)) return s + "Z";
+        break;
+      case 17:
+        if (s.charCodeAt(16) === 90 /* Z */) return s.slice(0, 16) + ":00.000Z";
+        break;
+      case 19:
+        if (isSeconds(s)) return s + ".000Z";
+        break;
+      case 20:
+        if (isSeconds(s) && s.charCodeAt(19) === 90 /* Z */) return s.slice(0, 19) + ".000Z";
+        break;
+    }
+  }
+  let input = s;
+  const t = s.indexOf("T");
+  if (t > 0) {
+    const last = s.charCodeAt(s.length - 1);
+    const hasZone =
+      last === 90 /* Z */ || last === 122 /* z */ ||
+      // +hh:mm / -hh:mm / +hhmm after the time part
+      /[+-]\d{2}:?\d{2}$/.test(s.slice(t));
+    if (!hasZone) input = s + "Z";
+  }
+  const ms = Date.parse(input);
+  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
+}
+
+function isDigit(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  return c >= 48 && c <= 57;
+}
+
+/** "YYYY-MM-DDTHH:MM" at the start of s. */
+function isDateTimeMinutes(s: string): boolean {
+  return (
+    isDigit(s, 0) && isDigit(s, 1) && isDigit(s, 2) && isDigit(s, 3) && s.charCodeAt(4) === 45 &&
+    isDigit(s, 5) && isDigit(s, 6) && s.charCodeAt(7) === 45 && isDigit(s, 8) && isDigit(s, 9) &&
+    s.charCodeAt(10) === 84 && isDigit(s, 11) && isDigit(s, 12) && s.charCodeAt(13) === 58 &&
+    isDigit(s, 14) && isDigit(s, 15)
+  );
+}
+
+/** ":SS" at 16..18. */
+function isSeconds(s: string): boolean {
+  return s.charCodeAt(16) === 58 && isDigit(s, 17) && isDigit(s, 18);
+}
+
+/** ":SS.sss" at 16..22. */
+function isSecondsMillis(s: string): boolean {
+  return isSeconds(s) && s.charCodeAt(19) === 46 && isDigit(s, 20) && isDigit(s, 21) && isDigit(s, 22);
+}
+
+/** CVE 5 / NVD `[{lang, value}]`: the `en` value, else the first `en-*`, else the first. @internal */
+export function pickEnglish(list: unknown): string | null {
+  let enVariant: string | null = null;
+  let first: string | null = null;
+  for (const d of arr(list)) {
+    if (!isObj(d)) continue;
+    const value = str(d.value);
+    if (value === null) continue;
+    const lang = typeof d.lang === "string" ? d.lang : "";
+    if (lang.length === 2) {
+      if (lang === "en" || lang.toLowerCase() === "en") return value;
+    } else if (enVariant === null && lang.length > 3 && (lang.charCodeAt(2) === 45 /* - */ || lang.charCodeAt(2) === 95 /* _ */) && lang.slice(0, 2).toLowerCase() === "en") {
+      enVariant = value;
+    }
+    if (first === null) first = value;
+  }
+  return enVariant ?? first;
+}
+
+/** Add a URL list (`[{url}]`) to a set. @internal */
+export function addReferences(list: unknown, into: Set<string>): void {
+  for (const r of arr(list)) {
+    if (!isObj(r)) continue;
+    const url = str(r.url);
+    if (url !== null) into.add(url);
+  }
+}
+
+/** "CWE-79" (or "cwe-79") → "CWE-79"; anything else → null. @internal */
+export function cweOrNull(v: string): string | null {
+  if (CWE_ID_RE.test(v)) return v;
+  const m = CWE_PREFIX_RE.exec(v);
+  return m !== null && m[0].length === v.length ? "CWE-" + m[1] : null;
+}
+
+const CVSS_KEYS = [
+  ["cvssV4_0", "4.0"],
+  ["cvssV3_1", "3.1"],
+  ["cvssV3_0", "3.0"],
+  ["cvssV2_0", "2.0"],
+] as const;
+
+function collectCvss(metrics: unknown, origin: Origin, provider: string | null, out: CvssMetric[]): void {
+  for (const m of arr(metrics)) {
+    if (!isObj(m)) continue;
+    for (const [key, version] of CVSS_KEYS) {
+      const c = m[key];
+      if (!isObj(c)) continue;
+      const score = num(c.baseScore);
+      if (score === null) continue;
+      const sev = str(c.baseSeverity);
+      out.push({
+        version,
+        score,
+        vector: str(c.vectorString),
+        severity: sev === null ? null : sev.toLowerCase(),
+        origin,
+        provider,
+      });
+    }
+  }
+}
+
+function collectCwes(problemTypes: unknown, into: Set<string>): void {
+  for (const pt of arr(problemTypes)) {
+    if (!isObj(pt)) continue;
+    for (const d of arr(pt.descriptions)) {
+      if (!isObj(d)) continue;
+      const id = str(d.cweId);
+      if (id !== null) {
+        const cwe = cweOrNull(id);
+        if (cwe !== null) into.add(cwe);
+        continue;
+      }
+      const text = str(d.description);
+      if (text === null) continue;
+      const m = CWE_PREFIX_RE.exec(text);
+      if (m !== null) into.add("CWE-" + m[1]);
+    }
+  }
+}
+
+/** Find the first `metrics[].other` of the given type in a container; returns its `content`. */
+function findOther(metrics: unknown, type: string): Obj | null {
+  for (const m of arr(metrics)) {
+    if (!isObj(m)) continue;
+    const o = m.other;
+    if (isObj(o) && o.type === type && isObj(o.content)) return o.content;
+  }
+  return null;
+}
+
+function parseSsvc(content: Obj): NonNullable<CveContribution["ssvc"]> {
+  let exploitation: string | null = null;
+  let automatable: string | null = null;
+  let technical_impact: string | null = null;
+  for (const opt of arr(content.options)) {
+    if (!isObj(opt)) continue;
+    for (const k in opt) {
+      const v = str(opt[k]);
+      if (v === null) continue;
+      const key = k.toLowerCase();
+      if (key === "exploitation") exploitation = v.toLowerCase();
+      else if (key === "automatable") automatable = v.toLowerCase();
+      else if (key === "technical impact" || key === "technical_impact" || key === "technicalimpact") technical_impact = v.toLowerCase();
+    }
+  }
+  return { exploitation, automatable, technical_impact };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Affected
+
+const NO_CPE: readonly (string | null)[] = Object.freeze([null]);
+
+/** A CPE as found in `cpes[]` → CPE 2.3 formatted string (2.2 URIs are converted), or null. */
+function toCpe23(v: unknown): string | null {
+  const s = str(v);
+  if (s === null) return null;
+  if (s.startsWith("cpe:2.3:")) return s;
+  if (s.startsWith("cpe:/")) return cpe22UriTo23(s);
+  return null;
+}
+
+/**
+ * The CPEs of one product entry, one per distinct product identity (vendor:product; the part a/o/h is
+ * ignored, Red Hat gives the same product as "o" and "a"): the
+ * first CPE of each identity, in source order. `[null]` when the entry has none.
+ */
+function entryCpes(cpes: unknown): readonly (string | null)[] {
+  const list = arr(cpes);
+  if (list.length === 0) return NO_CPE;
+  if (list.length === 1) {
+    const c = toCpe23(list[0]);
+    return c === null ? NO_CPE : [c];
+  }
+  const out: string[] = [];
+  const identities = new Set<string>();
+  for (const raw of list) {
+    const c = toCpe23(raw);
+    if (c === null) continue;
+    const p = parseCpe(c);
+    const identity = p === null ? c : p.vendor + ":" + p.product;
+    if (identities.has(identity)) continue;
+    identities.add(identity);
+    out.push(c);
+  }
+  return out.length === 0 ? NO_CPE : out;
+}
+
+/**
+ * Version strings that carry no lower bound (compared lower-cased): "0", "*", "-", "n/a",
+ * "unspecified", "unknown", "?", and the free-text "all (versions|releases)", "any (version)",
+ * "various", "multiple versions", "earlier (version(s))", "previous versions", "early versions",
+ * "vers:all/*" seen in real records; also an absent/empty version. With an upper bound they mean
+ * "from the beginning"; alone they mean "no version constraint" (both bounds null).
+ * Other free text ("See references", "FortiOS 6.0.2, 5.6.7 and before…") is kept as written.
+ */
+const OPEN_LOWER = new Set([
+  "0", "*", "-", "n/a", "na", "unspecified", "unknown", "?", "all", "all versions", "all releases",
+  "any", "any version", "various", "multiple versions", "earlier", "earlier version", "earlier versions",
+  "previous versions", "early versions", "vers:all/*",
+]);
+
+function isOpenLower(v: string | null): boolean {
+  if (v === null) return true;
+  const c0 = v.charCodeAt(0);
+  if (c0 >= 49 && c0 <= 57) return false; // starts with 1-9: a real version (fast path)
+  if (OPEN_LOWER.has(v)) return true;
+  return v.length <= 17 && OPEN_LOWER.has(v.toLowerCase());
+}
+
+/** An upper bound: trimmed, a stray leading "<" / "<=" operator removed ("< 4.3.1" → "4.3.1"). */
+function upperBound(v: unknown): string | null {
+  const s = str(v);
+  if (s === null || s.charCodeAt(0) !== 60 /* < */) return s;
+  return str(s.slice(s.charCodeAt(1) === 61 /* = */ ? 2 : 1));
+}
+
+function rowKey(r: AffectedEntry): string {
+  return (
+    r.origin + "\u0000" + r.vendor + "\u0000" + r.product + "\u0000" + r.cpe + "\u0000" + r.version_from + "\u0000" +
+    (r.version_from_inclusive ? 1 : 0) + "\u0000" + r.version_to + "\u0000" + (r.version_to_inclusive ? 1 : 0) + "\u0000" +
+    r.version_status + "\u0000" + r.version_type + "\u0000" + r.default_status
+  );
+}
+
+/**
+ * `affected[]` of one container → rows, one per `versions[]` item × distinct CPE product identity (vendor:product)
+ * (see `entryCpes`; entries without CPEs give `cpe: null`):
+ * - `version` + `lessThan` → [version, lessThan)  ·  `version` + `lessThanOrEqual` → [version, lte];
+ *   `lessThan` wins when both are given; an upper bound of "*" means unbounded (null).
+ * - a lower `version` of "0", "*", "-", "n/a", "unspecified" (see `isOpenLower`) with an upper
+ *   bound → unbounded lower bound (null); alone → no version constraint (both bounds null).
+ * - a lone concrete `version` → from = to = version, both inclusive.
+ * - an entry without `versions` → one row with null bounds and status = defaultStatus ?? "unknown".
+ * - `changes[]` are ignored; null bounds have `*_inclusive: false`.
+ * - product = `product`, else `packageName` (e.g. the OpenSSH entry of CVE-2024-6387).
+ * Exact duplicate rows (Red Hat lists some products twice) are dropped.
+ */
+function collectAffected(list: unknown, origin: Origin, out: AffectedEntry[], seen: Set<string>): void {
+  for (const a of arr(list)) {
+    if (!isObj(a)) continue;
+    const vendor = str(a.vendor);
+    const product = str(a.product) ?? str(a.packageName);
+    const defaultStatus = str(a.defaultStatus);
+    const cpes = entryCpes(a.cpes);
+    const versions = arr(a.versions);
+    if (versions.length === 0) {
+      for (const cpe of cpes) {
+        push(out, seen, {
+          origin,
+          vendor,
+          product,
+          cpe,
+          version_from: null,
+          version_from_inclusive: false,
+          version_to: null,
+          version_to_inclusive: false,
+          version_status: defaultStatus ?? "unknown",
+          version_type: null,
+          default_status: defaultStatus,
+        });
+      }
+      continue;
+    }
+    for (const v of versions) {
+      if (!isObj(v)) continue;
+      const version = str(v.version);
+      const lt = upperBound(v.lessThan);
+      const lte = lt === null ? upperBound(v.lessThanOrEqual) : null;
+      let from: string | null;
+      let to: string | null;
+      let toInclusive: boolean;
+      if (lt !== null || lte !== null) {
+        from = isOpenLower(version) ? null : version;
+        if (lt !== null) {
+          to = lt === "*" ? null : lt;
+          toInclusive = false;
+        } else {
+          to = lte === "*" ? null : lte;
+          toInclusive = to !== null;
+        }
+      } else if (isOpenLower(version)) {
+        from = null;
+        to = null;
+        toInclusive = false;
+      } else {
+        from = version;
+        to = version;
+        toInclusive = true;
+      }
+      const status = str(v.status) ?? "unknown";
+      const versionType = str(v.versionType);
+      for (const cpe of cpes) {
+        push(out, seen, {
+          origin,
+          vendor,
+          product,
+          cpe,
+          version_from: from,
+          version_from_inclusive: from !== null,
+          version_to: to,
+          version_to_inclusive: toInclusive,
+          version_status: status,
+          version_type: versionType,
+          default_status: defaultStatus,
+        });
+      }
+    }
+  }
+}
+
+function push(out: AffectedEntry[], seen: Set<string>, row: AffectedEntry): void {
+  const key = rowKey(row);
+  if (seen.has(key)) return;
+  seen.add(key);
+  out.push(row);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * True for the `{ reserved: cveId }` result of a RESERVED record. Do not test with
+ * `"reserved" in result`: a `CveContribution` has a `reserved` field too (its dateReserved).
+ */
+export function isReserved(r: CveContribution | { reserved: string }): r is { reserved: string } {
+  return !("cve_id" in r);
+}
+
+function fail(msg: string): never {
+  throw new RecordError("not a CVE JSON 5 record: " + msg);
+}
+
+/**
+ * Parse one CVE JSON 5 record. Returns `{ reserved: cveId }` for a RESERVED record.
+ * Throws `RecordError` when the value is not a CVE JSON 5 record.
+ */
+export function parseCve5(record: unknown): CveContribution | { reserved: string } {
+  if (!isObj(record)) fail("not a JSON object");
+  const meta = record.cveMetadata;
+  if (!isObj(meta)) fail("missing cveMetadata");
+  const cveId = str(meta.cveId);
+  if (cveId === null) fail("missing cveMetadata.cveId");
+  if (!CVE_ID_RE.test(cveId)) fail(`bad cveId "${cveId}"`);
+  if (record.dataType !== undefined && record.dataType !== "CVE_RECORD") fail(`dataType "${String(record.dataType)}"`);
+  const dataVersion = record.dataVersion;
+  if (dataVersion !== undefined && !(typeof dataVersion === "string" && dataVersion.startsWith("5."))) {
+    fail(`${cveId}: unsupported dataVersion "${String(dataVersion)}"`);
+  }
+
+  const rawState = meta.state;
+  let state: "PUBLISHED" | "REJECTED";
+  if (rawState === undefined) state = "PUBLISHED"; // submission form: cveMetadata = { cveId }
+  else if (rawState === "PUBLISHED" || rawState === "REJECTED") state = rawState;
+  else if (rawState === "RESERVED") return { reserved: cveId };
+  else fail(`${cveId}: unknown state "${String(rawState)}"`);
+
+  const containers = record.containers;
+  if (!isObj(containers)) fail(`${cveId}: missing containers`);
+  const cna = containers.cna;
+  if (!isObj(cna)) fail(`${cveId}: missing containers.cna`);
+  const adps = arr(containers.adp);
+
+  const cnaMeta = isObj(cna.providerMetadata) ? cna.providerMetadata : null;
+  const assigner = str(meta.assignerShortName);
+  const cnaProvider = (cnaMeta !== null ? str(cnaMeta.shortName) : null) ?? assigner;
+
+  const cvss: CvssMetric[] = [];
+  const cwes = new Set<string>();
+  const references = new Set<string>();
+  const affected: AffectedEntry[] = [];
+  const seen = new Set<string>();
+
+  collectCvss(cna.metrics, "cna", cnaProvider, cvss);
+  collectCwes(cna.problemTypes, cwes);
+  addReferences(cna.references, references);
+  collectAffected(cna.affected, "cna", affected, seen);
+
+  let kevContent: Obj | null = null;
+  let ssvcContent: Obj | null = null;
+  for (const adp of adps) {
+    if (!isObj(adp)) continue;
+    const pm = adp.providerMetadata;
+    const provider = isObj(pm) ? str(pm.shortName) : null;
+    collectCvss(adp.metrics, "adp", provider, cvss);
+    collectCwes(adp.problemTypes, cwes);
+    addReferences(adp.references, references);
+    collectAffected(adp.affected, "adp", affected, seen);
+    kevContent ??= findOther(adp.metrics, "kev");
+    ssvcContent ??= findOther(adp.metrics, "ssvc");
+  }
+  kevContent ??= findOther(cna.metrics, "kev");
+  ssvcContent ??= findOther(cna.metrics, "ssvc");
+
+  let kev: CveContribution["kev"] = null;
+  if (kevContent !== null) {
+    const dateAdded = str(kevContent.dateAdded);
+    if (dateAdded !== null) kev = { date_added: dateAdded.slice(0, 10), reference: str(kevContent.reference) };
+  }
+
+  return {
+    cve_id: cveId,
+    state,
+    modified: normalizeTimestamp(meta.dateUpdated) ?? (cnaMeta !== null ? normalizeTimestamp(cnaMeta.dateUpdated) : null),
+    published: normalizeTimestamp(meta.datePublished),
+    reserved: normalizeTimestamp(meta.dateReserved),
+    description: pickEnglish(cna.descriptions) ?? pickEnglish(cna.rejectedReasons),
+    cvss,
+    cwes: [...cwes],
+    affected,
+    references: [...references],
+    kev,
+    ssvc: ssvcContent === null ? null : parseSsvc(ssvcContent),
+    assigner: assigner ?? cnaProvider,
+  };
+}

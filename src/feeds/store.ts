@@ -1,0 +1,139 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "../platform/db/client.js";
+import type { MergedAffected, MergedCve, MergeInput } from "./merge.js";
+
+/** A source's statement about a CVE, ready to store. */
+export interface ContributionRow {
+  cve_id: string;
+  source: string;
+  data: unknown;
+  hash: string;
+  source_modified: string | null;
+  file: string | null;
+}
+
+async function rowsOf<T>(ex: Executor, query: ReturnType<typeof sql>): Promise<T[]> {
+  return ((await ex.execute(query)) as unknown as { rows: T[] }).rows;
+}
+
+/** SQL of the vulnerability data: set-based writes, one statement per batch. */
+export const feedStore = {
+  /**
+   * Stores contributions; a row is rewritten only when its content changed and it is not older
+   * than the stored one. Returns the CVE ids written, with whether each was new.
+   */
+  async upsertContributions(ex: Executor, rows: ContributionRow[]): Promise<{ cve_id: string; inserted: boolean }[]> {
+    if (!rows.length) return [];
+    return rowsOf(ex, sql`
+      insert into cve_sources (cve_id, source, data, hash, source_modified, file, imported_at)
+      select x.cve_id, x.source, x.data, x.hash, x.source_modified, x.file, now()
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as x(cve_id text, source text, data jsonb, hash text, source_modified timestamptz, file text)
+      on conflict (cve_id, source) do update
+        set data = excluded.data, hash = excluded.hash, source_modified = excluded.source_modified,
+            file = excluded.file, imported_at = now()
+        where cve_sources.hash <> excluded.hash
+          and (cve_sources.source_modified is null or excluded.source_modified is null
+               or excluded.source_modified >= cve_sources.source_modified)
+      returning cve_id, (xmax = 0) as inserted`);
+  },
+
+  /** Everything the merge needs for these CVEs, in three queries. */
+  async mergeInputs(ex: Executor, ids: string[]): Promise<Map<string, MergeInput>> {
+    const inputs = new Map<string, MergeInput>(ids.map((id) => [id, { cve_id: id, contributions: [], epss: null, advisories: [] }]));
+    const idArray = sql`${`{${ids.join(",")}}`}::text[]`;
+    const [contributions, epss, advisories] = await Promise.all([
+      rowsOf<{ cve_id: string; source: string; data: unknown; source_modified: Date | null }>(ex, sql`
+        select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray})`),
+      rowsOf<{ cve_id: string; epss: number; percentile: number; score_date: string }>(ex, sql`
+        select cve_id, epss, percentile, score_date::text from epss_current where cve_id = any(${idArray})`),
+      rowsOf<{ id: string; source: string; url: string; aliases: string[]; data: unknown }>(ex, sql`
+        select id, source, url, aliases, data from public_vulns where aliases && ${idArray}`),
+    ]);
+    for (const c of contributions) inputs.get(c.cve_id)?.contributions.push({ source: c.source, data: c.data, source_modified: c.source_modified });
+    for (const e of epss) inputs.get(e.cve_id)!.epss = { epss: e.epss, percentile: e.percentile, score_date: e.score_date };
+    for (const a of advisories) for (const alias of a.aliases) inputs.get(alias)?.advisories.push(a);
+    return inputs;
+  },
+
+  /** Writes merged CVEs and replaces their affected rows. */
+  async writeMerged(ex: Executor, merged: { cve: MergedCve; affected: MergedAffected[] }[]): Promise<void> {
+    if (!merged.length) return;
+    const cvesJson = JSON.stringify(merged.map((m) => m.cve));
+    await ex.execute(sql`
+      insert into cves (cve_id, state, description, severity, cvss_score, cvss_vector, cvss_version, cvss_source, cwe_ids,
+        vendor, product, vendor_norm, product_norm, date_published, date_updated, epss_score, epss_percentile, epss_date,
+        epss_publie, is_kev, kev, has_poc, poc_count, poc_first_date, maturite_exploit, contournement_disponible,
+        mesures_provisoires, aliases, fusion_de, "references", ssvc, sources, merged_at)
+      select x.cve_id, x.state, x.description, x.severity, x.cvss_score, x.cvss_vector, x.cvss_version, x.cvss_source, x.cwe_ids,
+        x.vendor, x.product, x.vendor_norm, x.product_norm, x.date_published, x.date_updated, x.epss_score, x.epss_percentile, x.epss_date,
+        x.epss_publie, x.is_kev, x.kev, x.has_poc, x.poc_count, x.poc_first_date, x.maturite_exploit, x.contournement_disponible,
+        x.mesures_provisoires, x.aliases, x.fusion_de, x."references", x.ssvc, x.sources, now()
+      from jsonb_to_recordset(${cvesJson}::jsonb) as x(cve_id text, state text, description text, severity text, cvss_score real,
+        cvss_vector text, cvss_version text, cvss_source text, cwe_ids text[], vendor text, product text, vendor_norm text,
+        product_norm text, date_published timestamptz, date_updated timestamptz, epss_score float8, epss_percentile float8,
+        epss_date date, epss_publie boolean, is_kev boolean, kev jsonb, has_poc boolean, poc_count int, poc_first_date date,
+        maturite_exploit text, contournement_disponible boolean, mesures_provisoires jsonb, aliases text[], fusion_de text[],
+        "references" text[], ssvc jsonb, sources text[])
+      on conflict (cve_id) do update set state = excluded.state, description = excluded.description, severity = excluded.severity,
+        cvss_score = excluded.cvss_score, cvss_vector = excluded.cvss_vector, cvss_version = excluded.cvss_version,
+        cvss_source = excluded.cvss_source, cwe_ids = excluded.cwe_ids, vendor = excluded.vendor, product = excluded.product,
+        vendor_norm = excluded.vendor_norm, product_norm = excluded.product_norm, date_published = excluded.date_published,
+        date_updated = excluded.date_updated, epss_score = excluded.epss_score, epss_percentile = excluded.epss_percentile,
+        epss_date = excluded.epss_date, epss_publie = excluded.epss_publie, is_kev = excluded.is_kev, kev = excluded.kev,
+        has_poc = excluded.has_poc, poc_count = excluded.poc_count, poc_first_date = excluded.poc_first_date,
+        maturite_exploit = excluded.maturite_exploit, contournement_disponible = excluded.contournement_disponible,
+        mesures_provisoires = excluded.mesures_provisoires, aliases = excluded.aliases, fusion_de = excluded.fusion_de,
+        "references" = excluded."references", ssvc = excluded.ssvc, sources = excluded.sources, merged_at = now()`);
+    const ids = `{${merged.map((m) => m.cve.cve_id).join(",")}}`;
+    await ex.execute(sql`delete from cve_affected where cve_id = any(${ids}::text[])`);
+    const affected = merged.flatMap((m) => m.affected);
+    if (affected.length) {
+      await ex.execute(sql`
+        insert into cve_affected (cve_id, origin, vendor, product, vendor_norm, product_norm, cpe, version_from, version_from_inclusive,
+          version_to, version_to_inclusive, version_status, version_type, default_status, vulnerable)
+        select * from jsonb_to_recordset(${JSON.stringify(affected)}::jsonb) as x(cve_id text, origin text, vendor text, product text,
+          vendor_norm text, product_norm text, cpe text, version_from text, version_from_inclusive boolean, version_to text,
+          version_to_inclusive boolean, version_status text, version_type text, default_status text, vulnerable boolean)`);
+    }
+  },
+
+  /** CVE ids among these that Vigie holds a record of. */
+  async existingCves(ex: Executor, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await rowsOf<{ cve_id: string }>(ex, sql`select cve_id from cves where cve_id = any(${`{${ids.join(",")}}`}::text[])`);
+    return rows.map((r) => r.cve_id);
+  },
+
+  /**
+   * One EPSS batch of one score date: history rows, the current score when newer, and the
+   * denormalised columns of the CVEs whose current score changed.
+   */
+  async upsertEpss(ex: Executor, date: string, cves: string[], epss: number[], percentiles: number[]): Promise<{ inserted: number; updated: number; history: number }> {
+    const c = `{${cves.join(",")}}`;
+    const e = `{${epss.join(",")}}`;
+    const p = `{${percentiles.join(",")}}`;
+    const history = await rowsOf<{ n: number }>(ex, sql`
+      with ins as (
+        insert into epss_scores (cve_id, score_date, epss, percentile)
+        select cve, ${date}::date, s, pc from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
+        on conflict do nothing returning 1)
+      select count(*)::int as n from ins`);
+    const current = await rowsOf<{ cve_id: string; inserted: boolean }>(ex, sql`
+      insert into epss_current (cve_id, score_date, epss, percentile)
+      select cve, ${date}::date, s, pc from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
+      on conflict (cve_id) do update set score_date = excluded.score_date, epss = excluded.epss, percentile = excluded.percentile
+        where epss_current.score_date <= excluded.score_date
+          and (epss_current.epss, epss_current.percentile, epss_current.score_date)
+              is distinct from (excluded.epss, excluded.percentile, excluded.score_date)
+      returning cve_id, (xmax = 0) as inserted`);
+    if (current.length) {
+      await ex.execute(sql`
+        update cves set epss_score = e.epss, epss_percentile = e.percentile, epss_date = e.score_date, epss_publie = true
+        from epss_current e
+        where e.cve_id = cves.cve_id and e.cve_id = any(${`{${current.map((r) => r.cve_id).join(",")}}`}::text[])`);
+    }
+    const inserted = current.filter((r) => r.inserted).length;
+    return { inserted, updated: current.length - inserted, history: history[0]?.n ?? 0 };
+  },
+};

@@ -1,0 +1,40 @@
+import type { CveAffectedRow, CveListRow, CveRow } from "./cves.repository.js";
+import type { CveDetail, CveListItemOut } from "./cves.schemas.js";
+
+const iso = (d: Date | null) => d?.toISOString() ?? null;
+
+export function presentCveListItem(r: CveListRow): CveListItemOut {
+  return {
+    cve_id: r.cveId,
+    severity: r.severity,
+    cvss_score: r.cvssScore,
+    epss_score: r.epssScore,
+    is_kev: r.isKev,
+    has_poc: r.hasPoc,
+    vendor: r.vendor,
+    product: r.product,
+    date_published: iso(r.datePublished),
+    epss_publie: r.epssPublie,
+    contournement_disponible: r.contournementDisponible,
+    maturite_exploit: r.maturiteExploit,
+  };
+}
+
+export function presentAffected(a: CveAffectedRow) {
+  return { vendor: a.vendor, product: a.product, version_from: a.versionFrom, version_to: a.versionTo, version_status: a.versionStatus, cpe: a.cpe };
+}
+
+export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDetail {
+  return {
+    ...presentCveListItem(r),
+    affected: affected.map(presentAffected),
+    description: r.description,
+    cvss_vector: r.cvssVector,
+    epss_percentile: r.epssPercentile,
+    cwe_ids: r.cweIds,
+    poc_count: r.pocCount,
+    date_updated: iso(r.dateUpdated),
+    aliases: r.aliases,
+    mesures_provisoires: r.mesuresProvisoires as CveDetail["mesures_provisoires"],
+  };
+}

@@ -1,0 +1,83 @@
+import { and, asc, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import type { Executor } from "../../platform/db/client.js";
+import { cveAffected, cves, publicVulns } from "../../platform/db/schema/index.js";
+import { normalizeName } from "../../feeds/cpe.js";
+import type { CveListQueryT } from "./cves.schemas.js";
+
+export type CveRow = typeof cves.$inferSelect;
+export type CveAffectedRow = typeof cveAffected.$inferSelect;
+
+const LIST_COLUMNS = {
+  cveId: cves.cveId,
+  severity: cves.severity,
+  cvssScore: cves.cvssScore,
+  epssScore: cves.epssScore,
+  isKev: cves.isKev,
+  hasPoc: cves.hasPoc,
+  vendor: cves.vendor,
+  product: cves.product,
+  datePublished: cves.datePublished,
+  epssPublie: cves.epssPublie,
+  contournementDisponible: cves.contournementDisponible,
+  maturiteExploit: cves.maturiteExploit,
+};
+export type CveListRow = { [K in keyof typeof LIST_COLUMNS]: CveRow[K] };
+
+function filters(q: CveListQueryT): SQL | undefined {
+  const where: (SQL | undefined)[] = [];
+  if (q.q) {
+    const id = q.q.trim().toUpperCase();
+    where.push(/^CVE-\d{4}-\d{4,}$/.test(id) ? eq(cves.cveId, id) : sql`${cves.search} @@ plainto_tsquery('simple', ${q.q})`);
+  }
+  if (q.vendor) where.push(eq(cves.vendorNorm, normalizeName(q.vendor)));
+  if (q.product) where.push(eq(cves.productNorm, normalizeName(q.product)));
+  if (q.cwe) where.push(sql`${cves.cweIds} @> array[${q.cwe}]::text[]`);
+  if (q.severity?.length) where.push(sql`${cves.severity} = any(${`{${q.severity.join(",")}}`}::text[])`);
+  if (q.is_kev !== undefined) where.push(eq(cves.isKev, q.is_kev));
+  if (q.has_poc !== undefined) where.push(eq(cves.hasPoc, q.has_poc));
+  if (q.min_cvss !== undefined) where.push(gte(cves.cvssScore, q.min_cvss));
+  if (q.min_epss !== undefined) where.push(gte(cves.epssScore, q.min_epss));
+  if (q.published_from) where.push(gte(cves.datePublished, new Date(`${q.published_from}T00:00:00Z`)));
+  if (q.published_to) where.push(lte(cves.datePublished, new Date(`${q.published_to}T23:59:59.999Z`)));
+  return where.length ? and(...where) : undefined;
+}
+
+const ORDER: Record<CveListQueryT["sort"], SQL[]> = {
+  "-date_published": [sql`${cves.datePublished} desc nulls last`, desc(cves.cveId)],
+  date_published: [sql`${cves.datePublished} asc nulls last`, asc(cves.cveId)],
+  "-cvss": [sql`${cves.cvssScore} desc nulls last`, desc(cves.cveId)],
+  cvss: [sql`${cves.cvssScore} asc nulls last`, asc(cves.cveId)],
+  "-epss": [sql`${cves.epssScore} desc nulls last`, desc(cves.cveId)],
+  epss: [sql`${cves.epssScore} asc nulls last`, asc(cves.cveId)],
+};
+
+/** SQL of the merged CVE records (shared by every tenant: public data). */
+export const cvesRepository = {
+  /** One page and the total, in two statements run together. */
+  async list(ex: Executor, q: CveListQueryT): Promise<{ rows: CveListRow[]; total: number }> {
+    const where = filters(q);
+    const [rows, total] = await Promise.all([
+      ex.select(LIST_COLUMNS).from(cves).where(where).orderBy(...ORDER[q.sort]).limit(q.page_size).offset((q.page - 1) * q.page_size),
+      ex.$count(cves, where),
+    ]);
+    return { rows, total };
+  },
+
+  async get(ex: Executor, cveId: string): Promise<CveRow | undefined> {
+    const [row] = await ex.select().from(cves).where(eq(cves.cveId, cveId));
+    return row;
+  },
+
+  async affected(ex: Executor, cveId: string): Promise<CveAffectedRow[]> {
+    return ex.select().from(cveAffected).where(eq(cveAffected.cveId, cveId)).orderBy(asc(cveAffected.id));
+  },
+
+  /** The CVE an advisory id (GHSA, GO, PYSEC, RUSTSEC…) is an alias of, if any. */
+  async cveOfAlias(ex: Executor, id: string): Promise<string | undefined> {
+    const [row] = await ex
+      .select({ cve: sql<string>`(select a from unnest(${publicVulns.aliases}) a where a like 'CVE-%' order by a limit 1)` })
+      .from(publicVulns)
+      .where(sql`upper(${publicVulns.id}) = ${id.toUpperCase()}`);
+    return row?.cve ?? undefined;
+  },
+};

@@ -1,0 +1,83 @@
+import { z } from "zod";
+
+export const SEVERITY_VALUES = ["critical", "high", "medium", "low", "none", "unknown"] as const;
+
+export const CveAffected = z.object({
+  vendor: z.string().nullable(),
+  product: z.string().nullable(),
+  version_from: z.string().nullable(),
+  version_to: z.string().nullable(),
+  version_status: z.string().nullable(),
+  cpe: z.string().nullable(),
+}).meta({ id: "CveAffectedOut" });
+
+export const MesureProvisoire = z.object({
+  source: z.string(),
+  reference: z.string(),
+  categorie: z.string(),
+  attribution: z.string(),
+  date: z.string().nullable().optional(),
+  lien_seulement: z.boolean().default(false),
+  produits: z.array(z.string()).default([]),
+  republication: z.string().nullable().optional(),
+  texte: z.string().nullable().optional(),
+  url: z.string().nullable().optional(),
+}).meta({ id: "MesureProvisoireApiOut" });
+
+export const CveListItem = z.object({
+  cve_id: z.string(),
+  severity: z.string().describe("critical (CVSS ≥ 9.0), high (≥ 7.0), medium (≥ 4.0), low (≥ 0.1), none (0), unknown (no score)"),
+  cvss_score: z.number().nullable(),
+  epss_score: z.number().nullable(),
+  is_kev: z.boolean(),
+  has_poc: z.boolean(),
+  vendor: z.string().nullable(),
+  product: z.string().nullable(),
+  date_published: z.string().nullable(),
+  epss_publie: z.boolean().describe("false until FIRST has published a score; the score is then null, never 0"),
+  affected: z.array(CveAffected).nullable().optional(),
+  contournement_disponible: z.boolean().default(false),
+  maturite_exploit: z.string().nullable().optional().describe("none, poc, functional, weaponised, in_the_wild"),
+}).meta({ id: "CveListItem" });
+
+export const CveListOut = z.object({
+  items: z.array(CveListItem),
+  total: z.int(),
+  page: z.int(),
+  page_size: z.int(),
+}).meta({ id: "CveListOut" });
+
+export const CveDetailOut = CveListItem.extend({
+  affected: z.array(CveAffected),
+  description: z.string().nullable(),
+  cvss_vector: z.string().nullable(),
+  epss_percentile: z.number().nullable(),
+  cwe_ids: z.array(z.string()).nullable(),
+  poc_count: z.int(),
+  date_updated: z.string().nullable(),
+  aliases: z.array(z.string()).default([]),
+  mesures_provisoires: z.array(MesureProvisoire).default([]),
+}).meta({ id: "CveDetailOut" });
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+export const CveListQuery = z.object({
+  q: z.string().min(1).max(200).optional().describe("Full text over id, description, vendor and product"),
+  vendor: z.string().min(1).max(200).optional(),
+  product: z.string().min(1).max(200).optional(),
+  cwe: z.string().regex(/^CWE-\d{1,6}$/).optional(),
+  severity: z.array(z.enum(SEVERITY_VALUES)).optional().describe("Repeatable"),
+  is_kev: z.boolean().optional(),
+  has_poc: z.boolean().optional(),
+  min_cvss: z.number().min(0).max(10).optional(),
+  min_epss: z.number().min(0).max(1).optional(),
+  published_from: z.string().regex(DATE).optional().describe("YYYY-MM-DD, inclusive"),
+  published_to: z.string().regex(DATE).optional().describe("YYYY-MM-DD, inclusive"),
+  sort: z.enum(["-date_published", "date_published", "-cvss", "cvss", "-epss", "epss"]).default("-date_published"),
+  page: z.int().min(1).default(1),
+  page_size: z.int().min(1).max(100).default(20),
+});
+
+export type CveListQueryT = z.output<typeof CveListQuery>;
+export type CveListItemOut = z.infer<typeof CveListItem>;
+export type CveDetail = z.infer<typeof CveDetailOut>;

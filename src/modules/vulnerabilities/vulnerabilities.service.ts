@@ -1,0 +1,19 @@
+import type { Db } from "../../platform/db/client.js";
+import { NotFound } from "../../platform/errors.js";
+import { vulnerabilitiesRepository as repo, type PublicVulnWithSignals } from "./vulnerabilities.repository.js";
+import type { VulnListQueryT } from "./vulnerabilities.schemas.js";
+
+/** Public advisories (GHSA, GO, PYSEC, RUSTSEC, CERT-FR). */
+export class VulnerabilitiesService {
+  constructor(private readonly db: Db) {}
+
+  list(q: VulnListQueryT) {
+    return repo.list(this.db, q);
+  }
+
+  async get(id: string): Promise<PublicVulnWithSignals> {
+    const row = await repo.get(this.db, id);
+    if (!row) throw new NotFound("Vulnérabilité introuvable");
+    return row;
+  }
+}

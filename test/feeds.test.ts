@@ -1,0 +1,118 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { importFeed } from "../src/feeds/import.js";
+import { FormatError } from "../src/feeds/pipeline.js";
+import { bearer, createTenant, createTestApp } from "./helpers.js";
+
+const t = await createTestApp();
+const tenant = await createTenant(t);
+const FIX = "test/fixtures/import";
+const db = t.database.db;
+const get = async (url: string) => t.app.inject({ method: "GET", url, headers: bearer(tenant.readKey) });
+const tmp = mkdtempSync(join(tmpdir(), "vigie-feeds-"));
+
+async function count(table: string): Promise<number> {
+  const { rows } = (await t.database.executeSql(`select count(*)::int as n from ${table}`, [])) as { rows: { n: number }[] };
+  return rows[0]!.n;
+}
+
+describe("importing the real feeds (small cited subsets)", () => {
+  it("CVE JSON 5: stores records, keeps rejected ones, and a second import changes nothing", async () => {
+    const first = await importFeed(db, "cve5", [`${FIX}/cve5-sample.jsonl`]);
+    expect(first).toMatchObject({ source: "cve5", read: 4, inserted: 4, updated: 0, unchanged: 0, skipped: 0, errors: [] });
+    const again = await importFeed(db, "cve5", [`${FIX}/cve5-sample.jsonl`]);
+    expect(again).toMatchObject({ read: 4, inserted: 0, updated: 0, unchanged: 4 });
+    const rejected = (await get("/api/v1/cves/CVE-2024-1216")).json();
+    expect(rejected.cve_id).toBe("CVE-2024-1216");
+    const list = (await get("/api/v1/cves?page_size=100")).json();
+    expect(list.total).toBe(4);
+  });
+
+  it("merges NVD, EPSS and KEV into CVE-2024-3400", async () => {
+    await importFeed(db, "nvd", [`${FIX}/nvd2-CVE-2024-3400.json`, `${FIX}/nvd2-CVE-2023-4966.json`]);
+    const epss = await importFeed(db, "epss", [`${FIX}/epss_scores-2026-08-16.csv`]);
+    expect(epss).toMatchObject({ read: 5, inserted: 5, skipped: 0 });
+    const kev = await importFeed(db, "kev", [`${FIX}/kev-sample.json`]);
+    expect(kev).toMatchObject({ read: 3, inserted: 3 });
+    const res = await get("/api/v1/cves/CVE-2024-3400");
+    expect(res.statusCode).toBe(200);
+    const cve = res.json();
+    expect(cve).toMatchObject({
+      cve_id: "CVE-2024-3400",
+      severity: "critical",
+      is_kev: true,
+      epss_score: 0.99999,
+      epss_percentile: 1,
+      epss_publie: true,
+    });
+    expect(cve.cvss_score).toBe(10);
+    expect(cve.vendor).toMatch(/palo alto/i);
+    expect(cve.product).toMatch(/pan-os/i);
+    expect(cve.affected.length).toBeGreaterThan(0);
+    expect(cve.cwe_ids).toContain("CWE-77");
+    // CVE-2023-4966 is known from NVD and KEV only.
+    const citrix = (await get("/api/v1/cves/CVE-2023-4966")).json();
+    expect(citrix).toMatchObject({ is_kev: true, epss_publie: true });
+  });
+
+  it("a CVE absent from every EPSS file has epss_score null and epss_publie false, never 0", async () => {
+    const rejected = (await get("/api/v1/cves/CVE-2024-1216")).json();
+    expect(rejected.epss_score).toBeNull();
+    expect(rejected.epss_publie).toBe(false);
+  });
+
+  it("EPSS keeps each CVE's history; an older file does not replace a newer score", async () => {
+    const older = await importFeed(db, "epss", [`${FIX}/epss_scores-2026-08-09.csv`]);
+    expect(older.updated).toBe(0);
+    const { rows } = (await t.database.executeSql("select score_date::text as d from epss_scores where cve_id = 'CVE-2024-3400' order by 1", [])) as { rows: { d: string }[] };
+    expect(rows.map((r) => r.d)).toEqual(["2026-08-09", "2026-08-16"]);
+    const header = join(tmp, "synthetic.csv");
+    // Synthetic: the real daily CSV starts with this comment line (shared/data's copies lost it).
+    writeFileSync(header, "#model_version:v2026.06.15,score_date:2026-08-20T12:03:07Z\ncve,epss,percentile\nCVE-2024-0001,0.01,0.6\n");
+    await importFeed(db, "epss", [header]);
+    expect((await get("/api/v1/cves/CVE-2024-0001")).json()).toMatchObject({ epss_score: 0.01, epss_percentile: 0.6 });
+  });
+
+  it("reports a malformed record with its file and line and skips it; a file of another format changes nothing", async () => {
+    const mixed = join(tmp, "mixed.jsonl");
+    const good = (await import("node:fs")).readFileSync(`${FIX}/cve5-sample.jsonl`, "utf8").split("\n")[0]!;
+    writeFileSync(mixed, `${good}\n{"dataType": "CVE_RECORD", "cveMetadata": \n{"not": "a cve"}\n`);
+    const r = await importFeed(db, "cve5", [mixed]);
+    expect(r.read).toBe(3);
+    expect(r.skipped).toBe(2);
+    expect(r.errors.map((e) => e.line)).toEqual([2, 3]);
+    expect(r.errors[0]!.file).toBe("mixed.jsonl");
+    const before = await count("cve_sources");
+    await expect(importFeed(db, "cve5", [`${FIX}/epss_scores-2026-08-16.csv`])).rejects.toThrow(FormatError);
+    await expect(importFeed(db, "epss", [`${FIX}/kev-sample.json`])).rejects.toThrow(FormatError);
+    await expect(importFeed(db, "kev", [`${FIX}/cve5-sample.jsonl`])).rejects.toThrow(FormatError);
+    expect(await count("cve_sources")).toBe(before);
+  });
+});
+
+describe("GET /api/v1/cves", () => {
+  it("filters, sorts and pages; bad values get FastAPI-shaped 422s", async () => {
+    const kev = (await get("/api/v1/cves?is_kev=true")).json();
+    // CVE-2021-44228 is known from the KEV catalog alone: KEV entries create their CVE record.
+    expect(kev.items.map((c: { cve_id: string }) => c.cve_id).sort()).toEqual(["CVE-2021-44228", "CVE-2023-4966", "CVE-2024-3400"]);
+    const byVendor = (await get("/api/v1/cves?vendor=Palo%20Alto%20Networks")).json();
+    expect(byVendor.items.map((c: { cve_id: string }) => c.cve_id)).toContain("CVE-2024-3400");
+    const q = (await get("/api/v1/cves?q=OpenSSH")).json();
+    expect(q.items.map((c: { cve_id: string }) => c.cve_id)).toContain("CVE-2024-6387");
+    const sev = (await get("/api/v1/cves?severity=critical&severity=high&sort=-epss")).json();
+    expect(sev.items.every((c: { severity: string }) => ["critical", "high"].includes(c.severity))).toBe(true);
+    const epss = sev.items.map((c: { epss_score: number | null }) => c.epss_score ?? -1);
+    expect(epss).toEqual([...epss].sort((a: number, b: number) => b - a));
+    const page = (await get("/api/v1/cves?page=2&page_size=2")).json();
+    expect(page).toMatchObject({ page: 2, page_size: 2 });
+    expect(page.items).toHaveLength(2);
+    const bad = await get("/api/v1/cves?page=0&page_size=101&severity=severe&min_cvss=x");
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail.map((d: { type: string; loc: string[] }) => `${d.type}:${d.loc.join(".")}`)).toEqual([
+      "literal_error:query.severity.0", "float_parsing:query.min_cvss", "greater_than_equal:query.page", "less_than_equal:query.page_size",
+    ]);
+    expect((await get("/api/v1/cves/CVE-1999-99999")).json()).toEqual({ detail: "CVE introuvable" });
+  });
+});
