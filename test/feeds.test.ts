@@ -116,3 +116,78 @@ describe("GET /api/v1/cves", () => {
     expect((await get("/api/v1/cves/CVE-1999-99999")).json()).toEqual({ detail: "CVE introuvable" });
   });
 });
+
+describe("PoC, OSV, CERT-FR and RSS imports", () => {
+  const FEEDS = "test/fixtures/feeds";
+
+  it("PoC: trickest and nomi-sec evidence sets has_poc, poc_count and the exploit maturity; re-import changes nothing", async () => {
+    const trickest = await importFeed(db, "poc", [`${FEEDS}/poc/trickest-sample.jsonl`]);
+    expect(trickest).toMatchObject({ read: 3, skipped: 0 });
+    expect(trickest.inserted).toBe(3);
+    const nomi = await importFeed(db, "poc", [`${FEEDS}/poc/nomi-sec`]);
+    expect(nomi).toMatchObject({ read: 1, inserted: 1, skipped: 0 });
+    const panos = (await get("/api/v1/cves/CVE-2024-3400")).json();
+    expect(panos.has_poc).toBe(true);
+    expect(panos.poc_count).toBeGreaterThan(0);
+    // In KEV: exploited in the wild, whatever the PoC count.
+    expect(panos.maturite_exploit).toBe("in_the_wild");
+    const flasharray = (await get("/api/v1/cves/CVE-2024-0001")).json();
+    expect(flasharray).toMatchObject({ has_poc: true, maturite_exploit: "poc" });
+    expect((await get("/api/v1/cves?has_poc=true&page_size=100")).json().items.map((c: { cve_id: string }) => c.cve_id)).toContain("CVE-2024-0001");
+    expect(await importFeed(db, "poc", [`${FEEDS}/poc/trickest-sample.jsonl`])).toMatchObject({ inserted: 0, updated: 0, unchanged: 3 });
+  });
+
+  it("OSV: advisories are public vulnerabilities, merged into their CVE (aliases, fusion_de); an alias resolves to its CVE", async () => {
+    await importFeed(db, "cve5", [`${FIX}/cve5-CVE-2023-47627.jsonl`]);
+    const r = await importFeed(db, "osv", [`${FIX}/osv-sample.jsonl`]);
+    expect(r).toMatchObject({ read: 2, inserted: 2, skipped: 0 });
+    const cve = (await get("/api/v1/cves/CVE-2023-47627")).json();
+    expect(cve.aliases).toEqual(expect.arrayContaining(["PYSEC-2023-246", "GHSA-gfw2-4jvh-wgfg"]));
+    // PYSEC-2024-26 mentions CVE-2023-47627 in its text only: not an alias.
+    expect(cve.aliases).not.toContain("PYSEC-2024-26");
+    expect((await get("/api/v1/cves/GHSA-gfw2-4jvh-wgfg")).json().cve_id).toBe("CVE-2023-47627");
+    expect((await get("/api/v1/cves/pysec-2023-246")).json().cve_id).toBe("CVE-2023-47627");
+    const vuln = (await get("/api/v1/vulnerabilities/PYSEC-2023-246")).json();
+    expect(vuln).toMatchObject({ id: "PYSEC-2023-246", source: "pysec", aliases: ["CVE-2023-47627", "GHSA-gfw2-4jvh-wgfg"] });
+    expect(vuln.correspondances[0]).toMatchObject({ ecosystem: "PyPI", name: "aiohttp" });
+    const list = (await get("/api/v1/vulnerabilities?source=pysec&q=GHSA-gfw2-4jvh-wgfg")).json();
+    expect(list.items.map((v: { id: string }) => v.id)).toEqual(["PYSEC-2023-246"]);
+    expect(await importFeed(db, "osv", [`${FIX}/osv-sample.jsonl`])).toMatchObject({ inserted: 0, updated: 0, unchanged: 2 });
+  });
+
+  it("CERT-FR: the avis brings its interim measures and attribution to its CVE, and is listed as a public vulnerability", async () => {
+    const r = await importFeed(db, "certfr", [`${FIX}/certfr-sample.jsonl`]);
+    expect(r).toMatchObject({ read: 2, inserted: 2, skipped: 0 });
+    const cve = (await get("/api/v1/cves/CVE-2024-3400")).json();
+    expect(cve.aliases).toContain("CERTFR-2024-AVI-0307");
+    expect(cve.mesures_provisoires.length).toBeGreaterThan(0);
+    const m = cve.mesures_provisoires[0];
+    expect(m).toMatchObject({ source: "CERT-FR", reference: "CERTFR-2024-AVI-0307", url: expect.stringContaining("CERTFR-2024-AVI-0307") });
+    expect(m.attribution).toMatch(/CERT-FR/);
+    expect(["contournement", "correctif"]).toContain(m.categorie);
+    expect(cve.contournement_disponible).toBe(cve.mesures_provisoires.some((x: { categorie: string }) => x.categorie === "contournement"));
+    // The avis names one CVE: its reference resolves to it.
+    expect((await get("/api/v1/cves/CERTFR-2024-AVI-0307")).json().cve_id).toBe("CVE-2024-3400");
+    const avis = (await get("/api/v1/vulnerabilities?source=certfr")).json();
+    expect(avis.total).toBe(2);
+    expect(await importFeed(db, "certfr", [`${FIX}/certfr-sample.jsonl`])).toMatchObject({ inserted: 0, unchanged: 2 });
+  });
+
+  it("RSS/Atom/JSON Feed: articles deduplicated by GUID or URL, with the CVE ids they mention; newest first", async () => {
+    const r = await importFeed(db, "rss", [`${FEEDS}/rss`]);
+    expect(r.skipped).toBe(0);
+    expect(r.inserted).toBeGreaterThan(10);
+    // The maven Atom and JSON Feed files hold the same three advisories: stored once.
+    expect(r.inserted + r.unchanged).toBe(r.read);
+    const all = (await get("/api/v1/articles?page_size=100")).json();
+    expect(all.total).toBe(r.inserted);
+    const dates = all.items.map((a: { published_at: string | null }) => a.published_at ?? "");
+    expect(dates).toEqual([...dates].sort().reverse());
+    const byCve = (await get("/api/v1/articles?cve_id=CVE-2026-3429")).json();
+    expect(byCve.total).toBe(1);
+    expect(byCve.items[0].url).toMatch(/^https:\/\//);
+    const again = await importFeed(db, "rss", [`${FEEDS}/rss`]);
+    expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: r.read });
+    expect((await get("/api/v1/articles?page_size=0")).statusCode).toBe(422);
+  });
+});

@@ -16,7 +16,8 @@ import type { AffectedEntry, CveContribution, CvssMetric, KevFacts } from "./typ
  * - EPSS: the newest imported score; none → epss_score null and epss_publie false (never 0).
  * - PoC: distinct PoC URLs over trickest and nomi-sec; maturity from KEV and PoC evidence.
  * - advisories (GHSA, GO, PYSEC, RUSTSEC) listing the CVE as an alias are merged into it:
- *   their ids go to `aliases` and `fusion_de`; CERT-FR avis bring `mesures_provisoires`.
+ *   their ids go to `aliases` and `fusion_de`; CERT-FR avis naming the CVE go to `aliases` and
+ *   bring `mesures_provisoires`.
  */
 
 export interface MergeInput {
@@ -119,7 +120,8 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
   const osv = input.advisories.filter((a) => a.source !== "certfr");
   const certfr = input.advisories.filter((a) => a.source === "certfr");
   const mesures = certfr.flatMap((a) => ((a.data as { mesures?: unknown[] }).mesures ?? []));
-  const aliases = new Set<string>();
+  // An avis names the CVE (it is listed under aliases) but covers others too: it is not merged into it.
+  const aliases = new Set<string>(certfr.map((a) => a.id));
   for (const a of osv) {
     aliases.add(a.id);
     for (const x of a.aliases) if (x !== input.cve_id) aliases.add(x);

@@ -1,9 +1,9 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import type { Db } from "../platform/db/client.js";
+import type { Db, Executor } from "../platform/db/client.js";
 import { mergeCve } from "./merge.js";
-import { expandPaths, FormatError, head, jsonArrayItems, lines, openText } from "./reader.js";
-import { feedStore, type ContributionRow } from "./store.js";
+import { expandPaths, FormatError, head, jsonArrayItems, lines, openText, readWhole } from "./reader.js";
+import { feedStore, type AdvisoryRow, type ContributionRow } from "./store.js";
 import { RecordError } from "./types.js";
 
 export const SOURCES = ["cve5", "nvd", "epss", "kev", "poc", "osv", "certfr", "rss"] as const;
@@ -47,6 +47,8 @@ export interface SourceRecord {
 
 const MAX_ERRORS_KEPT = 1000;
 const BATCH = 1000;
+const MAX_IN_FLIGHT = 2;
+const MERGE_SLICE = 250;
 
 export function hashOf(value: unknown): string {
   return createHash("sha1").update(JSON.stringify(value)).digest("base64url");
@@ -83,9 +85,7 @@ export async function* jsonRecords(files: string[], arrayKeys: string[]): AsyncI
     const start = (await head(file, 4096)).trimStart();
     const wrapped = start.startsWith("[") || arrayKeys.some((k) => start.includes(`"${k}"`));
     if (!wrapped) {
-      let text = "";
-      for await (const chunk of openText(file)) text += chunk as string;
-      yield { file: name, loc: { index: 0 }, text };
+      yield { file: name, loc: { index: 0 }, text: await readWhole(file) };
       continue;
     }
     let index = 0;
@@ -95,46 +95,108 @@ export async function* jsonRecords(files: string[], arrayKeys: string[]): AsyncI
   }
 }
 
-/**
- * Stores CVE contributions in batches; each batch, with the merge of the CVEs it changed, is one
- * transaction: a crash leaves every CVE either before or after a batch, never half-written.
- */
-export class ContributionWriter {
-  private pending = new Map<string, ContributionRow>();
-  constructor(private readonly db: Db, private readonly tally: Tally) {}
+/** One record per file, whatever it holds (a nomi-sec file is a JSON array that is one record). */
+export async function* wholeFiles(files: string[]): AsyncIterable<SourceRecord> {
+  for (const file of files) yield { file: basename(file), loc: { index: 0 }, text: await readWhole(file) };
+}
 
-  async add(row: ContributionRow): Promise<void> {
-    const key = `${row.cve_id}\u0000${row.source}`;
+/** What a batch writer needs to know of its rows: identity, age, and the batch's SQL. */
+interface BatchSpec<R> {
+  key(row: R): string;
+  modified(row: R): string | null;
+  /** Writes one batch inside its transaction; returns the rows actually written. */
+  write(tx: Executor, rows: R[]): Promise<{ inserted: boolean }[]>;
+}
+
+/**
+ * Writes records in batches, each batch one transaction (a crash leaves every record before or
+ * after a batch, never half-written). Up to two batches are in flight while the next one is
+ * parsed: the importer waits on the database half of the time otherwise.
+ */
+export class BatchWriter<R> {
+  private pending = new Map<string, R>();
+  private inflight: Promise<void>[] = [];
+  constructor(private readonly db: Db, private readonly tally: Tally, private readonly spec: BatchSpec<R>) {}
+
+  async add(row: R): Promise<void> {
+    const key = this.spec.key(row);
     const prev = this.pending.get(key);
-    // The same CVE twice in one batch: keep the newer record.
-    if (!prev || (row.source_modified ?? "") >= (prev.source_modified ?? "")) this.pending.set(key, row);
-    if (this.pending.size >= BATCH) await this.flush();
+    // The same record twice in one batch: keep the newer.
+    if (!prev || (this.spec.modified(row) ?? "") >= (this.spec.modified(prev) ?? "")) this.pending.set(key, row);
+    if (this.pending.size >= BATCH) await this.launch();
   }
 
+  /** Writes what is pending and waits for every batch. */
   async flush(): Promise<void> {
+    await this.launch();
+    while (this.inflight.length) await this.inflight.shift();
+  }
+
+  private async launch(): Promise<void> {
     if (!this.pending.size) return;
-    const rows = [...this.pending.values()];
+    // Rows in key order: two batches in flight lock shared rows in the same order (no deadlock).
+    const rows = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
     this.pending = new Map();
-    const written = await this.db.transaction(async (tx) => {
-      const changed = await feedStore.upsertContributions(tx, rows);
-      await mergeIds(tx, [...new Set(changed.map((c) => c.cve_id))]);
-      return changed;
+    const batch = this.db.transaction((tx) => this.spec.write(tx, rows)).then((written) => {
+      const inserted = written.filter((w) => w.inserted).length;
+      this.tally.result.inserted += inserted;
+      this.tally.result.updated += written.length - inserted;
+      this.tally.result.unchanged += rows.length - written.length;
+      this.tally.tick();
     });
-    const inserted = written.filter((w) => w.inserted).length;
-    this.tally.result.inserted += inserted;
-    this.tally.result.updated += written.length - inserted;
-    this.tally.result.unchanged += rows.length - written.length;
-    this.tally.tick();
+    batch.catch(() => undefined); // awaited below or by flush(); not an unhandled rejection meanwhile
+    this.inflight.push(batch);
+    if (this.inflight.length >= MAX_IN_FLIGHT) await this.inflight.shift();
   }
 }
 
+/** CVE contributions of one source: each batch re-merges the CVEs it changed. */
+export function contributionWriter(db: Db, tally: Tally): BatchWriter<ContributionRow> {
+  return new BatchWriter(db, tally, {
+    key: (r) => `${r.cve_id}\u0000${r.source}`,
+    modified: (r) => r.source_modified,
+    write: async (tx, rows) => {
+      const changed = await feedStore.upsertContributions(tx, rows);
+      const ids = new Set(changed.map((c) => c.cve_id));
+      const oneSource = rows.every((r) => r.source === rows[0]!.source);
+      await mergeIds(tx, [...ids], oneSource ? { source: rows[0]!.source, rows: rows.filter((r) => ids.has(r.cve_id)) } : undefined);
+      return changed;
+    },
+  });
+}
+
+/** Advisories (OSV, CERT-FR): each batch re-merges the CVEs they name, before and after the change. */
+export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
+  return new BatchWriter(db, tally, {
+    key: (r) => r.id,
+    modified: (r) => r.modified,
+    write: async (tx, rows) => {
+      const changed = await feedStore.upsertAdvisories(tx, rows);
+      // An avis names up to hundreds of CVEs, most unknown here: only those held are re-merged.
+      await mergeIds(tx, await feedStore.existingCves(tx, [...new Set(changed.flatMap((c) => c.aliases.filter((a) => a.startsWith("CVE-"))))]));
+      return changed;
+    },
+  });
+}
+
 /** Re-merges these CVEs from everything stored about them. */
-export async function mergeIds(ex: Parameters<typeof feedStore.mergeInputs>[0], ids: string[]): Promise<number> {
-  if (!ids.length) return 0;
-  const inputs = await feedStore.mergeInputs(ex, ids);
-  const merged = [...inputs.values()].map(mergeCve).filter((m): m is NonNullable<typeof m> => m !== null);
-  await feedStore.writeMerged(ex, merged);
-  return merged.length;
+export async function mergeIds(ex: Executor, ids: string[], written?: { source: string; rows: ContributionRow[] }): Promise<number> {
+  const byId = new Map((written?.rows ?? []).map((r) => [r.cve_id, r]));
+  let count = 0;
+  ids.sort();
+  // In slices: a CVE's stored contributions, parsed, weigh tens of kilobytes.
+  for (let i = 0; i < ids.length; i += MERGE_SLICE) {
+    // What this batch has just written is in memory: not read back from the database.
+    const inputs = await feedStore.mergeInputs(ex, ids.slice(i, i + MERGE_SLICE), written?.source);
+    for (const [id, input] of inputs) {
+      const r = byId.get(id);
+      if (r) input.contributions.push({ source: r.source, data: r.data, source_modified: r.source_modified ? new Date(r.source_modified) : null });
+    }
+    const merged = [...inputs.values()].map(mergeCve).filter((m): m is NonNullable<typeof m> => m !== null);
+    await feedStore.writeMerged(ex, merged);
+    count += merged.length;
+  }
+  return count;
 }
 
 /** Parses a JSON record's text, reporting bad JSON as a record failure. */

@@ -52,6 +52,13 @@ export async function head(path: string, bytes = 65536): Promise<string> {
   return text.slice(0, bytes);
 }
 
+/** A whole (small) file's text, decompressed: per-record files such as one advisory or one feed. */
+export async function readWhole(path: string): Promise<string> {
+  let text = "";
+  for await (const chunk of openText(path)) text += chunk as string;
+  return text;
+}
+
 /** Lines of a text file (numbered from 1). */
 export async function* lines(path: string): AsyncIterable<{ line: number; text: string }> {
   const rl = createInterface({ input: openText(path), crlfDelay: Infinity });

@@ -16,6 +16,37 @@ async function rowsOf<T>(ex: Executor, query: ReturnType<typeof sql>): Promise<T
   return ((await ex.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
+/** A public advisory (OSV, CERT-FR) ready to store in public_vulns. */
+export interface AdvisoryRow {
+  id: string;
+  source: string;
+  url: string;
+  summary: string | null;
+  aliases: string[];
+  severity: string | null;
+  cvss_score: number | null;
+  published: string | null;
+  modified: string | null;
+  data: unknown;
+  hash: string;
+  file: string | null;
+}
+
+/** A news article ready to store. */
+export interface ArticleRow {
+  guid: string | null;
+  url: string;
+  title: string;
+  description: string | null;
+  published_at: string | null;
+  source: string | null;
+  author: string | null;
+  image_url: string | null;
+  cve_ids: string[];
+  hash: string;
+  file: string | null;
+}
+
 /** SQL of the vulnerability data: set-based writes, one statement per batch. */
 export const feedStore = {
   /**
@@ -38,18 +69,19 @@ export const feedStore = {
       returning cve_id, (xmax = 0) as inserted`);
   },
 
-  /** Everything the merge needs for these CVEs, in three queries. */
-  async mergeInputs(ex: Executor, ids: string[]): Promise<Map<string, MergeInput>> {
+  /** Everything the merge needs for these CVEs, in three queries (without the contributions of `except`). */
+  async mergeInputs(ex: Executor, ids: string[], except?: string): Promise<Map<string, MergeInput>> {
     const inputs = new Map<string, MergeInput>(ids.map((id) => [id, { cve_id: id, contributions: [], epss: null, advisories: [] }]));
     const idArray = sql`${`{${ids.join(",")}}`}::text[]`;
-    const [contributions, epss, advisories] = await Promise.all([
-      rowsOf<{ cve_id: string; source: string; data: unknown; source_modified: Date | null }>(ex, sql`
-        select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray})`),
-      rowsOf<{ cve_id: string; epss: number; percentile: number; score_date: string }>(ex, sql`
-        select cve_id, epss, percentile, score_date::text from epss_current where cve_id = any(${idArray})`),
-      rowsOf<{ id: string; source: string; url: string; aliases: string[]; data: unknown }>(ex, sql`
-        select id, source, url, aliases, data from public_vulns where aliases && ${idArray}`),
-    ]);
+    // One after the other: inside a transaction the statements share one connection.
+    const contributions = await rowsOf<{ cve_id: string; source: string; data: unknown; source_modified: Date | null }>(ex, sql`
+        select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray}) and source <> ${except ?? ""}`);
+    const epss = await rowsOf<{ cve_id: string; epss: number; percentile: number; score_date: string }>(ex, sql`
+        select cve_id, epss, percentile, score_date::text from epss_current where cve_id = any(${idArray})`);
+    // A withdrawn advisory no longer speaks for its CVEs.
+    const advisories = await rowsOf<{ id: string; source: string; url: string; aliases: string[]; data: unknown }>(ex, sql`
+        select id, source, url, aliases, jsonb_build_object('mesures', data->'mesures') as data
+        from public_vulns where aliases && ${idArray} and data->>'withdrawn' is null`);
     for (const c of contributions) inputs.get(c.cve_id)?.contributions.push({ source: c.source, data: c.data, source_modified: c.source_modified });
     for (const e of epss) inputs.get(e.cve_id)!.epss = { epss: e.epss, percentile: e.percentile, score_date: e.score_date };
     for (const a of advisories) for (const alias of a.aliases) inputs.get(alias)?.advisories.push(a);
@@ -136,4 +168,68 @@ export const feedStore = {
     const inserted = current.filter((r) => r.inserted).length;
     return { inserted, updated: current.length - inserted, history: history[0]?.n ?? 0 };
   },
+
+  /**
+   * Stores advisories; a row is rewritten only when its content changed and it is not older than
+   * the stored one. Returns the ids written, whether each was new, and the aliases it had before
+   * and has now (the CVEs whose merge it may change).
+   */
+  async upsertAdvisories(ex: Executor, rows: AdvisoryRow[]): Promise<{ id: string; inserted: boolean; aliases: string[] }[]> {
+    if (!rows.length) return [];
+    return rowsOf(ex, sql`
+      with x as (
+        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, source text, url text, summary text,
+          aliases text[], severity text, cvss_score real, published timestamptz, modified timestamptz, data jsonb, hash text, file text)),
+      old as (select p.id, p.aliases from public_vulns p join x on x.id = p.id),
+      up as (
+        insert into public_vulns (id, source, url, summary, aliases, severity, cvss_score, published, modified, data, hash, file, imported_at)
+        select id, source, url, summary, aliases, severity, cvss_score, published, modified, data, hash, file, now() from x
+        on conflict (id) do update set source = excluded.source, url = excluded.url, summary = excluded.summary,
+          aliases = excluded.aliases, severity = excluded.severity, cvss_score = excluded.cvss_score,
+          published = excluded.published, modified = excluded.modified, data = excluded.data, hash = excluded.hash,
+          file = excluded.file, imported_at = now()
+        where public_vulns.hash <> excluded.hash
+          and (public_vulns.modified is null or excluded.modified is null or excluded.modified >= public_vulns.modified)
+        returning id, aliases, (xmax = 0) as inserted)
+      select up.id, up.inserted, up.aliases || coalesce(old.aliases, '{}'::text[]) as aliases
+      from up left join old on old.id = up.id`);
+  },
+
+  /** Stored articles having one of these GUIDs or URLs (the deduplication keys). */
+  async articlesByKeys(ex: Executor, guids: string[], urls: string[]): Promise<{ id: string; guid: string | null; url: string; hash: string; file: string | null }[]> {
+    return rowsOf(ex, sql`
+      select id, guid, url, hash, file from articles
+      where guid = any(${`{${guids.map(pgArrayItem).join(",")}}`}::text[]) or url = any(${`{${urls.map(pgArrayItem).join(",")}}`}::text[])`);
+  },
+
+  /** Inserts new articles (a concurrent import of the same one is ignored) and rewrites changed ones by id. */
+  async writeArticles(ex: Executor, inserts: ArticleRow[], updates: (ArticleRow & { id: string })[]): Promise<number> {
+    let inserted = 0;
+    if (inserts.length) {
+      const r = await rowsOf<{ n: number }>(ex, sql`
+        with ins as (
+          insert into articles (guid, url, title, description, published_at, source, author, image_url, cve_ids, hash, file)
+          select guid, url, title, description, published_at, source, author, image_url, cve_ids, hash, file
+          from jsonb_to_recordset(${JSON.stringify(inserts)}::jsonb) as x(guid text, url text, title text, description text,
+            published_at timestamptz, source text, author text, image_url text, cve_ids text[], hash text, file text)
+          on conflict do nothing returning 1)
+        select count(*)::int as n from ins`);
+      inserted = r[0]?.n ?? 0;
+    }
+    if (updates.length) {
+      // The URL of an article found by its GUID is kept: another stored article may own the new one.
+      await ex.execute(sql`
+        update articles a set title = x.title, description = x.description, published_at = x.published_at, source = x.source,
+          author = x.author, image_url = x.image_url, cve_ids = x.cve_ids, hash = x.hash, file = x.file, imported_at = now()
+        from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) as x(id uuid, title text, description text,
+          published_at timestamptz, source text, author text, image_url text, cve_ids text[], hash text, file text)
+        where a.id = x.id`);
+    }
+    return inserted;
+  },
 };
+
+/** One element of a PostgreSQL array literal, quoted (URLs hold commas and braces). */
+function pgArrayItem(s: string): string {
+  return `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`;
+}

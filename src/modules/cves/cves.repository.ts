@@ -72,12 +72,17 @@ export const cvesRepository = {
     return ex.select().from(cveAffected).where(eq(cveAffected.cveId, cveId)).orderBy(asc(cveAffected.id));
   },
 
-  /** The CVE an advisory id (GHSA, GO, PYSEC, RUSTSEC…) is an alias of, if any. */
+  /**
+   * The CVE an advisory (GHSA, GO, PYSEC, RUSTSEC, CERT-FR…) or one of its aliases stands for:
+   * only when the advisory names exactly one CVE (an avis covering ten CVEs is none of them).
+   */
   async cveOfAlias(ex: Executor, id: string): Promise<string | undefined> {
-    const [row] = await ex
-      .select({ cve: sql<string>`(select a from unnest(${publicVulns.aliases}) a where a like 'CVE-%' order by a limit 1)` })
-      .from(publicVulns)
-      .where(sql`upper(${publicVulns.id}) = ${id.toUpperCase()}`);
-    return row?.cve ?? undefined;
+    const cveOf = sql<string | null>`(select case when count(*) = 1 then min(a) end from unnest(${publicVulns.aliases}) a where a like 'CVE-%')`;
+    const find = (cond: SQL) => ex.select({ cve: cveOf }).from(publicVulns).where(cond).limit(2);
+    // Exact id or alias (indexed); advisory ids are mixed-case (GHSA-gfw2-…), so then without case.
+    let rows = await find(sql`${publicVulns.id} = ${id} or ${publicVulns.aliases} @> array[${id}]::text[]`);
+    if (!rows.length) rows = await find(sql`upper(${publicVulns.id}) = upper(${id})`);
+    const cves = new Set(rows.map((r) => r.cve).filter((c): c is string => !!c));
+    return cves.size === 1 ? [...cves][0] : undefined;
   },
 };

@@ -13,12 +13,12 @@ export class CvesService {
     return repo.list(this.db, q);
   }
 
-  /** A CVE by id, or by an alias (GHSA-…, GO-…, PYSEC-…, RUSTSEC-…); 404 "CVE introuvable". */
+  /** A CVE by id, or by an alias (GHSA-…, GO-…, PYSEC-…, RUSTSEC-…, CERTFR-…); 404 "CVE introuvable". */
   async get(idOrAlias: string): Promise<{ cve: CveRow; affected: CveAffectedRow[] }> {
     const id = idOrAlias.trim().toUpperCase();
     let cve = /^CVE-\d{4}-\d{4,}$/.test(id) ? await repo.get(this.db, id) : undefined;
     if (!cve) {
-      const aliasOf = await repo.cveOfAlias(this.db, id);
+      const aliasOf = await repo.cveOfAlias(this.db, idOrAlias.trim());
       if (aliasOf) cve = await repo.get(this.db, aliasOf);
     }
     if (!cve) throw new NotFound(CVE_NOT_FOUND);

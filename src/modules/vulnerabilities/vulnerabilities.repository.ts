@@ -23,7 +23,8 @@ export const vulnerabilitiesRepository = {
     if (q.source) where.push(eq(publicVulns.source, q.source));
     if (q.q) {
       const term = q.q.trim();
-      where.push(sql`(upper(${publicVulns.id}) = ${term.toUpperCase()} or ${publicVulns.aliases} @> array[${term.toUpperCase()}]::text[] or ${publicVulns.summary} ilike ${`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`);
+      // Ids and aliases as written (GHSA-gfw2-… is mixed-case) or upper-cased (cve-… typed in lower case).
+      where.push(sql`(upper(${publicVulns.id}) = ${term.toUpperCase()} or ${publicVulns.aliases} && array[${term}, ${term.toUpperCase()}]::text[] or ${publicVulns.summary} ilike ${`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`);
     }
     const cond = where.length ? and(...where) : undefined;
     const [rows, total] = await Promise.all([
