@@ -26,8 +26,11 @@ describe("importing the real feeds (small cited subsets)", () => {
     expect(again).toMatchObject({ read: 4, inserted: 0, updated: 0, unchanged: 4 });
     const rejected = (await get("/api/v1/cves/CVE-2024-1216")).json();
     expect(rejected.cve_id).toBe("CVE-2024-1216");
-    const list = (await get("/api/v1/cves?page_size=100")).json();
-    expect(list.total).toBe(4);
+    // Rejected records are kept, out of the default list.
+    expect(rejected.state).toBe("REJECTED");
+    expect((await get("/api/v1/cves?page_size=100")).json().total).toBe(3);
+    expect((await get("/api/v1/cves?state=all")).json().total).toBe(4);
+    expect((await get("/api/v1/cves?state=rejected")).json().items.map((c: { cve_id: string }) => c.cve_id)).toEqual(["CVE-2024-1216"]);
   });
 
   it("merges NVD, EPSS and KEV into CVE-2024-3400", async () => {
@@ -88,6 +91,16 @@ describe("importing the real feeds (small cited subsets)", () => {
     await expect(importFeed(db, "cve5", [`${FIX}/epss_scores-2026-08-16.csv`])).rejects.toThrow(FormatError);
     await expect(importFeed(db, "epss", [`${FIX}/kev-sample.json`])).rejects.toThrow(FormatError);
     await expect(importFeed(db, "kev", [`${FIX}/cve5-sample.jsonl`])).rejects.toThrow(FormatError);
+    // A damaged gzip (cut in the middle) and a truncated JSON document: refused before any write.
+    const { gzipSync } = await import("node:zlib");
+    const { readFileSync } = await import("node:fs");
+    // (three copies: longer than what the format check reads, so the damage is found by the full pass)
+    const gz = gzipSync(readFileSync(`${FIX}/cve5-sample.jsonl`, "utf8").repeat(3));
+    writeFileSync(join(tmp, "cut.jsonl.gz"), gz.subarray(0, Math.floor(gz.length * 0.9)));
+    await expect(importFeed(db, "cve5", [join(tmp, "cut.jsonl.gz")])).rejects.toThrow(/fichier endommagé/);
+    const kev = readFileSync(`${FIX}/kev-sample.json`, "utf8");
+    writeFileSync(join(tmp, "kev-cut.json"), kev.slice(0, Math.floor(kev.length * 0.7)));
+    await expect(importFeed(db, "kev", [join(tmp, "kev-cut.json")])).rejects.toThrow(/tronqué/);
     expect(await count("cve_sources")).toBe(before);
   });
 });

@@ -208,7 +208,10 @@ export function parseJson(text: string): unknown {
   }
 }
 
-/** Recognises a file's format from its first bytes; throws FormatError before anything is written. */
+/**
+ * Recognises each file's format from its first bytes, then reads it through once: a damaged
+ * compressed file or a truncated JSON document fails here, before anything is written.
+ */
 export async function sniff(files: string[], source: Source, test: (head: string, file: string) => boolean, expected: string): Promise<void> {
   if (!files.length) throw new FormatError(`aucun fichier à importer pour ${source}`);
   for (const file of files) {
@@ -216,9 +219,23 @@ export async function sniff(files: string[], source: Source, test: (head: string
     try {
       text = await head(file);
     } catch (err) {
-      throw new FormatError(`${file} : illisible (${(err as Error).message})`);
+      throw new FormatError(`${file} : illisible ou endommagé (${(err as Error).message}) ; rien n'a été importé`);
     }
     if (!test(text, file)) throw new FormatError(`${file} n'est pas au format ${source} attendu (${expected})`);
+  }
+  for (const file of files) await checkWhole(file);
+}
+
+/** Decompresses the whole file (gzip checks its CRC and length) and checks a JSON document is complete. */
+async function checkWhole(file: string): Promise<void> {
+  let tail = "";
+  try {
+    for await (const chunk of openText(file)) tail = (tail + (chunk as string)).slice(-64);
+  } catch (err) {
+    throw new FormatError(`${file} : fichier endommagé (${(err as Error).message}) ; rien n'a été importé`);
+  }
+  if (/\.json(\.gz)?$/.test(file) && !/[}\]]\s*$/.test(tail)) {
+    throw new FormatError(`${file} : document JSON tronqué ; rien n'a été importé`);
   }
 }
 

@@ -24,6 +24,13 @@ export function presentAffected(a: CveAffectedRow) {
   return { vendor: a.vendor, product: a.product, version_from: a.versionFrom, version_to: a.versionTo, version_status: a.versionStatus, cpe: a.cpe };
 }
 
+interface KevJson { date_added?: string; due_date?: string | null; ransomware?: string | null; required_action?: string | null; source: string }
+
+function presentKev(k: KevJson | null): CveDetail["kev"] {
+  if (!k) return null;
+  return { date_added: k.date_added ?? null, due_date: k.due_date ?? null, ransomware: k.ransomware ?? null, required_action: k.required_action ?? null, source: k.source };
+}
+
 export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDetail {
   return {
     ...presentCveListItem(r),
@@ -36,5 +43,14 @@ export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDeta
     date_updated: iso(r.dateUpdated),
     aliases: r.aliases,
     mesures_provisoires: r.mesuresProvisoires as CveDetail["mesures_provisoires"],
+    state: r.state === "REJECTED" ? "REJECTED" : "PUBLISHED",
+    cvss_version: r.cvssVersion,
+    cvss_source: r.cvssSource,
+    epss_date: r.epssDate,
+    kev: presentKev(r.kev as KevJson | null),
+    poc_first_date: r.pocFirstDate,
+    fusion_de: r.fusionDe,
+    references: r.references,
+    sources: r.sources,
   };
 }

@@ -29,6 +29,7 @@ function filters(q: CveListQueryT): SQL | undefined {
     const id = q.q.trim().toUpperCase();
     where.push(/^CVE-\d{4}-\d{4,}$/.test(id) ? eq(cves.cveId, id) : sql`${cves.search} @@ plainto_tsquery('simple', ${q.q})`);
   }
+  if (q.state !== "all") where.push(eq(cves.state, q.state === "rejected" ? "REJECTED" : "PUBLISHED"));
   if (q.vendor) where.push(eq(cves.vendorNorm, normalizeName(q.vendor)));
   if (q.product) where.push(eq(cves.productNorm, normalizeName(q.product)));
   if (q.cwe) where.push(sql`${cves.cweIds} @> array[${q.cwe}]::text[]`);

@@ -57,6 +57,22 @@ export const CveDetailOut = CveListItem.extend({
   date_updated: z.string().nullable(),
   aliases: z.array(z.string()).default([]),
   mesures_provisoires: z.array(MesureProvisoire).default([]),
+  // Beyond the specification: provenance and the facts a responder asks for next.
+  state: z.enum(["PUBLISHED", "REJECTED"]).describe("CVE List state; REJECTED records are kept"),
+  cvss_version: z.string().nullable().describe("4.0, 3.1, 3.0 or 2.0"),
+  cvss_source: z.string().nullable().describe("Which statement won: cna:<short name>, adp:CISA-ADP, nvd:nvd@nist.gov…"),
+  epss_date: z.string().nullable().describe("Score date of epss_score (YYYY-MM-DD)"),
+  kev: z.object({
+    date_added: z.string().nullable(),
+    due_date: z.string().nullable(),
+    ransomware: z.string().nullable().describe("Known, Unknown"),
+    required_action: z.string().nullable(),
+    source: z.string().describe("cisa-kev (the catalog), cisa-adp or nvd (a KEV marker only)"),
+  }).nullable(),
+  poc_first_date: z.string().nullable(),
+  fusion_de: z.array(z.string()).default([]),
+  references: z.array(z.string()),
+  sources: z.array(z.string()).describe("Feeds that contributed: cve5, nvd, kev, epss, poc:trickest, ghsa, certfr…"),
 }).meta({ id: "CveDetailOut" });
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -73,6 +89,7 @@ export const CveListQuery = z.object({
   min_epss: z.number().min(0).max(1).optional(),
   published_from: z.string().regex(DATE).optional().describe("YYYY-MM-DD, inclusive"),
   published_to: z.string().regex(DATE).optional().describe("YYYY-MM-DD, inclusive"),
+  state: z.enum(["published", "rejected", "all"]).default("published").describe("Rejected CVEs are kept but listed only on request"),
   sort: z.enum(["-date_published", "date_published", "-cvss", "cvss", "-epss", "epss"]).default("-date_published"),
   page: z.int().min(1).default(1),
   page_size: z.int().min(1).max(100).default(20),
