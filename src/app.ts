@@ -37,9 +37,9 @@ export interface Services {
 
 /** The composition root: one instance of each service over one database. */
 export function createServices(database: Database, config: Config): Services {
-  // Vigie holds no CVE records yet (the feed importers come next): a dry run evaluates every CVE
-  // field as unknown and says so.
-  const workflows = new WorkflowsService(database, async () => null);
+  const cves = new CvesService(database.db);
+  // A dry run evaluates the workflow on the merged CVE record (every field unknown when Vigie holds none).
+  const workflows = new WorkflowsService(database, (ex, id) => cves.facts(ex, id));
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour);
   // A key revoked or a plan changed: drop cached key contexts here and in every other process.
   const authChanged = async () => {
@@ -54,7 +54,7 @@ export function createServices(database: Database, config: Config): Services {
     users: new UsersService(database.db),
     sessions: new SessionsService(database, config),
     workflows,
-    cves: new CvesService(database.db),
+    cves,
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
   };

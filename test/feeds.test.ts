@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { FormatError } from "../src/feeds/pipeline.js";
-import { bearer, createTenant, createTestApp } from "./helpers.js";
+import { bearer, createTenant, createTestApp, createWorkflow, workflowsUrl } from "./helpers.js";
 
 const t = await createTestApp();
 const tenant = await createTenant(t);
@@ -202,5 +202,28 @@ describe("PoC, OSV, CERT-FR and RSS imports", () => {
     const again = await importFeed(db, "rss", [`${FEEDS}/rss`]);
     expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: r.read });
     expect((await get("/api/v1/articles?page_size=0")).statusCode).toBe(422);
+  });
+});
+
+describe("workflow dry run on real CVE data", () => {
+  it("evaluates the conditions on the merged record and says the CVE is known", async () => {
+    const graph = {
+      nodes: [
+        { id: "t", type: "trigger", event: "cve.new_match" },
+        { id: "c", type: "condition", match: "all", rules: [{ field: "cve.is_kev", op: "eq", value: true }, { field: "cve.severity", op: "gte", value: "high" }] },
+        { id: "a", type: "action", action: "create_case" },
+      ],
+      edges: [{ from: "t", to: "c" }, { from: "c", to: "a", when: "true" }],
+    };
+    const wf = (await createWorkflow(t, tenant, { name: "kev-high", graph })).json();
+    const run = async (cve_id: string) =>
+      (await t.app.inject({ method: "POST", url: workflowsUrl(tenant, `/${wf.id}/dry-run`), headers: bearer(tenant.key), payload: { cve_id } })).json();
+    const panos = await run("CVE-2024-3400");
+    expect(panos).toMatchObject({ status: "dry_run", cve_connue: true, avertissement: null });
+    const cond = panos.noeuds.find((n: { id: string }) => n.id === "c");
+    expect(cond.resultat).toBe("vrai");
+    expect(cond.regles.map((r: { valeur_observee: unknown }) => r.valeur_observee)).toEqual([true, "critical"]);
+    // CVE-2024-6387 (OpenSSH) is high but not in this KEV subset.
+    expect((await run("CVE-2024-6387")).noeuds.find((n: { id: string }) => n.id === "c").resultat).toBe("faux");
   });
 });

@@ -1,4 +1,5 @@
-import type { Db } from "../../platform/db/client.js";
+import type { Facts } from "../../engine/evaluate.js";
+import type { Db, Executor } from "../../platform/db/client.js";
 import { NotFound } from "../../platform/errors.js";
 import { cvesRepository as repo, type CveAffectedRow, type CveListRow, type CveRow } from "./cves.repository.js";
 import type { CveListQueryT } from "./cves.schemas.js";
@@ -23,5 +24,28 @@ export class CvesService {
     }
     if (!cve) throw new NotFound(CVE_NOT_FOUND);
     return { cve, affected: await repo.affected(this.db, cve.cveId) };
+  }
+
+  /** The CVE fields a workflow condition may test, or null when Vigie holds no record of it. */
+  async facts(ex: Executor, cveId: string): Promise<Facts | null> {
+    const c = await repo.get(ex, cveId);
+    if (!c) return null;
+    return {
+      "cve.id": c.cveId,
+      "cve.severity": c.severity,
+      "cve.cvss_score": c.cvssScore,
+      "cve.epss_score": c.epssScore,
+      "cve.epss_percentile": c.epssPercentile,
+      "cve.is_kev": c.isKev,
+      "cve.has_poc": c.hasPoc,
+      "cve.poc_count": c.pocCount,
+      "cve.vendor": c.vendor,
+      "cve.product": c.product,
+      "cve.description": c.description,
+      "cve.cwe_ids": c.cweIds,
+      "cve.maturite_exploit": c.maturiteExploit,
+      "cve.contournement_disponible": c.contournementDisponible,
+      "cve.age_days": c.datePublished ? Math.floor((Date.now() - c.datePublished.getTime()) / 86_400_000) : null,
+    };
   }
 }
