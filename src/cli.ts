@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { resolve } from "node:path";
 import { createServices } from "./app.js";
 import { help, parseCommand, UsageError } from "./commands.js";
 import { ConfigError, loadConfig } from "./config.js";
@@ -30,10 +31,12 @@ async function main(argv: string[]): Promise<number> {
     await serve(config);
     return -1; // keeps running
   }
-  const { json } = parseCommand(argv); // usage errors before touching the database
+  const { json, positionals } = parseCommand(argv); // usage errors before touching the database
   if (config.driver === "pglite") {
     const holder = readLock(config.dataDir);
-    if (holder?.socket) return print(await sendAdminCommand(holder.socket, { argv }), json);
+    // The server runs elsewhere: file paths are made absolute before they are handed to it.
+    const forwarded = argv.map((a) => (positionals.includes(a) ? resolve(a) : a));
+    if (holder?.socket) return print(await sendAdminCommand(holder.socket, { argv: forwarded }), json);
   }
   const { database, release } = await openForProcess(config, null);
   try {

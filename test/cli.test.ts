@@ -66,6 +66,25 @@ describe("admin commands (the CLI contract)", () => {
     }
     expect((await t.services.apiKeys.list(org.id)).length).toBe(0);
   });
+
+  it("feeds import prints the counts, and refuses an unknown source, a missing path or a file of another format", async () => {
+    const r = ok(await cmd("feeds", "import", "--source", "kev", "test/fixtures/import/kev-sample.json", "--json"));
+    expect(r).toMatchObject({ source: "kev", read: 3, inserted: 3, updated: 0, unchanged: 0, skipped: 0, errors: [] });
+    expect(ok(await cmd("feeds", "import", "--source", "kev", "test/fixtures/import/kev-sample.json"))).toMatchObject({ unchanged: 3 });
+    const cases: [string[], RegExp][] = [
+      [["feeds", "import", "--source", "mitre", "x.json"], /mitre inconnue/],
+      [["feeds", "import", "--source", "kev"], /au moins un chemin/],
+      [["feeds", "import", "--source", "kev", "nowhere.json"], /introuvable/],
+      [["feeds", "import", "--source", "epss", "test/fixtures/feeds/kev/kev-rows.csv"], /pas au format epss/],
+      [["feeds", "import", "--source", "epss", "test/fixtures/import/kev-sample.json"], /extension non reconnue/],
+      [["feeds", "import", "--source", "epss", "x.csv", "--date", "16/08/2026"], /AAAA-MM-JJ/],
+    ];
+    for (const [argv, message] of cases) {
+      const res = await cmd(...argv);
+      expect(res.ok, argv.join(" ")).toBe(false);
+      if (!res.ok) expect(res.message).toMatch(message);
+    }
+  });
 });
 
 describe("the vigie process", () => {
