@@ -158,8 +158,7 @@ export function contributionWriter(db: Db, tally: Tally): BatchWriter<Contributi
     write: async (tx, rows) => {
       const changed = await feedStore.upsertContributions(tx, rows);
       const ids = new Set(changed.map((c) => c.cve_id));
-      const oneSource = rows.every((r) => r.source === rows[0]!.source);
-      await mergeIds(tx, [...ids], oneSource ? { source: rows[0]!.source, rows: rows.filter((r) => ids.has(r.cve_id)) } : undefined);
+      await mergeIds(tx, [...ids], rows.filter((r) => ids.has(r.cve_id)));
       return changed;
     },
   });
@@ -179,21 +178,29 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
   });
 }
 
-/** Re-merges these CVEs from everything stored about them. */
-export async function mergeIds(ex: Executor, ids: string[], written?: { source: string; rows: ContributionRow[] }): Promise<number> {
-  const byId = new Map((written?.rows ?? []).map((r) => [r.cve_id, r]));
+/** The affected-product origins each source provides (the others change none). */
+const AFFECTED_ORIGINS: Record<string, string[]> = { cve5: ["cna", "adp"], nvd: ["nvd"] };
+
+/**
+ * Re-merges these CVEs from everything stored about them. `written`: the contributions this batch
+ * has just stored, used from memory instead of being read back.
+ */
+export async function mergeIds(ex: Executor, ids: string[], written: ContributionRow[] = []): Promise<number> {
+  const byId = new Map(written.map((r) => [r.cve_id, r]));
+  const sources = [...new Set(written.map((r) => r.source))];
+  const except = sources.length === 1 ? sources[0] : undefined;
+  const origins = sources.flatMap((src) => AFFECTED_ORIGINS[src] ?? []);
   let count = 0;
   ids.sort();
   // In slices: a CVE's stored contributions, parsed, weigh tens of kilobytes.
   for (let i = 0; i < ids.length; i += MERGE_SLICE) {
-    // What this batch has just written is in memory: not read back from the database.
-    const inputs = await feedStore.mergeInputs(ex, ids.slice(i, i + MERGE_SLICE), written?.source);
+    const inputs = await feedStore.mergeInputs(ex, ids.slice(i, i + MERGE_SLICE), except);
     for (const [id, input] of inputs) {
-      const r = byId.get(id);
+      const r = except ? byId.get(id) : undefined;
       if (r) input.contributions.push({ source: r.source, data: r.data, source_modified: r.source_modified ? new Date(r.source_modified) : null });
     }
     const merged = [...inputs.values()].map(mergeCve).filter((m): m is NonNullable<typeof m> => m !== null);
-    await feedStore.writeMerged(ex, merged);
+    await feedStore.writeMerged(ex, merged, origins);
     count += merged.length;
   }
   return count;

@@ -47,6 +47,17 @@ export interface ArticleRow {
   file: string | null;
 }
 
+/** The merged columns of `cves` (MergedCve's fields) and their SQL types. */
+const CVE_COLUMNS: [string, string][] = [
+  ["cve_id", "text"], ["state", "text"], ["description", "text"], ["severity", "text"], ["cvss_score", "real"], ["cvss_vector", "text"],
+  ["cvss_version", "text"], ["cvss_source", "text"], ["cwe_ids", "text[]"], ["vendor", "text"], ["product", "text"],
+  ["vendor_norm", "text"], ["product_norm", "text"], ["date_published", "timestamptz"], ["date_updated", "timestamptz"],
+  ["epss_score", "float8"], ["epss_percentile", "float8"], ["epss_date", "date"], ["epss_publie", "boolean"], ["is_kev", "boolean"],
+  ["kev", "jsonb"], ["has_poc", "boolean"], ["poc_count", "int"], ["poc_first_date", "date"], ["maturite_exploit", "text"],
+  ["contournement_disponible", "boolean"], ["mesures_provisoires", "jsonb"], ["aliases", "text[]"], ["fusion_de", "text[]"],
+  ['"references"', "text[]"], ["ssvc", "jsonb"], ["sources", "text[]"],
+];
+
 /** SQL of the vulnerability data: set-based writes, one statement per batch. */
 export const feedStore = {
   /**
@@ -88,38 +99,29 @@ export const feedStore = {
     return inputs;
   },
 
-  /** Writes merged CVEs and replaces their affected rows. */
-  async writeMerged(ex: Executor, merged: { cve: MergedCve; affected: MergedAffected[] }[]): Promise<void> {
+  /**
+   * Writes merged CVEs (a row whose content did not change is left alone) and replaces their
+   * affected rows of the given origins (all when null; none when empty: a KEV or PoC batch
+   * changes no affected product).
+   */
+  async writeMerged(ex: Executor, merged: { cve: MergedCve; affected: MergedAffected[] }[], origins: string[] | null): Promise<void> {
     if (!merged.length) return;
-    const cvesJson = JSON.stringify(merged.map((m) => m.cve));
-    await ex.execute(sql`
-      insert into cves (cve_id, state, description, severity, cvss_score, cvss_vector, cvss_version, cvss_source, cwe_ids,
-        vendor, product, vendor_norm, product_norm, date_published, date_updated, epss_score, epss_percentile, epss_date,
-        epss_publie, is_kev, kev, has_poc, poc_count, poc_first_date, maturite_exploit, contournement_disponible,
-        mesures_provisoires, aliases, fusion_de, "references", ssvc, sources, merged_at)
-      select x.cve_id, x.state, x.description, x.severity, x.cvss_score, x.cvss_vector, x.cvss_version, x.cvss_source, x.cwe_ids,
-        x.vendor, x.product, x.vendor_norm, x.product_norm, x.date_published, x.date_updated, x.epss_score, x.epss_percentile, x.epss_date,
-        x.epss_publie, x.is_kev, x.kev, x.has_poc, x.poc_count, x.poc_first_date, x.maturite_exploit, x.contournement_disponible,
-        x.mesures_provisoires, x.aliases, x.fusion_de, x."references", x.ssvc, x.sources, now()
-      from jsonb_to_recordset(${cvesJson}::jsonb) as x(cve_id text, state text, description text, severity text, cvss_score real,
-        cvss_vector text, cvss_version text, cvss_source text, cwe_ids text[], vendor text, product text, vendor_norm text,
-        product_norm text, date_published timestamptz, date_updated timestamptz, epss_score float8, epss_percentile float8,
-        epss_date date, epss_publie boolean, is_kev boolean, kev jsonb, has_poc boolean, poc_count int, poc_first_date date,
-        maturite_exploit text, contournement_disponible boolean, mesures_provisoires jsonb, aliases text[], fusion_de text[],
-        "references" text[], ssvc jsonb, sources text[])
-      on conflict (cve_id) do update set state = excluded.state, description = excluded.description, severity = excluded.severity,
-        cvss_score = excluded.cvss_score, cvss_vector = excluded.cvss_vector, cvss_version = excluded.cvss_version,
-        cvss_source = excluded.cvss_source, cwe_ids = excluded.cwe_ids, vendor = excluded.vendor, product = excluded.product,
-        vendor_norm = excluded.vendor_norm, product_norm = excluded.product_norm, date_published = excluded.date_published,
-        date_updated = excluded.date_updated, epss_score = excluded.epss_score, epss_percentile = excluded.epss_percentile,
-        epss_date = excluded.epss_date, epss_publie = excluded.epss_publie, is_kev = excluded.is_kev, kev = excluded.kev,
-        has_poc = excluded.has_poc, poc_count = excluded.poc_count, poc_first_date = excluded.poc_first_date,
-        maturite_exploit = excluded.maturite_exploit, contournement_disponible = excluded.contournement_disponible,
-        mesures_provisoires = excluded.mesures_provisoires, aliases = excluded.aliases, fusion_de = excluded.fusion_de,
-        "references" = excluded."references", ssvc = excluded.ssvc, sources = excluded.sources, merged_at = now()`);
-    const ids = `{${merged.map((m) => m.cve.cve_id).join(",")}}`;
-    await ex.execute(sql`delete from cve_affected where cve_id = any(${ids}::text[])`);
-    const affected = merged.flatMap((m) => m.affected);
+    const inserted = await rowsOf<{ cve_id: string }>(ex, sql`
+      insert into cves (${sql.raw(CVE_COLUMNS.map(([c]) => c).join(", "))}, merged_at)
+      select ${sql.raw(CVE_COLUMNS.map(([c]) => `x.${c}`).join(", "))}, now()
+      from jsonb_to_recordset(${JSON.stringify(merged.map((m) => m.cve))}::jsonb) as x(${sql.raw(CVE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(", "))})
+      on conflict (cve_id) do update set ${sql.raw(CVE_COLUMNS.map(([c]) => `${c} = excluded.${c}`).join(", "))}, merged_at = now()
+        where (${sql.raw(CVE_COLUMNS.map(([c]) => `cves.${c}`).join(", "))}) is distinct from (${sql.raw(CVE_COLUMNS.map(([c]) => `excluded.${c}`).join(", "))})
+      returning cve_id, (xmax = 0) as inserted`);
+    if (origins && !origins.length) return;
+    const fresh = new Set(inserted.filter((r) => (r as { inserted?: boolean }).inserted).map((r) => r.cve_id));
+    // A CVE seen for the first time has no affected rows to remove.
+    const known = merged.map((m) => m.cve.cve_id).filter((id) => !fresh.has(id));
+    if (known.length) {
+      await ex.execute(sql`delete from cve_affected where cve_id = any(${`{${known.join(",")}}`}::text[])
+        ${origins ? sql`and origin = any(${`{${origins.join(",")}}`}::text[])` : sql``}`);
+    }
+    const affected = merged.flatMap((m) => (origins ? m.affected.filter((a) => origins.includes(a.origin)) : m.affected));
     if (affected.length) {
       await ex.execute(sql`
         insert into cve_affected (cve_id, origin, vendor, product, vendor_norm, product_norm, cpe, version_from, version_from_inclusive,
