@@ -65,17 +65,25 @@ export const feedStore = {
    * than the stored one. Returns the CVE ids written, with whether each was new.
    */
   async upsertContributions(ex: Executor, rows: ContributionRow[]): Promise<{ cve_id: string; inserted: boolean }[]> {
-    if (!rows.length) return [];
+    // Unchanged records are recognised by their hash alone: their data is never sent (a re-import is cheap).
+    const same = await rowsOf<{ k: string }>(ex, sql`
+      select s.cve_id || ' ' || s.source as k
+      from unnest(${pgArray(rows.map((r) => r.cve_id))}::text[], ${pgArray(rows.map((r) => r.source))}::text[], ${pgArray(rows.map((r) => r.hash))}::text[]) as x(cve_id, source, hash)
+      join cve_sources s on s.cve_id = x.cve_id and s.source = x.source and s.hash = x.hash`);
+    const unchanged = new Set(same.map((r) => r.k));
+    const changed = rows.filter((r) => !unchanged.has(`${r.cve_id} ${r.source}`));
+    if (!changed.length) return [];
+    // A record without its own modification date never replaces a dated one (it cannot be shown newer).
     return rowsOf(ex, sql`
       insert into cve_sources (cve_id, source, data, hash, source_modified, file, imported_at)
       select x.cve_id, x.source, x.data, x.hash, x.source_modified, x.file, now()
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+      from jsonb_to_recordset(${JSON.stringify(changed)}::jsonb)
         as x(cve_id text, source text, data jsonb, hash text, source_modified timestamptz, file text)
       on conflict (cve_id, source) do update
         set data = excluded.data, hash = excluded.hash, source_modified = excluded.source_modified,
             file = excluded.file, imported_at = now()
         where cve_sources.hash <> excluded.hash
-          and (cve_sources.source_modified is null or excluded.source_modified is null
+          and (cve_sources.source_modified is null
                or excluded.source_modified >= cve_sources.source_modified)
       returning cve_id, (xmax = 0) as inserted`);
   },
@@ -176,7 +184,12 @@ export const feedStore = {
    * the stored one. Returns the ids written, whether each was new, and the aliases it had before
    * and has now (the CVEs whose merge it may change).
    */
-  async upsertAdvisories(ex: Executor, rows: AdvisoryRow[]): Promise<{ id: string; inserted: boolean; aliases: string[] }[]> {
+  async upsertAdvisories(ex: Executor, all: AdvisoryRow[]): Promise<{ id: string; inserted: boolean; aliases: string[] }[]> {
+    const same = await rowsOf<{ id: string }>(ex, sql`
+      select p.id from unnest(${pgArray(all.map((r) => r.id))}::text[], ${pgArray(all.map((r) => r.hash))}::text[]) as x(id, hash)
+      join public_vulns p on p.id = x.id and p.hash = x.hash`);
+    const unchanged = new Set(same.map((r) => r.id));
+    const rows = all.filter((r) => !unchanged.has(r.id));
     if (!rows.length) return [];
     return rowsOf(ex, sql`
       with x as (
@@ -201,7 +214,7 @@ export const feedStore = {
   async articlesByKeys(ex: Executor, guids: string[], urls: string[]): Promise<{ id: string; guid: string | null; url: string; hash: string; file: string | null }[]> {
     return rowsOf(ex, sql`
       select id, guid, url, hash, file from articles
-      where guid = any(${`{${guids.map(pgArrayItem).join(",")}}`}::text[]) or url = any(${`{${urls.map(pgArrayItem).join(",")}}`}::text[])`);
+      where guid = any(${pgArray(guids)}::text[]) or url = any(${pgArray(urls)}::text[])`);
   },
 
   /** Inserts new articles (a concurrent import of the same one is ignored) and rewrites changed ones by id. */
@@ -230,6 +243,11 @@ export const feedStore = {
     return inserted;
   },
 };
+
+/** A PostgreSQL array literal of strings. */
+function pgArray(items: string[]): string {
+  return `{${items.map(pgArrayItem).join(",")}}`;
+}
 
 /** One element of a PostgreSQL array literal, quoted (URLs hold commas and braces). */
 function pgArrayItem(s: string): string {
