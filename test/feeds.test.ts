@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
-import { FormatError } from "../src/feeds/pipeline.js";
+import { FormatError, mergeIds } from "../src/feeds/pipeline.js";
 import { bearer, createTenant, createTestApp, createWorkflow, workflowsUrl } from "./helpers.js";
 
 const t = await createTestApp();
@@ -202,6 +202,19 @@ describe("PoC, OSV, CERT-FR and RSS imports", () => {
     const again = await importFeed(db, "rss", [`${FEEDS}/rss`]);
     expect(again).toMatchObject({ inserted: 0, updated: 0, unchanged: r.read });
     expect((await get("/api/v1/articles?page_size=0")).statusCode).toBe(422);
+  });
+});
+
+describe("partial refreshes", () => {
+  it("the PoC and advisory refreshes leave every CVE exactly as a full merge would", async () => {
+    const snapshot = async () => {
+      const { rows } = (await t.database.executeSql("select * from cves order by cve_id", [])) as { rows: Record<string, unknown>[] };
+      return rows.map(({ merged_at: _m, ...r }) => r);
+    };
+    const before = await snapshot();
+    expect(before.length).toBeGreaterThan(5);
+    await db.transaction((tx) => mergeIds(tx, before.map((r) => r.cve_id as string)));
+    expect(await snapshot()).toEqual(before);
   });
 });
 

@@ -89,6 +89,46 @@ function maxDate(a: string | null, b: string | null): string | null {
   return new Date(a) >= new Date(b) ? a : b;
 }
 
+/** The fields PoC evidence decides (with is_kev, for the maturity). */
+export function pocPart(contributions: { source: string; data: unknown }[], isKev: boolean) {
+  const pocs = contributions.filter((c) => c.source.startsWith("poc:")).map((c) => c.data as { urls: string[]; first_seen: string | null });
+  const urls = new Set(pocs.flatMap((p) => p.urls));
+  const first = pocs.map((p) => p.first_seen).filter((d): d is string => !!d).sort()[0] ?? null;
+  return {
+    has_poc: urls.size > 0,
+    poc_count: urls.size,
+    poc_first_date: first ? first.slice(0, 10) : null,
+    maturite_exploit: exploitMaturity({ is_kev: isKev, poc_count: urls.size }),
+  };
+}
+
+/** The fields the advisories naming a CVE decide: OSV ones are merged into it, CERT-FR avis bring measures. */
+export function advisoryPart(cveId: string, advisories: MergeInput["advisories"]) {
+  const osv = advisories.filter((a) => a.source !== "certfr");
+  const certfr = advisories.filter((a) => a.source === "certfr");
+  const mesures = certfr.flatMap((a) => ((a.data as { mesures?: unknown[] }).mesures ?? []));
+  // An avis names the CVE (it is listed under aliases) but covers others too: it is not merged into it.
+  const aliases = new Set<string>(certfr.map((a) => a.id));
+  for (const a of osv) {
+    aliases.add(a.id);
+    for (const x of a.aliases) if (x !== cveId) aliases.add(x);
+  }
+  return {
+    contournement_disponible: mesures.some((m) => (m as { categorie?: string }).categorie === "contournement"),
+    mesures_provisoires: mesures,
+    aliases: [...aliases].sort(),
+    fusion_de: osv.map((a) => a.id).sort(),
+  };
+}
+
+/** Sources whose statements are advisories (public_vulns), not CVE contributions. */
+export const ADVISORY_SOURCES: ReadonlySet<string> = new Set(["ghsa", "go", "pysec", "rustsec", "osv", "certfr"]);
+
+/** The `sources` column: distinct, sorted. */
+export function sourcesOf(list: string[]): string[] {
+  return [...new Set(list)].sort();
+}
+
 /** Merges one CVE; null when no source describes the CVE itself (only EPSS, PoC or advisories). */
 export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedAffected[] } | null {
   const by = new Map(input.contributions.map((c) => [c.source, c]));
@@ -107,25 +147,12 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
   const vendor = primary?.vendor ?? kevData?.vendor ?? null;
   const product = primary?.product ?? kevData?.product ?? null;
 
-  const pocs = input.contributions.filter((c) => c.source.startsWith("poc:")).map((c) => c.data as { urls: string[]; first_seen: string | null });
-  const pocUrls = new Set(pocs.flatMap((p) => p.urls));
-  const pocFirst = pocs.map((p) => p.first_seen).filter((d): d is string => !!d).sort()[0] ?? null;
   const kevMarker = cve5?.kev ?? nvd?.kev ?? null;
   const kev = kevData
     ? { ...kevData, source: "cisa-kev" }
     : kevMarker
       ? { date_added: kevMarker.date_added, source: cve5?.kev ? "cisa-adp" : "nvd" }
       : null;
-
-  const osv = input.advisories.filter((a) => a.source !== "certfr");
-  const certfr = input.advisories.filter((a) => a.source === "certfr");
-  const mesures = certfr.flatMap((a) => ((a.data as { mesures?: unknown[] }).mesures ?? []));
-  // An avis names the CVE (it is listed under aliases) but covers others too: it is not merged into it.
-  const aliases = new Set<string>(certfr.map((a) => a.id));
-  for (const a of osv) {
-    aliases.add(a.id);
-    for (const x of a.aliases) if (x !== input.cve_id) aliases.add(x);
-  }
 
   const state = cve5?.state ?? nvd?.state ?? "PUBLISHED";
   const isKev = kev !== null;
@@ -151,17 +178,11 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
     epss_publie: input.epss !== null,
     is_kev: isKev,
     kev,
-    has_poc: pocUrls.size > 0,
-    poc_count: pocUrls.size,
-    poc_first_date: pocFirst ? pocFirst.slice(0, 10) : null,
-    maturite_exploit: exploitMaturity({ is_kev: isKev, poc_count: pocUrls.size }),
-    contournement_disponible: mesures.some((m) => (m as { categorie?: string }).categorie === "contournement"),
-    mesures_provisoires: mesures,
-    aliases: [...aliases].sort(),
-    fusion_de: osv.map((a) => a.id).sort(),
+    ...pocPart(input.contributions, isKev),
+    ...advisoryPart(input.cve_id, input.advisories),
     references: [...new Set(main.flatMap((c) => c.references))],
     ssvc: cve5?.ssvc ?? null,
-    sources: [...by.keys(), ...input.advisories.map((a) => a.source), ...(input.epss ? ["epss"] : [])].filter((s, i, all) => all.indexOf(s) === i).sort(),
+    sources: sourcesOf([...by.keys(), ...input.advisories.map((a) => a.source), ...(input.epss ? ["epss"] : [])]),
   };
   const seen = new Set<string>();
   const rows: MergedAffected[] = [];

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
 import type { Db, Executor } from "../platform/db/client.js";
-import { mergeCve } from "./merge.js";
+import { ADVISORY_SOURCES, advisoryPart, mergeCve, pocPart, sourcesOf } from "./merge.js";
 import { expandPaths, FormatError, head, jsonArrayItems, lines, openText, readWhole } from "./reader.js";
 import { feedStore, type AdvisoryRow, type ContributionRow } from "./store.js";
 import { RecordError } from "./types.js";
@@ -158,7 +158,9 @@ export function contributionWriter(db: Db, tally: Tally): BatchWriter<Contributi
     write: async (tx, rows) => {
       const changed = await feedStore.upsertContributions(tx, rows);
       const ids = new Set(changed.map((c) => c.cve_id));
-      await mergeIds(tx, [...ids], rows.filter((r) => ids.has(r.cve_id)));
+      // PoC evidence decides a few columns only: no need to re-read and re-merge the whole record.
+      if (rows.every((r) => r.source.startsWith("poc:"))) await refreshPoc(tx, [...ids]);
+      else await mergeIds(tx, [...ids], rows.filter((r) => ids.has(r.cve_id)));
       return changed;
     },
   });
@@ -171,11 +173,38 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
     modified: (r) => r.modified,
     write: async (tx, rows) => {
       const changed = await feedStore.upsertAdvisories(tx, rows);
-      // An avis names up to hundreds of CVEs, most unknown here: only those held are re-merged.
-      await mergeIds(tx, await feedStore.existingCves(tx, [...new Set(changed.flatMap((c) => c.aliases.filter((a) => a.startsWith("CVE-"))))]));
+      await refreshAdvisories(tx, [...new Set(changed.flatMap((c) => c.aliases.filter((a) => a.startsWith("CVE-"))))]);
       return changed;
     },
   });
+}
+
+/** Recomputes the PoC columns of the held CVEs among `ids`. */
+async function refreshPoc(ex: Executor, ids: string[]): Promise<void> {
+  ids.sort();
+  for (let i = 0; i < ids.length; i += MERGE_SLICE) {
+    const inputs = await feedStore.pocInputs(ex, ids.slice(i, i + MERGE_SLICE));
+    const rows = inputs.map((c) => ({
+      cve_id: c.cve_id,
+      ...pocPart(c.pocs, c.is_kev),
+      sources: sourcesOf([...c.sources.filter((s) => !s.startsWith("poc:")), ...c.pocs.map((p) => p.source)]),
+    }));
+    await feedStore.updateCveParts(ex, rows, ["has_poc", "poc_count", "poc_first_date", "maturite_exploit", "sources"]);
+  }
+}
+
+/** Recomputes the advisory columns of the held CVEs among `ids` (an avis names up to hundreds of CVEs, most unknown here). */
+async function refreshAdvisories(ex: Executor, ids: string[]): Promise<void> {
+  ids.sort();
+  for (let i = 0; i < ids.length; i += MERGE_SLICE) {
+    const inputs = await feedStore.advisoryInputs(ex, ids.slice(i, i + MERGE_SLICE));
+    const rows = inputs.map((c) => ({
+      cve_id: c.cve_id,
+      ...advisoryPart(c.cve_id, c.advisories),
+      sources: sourcesOf([...c.sources.filter((s) => !ADVISORY_SOURCES.has(s)), ...c.advisories.map((a) => a.source)]),
+    }));
+    await feedStore.updateCveParts(ex, rows, ["contournement_disponible", "mesures_provisoires", "aliases", "fusion_de", "sources"]);
+  }
 }
 
 /** The affected-product origins each source provides (the others change none). */

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
 import type { MergedAffected, MergedCve, MergeInput } from "./merge.js";
 
@@ -45,6 +45,15 @@ export interface ArticleRow {
   cve_ids: string[];
   hash: string;
   file: string | null;
+}
+
+type Advisory = MergeInput["advisories"][number];
+
+/** The advisories naming these CVEs, with what the merge uses of them. A withdrawn one no longer speaks for its CVEs. */
+function advisoriesNaming(ex: Executor, idArray: SQL): Promise<Advisory[]> {
+  return rowsOf<Advisory>(ex, sql`
+    select id, source, url, aliases, jsonb_build_object('mesures', data->'mesures') as data
+    from public_vulns where aliases && ${idArray} and data->>'withdrawn' is null`);
 }
 
 /** The merged columns of `cves` (MergedCve's fields) and their SQL types. */
@@ -97,10 +106,7 @@ export const feedStore = {
         select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray}) and source <> ${except ?? ""}`);
     const epss = await rowsOf<{ cve_id: string; epss: number; percentile: number; score_date: string }>(ex, sql`
         select cve_id, epss, percentile, score_date::text from epss_current where cve_id = any(${idArray})`);
-    // A withdrawn advisory no longer speaks for its CVEs.
-    const advisories = await rowsOf<{ id: string; source: string; url: string; aliases: string[]; data: unknown }>(ex, sql`
-        select id, source, url, aliases, jsonb_build_object('mesures', data->'mesures') as data
-        from public_vulns where aliases && ${idArray} and data->>'withdrawn' is null`);
+    const advisories = await advisoriesNaming(ex, idArray);
     for (const c of contributions) inputs.get(c.cve_id)?.contributions.push({ source: c.source, data: c.data, source_modified: c.source_modified });
     for (const e of epss) inputs.get(e.cve_id)!.epss = { epss: e.epss, percentile: e.percentile, score_date: e.score_date };
     for (const a of advisories) for (const alias of a.aliases) inputs.get(alias)?.advisories.push(a);
@@ -140,12 +146,35 @@ export const feedStore = {
     }
   },
 
-  /** CVE ids among these that Vigie holds a record of. */
-  async existingCves(ex: Executor, ids: string[]): Promise<string[]> {
-    if (!ids.length) return [];
-    const rows = await rowsOf<{ cve_id: string }>(ex, sql`select cve_id from cves where cve_id = any(${`{${ids.join(",")}}`}::text[])`);
-    return rows.map((r) => r.cve_id);
+  /** The held CVEs among these, with what a PoC refresh needs: the KEV flag, sources and PoC contributions. */
+  async pocInputs(ex: Executor, ids: string[]): Promise<{ cve_id: string; is_kev: boolean; sources: string[]; pocs: { source: string; data: unknown }[] }[]> {
+    return rowsOf(ex, sql`
+      select c.cve_id, c.is_kev, c.sources,
+        coalesce((select json_agg(json_build_object('source', s.source, 'data', s.data)) from cve_sources s
+                  where s.cve_id = c.cve_id and s.source like 'poc:%'), '[]'::json) as pocs
+      from cves c where c.cve_id = any(${pgArray(ids)}::text[])`);
   },
+
+  /** The held CVEs among these, with their sources and the advisories naming them. */
+  async advisoryInputs(ex: Executor, ids: string[]): Promise<{ cve_id: string; sources: string[]; advisories: Advisory[] }[]> {
+    const idArray = sql`${pgArray(ids)}::text[]`;
+    const held = await rowsOf<{ cve_id: string; sources: string[] }>(ex, sql`select cve_id, sources from cves where cve_id = any(${idArray})`);
+    const byId = new Map(held.map((h) => [h.cve_id, { ...h, advisories: [] as Advisory[] }]));
+    for (const a of await advisoriesNaming(ex, idArray)) for (const alias of a.aliases) byId.get(alias)?.advisories.push(a);
+    return [...byId.values()];
+  },
+
+  /** Rewrites some merged columns of held CVEs (rows whose values did not change are left alone). */
+  async updateCveParts(ex: Executor, rows: ({ cve_id: string } & Record<string, unknown>)[], columns: string[]): Promise<void> {
+    if (!rows.length) return;
+    const types = new Map(CVE_COLUMNS);
+    await ex.execute(sql`
+      update cves c set ${sql.raw(columns.map((col) => `${col} = x.${col}`).join(", "))}, merged_at = now()
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(cve_id text, ${sql.raw(columns.map((col) => `${col} ${types.get(col)}`).join(", "))})
+      where c.cve_id = x.cve_id
+        and (${sql.raw(columns.map((col) => `c.${col}`).join(", "))}) is distinct from (${sql.raw(columns.map((col) => `x.${col}`).join(", "))})`);
+  },
+
 
   /**
    * One EPSS batch of one score date: history rows, the current score when newer, and the
@@ -171,7 +200,9 @@ export const feedStore = {
       returning cve_id, (xmax = 0) as inserted`);
     if (current.length) {
       await ex.execute(sql`
-        update cves set epss_score = e.epss, epss_percentile = e.percentile, epss_date = e.score_date, epss_publie = true
+        update cves set epss_score = e.epss, epss_percentile = e.percentile, epss_date = e.score_date, epss_publie = true,
+          sources = case when 'epss' = any(cves.sources) then cves.sources
+                         else array(select x from unnest(cves.sources || '{epss}'::text[]) x order by x collate "C") end
         from epss_current e
         where e.cve_id = cves.cve_id and e.cve_id = any(${`{${current.map((r) => r.cve_id).join(",")}}`}::text[])`);
     }
