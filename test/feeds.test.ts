@@ -151,7 +151,11 @@ describe("PoC, OSV, CERT-FR and RSS imports", () => {
   });
 
   it("OSV: advisories are public vulnerabilities, merged into their CVE (aliases, fusion_de); an alias resolves to its CVE", async () => {
+    // List totals are cached per filter set until an import changes the CVE data.
+    const totalBefore = (await get("/api/v1/cves")).json().total;
+    expect((await get("/api/v1/cves")).json().total).toBe(totalBefore);
     await importFeed(db, "cve5", [`${FIX}/cve5-CVE-2023-47627.jsonl`]);
+    expect((await get("/api/v1/cves")).json().total).toBe(totalBefore + 1);
     const r = await importFeed(db, "osv", [`${FIX}/osv-sample.jsonl`]);
     expect(r).toMatchObject({ read: 2, inserted: 2, skipped: 0 });
     const cve = (await get("/api/v1/cves/CVE-2023-47627")).json();

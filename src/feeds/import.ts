@@ -227,6 +227,7 @@ async function importRss(db: Db, files: string[], tally: Tally): Promise<void> {
         else unchanged++;
       }
       const inserted = await feedStore.writeArticles(tx, inserts, updates);
+      if (inserted || updates.length) await feedStore.bumpVersion(tx, "articles");
       // Repeats inside the document count as unchanged too.
       return { inserted, updated: updates.length, unchanged: unchanged + inserts.length - inserted + items.length - rows.length };
     });

@@ -137,7 +137,12 @@ export class BatchWriter<R> {
     // Rows in key order: two batches in flight lock shared rows in the same order (no deadlock).
     const rows = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
     this.pending = new Map();
-    const batch = this.db.transaction((tx) => this.spec.write(tx, rows)).then((written) => {
+    const batch = this.db.transaction(async (tx) => {
+      const written = await this.spec.write(tx, rows);
+      // Last, so that two batches in flight wait on this row only for the other's commit.
+      if (written.length) await feedStore.bumpVersion(tx, "cves");
+      return written;
+    }).then((written) => {
       const inserted = written.filter((w) => w.inserted).length;
       this.tally.result.inserted += inserted;
       this.tally.result.updated += written.length - inserted;

@@ -146,6 +146,13 @@ export const feedStore = {
     }
   },
 
+  /** Marks a data set changed (inside the changing transaction): caches of figures derived from it are dropped. */
+  async bumpVersion(ex: Executor, name: "cves" | "articles"): Promise<void> {
+    await ex.execute(sql`
+      insert into data_versions (name, version) values (${name}, 1)
+      on conflict (name) do update set version = data_versions.version + 1`);
+  },
+
   /** The held CVEs among these, with what a PoC refresh needs: the KEV flag, sources and PoC contributions. */
   async pocInputs(ex: Executor, ids: string[]): Promise<{ cve_id: string; is_kev: boolean; sources: string[]; pocs: { source: string; data: unknown }[] }[]> {
     return rowsOf(ex, sql`
@@ -206,6 +213,7 @@ export const feedStore = {
         from epss_current e
         where e.cve_id = cves.cve_id and e.cve_id = any(${`{${current.map((r) => r.cve_id).join(",")}}`}::text[])`);
     }
+    if (current.length) await this.bumpVersion(ex, "cves");
     const inserted = current.filter((r) => r.inserted).length;
     return { inserted, updated: current.length - inserted, history: history[0]?.n ?? 0 };
   },

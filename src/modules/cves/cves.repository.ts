@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { cveAffected, cves, publicVulns } from "../../platform/db/schema/index.js";
+import { cveAffected, cves, dataVersions, publicVulns } from "../../platform/db/schema/index.js";
 import { normalizeName } from "../../feeds/cpe.js";
 import type { CveListQueryT } from "./cves.schemas.js";
 
@@ -54,14 +54,20 @@ const ORDER: Record<CveListQueryT["sort"], SQL[]> = {
 
 /** SQL of the merged CVE records (shared by every tenant: public data). */
 export const cvesRepository = {
-  /** One page and the total, in two statements run together. */
-  async list(ex: Executor, q: CveListQueryT): Promise<{ rows: CveListRow[]; total: number }> {
-    const where = filters(q);
-    const [rows, total] = await Promise.all([
-      ex.select(LIST_COLUMNS).from(cves).where(where).orderBy(...ORDER[q.sort]).limit(q.page_size).offset((q.page - 1) * q.page_size),
-      ex.$count(cves, where),
-    ]);
-    return { rows, total };
+  /** One page. */
+  page(ex: Executor, q: CveListQueryT): Promise<CveListRow[]> {
+    return ex.select(LIST_COLUMNS).from(cves).where(filters(q)).orderBy(...ORDER[q.sort]).limit(q.page_size).offset((q.page - 1) * q.page_size);
+  },
+
+  /** How many CVEs match the filters. */
+  count(ex: Executor, q: CveListQueryT): Promise<number> {
+    return ex.$count(cves, filters(q));
+  },
+
+  /** The version of the CVE data (bumped by every import transaction that changes it). */
+  async dataVersion(ex: Executor): Promise<number> {
+    const [row] = await ex.select({ v: dataVersions.version }).from(dataVersions).where(eq(dataVersions.name, "cves"));
+    return row?.v ?? 0;
   },
 
   async get(ex: Executor, cveId: string): Promise<CveRow | undefined> {

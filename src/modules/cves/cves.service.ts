@@ -7,11 +7,29 @@ import type { CveListQueryT } from "./cves.schemas.js";
 export const CVE_NOT_FOUND = "CVE introuvable";
 
 /** The merged CVE records: search and detail. Public data, the same for every tenant. */
+const TOTALS_CACHED = 500;
+
 export class CvesService {
+  private readonly totals = new Map<string, { version: number; total: number }>();
   constructor(private readonly db: Db) {}
 
-  list(q: CveListQueryT): Promise<{ rows: CveListRow[]; total: number }> {
-    return repo.list(this.db, q);
+  /**
+   * One page and the total. Totals are cached per filter set while the CVE data version is
+   * unchanged (every import transaction that changes CVEs bumps it): counting a broad filter over
+   * the whole corpus costs far more than the page itself.
+   */
+  async list(q: CveListQueryT): Promise<{ rows: CveListRow[]; total: number }> {
+    const { sort: _s, page: _p, page_size: _ps, ...filters } = q;
+    const key = JSON.stringify(filters);
+    // The version is read before counting: a count newer than its version is only recounted once more.
+    const [rows, version] = await Promise.all([repo.page(this.db, q), repo.dataVersion(this.db)]);
+    const cached = this.totals.get(key);
+    if (cached && cached.version === version) return { rows, total: cached.total };
+    const total = await repo.count(this.db, q);
+    this.totals.delete(key);
+    this.totals.set(key, { version, total });
+    if (this.totals.size > TOTALS_CACHED) this.totals.delete(this.totals.keys().next().value!);
+    return { rows, total };
   }
 
   /** A CVE by id, or by an alias (GHSA-…, GO-…, PYSEC-…, RUSTSEC-…, CERTFR-…); 404 "CVE introuvable". */

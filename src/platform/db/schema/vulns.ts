@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
-  bigserial, boolean, customType, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid,
+  bigint, bigserial, boolean, customType, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid,
 } from "drizzle-orm/pg-core";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
@@ -61,6 +61,8 @@ export const cves = pgTable("cves", {
   // sort by cvss / epss.
   index("cves_cvss_idx").on(t.cvssScore.desc().nullsLast()),
   index("cves_epss_idx").on(t.epssScore.desc().nullsLast()),
+  // is_kev filter: count and the default order on the ~1,500 KEV CVEs.
+  index("cves_kev_idx").on(t.datePublished.desc().nullsLast(), t.cveId).where(sql`${t.isKev}`),
 ]);
 
 /** What each source said of a CVE (the merge input), with provenance. One row per (CVE, source). */
@@ -169,4 +171,13 @@ export const feedImports = pgTable("feed_imports", {
   startedAt: tz("started_at").notNull().defaultNow(),
   finishedAt: tz("finished_at"),
   stats: jsonb("stats"),
+});
+
+/**
+ * A counter per data set ("cves", "articles"), bumped in every transaction that changes it: caches
+ * of derived figures (list totals) are valid while the counter is unchanged.
+ */
+export const dataVersions = pgTable("data_versions", {
+  name: text("name").primaryKey(),
+  version: bigint("version", { mode: "number" }).notNull().default(0),
 });
