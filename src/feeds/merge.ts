@@ -13,7 +13,7 @@ import type { AffectedEntry, CveContribution, CvssMetric, KevFacts } from "./typ
  *   vulnerable CPE, else KEV's; with normalised forms (CPE style) for filters and matching.
  * - dates: published from the CVE List, else NVD; updated = the newest of the sources.
  * - KEV: the CISA catalog; else a KEV marker in the CISA ADP container or in NVD.
- * - EPSS: the newest imported score; none → epss_score null and epss_publie false (never 0).
+ * - EPSS is not merged: the newest score stays in epss_current, joined when CVEs are read.
  * - PoC: distinct PoC URLs over trickest and nomi-sec; maturity from KEV and PoC evidence.
  * - advisories (GHSA, GO, PYSEC, RUSTSEC) listing the CVE as an alias are merged into it:
  *   their ids go to `aliases` and `fusion_de`; CERT-FR avis naming the CVE go to `aliases` and
@@ -23,7 +23,6 @@ import type { AffectedEntry, CveContribution, CvssMetric, KevFacts } from "./typ
 export interface MergeInput {
   cve_id: string;
   contributions: { source: string; data: unknown; source_modified: Date | null }[];
-  epss: { epss: number; percentile: number; score_date: string } | null;
   advisories: { id: string; source: string; url: string; aliases: string[]; data: unknown }[];
 }
 
@@ -43,10 +42,6 @@ export interface MergedCve {
   product_norm: string | null;
   date_published: string | null;
   date_updated: string | null;
-  epss_score: number | null;
-  epss_percentile: number | null;
-  epss_date: string | null;
-  epss_publie: boolean;
   is_kev: boolean;
   kev: (Partial<KevFacts> & { source: string }) | null;
   has_poc: boolean;
@@ -172,17 +167,13 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
     product_norm: product ? normalizeName(product) : null,
     date_published: cve5?.published ?? nvd?.published ?? null,
     date_updated: main.reduce<string | null>((d, c) => maxDate(d, c.modified), null),
-    epss_score: input.epss?.epss ?? null,
-    epss_percentile: input.epss?.percentile ?? null,
-    epss_date: input.epss?.score_date ?? null,
-    epss_publie: input.epss !== null,
     is_kev: isKev,
     kev,
     ...pocPart(input.contributions, isKev),
     ...advisoryPart(input.cve_id, input.advisories),
     references: [...new Set(main.flatMap((c) => c.references))],
     ssvc: cve5?.ssvc ?? null,
-    sources: sourcesOf([...by.keys(), ...input.advisories.map((a) => a.source), ...(input.epss ? ["epss"] : [])]),
+    sources: sourcesOf([...by.keys(), ...input.advisories.map((a) => a.source)]),
   };
   const seen = new Set<string>();
   const rows: MergedAffected[] = [];

@@ -61,7 +61,7 @@ const CVE_COLUMNS: [string, string][] = [
   ["cve_id", "text"], ["state", "text"], ["description", "text"], ["severity", "text"], ["cvss_score", "real"], ["cvss_vector", "text"],
   ["cvss_version", "text"], ["cvss_source", "text"], ["cwe_ids", "text[]"], ["vendor", "text"], ["product", "text"],
   ["vendor_norm", "text"], ["product_norm", "text"], ["date_published", "timestamptz"], ["date_updated", "timestamptz"],
-  ["epss_score", "float8"], ["epss_percentile", "float8"], ["epss_date", "date"], ["epss_publie", "boolean"], ["is_kev", "boolean"],
+  ["is_kev", "boolean"],
   ["kev", "jsonb"], ["has_poc", "boolean"], ["poc_count", "int"], ["poc_first_date", "date"], ["maturite_exploit", "text"],
   ["contournement_disponible", "boolean"], ["mesures_provisoires", "jsonb"], ["aliases", "text[]"], ["fusion_de", "text[]"],
   ['"references"', "text[]"], ["ssvc", "jsonb"], ["sources", "text[]"],
@@ -86,7 +86,7 @@ export const feedStore = {
     return rowsOf(ex, sql`
       insert into cve_sources (cve_id, source, data, hash, source_modified, file, imported_at)
       select x.cve_id, x.source, x.data, x.hash, x.source_modified, x.file, now()
-      from jsonb_to_recordset(${JSON.stringify(changed)}::jsonb)
+      from json_to_recordset(${JSON.stringify(changed)}::json)
         as x(cve_id text, source text, data jsonb, hash text, source_modified timestamptz, file text)
       on conflict (cve_id, source) do update
         set data = excluded.data, hash = excluded.hash, source_modified = excluded.source_modified,
@@ -97,18 +97,15 @@ export const feedStore = {
       returning cve_id, (xmax = 0) as inserted`);
   },
 
-  /** Everything the merge needs for these CVEs, in three queries (without the contributions of `except`). */
+  /** Everything the merge needs for these CVEs, in two queries (without the contributions of `except`). */
   async mergeInputs(ex: Executor, ids: string[], except?: string): Promise<Map<string, MergeInput>> {
-    const inputs = new Map<string, MergeInput>(ids.map((id) => [id, { cve_id: id, contributions: [], epss: null, advisories: [] }]));
+    const inputs = new Map<string, MergeInput>(ids.map((id) => [id, { cve_id: id, contributions: [], advisories: [] }]));
     const idArray = sql`${`{${ids.join(",")}}`}::text[]`;
     // One after the other: inside a transaction the statements share one connection.
     const contributions = await rowsOf<{ cve_id: string; source: string; data: unknown; source_modified: Date | null }>(ex, sql`
         select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray}) and source <> ${except ?? ""}`);
-    const epss = await rowsOf<{ cve_id: string; epss: number; percentile: number; score_date: string }>(ex, sql`
-        select cve_id, epss, percentile, score_date::text from epss_current where cve_id = any(${idArray})`);
     const advisories = await advisoriesNaming(ex, idArray);
     for (const c of contributions) inputs.get(c.cve_id)?.contributions.push({ source: c.source, data: c.data, source_modified: c.source_modified });
-    for (const e of epss) inputs.get(e.cve_id)!.epss = { epss: e.epss, percentile: e.percentile, score_date: e.score_date };
     for (const a of advisories) for (const alias of a.aliases) inputs.get(alias)?.advisories.push(a);
     return inputs;
   },
@@ -123,7 +120,7 @@ export const feedStore = {
     const inserted = await rowsOf<{ cve_id: string }>(ex, sql`
       insert into cves (${sql.raw(CVE_COLUMNS.map(([c]) => c).join(", "))}, merged_at)
       select ${sql.raw(CVE_COLUMNS.map(([c]) => `x.${c}`).join(", "))}, now()
-      from jsonb_to_recordset(${JSON.stringify(merged.map((m) => m.cve))}::jsonb) as x(${sql.raw(CVE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(", "))})
+      from json_to_recordset(${JSON.stringify(merged.map((m) => m.cve))}::json) as x(${sql.raw(CVE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(", "))})
       on conflict (cve_id) do update set ${sql.raw(CVE_COLUMNS.map(([c]) => `${c} = excluded.${c}`).join(", "))}, merged_at = now()
         where (${sql.raw(CVE_COLUMNS.map(([c]) => `cves.${c}`).join(", "))}) is distinct from (${sql.raw(CVE_COLUMNS.map(([c]) => `excluded.${c}`).join(", "))})
       returning cve_id, (xmax = 0) as inserted`);
@@ -140,7 +137,7 @@ export const feedStore = {
       await ex.execute(sql`
         insert into cve_affected (cve_id, origin, vendor, product, vendor_norm, product_norm, cpe, version_from, version_from_inclusive,
           version_to, version_to_inclusive, version_status, version_type, default_status, vulnerable)
-        select * from jsonb_to_recordset(${JSON.stringify(affected)}::jsonb) as x(cve_id text, origin text, vendor text, product text,
+        select * from json_to_recordset(${JSON.stringify(affected)}::json) as x(cve_id text, origin text, vendor text, product text,
           vendor_norm text, product_norm text, cpe text, version_from text, version_from_inclusive boolean, version_to text,
           version_to_inclusive boolean, version_status text, version_type text, default_status text, vulnerable boolean)`);
     }
@@ -177,16 +174,12 @@ export const feedStore = {
     const types = new Map(CVE_COLUMNS);
     await ex.execute(sql`
       update cves c set ${sql.raw(columns.map((col) => `${col} = x.${col}`).join(", "))}, merged_at = now()
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(cve_id text, ${sql.raw(columns.map((col) => `${col} ${types.get(col)}`).join(", "))})
+      from json_to_recordset(${JSON.stringify(rows)}::json) as x(cve_id text, ${sql.raw(columns.map((col) => `${col} ${types.get(col)}`).join(", "))})
       where c.cve_id = x.cve_id
         and (${sql.raw(columns.map((col) => `c.${col}`).join(", "))}) is distinct from (${sql.raw(columns.map((col) => `x.${col}`).join(", "))})`);
   },
 
-
-  /**
-   * One EPSS batch of one score date: history rows, the current score when newer, and the
-   * denormalised columns of the CVEs whose current score changed.
-   */
+  /** One EPSS batch of one score date: history rows, and the current score when newer. */
   async upsertEpss(ex: Executor, date: string, cves: string[], epss: number[], percentiles: number[]): Promise<{ inserted: number; updated: number; history: number }> {
     const c = `{${cves.join(",")}}`;
     const e = `{${epss.join(",")}}`;
@@ -205,14 +198,6 @@ export const feedStore = {
           and (epss_current.epss, epss_current.percentile, epss_current.score_date)
               is distinct from (excluded.epss, excluded.percentile, excluded.score_date)
       returning cve_id, (xmax = 0) as inserted`);
-    if (current.length) {
-      await ex.execute(sql`
-        update cves set epss_score = e.epss, epss_percentile = e.percentile, epss_date = e.score_date, epss_publie = true,
-          sources = case when 'epss' = any(cves.sources) then cves.sources
-                         else array(select x from unnest(cves.sources || '{epss}'::text[]) x order by x collate "C") end
-        from epss_current e
-        where e.cve_id = cves.cve_id and e.cve_id = any(${`{${current.map((r) => r.cve_id).join(",")}}`}::text[])`);
-    }
     if (current.length) await this.bumpVersion(ex, "cves");
     const inserted = current.filter((r) => r.inserted).length;
     return { inserted, updated: current.length - inserted, history: history[0]?.n ?? 0 };
@@ -232,7 +217,7 @@ export const feedStore = {
     if (!rows.length) return [];
     return rowsOf(ex, sql`
       with x as (
-        select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as x(id text, source text, url text, summary text,
+        select * from json_to_recordset(${JSON.stringify(rows)}::json) as x(id text, source text, url text, summary text,
           aliases text[], severity text, cvss_score real, published timestamptz, modified timestamptz, data jsonb, hash text, file text)),
       old as (select p.id, p.aliases from public_vulns p join x on x.id = p.id),
       up as (
@@ -264,7 +249,7 @@ export const feedStore = {
         with ins as (
           insert into articles (guid, url, title, description, published_at, source, author, image_url, cve_ids, hash, file)
           select guid, url, title, description, published_at, source, author, image_url, cve_ids, hash, file
-          from jsonb_to_recordset(${JSON.stringify(inserts)}::jsonb) as x(guid text, url text, title text, description text,
+          from json_to_recordset(${JSON.stringify(inserts)}::json) as x(guid text, url text, title text, description text,
             published_at timestamptz, source text, author text, image_url text, cve_ids text[], hash text, file text)
           on conflict do nothing returning 1)
         select count(*)::int as n from ins`);
@@ -275,7 +260,7 @@ export const feedStore = {
       await ex.execute(sql`
         update articles a set title = x.title, description = x.description, published_at = x.published_at, source = x.source,
           author = x.author, image_url = x.image_url, cve_ids = x.cve_ids, hash = x.hash, file = x.file, imported_at = now()
-        from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) as x(id uuid, title text, description text,
+        from json_to_recordset(${JSON.stringify(updates)}::json) as x(id uuid, title text, description text,
           published_at timestamptz, source text, author text, image_url text, cve_ids text[], hash text, file text)
         where a.id = x.id`);
     }

@@ -14,7 +14,7 @@ export function presentCveListItem(r: CveListRow): CveListItemOut {
     vendor: r.vendor,
     product: r.product,
     date_published: iso(r.datePublished),
-    epss_publie: r.epssPublie,
+    epss_publie: r.epssScore !== null,
     contournement_disponible: r.contournementDisponible,
     maturite_exploit: r.maturiteExploit,
   };
@@ -51,6 +51,6 @@ export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDeta
     poc_first_date: r.pocFirstDate,
     fusion_de: r.fusionDe,
     references: r.references,
-    sources: r.sources,
+    sources: r.epssScore !== null ? [...r.sources, "epss"].sort() : r.sources,
   };
 }

@@ -1,27 +1,33 @@
-import { and, asc, desc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { cveAffected, cves, dataVersions, publicVulns } from "../../platform/db/schema/index.js";
+import { cveAffected, cves, dataVersions, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
 import { normalizeName } from "../../feeds/cpe.js";
 import type { CveListQueryT } from "./cves.schemas.js";
 
-export type CveRow = typeof cves.$inferSelect;
+/** A CVE with its current EPSS score (kept apart in epss_current: see the schema). */
+const DETAIL_COLUMNS = {
+  ...getTableColumns(cves),
+  epssScore: epssCurrent.epss,
+  epssPercentile: epssCurrent.percentile,
+  epssDate: epssCurrent.scoreDate,
+};
+export type CveRow = typeof cves.$inferSelect & { epssScore: number | null; epssPercentile: number | null; epssDate: string | null };
 export type CveAffectedRow = typeof cveAffected.$inferSelect;
 
 const LIST_COLUMNS = {
   cveId: cves.cveId,
   severity: cves.severity,
   cvssScore: cves.cvssScore,
-  epssScore: cves.epssScore,
+  epssScore: epssCurrent.epss,
   isKev: cves.isKev,
   hasPoc: cves.hasPoc,
   vendor: cves.vendor,
   product: cves.product,
   datePublished: cves.datePublished,
-  epssPublie: cves.epssPublie,
   contournementDisponible: cves.contournementDisponible,
   maturiteExploit: cves.maturiteExploit,
 };
-export type CveListRow = { [K in keyof typeof LIST_COLUMNS]: CveRow[K] };
+export type CveListRow = Pick<CveRow, keyof typeof LIST_COLUMNS>;
 
 function filters(q: CveListQueryT): SQL | undefined {
   const where: (SQL | undefined)[] = [];
@@ -37,7 +43,7 @@ function filters(q: CveListQueryT): SQL | undefined {
   if (q.is_kev !== undefined) where.push(eq(cves.isKev, q.is_kev));
   if (q.has_poc !== undefined) where.push(eq(cves.hasPoc, q.has_poc));
   if (q.min_cvss !== undefined) where.push(gte(cves.cvssScore, q.min_cvss));
-  if (q.min_epss !== undefined) where.push(gte(cves.epssScore, q.min_epss));
+  if (q.min_epss !== undefined) where.push(gte(epssCurrent.epss, q.min_epss));
   if (q.published_from) where.push(gte(cves.datePublished, new Date(`${q.published_from}T00:00:00Z`)));
   if (q.published_to) where.push(lte(cves.datePublished, new Date(`${q.published_to}T23:59:59.999Z`)));
   return where.length ? and(...where) : undefined;
@@ -48,20 +54,23 @@ const ORDER: Record<CveListQueryT["sort"], SQL[]> = {
   date_published: [sql`${cves.datePublished} asc nulls last`, asc(cves.cveId)],
   "-cvss": [sql`${cves.cvssScore} desc nulls last`, desc(cves.cveId)],
   cvss: [sql`${cves.cvssScore} asc nulls last`, asc(cves.cveId)],
-  "-epss": [sql`${cves.epssScore} desc nulls last`, desc(cves.cveId)],
-  epss: [sql`${cves.epssScore} asc nulls last`, asc(cves.cveId)],
+  "-epss": [sql`${epssCurrent.epss} desc nulls last`, desc(cves.cveId)],
+  epss: [sql`${epssCurrent.epss} asc nulls last`, asc(cves.cveId)],
 };
 
 /** SQL of the merged CVE records (shared by every tenant: public data). */
 export const cvesRepository = {
   /** One page. */
   page(ex: Executor, q: CveListQueryT): Promise<CveListRow[]> {
-    return ex.select(LIST_COLUMNS).from(cves).where(filters(q)).orderBy(...ORDER[q.sort]).limit(q.page_size).offset((q.page - 1) * q.page_size);
+    return ex.select(LIST_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId))
+      .where(filters(q)).orderBy(...ORDER[q.sort]).limit(q.page_size).offset((q.page - 1) * q.page_size);
   },
 
   /** How many CVEs match the filters. */
-  count(ex: Executor, q: CveListQueryT): Promise<number> {
-    return ex.$count(cves, filters(q));
+  async count(ex: Executor, q: CveListQueryT): Promise<number> {
+    // The join is dropped by the planner when no EPSS filter uses it.
+    const [row] = await ex.select({ n: sql<number>`count(*)::int` }).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(filters(q));
+    return row!.n;
   },
 
   /** The version of the CVE data (bumped by every import transaction that changes it). */
@@ -71,7 +80,7 @@ export const cvesRepository = {
   },
 
   async get(ex: Executor, cveId: string): Promise<CveRow | undefined> {
-    const [row] = await ex.select().from(cves).where(eq(cves.cveId, cveId));
+    const [row] = await ex.select(DETAIL_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(eq(cves.cveId, cveId));
     return row;
   },
 

@@ -1,6 +1,6 @@
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { cves, publicVulns } from "../../platform/db/schema/index.js";
+import { cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
 import type { VulnListQueryT } from "./vulnerabilities.schemas.js";
 
 export type PublicVulnRow = typeof publicVulns.$inferSelect;
@@ -13,7 +13,7 @@ const WITH_SIGNALS = {
   data: publicVulns.data, hash: publicVulns.hash, file: publicVulns.file, importedAt: publicVulns.importedAt,
   kev: sql<boolean>`coalesce((select bool_or(c.is_kev) from ${cves} c where c.cve_id = any(${publicVulns.aliases})), false)`,
   poc: sql<boolean>`coalesce((select bool_or(c.has_poc) from ${cves} c where c.cve_id = any(${publicVulns.aliases})), false)`,
-  epss: sql<number | null>`(select max(c.epss_score) from ${cves} c where c.cve_id = any(${publicVulns.aliases}))`,
+  epss: sql<number | null>`(select max(e.epss) from ${epssCurrent} e where e.cve_id = any(${publicVulns.aliases}))`,
 };
 
 /** SQL of public advisories. */

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
-  bigint, bigserial, boolean, customType, date, doublePrecision, index, integer, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid,
+  bigint, bigserial, boolean, customType, date, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid,
 } from "drizzle-orm/pg-core";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
@@ -8,7 +8,8 @@ const tz = (name: string) => timestamp(name, { withTimezone: true });
 
 /**
  * One row per CVE, merged from every source (see src/feeds/merge.ts for the precedence rules).
- * Rebuilt from cve_sources, epss_current and public_vulns whenever one of them changes.
+ * Rebuilt from cve_sources and public_vulns whenever one of them changes; the EPSS score is read
+ * from epss_current (joined), so that the daily file never rewrites these wide, heavily indexed rows.
  */
 export const cves = pgTable("cves", {
   cveId: text("cve_id").primaryKey(),
@@ -27,10 +28,6 @@ export const cves = pgTable("cves", {
   productNorm: text("product_norm"),
   datePublished: tz("date_published"),
   dateUpdated: tz("date_updated"),
-  epssScore: doublePrecision("epss_score"),
-  epssPercentile: doublePrecision("epss_percentile"),
-  epssDate: date("epss_date"),
-  epssPublie: boolean("epss_publie").notNull().default(false),
   isKev: boolean("is_kev").notNull().default(false),
   kev: jsonb("kev"),
   hasPoc: boolean("has_poc").notNull().default(false),
@@ -58,9 +55,8 @@ export const cves = pgTable("cves", {
   // cwe filter and full-text q.
   index("cves_cwe_idx").using("gin", t.cweIds),
   index("cves_search_idx").using("gin", t.search),
-  // sort by cvss / epss.
+  // sort by cvss (EPSS lives in epss_current: a daily rescore of every CVE never rewrites these wide rows).
   index("cves_cvss_idx").on(t.cvssScore.desc().nullsLast()),
-  index("cves_epss_idx").on(t.epssScore.desc().nullsLast()),
   // is_kev filter: count and the default order on the ~1,500 KEV CVEs.
   index("cves_kev_idx").on(t.datePublished.desc().nullsLast(), t.cveId).where(sql`${t.isKev}`),
 ]);
@@ -70,7 +66,8 @@ export const cveSources = pgTable("cve_sources", {
   cveId: text("cve_id").notNull(),
   /** cve5, nvd, kev, poc:trickest, poc:nomi-sec, certfr:<reference>… */
   source: text("source").notNull(),
-  data: jsonb("data").notNull(),
+  /** json, not jsonb: stored and read back whole, never queried inside; json costs half as much to write. */
+  data: json("data").notNull(),
   /** Hash of `data`: an unchanged record is recognised without rewriting anything. */
   hash: text("hash").notNull(),
   /** The record's own modification date. */
@@ -117,7 +114,10 @@ export const epssCurrent = pgTable("epss_current", {
   scoreDate: date("score_date").notNull(),
   epss: doublePrecision("epss").notNull(),
   percentile: doublePrecision("percentile").notNull(),
-});
+}, (t) => [
+  // GET /cves sort by EPSS and min_epss filter.
+  index("epss_current_epss_idx").on(t.epss.desc()),
+]);
 
 /** Public advisories (GHSA, GO, PYSEC, RUSTSEC, CERT-FR…) linked to CVEs by their aliases. */
 export const publicVulns = pgTable("public_vulns", {
