@@ -32,7 +32,7 @@ const STEPS: [string, string, string[]][] = [
 interface Row { driver: string; step: string; read: number; inserted: number; updated: number; unchanged: number; skipped: number; seconds: number; "rec/s": number; "peak RSS MB": number }
 
 async function importStep(env: Record<string, string>, source: string, paths: string[]) {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "bench/ingest-child.ts", source, ...paths], {
+  const { stdout } = await run(process.execPath, ["bench/ingest-child.mjs", source, ...paths], {
     env: { ...process.env, ...env }, maxBuffer: 1 << 24,
   });
   return JSON.parse(stdout.trim().split("\n").at(-1)!) as { read: number; inserted: number; updated: number; unchanged: number; skipped: number; seconds: number; peak_rss_mb: number };
