@@ -213,11 +213,15 @@ describe("partial refreshes", () => {
   it("the PoC and advisory refreshes leave every CVE exactly as a full merge would", async () => {
     const snapshot = async () => {
       const { rows } = (await t.database.executeSql("select * from cves order by cve_id", [])) as { rows: Record<string, unknown>[] };
-      return rows.map(({ merged_at: _m, ...r }) => r);
+      const affected = (await t.database.executeSql(
+        "select cve_id, origin, vendor, product, cpe, version_from, version_to, version_status from cve_affected order by 1, 2, 3, 4, 5, 6, 7, 8", [],
+      )) as { rows: unknown[] };
+      return { cves: rows.map(({ merged_at: _m, ...r }) => r), affected: affected.rows };
     };
     const before = await snapshot();
-    expect(before.length).toBeGreaterThan(5);
-    await db.transaction((tx) => mergeIds(tx, before.map((r) => r.cve_id as string)));
+    expect(before.cves.length).toBeGreaterThan(5);
+    expect(before.affected.length).toBeGreaterThan(5);
+    await db.transaction((tx) => mergeIds(tx, before.cves.map((r) => r.cve_id as string)));
     expect(await snapshot()).toEqual(before);
   });
 });

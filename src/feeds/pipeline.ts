@@ -223,7 +223,8 @@ export async function mergeIds(ex: Executor, ids: string[], written: Contributio
   const byId = new Map(written.map((r) => [r.cve_id, r]));
   const sources = [...new Set(written.map((r) => r.source))];
   const except = sources.length === 1 ? sources[0] : undefined;
-  const origins = sources.flatMap((src) => AFFECTED_ORIGINS[src] ?? []);
+  // Without batch rows (a plain re-merge) every origin is rewritten.
+  const origins = written.length ? sources.flatMap((src) => AFFECTED_ORIGINS[src] ?? []) : null;
   let count = 0;
   ids.sort();
   // In slices: a CVE's stored contributions, parsed, weigh tens of kilobytes.
