@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOf, PAGING } from "../../platform/http/paging.js";
 
 export const ArticleOut = z.object({
   id: z.uuid(),
@@ -11,19 +12,13 @@ export const ArticleOut = z.object({
   image_url: z.string().nullable(),
 }).meta({ id: "ArticleOut" });
 
-export const ArticleListOut = z.object({
-  items: z.array(ArticleOut),
-  total: z.int(),
-  page: z.int(),
-  page_size: z.int(),
-}).meta({ id: "ArticleListOut" });
+export const ArticleListOut = pageOf(ArticleOut, "ArticleListOut");
 
 export const ArticleListQuery = z.object({
   q: z.string().min(1).max(200).optional().describe("Words of the title or description"),
   source: z.string().min(1).max(200).optional(),
   cve_id: z.string().regex(/^CVE-\d{4}-\d{4,}$/i).optional().describe("Articles mentioning this CVE"),
-  page: z.int().min(1).default(1),
-  page_size: z.int().min(1).max(100).default(20),
+  ...PAGING,
 });
 
 export type ArticleListQueryT = z.output<typeof ArticleListQuery>;

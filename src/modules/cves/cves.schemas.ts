@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOf, PAGING } from "../../platform/http/paging.js";
 
 export const SEVERITY_VALUES = ["critical", "high", "medium", "low", "none", "unknown"] as const;
 
@@ -40,12 +41,7 @@ export const CveListItem = z.object({
   maturite_exploit: z.string().nullable().optional().describe("none, poc, functional, weaponised, in_the_wild"),
 }).meta({ id: "CveListItem" });
 
-export const CveListOut = z.object({
-  items: z.array(CveListItem),
-  total: z.int(),
-  page: z.int(),
-  page_size: z.int(),
-}).meta({ id: "CveListOut" });
+export const CveListOut = pageOf(CveListItem, "CveListOut");
 
 export const CveDetailOut = CveListItem.extend({
   affected: z.array(CveAffected),
@@ -91,8 +87,7 @@ export const CveListQuery = z.object({
   published_to: z.string().regex(DATE).optional().describe("YYYY-MM-DD, inclusive"),
   state: z.enum(["published", "rejected", "all"]).default("published").describe("Rejected CVEs are kept but listed only on request"),
   sort: z.enum(["-date_published", "date_published", "-cvss", "cvss", "-epss", "epss"]).default("-date_published"),
-  page: z.int().min(1).default(1),
-  page_size: z.int().min(1).max(100).default(20),
+  ...PAGING,
 });
 
 export type CveListQueryT = z.output<typeof CveListQuery>;

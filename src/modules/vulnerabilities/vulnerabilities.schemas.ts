@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { pageOf, PAGING } from "../../platform/http/paging.js";
 
 export const PublicVulnOut = z.object({
   id: z.string(),
@@ -14,18 +15,12 @@ export const PublicVulnOut = z.object({
   summary: z.string().nullable().optional(),
 }).meta({ id: "PublicVulnOut" });
 
-export const PublicVulnListOut = z.object({
-  items: z.array(PublicVulnOut),
-  total: z.int(),
-  page: z.int(),
-  page_size: z.int(),
-}).meta({ id: "PublicVulnListOut" });
+export const PublicVulnListOut = pageOf(PublicVulnOut, "PublicVulnListOut");
 
 export const VulnListQuery = z.object({
   q: z.string().min(1).max(200).optional().describe("Id, alias or words of the summary"),
   source: z.enum(["ghsa", "go", "pysec", "rustsec", "osv", "certfr"]).optional(),
-  page: z.int().min(1).default(1),
-  page_size: z.int().min(1).max(100).default(20),
+  ...PAGING,
 });
 
 export type PublicVuln = z.infer<typeof PublicVulnOut>;
