@@ -93,6 +93,13 @@ describe("OpenAPI", () => {
     expect(doc.components.schemas.WorkflowTriggerNode.properties.event.enum).toContain("cve.new_match");
     expect(doc.components.schemas.HTTPValidationError).toBeDefined();
     expect(doc.paths["/api/v1/organizations/{org_id}/projects/{project_id}/workflows/{workflow_id}"].get).toBeUndefined();
+    // The vulnerability data API.
+    for (const path of ["/api/v1/cves", "/api/v1/cves/{cve_id}", "/api/v1/vulnerabilities", "/api/v1/vulnerabilities/{id}", "/api/v1/articles"]) {
+      expect(doc.paths[path]?.get, path).toBeDefined();
+    }
+    expect(doc.components.schemas.CveListOut.properties.items.items.$ref).toContain("CveListItem");
+    expect(doc.components.schemas.CveDetailOut.required).toEqual(expect.arrayContaining(["epss_publie", "affected", "poc_count"]));
+    expect(doc.paths["/api/v1/cves"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["q", "vendor", "severity", "min_epss", "page_size"]));
     const ui = await t.app.inject({ method: "GET", url: "/docs/" });
     expect(ui.statusCode).toBe(200);
     expect(ui.body).toContain("swagger");
