@@ -137,12 +137,12 @@ export class BatchWriter<R> {
     // Rows in key order: two batches in flight lock shared rows in the same order (no deadlock).
     const rows = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
     this.pending = new Map();
-    const batch = this.db.transaction(async (tx) => {
+    const batch = retryOnDeadlock(() => this.db.transaction(async (tx) => {
       const written = await this.spec.write(tx, rows);
       // Last, so that two batches in flight wait on this row only for the other's commit.
       if (written.length) await feedStore.bumpVersion(tx, "cves");
       return written;
-    }).then((written) => {
+    })).then((written) => {
       const inserted = written.filter((w) => w.inserted).length;
       this.tally.result.inserted += inserted;
       this.tally.result.updated += written.length - inserted;
@@ -152,6 +152,22 @@ export class BatchWriter<R> {
     batch.catch(() => undefined); // awaited below or by flush(); not an unhandled rejection meanwhile
     this.inflight.push(batch);
     if (this.inflight.length >= MAX_IN_FLIGHT) await this.inflight.shift();
+  }
+}
+
+/**
+ * Runs a batch transaction again when PostgreSQL aborts it as a deadlock victim (two batches in
+ * flight sharing CVE rows): the whole batch was rolled back, so running it again is safe.
+ */
+async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = (err as { code?: string; cause?: { code?: string } }).cause?.code ?? (err as { code?: string }).code;
+      if (i >= attempts || (code !== "40P01" && code !== "40001")) throw err;
+      await new Promise((r) => setTimeout(r, 50 * i));
+    }
   }
 }
 

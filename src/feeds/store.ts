@@ -117,6 +117,7 @@ export const feedStore = {
    */
   async writeMerged(ex: Executor, merged: { cve: MergedCve; affected: MergedAffected[] }[], origins: string[] | null): Promise<void> {
     if (!merged.length) return;
+    await lockInOrder(ex, merged.map((m) => m.cve.cve_id));
     const inserted = await rowsOf<{ cve_id: string }>(ex, sql`
       insert into cves (${sql.raw(CVE_COLUMNS.map(([c]) => c).join(", "))}, merged_at)
       select ${sql.raw(CVE_COLUMNS.map(([c]) => `x.${c}`).join(", "))}, now()
@@ -171,6 +172,7 @@ export const feedStore = {
   /** Rewrites some merged columns of held CVEs (rows whose values did not change are left alone). */
   async updateCveParts(ex: Executor, rows: ({ cve_id: string } & Record<string, unknown>)[], columns: string[]): Promise<void> {
     if (!rows.length) return;
+    await lockInOrder(ex, rows.map((r) => r.cve_id));
     const types = new Map(CVE_COLUMNS);
     await ex.execute(sql`
       update cves c set ${sql.raw(columns.map((col) => `${col} = x.${col}`).join(", "))}, merged_at = now()
@@ -267,6 +269,15 @@ export const feedStore = {
     return inserted;
   },
 };
+
+/**
+ * Locks the existing rows of these CVEs in id order before they are rewritten: two import
+ * batches in flight that share CVEs then wait for each other instead of deadlocking (an UPDATE
+ * … FROM or a DELETE locks rows in whatever order its plan visits them).
+ */
+async function lockInOrder(ex: Executor, ids: string[]): Promise<void> {
+  await ex.execute(sql`select 1 from cves where cve_id = any(${pgArray(ids)}::text[]) order by cve_id for update`);
+}
 
 /** A PostgreSQL array literal of strings. */
 function pgArray(items: string[]): string {
