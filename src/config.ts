@@ -17,6 +17,8 @@ const EnvSchema = z.object({
   VIGIE_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
   /** Run background jobs (pg-boss) in this process. */
   VIGIE_JOBS: z.enum(["on", "off"]).default("on"),
+  /** On an empty database, import the bundled snapshot of real data at start-up. */
+  VIGIE_SNAPSHOT: z.enum(["auto", "off"]).default("auto"),
   /** Behind a reverse proxy: take the client address from X-Forwarded-For (login throttling per address). */
   VIGIE_TRUST_PROXY: z.enum(["true", "false"]).default("false"),
   /** Set the session cookie's Secure flag (turn on behind HTTPS). */
@@ -32,6 +34,7 @@ export type Config = Readonly<{
   defaultMaxApiCallsPerHour: number;
   sessionTtlHours: number;
   jobs: boolean;
+  snapshot: boolean;
   cookieSecure: boolean;
   trustProxy: boolean;
   /** Derived: which database driver runs. */
@@ -56,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     defaultMaxApiCallsPerHour: e.VIGIE_DEFAULT_MAX_API_CALLS_PER_HOUR,
     sessionTtlHours: e.VIGIE_SESSION_TTL_HOURS,
     jobs: e.VIGIE_JOBS === "on",
+    snapshot: e.VIGIE_SNAPSHOT === "auto",
     cookieSecure: e.VIGIE_COOKIE_SECURE === "true",
     trustProxy: e.VIGIE_TRUST_PROXY === "true",
     driver: e.DATABASE_URL ? "postgres" : "pglite",

@@ -10,6 +10,7 @@ import { acquireLock } from "./platform/db/lock.js";
 import { DomainError } from "./platform/errors.js";
 import { startJobs } from "./platform/jobs/jobs.js";
 import { createLogger } from "./platform/log.js";
+import { importSnapshotIfEmpty } from "./feeds/snapshot.js";
 
 export const ADMIN_SOCKET = "vigie.sock";
 
@@ -43,6 +44,7 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const socketPath = config.driver === "pglite" ? join(config.dataDir, ADMIN_SOCKET) : null;
   const { database, release } = await openForProcess(config, socketPath);
+  if (config.snapshot) await importSnapshotIfEmpty(database.db, logger);
   const services = createServices(database, config);
   const { app } = await buildApp({ config, database, logger, services });
   const jobs = config.jobs ? await startJobs(database, services, logger) : null;

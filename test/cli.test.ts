@@ -89,7 +89,7 @@ describe("admin commands (the CLI contract)", () => {
 
 describe("the vigie process", () => {
   const dir = mkdtempSync(join(tmpdir(), "vigie-cli-"));
-  const env = { ...process.env, VIGIE_DATA_DIR: join(dir, "data"), DATABASE_URL: "", LOG_LEVEL: "warn", VIGIE_JOBS: "off" };
+  const env = { ...process.env, VIGIE_DATA_DIR: join(dir, "data"), DATABASE_URL: "", LOG_LEVEL: "warn", VIGIE_JOBS: "off", VIGIE_SNAPSHOT: "off" };
   const cli = (...args: string[]) => run(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { env });
   let server: ChildProcess | undefined;
   afterAll(() => {
