@@ -21,6 +21,7 @@ import { CvesService } from "./modules/cves/cves.service.js";
 import { cvesRoutes } from "./modules/cves/cves.routes.js";
 import { VulnerabilitiesService } from "./modules/vulnerabilities/vulnerabilities.service.js";
 import { vulnerabilitiesRoutes } from "./modules/vulnerabilities/vulnerabilities.routes.js";
+import { FeedSync } from "./feeds/sync.js";
 
 export interface Services {
   authenticator: ApiKeyAuthenticator;
@@ -33,6 +34,7 @@ export interface Services {
   cves: CvesService;
   vulnerabilities: VulnerabilitiesService;
   articles: ArticlesService;
+  feedSync: FeedSync;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -57,6 +59,7 @@ export function createServices(database: Database, config: Config): Services {
     cves,
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
+    feedSync: new FeedSync(database.db, config),
   };
 }
 

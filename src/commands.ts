@@ -147,6 +147,17 @@ export const COMMANDS: Record<string, Command> = {
       }
     },
   },
+  "feeds sync": {
+    usage: `feeds sync [--source ${SOURCES.join("|")}]...  (the configured addresses, conditional requests)`,
+    options: { source: many },
+    required: [],
+    run: async (s, _db, v) => {
+      const only = (v.source as string[] | undefined) ?? [];
+      const unknown = only.filter((x) => !(SOURCES as readonly string[]).includes(x));
+      if (unknown.length) throw new UsageError(`--source : ${unknown.join(", ")} inconnue (${SOURCES.join(", ")})`);
+      return { sources: await s.feedSync.run(only as Source[]) };
+    },
+  },
   "workflow create": {
     usage: "workflow create --org ORG_ID [--project PROJECT_ID] --file BODY.json  (organization workflow when --project is omitted)",
     options: { org: str, project: str, file: str },

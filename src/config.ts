@@ -1,4 +1,6 @@
+import { join } from "node:path";
 import { z } from "zod";
+import { feedUrls, type Source } from "./feeds/sources.js";
 
 const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
@@ -23,6 +25,10 @@ const EnvSchema = z.object({
   VIGIE_TRUST_PROXY: z.enum(["true", "false"]).default("false"),
   /** Set the session cookie's Secure flag (turn on behind HTTPS). */
   VIGIE_COOKIE_SECURE: z.enum(["true", "false"]).default("false"),
+  /** Scheduled feed sync (pg-boss cron) in this process. */
+  VIGIE_FEEDS_SYNC: z.enum(["on", "off"]).default("off"),
+  VIGIE_FEEDS_CRON: z.string().regex(/^(\S+\s+){4}\S+$/, "expression cron à cinq champs").default("23 */6 * * *"),
+  VIGIE_FEEDS_CACHE_DIR: z.string().min(1).optional(),
 });
 
 export type Config = Readonly<{
@@ -37,6 +43,12 @@ export type Config = Readonly<{
   snapshot: boolean;
   cookieSecure: boolean;
   trustProxy: boolean;
+  /** Scheduled sync: the cron expression (UTC), or null when off. */
+  feedsCron: string | null;
+  /** Where `feeds sync` downloads to (each file is removed once imported). */
+  feedsCacheDir: string;
+  /** Addresses of each source (VIGIE_FEED_URLS_<SOURCE>, else the official ones). */
+  feedUrls: Partial<Record<Source, string[]>>;
   /** Derived: which database driver runs. */
   driver: "pglite" | "postgres";
 }>;
@@ -50,6 +62,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Configuration invalide :\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  const urls = feedUrls(env);
+  const bad = Object.values(urls).flat().filter((u) => !/^https?:\/\/\S+$/.test(u));
+  if (bad.length) throw new ConfigError(`Configuration invalide :\n  VIGIE_FEED_URLS_* : adresse http(s) attendue : ${bad.join(", ")}`);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -62,6 +77,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshot: e.VIGIE_SNAPSHOT === "auto",
     cookieSecure: e.VIGIE_COOKIE_SECURE === "true",
     trustProxy: e.VIGIE_TRUST_PROXY === "true",
+    feedsCron: e.VIGIE_FEEDS_SYNC === "on" ? e.VIGIE_FEEDS_CRON : null,
+    feedsCacheDir: e.VIGIE_FEEDS_CACHE_DIR ?? join(e.VIGIE_DATA_DIR, "feeds-cache"),
+    feedUrls: urls,
     driver: e.DATABASE_URL ? "postgres" : "pglite",
   });
 }

@@ -47,7 +47,7 @@ export async function serve(config: Config): Promise<void> {
   if (config.snapshot) await importSnapshotIfEmpty(database.db, logger);
   const services = createServices(database, config);
   const { app } = await buildApp({ config, database, logger, services });
-  const jobs = config.jobs ? await startJobs(database, services, logger) : null;
+  const jobs = config.jobs ? await startJobs(database, services, logger, config) : null;
   const unlisten = await database.listen(AUTH_CHANNEL, () => services.authenticator.invalidate());
   let admin: Server | null = null;
   if (socketPath) admin = await listenAdminSocket(socketPath, (req) => executeCommand(services, database, req.argv));

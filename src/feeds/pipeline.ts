@@ -6,8 +6,8 @@ import { expandPaths, FormatError, head, jsonArrayItems, lines, openText, readWh
 import { feedStore, type AdvisoryRow, type ContributionRow } from "./store.js";
 import { RecordError } from "./types.js";
 
-export const SOURCES = ["cve5", "nvd", "epss", "kev", "poc", "osv", "certfr", "rss"] as const;
-export type Source = (typeof SOURCES)[number];
+import { SOURCES, type Source } from "./sources.js";
+export { SOURCES, type Source };
 
 export interface RecordFailure {
   file: string;

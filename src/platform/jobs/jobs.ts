@@ -2,6 +2,7 @@ import PgBoss from "pg-boss";
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { Services } from "../../app.js";
+import type { Config } from "../../config.js";
 import type { Database } from "../db/client.js";
 
 /**
@@ -12,8 +13,8 @@ import type { Database } from "../db/client.js";
 interface JobDef<P extends z.ZodType> {
   payload: P;
   retryLimit: number;
-  /** Cron expression (UTC) when the job is scheduled. */
-  cron?: string;
+  /** Cron expression (UTC) when the job is scheduled; from the configuration when it may be off (null). */
+  cron?: string | ((config: Config) => string | null);
   handler(payload: z.output<P>, services: Services, logger: Logger): Promise<void>;
 }
 
@@ -33,7 +34,22 @@ export const JOBS = {
       logger.info({ idempotencyKeys: keys }, "maintenance.purge done");
     },
   }),
+  /** Downloads and imports the configured feeds (VIGIE_FEEDS_SYNC=on, every VIGIE_FEEDS_CRON). */
+  "feeds.sync": job({
+    payload: z.object({}),
+    retryLimit: 1,
+    cron: (config) => config.feedsCron,
+    handler: async (_p, services, logger) => {
+      const outcomes = await services.feedSync.run();
+      for (const o of outcomes) logger[o.status === "failed" ? "warn" : "info"]({ source: o.source, url: o.url, status: o.status, error: o.error, read: o.result?.read }, "feeds.sync");
+    },
+  }),
 } as const;
+
+/** A job's schedule under this configuration (null: not scheduled). */
+export function cronOf(def: { cron?: string | ((config: Config) => string | null) }, config: Config): string | null {
+  return typeof def.cron === "function" ? def.cron(config) : (def.cron ?? null);
+}
 
 export type JobName = keyof typeof JOBS;
 
@@ -45,7 +61,7 @@ export interface Jobs {
 }
 
 /** Starts pg-boss on the service's database, creates the queues, schedules cron jobs and workers. */
-export async function startJobs(database: Database, services: Services, logger: Logger): Promise<Jobs> {
+export async function startJobs(database: Database, services: Services, logger: Logger, config: Config): Promise<Jobs> {
   const boss = new PgBoss({
     db: { executeSql: (text: string, values: unknown[]) => database.executeSql(text, values) as Promise<{ rows: unknown[] }> },
     schema: "pgboss",
@@ -57,7 +73,9 @@ export async function startJobs(database: Database, services: Services, logger: 
   await boss.start();
   for (const [name, def] of Object.entries(JOBS)) {
     await boss.createQueue(name, { name, retryLimit: def.retryLimit, retryBackoff: true });
-    if (def.cron) await boss.schedule(name, def.cron, {}, { tz: "UTC" });
+    const cron = cronOf(def, config);
+    if (cron) await boss.schedule(name, cron, {}, { tz: "UTC" });
+    else await boss.unschedule(name);
     await boss.work(name, { pollingIntervalSeconds: 10 }, async (batch) => {
       for (const j of batch) {
         await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }));

@@ -163,6 +163,19 @@ export const articles = pgTable("articles", {
   index("articles_cves_idx").using("gin", t.cveIds),
 ]);
 
+/** `feeds sync`: per address, the validators of the last successful import and the last outcome. */
+export const feedSyncState = pgTable("feed_sync_state", {
+  url: text("url").primaryKey(),
+  source: text("source").notNull(),
+  etag: text("etag"),
+  lastModified: text("last_modified"),
+  status: text("status").notNull(),
+  httpStatus: integer("http_status"),
+  error: text("error"),
+  checkedAt: tz("checked_at").notNull(),
+  importedAt: tz("imported_at"),
+});
+
 /** Provenance of each import run. */
 export const feedImports = pgTable("feed_imports", {
   id: uuid("id").primaryKey().defaultRandom(),
