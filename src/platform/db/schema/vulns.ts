@@ -49,9 +49,9 @@ export const cves = pgTable("cves", {
 }, (t) => [
   // GET /cves default order and date filters.
   index("cves_published_idx").on(t.datePublished.desc().nullsLast(), t.cveId),
-  // vendor / product filters (normalised names).
-  index("cves_vendor_idx").on(t.vendorNorm),
-  index("cves_product_idx").on(t.productNorm),
+  // vendor / product filters (normalised names), in the default order: a page is read off the index.
+  index("cves_vendor_idx").on(t.vendorNorm, t.datePublished.desc().nullsLast(), t.cveId),
+  index("cves_product_idx").on(t.productNorm, t.datePublished.desc().nullsLast(), t.cveId),
   // cwe filter and full-text q.
   index("cves_cwe_idx").using("gin", t.cweIds),
   index("cves_search_idx").using("gin", t.search),
