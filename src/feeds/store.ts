@@ -49,11 +49,17 @@ export interface ArticleRow {
 
 type Advisory = MergeInput["advisories"][number];
 
-/** The advisories naming these CVEs, with what the merge uses of them. A withdrawn one no longer speaks for its CVEs. */
-function advisoriesNaming(ex: Executor, idArray: SQL): Promise<Advisory[]> {
-  return rowsOf<Advisory>(ex, sql`
-    select id, source, url, aliases, jsonb_build_object('mesures', data->'mesures') as data
-    from public_vulns where aliases && ${idArray} and data->>'withdrawn' is null`);
+/**
+ * The advisories naming these CVEs, with what the merge uses of them. A withdrawn one no longer
+ * speaks for its CVEs. Driven by the ids, one index probe each: `aliases && <250 ids>` is planned
+ * as a scan of every advisory (650 ms on the full corpus, against 5 ms so).
+ */
+async function advisoriesNaming(ex: Executor, idArray: SQL): Promise<Advisory[]> {
+  const rows = await rowsOf<Advisory & { withdrawn: string | null }>(ex, sql`
+    select distinct on (p.id) p.id, p.source, p.url, p.aliases, jsonb_build_object('mesures', p.data->'mesures') as data,
+      p.data->>'withdrawn' as withdrawn
+    from unnest(${idArray}) as a(cve_id) join public_vulns p on p.aliases @> array[a.cve_id]`);
+  return rows.filter((r) => r.withdrawn === null).map(({ withdrawn: _w, ...a }) => a);
 }
 
 /** The merged columns of `cves` (MergedCve's fields) and their SQL types. */
