@@ -24,6 +24,9 @@ describe("importing the real feeds (small cited subsets)", () => {
     expect(first).toMatchObject({ source: "cve5", read: 4, inserted: 4, updated: 0, unchanged: 0, skipped: 0, errors: [] });
     const again = await importFeed(db, "cve5", [`${FIX}/cve5-sample.jsonl`]);
     expect(again).toMatchObject({ read: 4, inserted: 0, updated: 0, unchanged: 4 });
+    // The same record pretty-printed (test/fixtures/feeds: values unchanged) is the same content: nothing rewritten.
+    expect(await importFeed(db, "cve5", ["test/fixtures/feeds/cve5/CVE-2024-3400.json"])).toMatchObject({ read: 1, inserted: 0, updated: 0, unchanged: 1 });
+    expect(await importFeed(db, "cve5", [`${FIX}/cve5-sample.jsonl`])).toMatchObject({ read: 4, inserted: 0, updated: 0, unchanged: 4 });
     const rejected = (await get("/api/v1/cves/CVE-2024-1216")).json();
     expect(rejected.cve_id).toBe("CVE-2024-1216");
     // Rejected records are kept, out of the default list.

@@ -8,7 +8,7 @@ import { parseOsvRecord } from "./osv.js";
 import { parseNomiSecFile, parseNomiSecLine, parseTrickestLine, type PocRecord } from "./poc.js";
 import { parseFeed } from "./rss.js";
 import {
-  advisoryWriter, contributionWriter, expandPaths, FormatError, hashOf, jsonRecords, parseJson, sniff, Tally, wholeFiles,
+  advisoryWriter, contributionWriter, expandPaths, FormatError, hashOf, jsonRecords, parseJson, skipKnownTexts, sniff, Tally, wholeFiles,
   type ImportOptions, type ImportResult, type Source, type SourceRecord,
 } from "./pipeline.js";
 import { head, lines, readWhole } from "./reader.js";
@@ -16,7 +16,7 @@ import { feedStore, type ArticleRow } from "./store.js";
 import { RecordError, type CveContribution } from "./types.js";
 
 /** Runs `use` on each record; a record that fails is reported with its place and skipped. */
-async function eachRecord(records: AsyncIterable<SourceRecord>, tally: Tally, use: (rec: SourceRecord) => Promise<void>): Promise<void> {
+async function eachRecord<R extends SourceRecord>(records: AsyncIterable<R>, tally: Tally, use: (rec: R) => Promise<void>): Promise<void> {
   for await (const rec of records) {
     tally.result.read++;
     try {
@@ -28,21 +28,22 @@ async function eachRecord(records: AsyncIterable<SourceRecord>, tally: Tally, us
   }
 }
 
-function contribution(c: CveContribution, source: string, file: string) {
-  return { cve_id: c.cve_id, source, data: c, hash: hashOf(c), source_modified: c.modified, file };
+function contribution(c: CveContribution, source: string, file: string, rawHash?: string) {
+  return { cve_id: c.cve_id, source, data: c, hash: hashOf(c), raw_hash: rawHash ?? null, source_modified: c.modified, file };
 }
 
 async function importCve5(db: Db, files: string[], tally: Tally): Promise<void> {
   await sniff(files, "cve5", (h) => h.includes('"cveMetadata"') || h.includes("CVE_RECORD"), "enregistrements CVE JSON 5 : cveMetadata, containers");
   const writer = contributionWriter(db, tally);
   let reserved = 0;
-  await eachRecord(jsonRecords(files, []), tally, async (rec) => {
+  const records = skipKnownTexts(db, "cve5", jsonRecords(files, []), tally, (text) => /"cveId"\s*:\s*"(CVE-\d{4}-\d{4,})"/.exec(text)?.[1]);
+  await eachRecord(records, tally, async (rec) => {
     const parsed = parseCve5(parseJson(rec.text));
     if (isReserved(parsed)) {
       reserved++;
       return;
     }
-    await writer.add(contribution(parsed, "cve5", rec.file));
+    await writer.add(contribution(parsed, "cve5", rec.file, rec.rawHash));
   });
   await writer.flush();
   tally.result.reserved = reserved;
@@ -51,13 +52,14 @@ async function importCve5(db: Db, files: string[], tally: Tally): Promise<void> 
 async function importNvd(db: Db, files: string[], tally: Tally): Promise<void> {
   await sniff(files, "nvd", (h) => /"CVE_Items"|"vulnStatus"|"sourceIdentifier"/.test(h), "flux NVD JSON 1.1 (CVE_Items) ou objets CVE de l'API 2.0");
   const writer = contributionWriter(db, tally);
-  await eachRecord(jsonRecords(files, ["CVE_Items", "vulnerabilities"]), tally, async (rec) => {
+  const idOf = (text: string) => /"(?:ID|id)"\s*:\s*"(CVE-\d{4}-\d{4,})"/.exec(text)?.[1];
+  await eachRecord(skipKnownTexts(db, "nvd", jsonRecords(files, ["CVE_Items", "vulnerabilities"]), tally, idOf), tally, async (rec) => {
     const value = parseJson(rec.text) as Record<string, unknown>;
     // API 2.0 responses wrap each object as {"cve": {...}}; 1.1 items carry "cve" with CVE_data_meta.
     const item = value && typeof value === "object" && "cve" in value && !("configurations" in value || "impact" in value) ? value.cve : value;
     const isV11 = !!item && typeof item === "object" && "cve" in (item as object);
     const parsed = isV11 ? parseNvd11Item(item) : parseNvd20(item);
-    await writer.add(contribution(parsed, "nvd", rec.file));
+    await writer.add(contribution(parsed, "nvd", rec.file, rec.rawHash));
   });
   await writer.flush();
 }

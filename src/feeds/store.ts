@@ -10,6 +10,7 @@ export interface ContributionRow {
   hash: string;
   source_modified: string | null;
   file: string | null;
+  raw_hash?: string | null;
 }
 
 async function rowsOf<T>(ex: Executor, query: ReturnType<typeof sql>): Promise<T[]> {
@@ -81,21 +82,26 @@ export const feedStore = {
    */
   async upsertContributions(ex: Executor, rows: ContributionRow[]): Promise<{ cve_id: string; inserted: boolean }[]> {
     // Unchanged records are recognised by their hash alone: their data is never sent (a re-import is cheap).
+    // (The same content read from another text, e.g. pretty-printed, only records that text's hash.)
     const same = await rowsOf<{ k: string }>(ex, sql`
-      select s.cve_id || ' ' || s.source as k
-      from unnest(${pgArray(rows.map((r) => r.cve_id))}::text[], ${pgArray(rows.map((r) => r.source))}::text[], ${pgArray(rows.map((r) => r.hash))}::text[]) as x(cve_id, source, hash)
-      join cve_sources s on s.cve_id = x.cve_id and s.source = x.source and s.hash = x.hash`);
+      with x as (
+        select * from unnest(${pgArray(rows.map((r) => r.cve_id))}::text[], ${pgArray(rows.map((r) => r.source))}::text[],
+          ${pgArray(rows.map((r) => r.hash))}::text[], ${pgArray(rows.map((r) => r.raw_hash ?? ""))}::text[]) as x(cve_id, source, hash, raw_hash)),
+      raw as (
+        update cve_sources s set raw_hash = x.raw_hash from x
+        where s.cve_id = x.cve_id and s.source = x.source and s.hash = x.hash and x.raw_hash <> '' and s.raw_hash is distinct from x.raw_hash)
+      select s.cve_id || ' ' || s.source as k from x join cve_sources s on s.cve_id = x.cve_id and s.source = x.source and s.hash = x.hash`);
     const unchanged = new Set(same.map((r) => r.k));
     const changed = rows.filter((r) => !unchanged.has(`${r.cve_id} ${r.source}`));
     if (!changed.length) return [];
     // A record without its own modification date never replaces a dated one (it cannot be shown newer).
     return rowsOf(ex, sql`
-      insert into cve_sources (cve_id, source, data, hash, source_modified, file, imported_at)
-      select x.cve_id, x.source, x.data, x.hash, x.source_modified, x.file, now()
+      insert into cve_sources (cve_id, source, data, hash, raw_hash, source_modified, file, imported_at)
+      select x.cve_id, x.source, x.data, x.hash, x.raw_hash, x.source_modified, x.file, now()
       from json_to_recordset(${JSON.stringify(changed)}::json)
-        as x(cve_id text, source text, data jsonb, hash text, source_modified timestamptz, file text)
+        as x(cve_id text, source text, data json, hash text, raw_hash text, source_modified timestamptz, file text)
       on conflict (cve_id, source) do update
-        set data = excluded.data, hash = excluded.hash, source_modified = excluded.source_modified,
+        set data = excluded.data, hash = excluded.hash, raw_hash = excluded.raw_hash, source_modified = excluded.source_modified,
             file = excluded.file, imported_at = now()
         where cve_sources.hash <> excluded.hash
           and (cve_sources.source_modified is null
@@ -148,6 +154,14 @@ export const feedStore = {
           vendor_norm text, product_norm text, cpe text, version_from text, version_from_inclusive boolean, version_to text,
           version_to_inclusive boolean, version_status text, version_type text, default_status text, vulnerable boolean)`);
     }
+  },
+
+  /** The ids among these whose stored record of `source` was read from exactly this text (same raw hash). */
+  async knownTexts(ex: Executor, source: string, ids: string[], rawHashes: string[]): Promise<Set<string>> {
+    const rows = await rowsOf<{ cve_id: string }>(ex, sql`
+      select s.cve_id from unnest(${pgArray(ids)}::text[], ${pgArray(rawHashes)}::text[]) as x(cve_id, raw_hash)
+      join cve_sources s on s.cve_id = x.cve_id and s.source = ${source} and s.raw_hash = x.raw_hash`);
+    return new Set(rows.map((r) => r.cve_id));
   },
 
   /** Marks a data set changed (inside the changing transaction): caches of figures derived from it are dropped. */

@@ -70,6 +70,8 @@ export const cveSources = pgTable("cve_sources", {
   data: json("data").notNull(),
   /** Hash of `data`: an unchanged record is recognised without rewriting anything. */
   hash: text("hash").notNull(),
+  /** Hash of the record's text as read (and of the parser version): a re-import skips it unparsed. */
+  rawHash: text("raw_hash"),
   /** The record's own modification date. */
   sourceModified: tz("source_modified"),
   file: text("file"),

@@ -1,0 +1,1 @@
+ALTER TABLE "cve_sources" ADD COLUMN "raw_hash" text;
