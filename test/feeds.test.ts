@@ -36,6 +36,12 @@ describe("importing the real feeds (small cited subsets)", () => {
     expect((await get("/api/v1/cves?state=rejected")).json().items.map((c: { cve_id: string }) => c.cve_id)).toEqual(["CVE-2024-1216"]);
   });
 
+  it("counts every record read once: inserted, updated, unchanged or skipped", async () => {
+    // The same two records twice in one import: the repeats are unchanged.
+    const r = await importFeed(db, "nvd", [`${FIX}/nvd2-CVE-2024-3400.json`, `${FIX}/nvd2-CVE-2023-4966.json`, `${FIX}/nvd2-CVE-2024-3400.json`]);
+    expect(r.inserted + r.updated + r.unchanged + r.skipped).toBe(r.read);
+  });
+
   it("merges NVD, EPSS and KEV into CVE-2024-3400", async () => {
     await importFeed(db, "nvd", [`${FIX}/nvd2-CVE-2024-3400.json`, `${FIX}/nvd2-CVE-2023-4966.json`]);
     const epss = await importFeed(db, "epss", [`${FIX}/epss_scores-2026-08-16.csv`]);

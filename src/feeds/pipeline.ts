@@ -150,7 +150,8 @@ export class BatchWriter<R> {
   async add(row: R): Promise<void> {
     const key = this.spec.key(row);
     const prev = this.pending.get(key);
-    // The same record twice in one batch: keep the newer.
+    // The same record twice in one batch: keep the newer; the other is counted unchanged (not written).
+    if (prev) this.tally.result.unchanged++;
     if (!prev || (this.spec.modified(row) ?? "") >= (this.spec.modified(prev) ?? "")) this.pending.set(key, row);
     if (this.pending.size >= BATCH) await this.launch();
   }
