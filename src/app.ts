@@ -22,6 +22,12 @@ import { cvesRoutes } from "./modules/cves/cves.routes.js";
 import { VulnerabilitiesService } from "./modules/vulnerabilities/vulnerabilities.service.js";
 import { vulnerabilitiesRoutes } from "./modules/vulnerabilities/vulnerabilities.routes.js";
 import { FeedSync } from "./feeds/sync.js";
+import { AlertsService } from "./modules/alerts/alerts.service.js";
+import { alertsRoutes } from "./modules/alerts/alerts.routes.js";
+import { StacksService } from "./modules/stacks/stacks.service.js";
+import { stacksRoutes } from "./modules/stacks/stacks.routes.js";
+import { TagsService } from "./modules/tags/tags.service.js";
+import { tagsRoutes } from "./modules/tags/tags.routes.js";
 
 export interface Services {
   authenticator: ApiKeyAuthenticator;
@@ -35,6 +41,9 @@ export interface Services {
   vulnerabilities: VulnerabilitiesService;
   articles: ArticlesService;
   feedSync: FeedSync;
+  stacks: StacksService;
+  tags: TagsService;
+  alerts: AlertsService;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -60,6 +69,9 @@ export function createServices(database: Database, config: Config): Services {
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feedSync: new FeedSync(database.db, config),
+    stacks: new StacksService(database.db),
+    tags: new TagsService(database.db),
+    alerts: new AlertsService(database.db),
   };
 }
 
@@ -78,6 +90,9 @@ export async function buildApp(opts: { config: Config; database: Database; logge
       ...cvesRoutes(services.cves),
       ...vulnerabilitiesRoutes(services.vulnerabilities),
       ...articlesRoutes(services.articles),
+      ...stacksRoutes(services.stacks),
+      ...tagsRoutes(services.tags),
+      ...alertsRoutes(services.alerts),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
+import { matchChangedCves } from "../matching/matcher.js";
 import type { Db, Executor } from "../platform/db/client.js";
 import { ADVISORY_SOURCES, advisoryPart, mergeCve, pocPart, sourcesOf } from "./merge.js";
 import { expandPaths, FormatError, head, jsonArrayItems, lines, openText, readWhole } from "./reader.js";
@@ -212,6 +213,8 @@ export function contributionWriter(db: Db, tally: Tally): BatchWriter<Contributi
       // PoC evidence decides a few columns only: no need to re-read and re-merge the whole record.
       if (rows.every((r) => r.source.startsWith("poc:"))) await refreshPoc(tx, [...ids]);
       else await mergeIds(tx, [...ids], rows.filter((r) => ids.has(r.cve_id)));
+      // In the same transaction: an alert (and its event) exists exactly when its CVE change is committed.
+      await matchChangedCves(tx, [...ids]);
       return changed;
     },
   });
@@ -224,7 +227,9 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
     modified: (r) => r.modified,
     write: async (tx, rows) => {
       const changed = await feedStore.upsertAdvisories(tx, rows);
-      await refreshAdvisories(tx, [...new Set(changed.flatMap((c) => c.aliases.filter((a) => a.startsWith("CVE-"))))]);
+      const cves = [...new Set(changed.flatMap((c) => c.aliases.filter((a) => a.startsWith("CVE-"))))];
+      await refreshAdvisories(tx, cves);
+      await matchChangedCves(tx, cves);
       return changed;
     },
   });

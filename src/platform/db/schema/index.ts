@@ -2,3 +2,4 @@ export * from "./tenancy.js";
 export * from "./auth.js";
 export * from "./workflows.js";
 export * from "./vulns.js";
+export * from "./alerting.js";

@@ -25,8 +25,12 @@ export const projects = pgTable("projects", {
   name: text("name").notNull(),
   description: text("description"),
   isDefault: boolean("is_default").notNull().default(false),
+  /** What a new stack item alerts on in the stored corpus: "recent" (published in the last N days, or KEV) or "all". */
+  alertBackfill: text("alert_backfill").notNull().default("recent"),
+  alertBackfillDays: integer("alert_backfill_days").notNull().default(90),
   createdAt: createdAt(),
 }, (t) => [
+  check("projects_alert_backfill_valid", sql`${t.alertBackfill} in ('recent', 'all')`),
   // The organization's project list and the tenant check (id + org_id) on every project route.
   index("projects_org_idx").on(t.orgId, t.createdAt),
   uniqueIndex("projects_org_name_uq").on(t.orgId, t.name),

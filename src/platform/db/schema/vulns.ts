@@ -100,6 +100,8 @@ export const cveAffected = pgTable("cve_affected", {
   index("cve_affected_cve_idx").on(t.cveId),
   // The matcher finds candidate CVEs of a stack item by normalised vendor/product.
   index("cve_affected_product_idx").on(t.vendorNorm, t.productNorm),
+  // A new product or cpe stack item finds the CVEs that name its product, whatever the vendor's spelling.
+  index("cve_affected_product_only_idx").on(t.productNorm),
 ]);
 
 /** Every EPSS score ever imported (a later issue raises an event when a score jumps). */

@@ -1,0 +1,137 @@
+/**
+ * Whether a CVE hits a stack item, and why — pure logic over the candidate rows the indexes found.
+ *
+ * Affected products (CVE 5 `affected` of the CNA and the ADPs, NVD configurations), for an item
+ * that names a version V:
+ * 1. a row that says V is unaffected (status `unaffected`, bounded) wins: the vendor said so;
+ * 2. else a row that says V is affected (status `affected`, or an NVD vulnerable CPE) whose range
+ *    holds V is a match — a CNA row without any bound means every version (NVD and ADP rows
+ *    without bounds are not taken as a statement about V);
+ * 3. else, when no row gives a range, the entry's `defaultStatus: affected` is a match;
+ * 4. else no match (a version outside every range is not noise to report).
+ * An item without a version matches when any row says some version is affected.
+ * Vendors compare in a squashed form ("palo_alto_networks" = "paloaltonetworks"): CNAs write display
+ * names, NVD and the CISA ADP write CPE names.
+ */
+import { osvAffects } from "./osv-range.js";
+import { inRange, isConcreteVersion } from "./version.js";
+
+export interface AffectedRow {
+  origin: string;
+  vendor: string | null;
+  product: string | null;
+  vendor_norm: string | null;
+  cpe: string | null;
+  version_from: string | null;
+  version_from_inclusive: boolean;
+  version_to: string | null;
+  version_to_inclusive: boolean;
+  version_status: string;
+  version_type: string | null;
+  default_status: string | null;
+  vulnerable: boolean;
+}
+
+export interface OsvPackageRow {
+  advisory: string;
+  key: string;
+  ecosystem: string;
+  name: string;
+  ranges: { type: string; events: Record<string, string>[] }[];
+  versions: string[];
+}
+
+/** Why an alert was raised: shown in the alert's `source`, kept whole in its `match`. */
+export interface MatchReason {
+  rule: "version_range" | "all_versions" | "default_status" | "osv_range" | "vendor" | "keyword" | "cve";
+  version: string | null;
+  range: string | null;
+  origin: string | null;
+  vendor: string | null;
+  product: string | null;
+}
+
+export const squash = (vendor: string | null) => (vendor ?? "").replace(/[\s_.,-]+/g, "");
+
+const SEVERITY_RANK: Record<string, number> = { unknown: 0, none: 0, low: 1, medium: 2, high: 3, critical: 4 };
+
+/** A CVE of this severity passes the item's `min_severity` (an unscored CVE passes none; it alerts once scored). */
+export function meetsSeverity(severity: string, min: string | null): boolean {
+  return !min || (SEVERITY_RANK[severity] ?? 0) >= (SEVERITY_RANK[min] ?? 0);
+}
+
+export function severityRank(severity: string): number {
+  return SEVERITY_RANK[severity] ?? 0;
+}
+
+function rangeText(r: AffectedRow): string {
+  if (r.version_from !== null && r.version_from === r.version_to) return `= ${r.version_from}`;
+  const lo = r.version_from === null ? "]*" : `${r.version_from_inclusive ? "[" : "]"}${r.version_from}`;
+  const hi = r.version_to === null ? "*[" : `${r.version_to}${r.version_to_inclusive ? "]" : "["}`;
+  return `${lo}, ${hi}`;
+}
+
+/** A row that names no vendor (a CNA that gave the product alone, or "n/a") matches on the product. */
+const namedVendor = (r: AffectedRow) => r.vendor_norm !== null && r.vendor_norm !== "n/a" && r.vendor_norm !== "";
+const bounded = (r: AffectedRow) => r.version_from !== null || r.version_to !== null;
+const says = (r: AffectedRow, status: string) => (status === "affected" ? r.version_status === "affected" && r.vulnerable : r.version_status === status);
+const comparable = (r: AffectedRow) => r.version_type !== "git";
+
+const POST_RELEASE = /^[-_.]?(p|h|patch|hotfix|update|u|sp)\d+$/i;
+
+function holds(r: AffectedRow, version: string): boolean {
+  if (inRange(version, { from: r.version_from, fromInclusive: r.version_from_inclusive, to: r.version_to, toInclusive: r.version_to_inclusive })) return true;
+  // A range "up to 9.8 inclusive" names the release, its patch levels included: OpenSSH 9.8p1,
+  // PAN-OS 10.2.9-h1 (an exact version "= 9.9" does not: 9.9p2 is another release).
+  const to = r.version_to;
+  return r.version_to_inclusive && to !== null && r.version_from !== to && version.toLowerCase().startsWith(to.toLowerCase()) && POST_RELEASE.test(version.slice(to.length))
+    && inRange(version, { from: r.version_from, fromInclusive: r.version_from_inclusive, to: null, toInclusive: false });
+}
+
+const reason = (rule: MatchReason["rule"], r: AffectedRow | null, version: string | null, range: string | null): MatchReason =>
+  ({ rule, version, range, origin: r?.origin ?? null, vendor: r?.vendor ?? null, product: r?.product ?? null });
+
+/** The affected rows of one CVE (already narrowed to the item's product) against the item's version. */
+export function decideAffected(rows: AffectedRow[], itemVendor: string | null, version: string | null): MatchReason | null {
+  const mine = rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || squash(r.vendor_norm) === squash(itemVendor)));
+  if (!mine.length) return null;
+  if (version === null || !isConcreteVersion(version)) {
+    const hit = mine.find((r) => says(r, "affected")) ?? mine.find((r) => r.default_status === "affected");
+    return hit ? reason("all_versions", hit, null, says(hit, "affected") && bounded(hit) ? rangeText(hit) : null) : null;
+  }
+  if (mine.some((r) => says(r, "unaffected") && bounded(r) && holds(r, version))) return null;
+  // The narrowest statement first: a bounded range before an "every version" row.
+  // An unbounded row counts for a versioned item only when the CNA wrote it: NVD and ADP write
+  // "every version" for old records whose versions were never analysed (OpenSSH 9.6p1 is not hit
+  // by CVE-2008-3844).
+  const hit = mine.filter((r) => says(r, "affected") && (bounded(r) ? holds(r, version) : r.origin === "cna"))
+    .sort((a, b) => Number(bounded(b)) - Number(bounded(a)))[0];
+  if (hit) return reason(bounded(hit) ? "version_range" : "all_versions", hit, version, bounded(hit) ? rangeText(hit) : null);
+  const def = mine.find((r) => r.default_status === "affected");
+  if (def && !mine.some(bounded)) return reason("default_status", def, version, null);
+  return null;
+}
+
+/** OSV packages (already narrowed to the item's package) against the item's version. */
+export function decideOsv(packages: OsvPackageRow[], version: string | null): MatchReason | null {
+  for (const p of packages) {
+    if (version !== null && !osvAffects(version, p)) continue;
+    const events = p.ranges.flatMap((r) => r.events.map((e) => Object.entries(e).map(([k, v]) => `${k} ${v}`).join(""))).join(", ");
+    return { rule: "osv_range", version, range: events || null, origin: p.advisory, vendor: p.ecosystem, product: p.name };
+  }
+  return null;
+}
+
+/** One line for the alert's `source`: item, rule, versions compared. */
+export function describe(itemType: string, value: string, r: MatchReason): string {
+  const what = `${itemType} ${value}`;
+  switch (r.rule) {
+    case "version_range": return `${what} : version ${r.version} dans ${r.range} (${r.origin})`;
+    case "all_versions": return `${what} : toutes versions concernées${r.range ? ` (${r.range})` : ""} (${r.origin})`;
+    case "default_status": return `${what} : version ${r.version}, produit affecté par défaut (${r.origin})`;
+    case "osv_range": return `${what} : ${r.version ? `version ${r.version} dans ` : ""}${r.range ?? "plage OSV"} (${r.origin})`;
+    case "vendor": return `${what} : produit ${r.vendor ?? ""}/${r.product ?? ""} du vendor (${r.origin})`;
+    case "keyword": return `${what} : mots présents dans la CVE`;
+    case "cve": return `${what} : CVE surveillée`;
+  }
+}

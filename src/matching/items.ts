@@ -1,0 +1,116 @@
+/**
+ * Stack item values → the keys the matcher looks them up by. Item types (`item_type`):
+ * - `cpe`: a CPE 2.3 string (or 2.2 URI); vendor and product must be named; the version part may be
+ *   `*` (every version) or a concrete version (its `update` part, e.g. PAN-OS `h1`, is appended: 10.2.9-h1).
+ * - `product`: `vendor:product`, or a bare `product`, with an optional version after `@` or a third
+ *   `:` part (`paloaltonetworks:pan-os@10.2.5`, `openbsd:openssh:9.6p1`). Names are compared in
+ *   their CPE-style form (lower case, spaces as `_`). A bare product matches every vendor's.
+ * - `vendor`: every product of a vendor.
+ * - `purl`: a package URL (`pkg:pypi/django@4.2.1`, `pkg:npm/lodash@4.17.20`,
+ *   `pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1`, `pkg:golang/github.com/gin-gonic/gin@v1.5.0`),
+ *   matched against the OSV advisories' packages and ranges.
+ * - `keyword`: every word appears in the CVE (id, description, vendor, product).
+ * - `cve`: one CVE id, or an alias (GHSA-…, PYSEC-…) resolved to its CVE when Vigie knows it.
+ */
+import { normalizeName, parseCpe } from "../feeds/cpe.js";
+import type { StackItemType } from "../platform/db/schema/alerting.js";
+import { isConcreteVersion } from "./version.js";
+
+export interface ItemKeys {
+  matchVendor: string | null;
+  matchProduct: string | null;
+  matchVersion: string | null;
+  matchEcosystem: string | null;
+  /** keyword: the text whose words are matched (turned into lexemes by the database). */
+  keywordText: string | null;
+  matchCve: string | null;
+}
+
+/** A value that cannot be matched: the message says what is wrong (a 422 on `value`). */
+export class BadItem extends Error {}
+
+const NONE: ItemKeys = { matchVendor: null, matchProduct: null, matchVersion: null, matchEcosystem: null, keywordText: null, matchCve: null };
+
+/** purl types → OSV ecosystems. */
+const PURL_ECOSYSTEMS: Record<string, string> = {
+  pypi: "pypi", npm: "npm", maven: "maven", golang: "go", cargo: "crates.io", gem: "rubygems",
+  nuget: "nuget", composer: "packagist", hex: "hex", pub: "pub", hackage: "hackage", cran: "cran",
+  swift: "swifturl", cocoapods: "cocoapods", deb: "debian", apk: "alpine", rpm: "rpm",
+};
+
+const ADVISORY_ID = /^(CVE-\d{4}-\d{4,}|[A-Z][A-Z0-9]*-[A-Za-z0-9][A-Za-z0-9._:-]*)$/;
+
+/** The normalised lookup keys of an item; throws BadItem with a clear message. */
+export function itemKeys(type: StackItemType, raw: string): ItemKeys {
+  const value = raw.trim();
+  if (!value) throw new BadItem("la valeur est vide");
+  switch (type) {
+    case "cpe": return cpeKeys(value);
+    case "product": return productKeys(value);
+    case "vendor": {
+      if (value.includes(":")) throw new BadItem("un vendor est un nom seul, sans « : » (utiliser le type product pour vendor:product)");
+      return { ...NONE, matchVendor: normalizeName(value) };
+    }
+    case "purl": return purlKeys(value);
+    case "keyword": {
+      if (!/[\p{L}\p{N}]/u.test(value)) throw new BadItem("le mot-clé ne contient aucun mot");
+      return { ...NONE, keywordText: value };
+    }
+    case "cve": {
+      const id = value.toUpperCase().startsWith("CVE-") ? value.toUpperCase() : value;
+      if (!ADVISORY_ID.test(id)) throw new BadItem("identifiant attendu : CVE-AAAA-NNNN ou un alias (GHSA-…, PYSEC-…, GO-…)");
+      return { ...NONE, matchCve: id };
+    }
+  }
+}
+
+function cpeKeys(value: string): ItemKeys {
+  const cpe = parseCpe(value);
+  if (!cpe) throw new BadItem("CPE mal formée : attendu cpe:2.3:part:vendor:product:version:… (11 attributs après cpe:2.3) ou cpe:/part:vendor:product");
+  if (!isConcreteVersion(cpe.vendor) || !isConcreteVersion(cpe.product)) throw new BadItem("la CPE doit nommer un vendor et un produit (pas * ni -)");
+  let version = isConcreteVersion(cpe.version) ? cpe.version : null;
+  if (version && isConcreteVersion(cpe.update)) version = `${version}-${cpe.update}`;
+  return { ...NONE, matchVendor: normalizeName(cpe.vendor), matchProduct: normalizeName(cpe.product), matchVersion: version };
+}
+
+function productKeys(value: string): ItemKeys {
+  let name = value;
+  let version: string | null = null;
+  const at = value.lastIndexOf("@");
+  if (at > 0) {
+    name = value.slice(0, at);
+    version = value.slice(at + 1).trim();
+  }
+  const parts = name.split(":").map((p) => p.trim());
+  if (parts.length === 3 && version === null) version = parts.pop()!;
+  if (parts.length > 2 || parts.some((p) => !p)) throw new BadItem("produit attendu : vendor:product ou product, avec une version facultative (vendor:product@1.2.3)");
+  if (version !== null && !isConcreteVersion(version)) throw new BadItem("la version est vide");
+  const [vendor, product] = parts.length === 2 ? parts : [null, parts[0]!];
+  return { ...NONE, matchVendor: vendor ? normalizeName(vendor) : null, matchProduct: normalizeName(product!), matchVersion: version };
+}
+
+/** The OSV package key of a name in an ecosystem, as vigie_package_keys() builds it in SQL. */
+export function packageKey(ecosystem: string, name: string): string {
+  const eco = ecosystem.toLowerCase();
+  return `${eco}:${eco === "pypi" ? name.toLowerCase().replace(/[-_.]+/g, "-") : name.toLowerCase()}`;
+}
+
+function purlKeys(value: string): ItemKeys {
+  const m = /^pkg:([A-Za-z][A-Za-z0-9.+-]*)\/([^?#]+?)(?:@([^?#]+))?(?:\?[^#]*)?(?:#.*)?$/.exec(value);
+  if (!m) throw new BadItem("purl mal formé : attendu pkg:type/namespace/name@version (ex. pkg:pypi/django@4.2.1)");
+  const type = m[1]!.toLowerCase();
+  const ecosystem = PURL_ECOSYSTEMS[type];
+  if (!ecosystem) throw new BadItem(`type de purl non pris en charge : ${type} (types : ${Object.keys(PURL_ECOSYSTEMS).join(", ")})`);
+  let segments: string[];
+  try {
+    segments = m[2]!.split("/").filter(Boolean).map((s) => decodeURIComponent(s));
+  } catch {
+    throw new BadItem("purl mal formé : encodage %xx invalide");
+  }
+  if (!segments.length) throw new BadItem("purl sans nom de paquet");
+  // Maven names are group:artifact in OSV; Go and npm keep the whole path (github.com/x/y, @scope/name).
+  const name = type === "maven" && segments.length >= 2 ? `${segments.slice(0, -1).join(".")}:${segments.at(-1)}` : segments.join("/");
+  const version = m[3] ? decodeURIComponent(m[3]) : null;
+  const key = packageKey(ecosystem, name);
+  return { ...NONE, matchEcosystem: ecosystem, matchProduct: key.slice(ecosystem.length + 1), matchVersion: version };
+}

@@ -1,0 +1,226 @@
+/**
+ * Stack items ↔ CVEs, set-based: one query finds every (item, CVE) candidate through the indexes
+ * (a CVE's affected products → cpe/product/vendor items; its advisories' packages → purl items;
+ * its id and aliases → cve items; its words → keyword items), then decide.ts keeps the real hits
+ * and one statement raises their alerts, with a `cve.new_match` outbox event each, in the caller's
+ * transaction. The same query runs from the items' side when items are added.
+ */
+import { sql, type SQL } from "drizzle-orm";
+import type { Executor } from "../platform/db/client.js";
+import { palier } from "../modules/cves/priority.js";
+import { decideAffected, decideOsv, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
+
+interface Candidate {
+  item_id: string;
+  project_id: string;
+  org_id: string;
+  item_type: string;
+  value: string;
+  min_severity: string | null;
+  match_vendor: string | null;
+  match_version: string | null;
+  cve_id: string;
+  state: string;
+  severity: string;
+  cvss_score: number | null;
+  is_kev: boolean;
+  has_poc: boolean;
+  epss: number | null;
+  rows: AffectedRow[] | null;
+  packages: OsvPackageRow[] | null;
+}
+
+export interface Hit {
+  project_id: string;
+  org_id: string;
+  item_id: string;
+  cve_id: string;
+  severity: string;
+  cvss_score: number | null;
+  is_kev: boolean;
+  has_poc: boolean;
+  palier: string;
+  vendor: string | null;
+  product: string | null;
+  source: string;
+  match: MatchReason & { item_id: string; item_type: string; value: string };
+}
+
+const AFFECTED_JSON = sql`json_agg(json_build_object('origin', a.origin, 'vendor', a.vendor, 'product', a.product, 'vendor_norm', a.vendor_norm,
+  'cpe', a.cpe, 'version_from', a.version_from, 'version_from_inclusive', a.version_from_inclusive, 'version_to', a.version_to,
+  'version_to_inclusive', a.version_to_inclusive, 'version_status', a.version_status, 'version_type', a.version_type,
+  'default_status', a.default_status, 'vulnerable', a.vulnerable))`;
+const PACKAGE_JSON = sql`json_agg(json_build_object('advisory', pv.id, 'ecosystem', pkg->>'ecosystem', 'name', pkg->>'name',
+  'ranges', coalesce(pkg->'ranges', '[]'::jsonb), 'versions', coalesce(pkg->'versions', '[]'::jsonb)))`;
+const ITEM_COLS = sql`i.id as item_id, i.project_id, s.org_id, i.item_type, i.value, i.min_severity, i.match_vendor, i.match_version`;
+const CVE_COLS = sql`c.cve_id, c.state, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss`;
+const GROUP = sql`group by i.id, s.org_id, c.cve_id, e.epss`;
+
+/**
+ * The candidate (item, CVE) pairs: `cves` narrows the CVE side (a batch of changed CVEs), `items`
+ * the item side (new items), each a SQL condition on c / i. Each branch probes one index from
+ * either side; `fromCves` adds what only that side can probe (an item naming an alias not yet known).
+ */
+function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
+  const where = sql`where ${cves} and ${items}`;
+  const tail = sql`join stacks s on s.id = i.stack_id left join epss_current e on e.cve_id = c.cve_id ${where}`;
+  return sql`
+    select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
+    from cve_affected a join cves c on c.cve_id = a.cve_id
+    join stack_items i on i.item_type in ('cpe', 'product') and i.match_product = a.product_norm
+    ${tail} ${GROUP}
+    union all
+    select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON}, null
+    from cve_affected a join cves c on c.cve_id = a.cve_id
+    join stack_items i on i.item_type = 'vendor' and i.match_vendor = a.vendor_norm
+    ${tail} ${GROUP}
+    union all
+    select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
+    from public_vulns pv cross join lateral jsonb_array_elements(case when jsonb_typeof(pv.data->'packages') = 'array' then pv.data->'packages' else '[]'::jsonb end) pkg
+    join stack_items i on i.item_type = 'purl' and i.match_ecosystem = lower(pkg->>'ecosystem') and i.match_product = vigie_package_name(pkg->>'ecosystem', pkg->>'name')
+      and vigie_package_keys(pv.data) @> array[i.match_ecosystem || ':' || i.match_product]
+    join cves c on c.cve_id = any(pv.aliases) and pv.aliases @> array[c.cve_id]
+    ${tail} and pv.data->>'withdrawn' is null ${GROUP}
+    union all
+    select ${ITEM_COLS}, ${CVE_COLS}, null, null
+    from cves c join stack_items i on i.item_type = 'cve' and i.match_cve = c.cve_id
+    ${tail}
+    ${fromCves ? sql`union all
+    select ${ITEM_COLS}, ${CVE_COLS}, null, null
+    from cves c join stack_items i on i.item_type = 'cve' and i.match_cve = any(c.aliases) and i.match_cve <> c.cve_id
+    ${tail}` : sql``}
+    union all
+    select ${ITEM_COLS}, ${CVE_COLS}, null, null
+    from cves c join stack_items i on i.item_type = 'keyword' and i.match_words <@ tsvector_to_array(c.search)
+      and c.search @@ array_to_string(array(select quote_literal(w) from unnest(i.match_words) w), ' & ')::tsquery
+    ${tail}`;
+}
+
+const RULE_RANK: Record<string, number> = { version_range: 0, osv_range: 1, cve: 2, default_status: 3, all_versions: 4, vendor: 5, keyword: 6 };
+
+/** The real hits among candidates, one per (project, CVE): the most precise reason wins. */
+function decide(candidates: Candidate[]): Hit[] {
+  const best = new Map<string, Hit>();
+  for (const c of candidates) {
+    if (c.state === "REJECTED" || !meetsSeverity(c.severity, c.min_severity)) continue;
+    let reason: MatchReason | null;
+    if (c.item_type === "purl") reason = decideOsv(c.packages ?? [], c.match_version);
+    else if (c.item_type === "vendor") {
+      const r = (c.rows ?? []).find((row) => row.version_status === "affected" && row.vulnerable);
+      reason = r ? { rule: "vendor", version: null, range: null, origin: r.origin, vendor: r.vendor, product: r.product } : null;
+    } else if (c.item_type === "keyword" || c.item_type === "cve") {
+      reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };
+    } else reason = decideAffected(c.rows ?? [], c.match_vendor, c.match_version);
+    if (!reason) continue;
+    const key = `${c.project_id} ${c.cve_id}`;
+    const prev = best.get(key);
+    if (prev && RULE_RANK[prev.match.rule]! <= RULE_RANK[reason.rule]!) continue;
+    best.set(key, {
+      project_id: c.project_id, org_id: c.org_id, item_id: c.item_id, cve_id: c.cve_id,
+      severity: c.severity, cvss_score: c.cvss_score, is_kev: c.is_kev, has_poc: c.has_poc,
+      palier: palier({ severity: c.severity, epss: c.epss, isKev: c.is_kev, hasPoc: c.has_poc }),
+      vendor: reason.vendor, product: reason.product,
+      source: describe(c.item_type, c.value, reason),
+      match: { ...reason, item_id: c.item_id, item_type: c.item_type, value: c.value },
+    });
+  }
+  return [...best.values()];
+}
+
+async function rowsOf<T>(ex: Executor, query: SQL): Promise<T[]> {
+  return ((await ex.execute(query)) as unknown as { rows: T[] }).rows;
+}
+
+/** Raises the alerts of these hits that do not exist yet, each with its cve.new_match event. Returns how many. */
+async function raise(ex: Executor, hits: Hit[]): Promise<number> {
+  if (!hits.length) return 0;
+  // In (project, CVE) order: concurrent writers of the same alerts take their locks in one order.
+  hits.sort((a, b) => (a.project_id + a.cve_id < b.project_id + b.cve_id ? -1 : 1));
+  const rows = await rowsOf<{ n: number }>(ex, sql`
+    with h as (
+      select * from json_to_recordset(${JSON.stringify(hits)}::json) as h(project_id uuid, org_id uuid, item_id uuid, cve_id text,
+        severity text, cvss_score real, is_kev boolean, has_poc boolean, palier text, vendor text, product text, source text, match jsonb)),
+    ins as (
+      insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, palier, vendor, product, source, match, item_id)
+      select org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, palier, vendor, product, source, match, item_id from h
+      on conflict (project_id, cve_id) do nothing
+      returning id, org_id, project_id, cve_id, severity, is_kev, has_poc, palier, source, match),
+    ev as (
+      insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
+      select org_id, project_id, 'cve.new_match', cve_id, id,
+        jsonb_build_object('alert_id', id, 'cve_id', cve_id, 'severity', severity, 'is_kev', is_kev, 'has_poc', has_poc, 'palier', palier, 'source', source, 'match', match)
+      from ins returning 1)
+    select count(*)::int as n from ev`);
+  return rows[0]?.n ?? 0;
+}
+
+interface AlertFacts {
+  id: string; org_id: string; project_id: string; cve_id: string;
+  old_severity: string; old_cvss: number | null; old_kev: boolean; old_poc: boolean; old_palier: string;
+  severity: string; cvss_score: number | null; is_kev: boolean; has_poc: boolean; epss: number | null;
+}
+
+/**
+ * Existing alerts of changed CVEs: their facts follow the CVE, and a change that matters emits an
+ * event (cve.kev_added, cve.poc_published, cve.severity_raised) — never a second alert.
+ */
+async function refresh(ex: Executor, cveIds: string[]): Promise<number> {
+  const rows = await rowsOf<AlertFacts>(ex, sql`
+    select a.id, a.org_id, a.project_id, a.cve_id, a.severity as old_severity, a.cvss_score as old_cvss, a.is_kev as old_kev,
+      a.has_poc as old_poc, a.palier as old_palier, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss
+    from alerts a join cves c on c.cve_id = a.cve_id left join epss_current e on e.cve_id = a.cve_id
+    where a.cve_id = any(${pgArray(cveIds)}::text[])
+    order by a.id`);
+  const updates = [];
+  const events = [];
+  for (const r of rows) {
+    const p = palier({ severity: r.severity, epss: r.epss, isKev: r.is_kev, hasPoc: r.has_poc });
+    if (r.old_severity === r.severity && r.old_cvss === r.cvss_score && r.old_kev === r.is_kev && r.old_poc === r.has_poc && r.old_palier === p) continue;
+    updates.push({ id: r.id, severity: r.severity, cvss_score: r.cvss_score, is_kev: r.is_kev, has_poc: r.has_poc, palier: p });
+    const base = { org_id: r.org_id, project_id: r.project_id, cve_id: r.cve_id, alert_id: r.id };
+    if (r.is_kev && !r.old_kev) events.push({ ...base, event: "cve.kev_added", payload: { alert_id: r.id, cve_id: r.cve_id } });
+    if (r.has_poc && !r.old_poc) events.push({ ...base, event: "cve.poc_published", payload: { alert_id: r.id, cve_id: r.cve_id } });
+    if (severityRank(r.severity) > severityRank(r.old_severity)) {
+      events.push({ ...base, event: "cve.severity_raised", payload: { alert_id: r.id, cve_id: r.cve_id, from: r.old_severity, to: r.severity } });
+    }
+  }
+  if (updates.length) {
+    await ex.execute(sql`
+      update alerts a set severity = u.severity, cvss_score = u.cvss_score, is_kev = u.is_kev, has_poc = u.has_poc, palier = u.palier, updated_at = now()
+      from json_to_recordset(${JSON.stringify(updates)}::json) as u(id uuid, severity text, cvss_score real, is_kev boolean, has_poc boolean, palier text)
+      where a.id = u.id`);
+  }
+  if (events.length) {
+    await ex.execute(sql`
+      insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
+      select org_id, project_id, event, cve_id, alert_id, payload
+      from json_to_recordset(${JSON.stringify(events)}::json) as e(org_id uuid, project_id uuid, event text, cve_id text, alert_id uuid, payload jsonb)`);
+  }
+  return events.length;
+}
+
+function pgArray(items: string[]): string {
+  return `{${items.map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
+}
+
+/** After CVEs changed (inside the import transaction): new matches raise alerts, existing alerts follow. */
+export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<{ alerts: number; events: number }> {
+  if (!cveIds.length) return { alerts: 0, events: 0 };
+  const ids = sql`${pgArray(cveIds)}::text[]`;
+  const events = await refresh(ex, cveIds);
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${ids})`, sql`true`, true));
+  return { alerts: await raise(ex, decide(candidates)), events };
+}
+
+/**
+ * New (or changed) stack items against the stored corpus, as the project's setting says: every CVE,
+ * or those published in its last N days plus every KEV one.
+ */
+export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
+  if (!itemIds.length) return 0;
+  const items = sql`i.id = any(${pgArray(itemIds)}::uuid[])`;
+  const scope = sql`(c.is_kev or exists (select 1 from projects p where p.id = i.project_id
+    and (p.alert_backfill = 'all' or c.date_published >= now() - make_interval(days => p.alert_backfill_days))))`;
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(scope, items, false));
+  return raise(ex, decide(candidates));
+}

@@ -1,0 +1,124 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { Executor } from "../../platform/db/client.js";
+import type { AlertListQueryT } from "./alerts.schemas.js";
+
+export interface AlertRow {
+  id: string;
+  cve_id: string;
+  triggered_at: Date | string;
+  is_read: boolean;
+  severity: string;
+  cvss_score: number | null;
+  is_kev: boolean;
+  has_poc: boolean;
+  palier: string;
+  vendor: string | null;
+  product: string | null;
+  source: string;
+  match: Record<string, unknown>;
+  description: string | null;
+  aliases: string[] | null;
+  fusion_de: string[] | null;
+  epss: number | null;
+}
+
+async function rowsOf<T>(ex: Executor, query: SQL): Promise<T[]> {
+  return ((await ex.execute(query)) as unknown as { rows: T[] }).rows;
+}
+
+const SELECT = sql`select a.id, a.cve_id, a.triggered_at, a.is_read, a.severity, a.cvss_score, a.is_kev, a.has_poc, a.palier,
+  coalesce(a.vendor, c.vendor) as vendor, coalesce(a.product, c.product) as product, a.source, a.match,
+  c.description, c.aliases, c.fusion_de, e.epss
+  from alerts a left join cves c on c.cve_id = a.cve_id left join epss_current e on e.cve_id = a.cve_id`;
+
+const ORDER: Record<AlertListQueryT["sort"], SQL> = {
+  "-triggered_at": sql`a.triggered_at desc, a.id desc`,
+  "triggered_at": sql`a.triggered_at, a.id`,
+  "-cvss": sql`a.cvss_score desc nulls last, a.triggered_at desc, a.id desc`,
+  "cvss": sql`a.cvss_score nulls first, a.triggered_at desc, a.id desc`,
+  "-epss": sql`e.epss desc nulls last, a.triggered_at desc, a.id desc`,
+  "epss": sql`e.epss nulls first, a.triggered_at desc, a.id desc`,
+  "palier": sql`a.palier, a.triggered_at desc, a.id desc`,
+};
+
+/** The filters of the alert list, is_read aside (the unread count ignores it). */
+function filters(projectId: string, q: AlertListQueryT): SQL[] {
+  const where: SQL[] = [sql`a.project_id = ${projectId}`];
+  if (q.severity?.length) where.push(sql`a.severity in (${sql.join(q.severity.map((s) => sql`${s}`), sql`, `)})`);
+  if (q.is_kev !== undefined) where.push(sql`a.is_kev = ${q.is_kev}`);
+  if (q.has_poc !== undefined) where.push(sql`a.has_poc = ${q.has_poc}`);
+  if (q.min_epss !== undefined) where.push(sql`exists (select 1 from epss_current m where m.cve_id = a.cve_id and m.epss >= ${q.min_epss})`);
+  if (q.tag) {
+    where.push(sql`exists (select 1 from alert_tags at join tags t on t.id = at.tag_id where at.alert_id = a.id
+      and (t.id::text = ${q.tag.toLowerCase()} or lower(t.name) = lower(${q.tag})))`);
+  }
+  if (q.q) {
+    const like = `%${q.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    where.push(sql`(a.cve_id ilike ${like} or a.vendor ilike ${like} or a.product ilike ${like}
+      or exists (select 1 from cves s where s.cve_id = a.cve_id and s.search @@ plainto_tsquery('simple', ${q.q})))`);
+  }
+  return where;
+}
+
+/** SQL of alerts; every method takes the project it works within. */
+export const alertsRepository = {
+  async page(ex: Executor, projectId: string, q: AlertListQueryT): Promise<AlertRow[]> {
+    const where = filters(projectId, q);
+    if (q.is_read !== undefined) where.push(sql`a.is_read = ${q.is_read}`);
+    return rowsOf(ex, sql`${SELECT} where ${sql.join(where, sql` and `)}
+      order by ${ORDER[q.sort]} limit ${q.page_size} offset ${(q.page - 1) * q.page_size}`);
+  },
+
+  /** total (every filter) and unread_count (is_read aside), in one pass. */
+  async counts(ex: Executor, projectId: string, q: AlertListQueryT): Promise<{ total: number; unread: number }> {
+    const total = q.is_read === undefined ? sql`count(*)` : sql`count(*) filter (where a.is_read = ${q.is_read})`;
+    const [r] = await rowsOf<{ total: number; unread: number }>(ex, sql`
+      select ${total}::int as total, (count(*) filter (where not a.is_read))::int as unread
+      from alerts a where ${sql.join(filters(projectId, q), sql` and `)}`);
+    return r!;
+  },
+
+  async get(ex: Executor, projectId: string, id: string): Promise<AlertRow | undefined> {
+    const [row] = await rowsOf<AlertRow>(ex, sql`${SELECT} where a.project_id = ${projectId} and a.id = ${id}`);
+    return row;
+  },
+
+  async exists(ex: Executor, projectId: string, id: string): Promise<boolean> {
+    return (await rowsOf(ex, sql`select 1 from alerts where project_id = ${projectId} and id = ${id}`)).length > 0;
+  },
+
+  async setRead(ex: Executor, projectId: string, id: string, isRead: boolean): Promise<boolean> {
+    return (await rowsOf(ex, sql`update alerts set is_read = ${isRead} where project_id = ${projectId} and id = ${id} returning 1`)).length > 0;
+  },
+
+  /** Marks alerts read (these ids, or every unread one); returns how many changed. */
+  async markRead(ex: Executor, projectId: string, ids: string[] | "all"): Promise<number> {
+    const which = ids === "all" ? sql`true` : sql`id = any(${`{${ids.join(",")}}`}::uuid[])`;
+    const rows = await rowsOf(ex, sql`update alerts set is_read = true where project_id = ${projectId} and not is_read and ${which} returning 1`);
+    return rows.length;
+  },
+
+  /** The counts of the project's statistics, in one pass over its alerts. */
+  async stats(ex: Executor, projectId: string): Promise<{ total: number; unread: number; kev: number; poc: number; bySeverity: Record<string, number> }> {
+    const rows = await rowsOf<{ severity: string; total: number; unread: number; kev: number; poc: number }>(ex, sql`
+      select severity, count(*)::int as total, (count(*) filter (where not is_read))::int as unread,
+        (count(*) filter (where is_kev))::int as kev, (count(*) filter (where has_poc))::int as poc
+      from alerts where project_id = ${projectId} group by severity`);
+    const sum = (k: "total" | "unread" | "kev" | "poc") => rows.reduce((n, r) => n + r[k], 0);
+    return { total: sum("total"), unread: sum("unread"), kev: sum("kev"), poc: sum("poc"), bySeverity: Object.fromEntries(rows.map((r) => [r.severity, r.total])) };
+  },
+};
+
+/** The project's alerting settings (columns of projects). */
+export const alertSettingsRepository = {
+  async get(ex: Executor, projectId: string): Promise<{ alert_backfill: "recent" | "all"; alert_backfill_days: number }> {
+    const [r] = await rowsOf<{ alert_backfill: "recent" | "all"; alert_backfill_days: number }>(ex, sql`
+      select alert_backfill, alert_backfill_days from projects where id = ${projectId}`);
+    return r!;
+  },
+
+  async set(ex: Executor, projectId: string, s: { alert_backfill?: string; alert_backfill_days?: number }): Promise<void> {
+    await ex.execute(sql`update projects set alert_backfill = coalesce(${s.alert_backfill ?? null}, alert_backfill),
+      alert_backfill_days = coalesce(${s.alert_backfill_days ?? null}::int, alert_backfill_days) where id = ${projectId}`);
+  },
+};

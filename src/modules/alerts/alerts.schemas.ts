@@ -1,0 +1,81 @@
+import { z } from "zod";
+import { PAGING } from "../../platform/http/paging.js";
+import { SEVERITY_VALUES } from "../cves/cves.schemas.js";
+import { ProjectParams } from "../projects/projects.schemas.js";
+import { TagBrief } from "../tags/tags.schemas.js";
+
+export const AlertOut = z.object({
+  id: z.uuid(),
+  cve_id: z.string(),
+  triggered_at: z.iso.datetime(),
+  is_read: z.boolean(),
+  severity: z.string(),
+  description: z.string().nullable(),
+  vendor: z.string().nullable(),
+  product: z.string().nullable(),
+  cvss_score: z.number().nullable(),
+  is_kev: z.boolean(),
+  has_poc: z.boolean(),
+  aliases: z.array(z.string()).default([]),
+  fusion_de: z.array(z.string()).default([]),
+  palier: z.string().nullable().optional().describe("P1 (KEV, EPSS ≥ 0.5, or critical with a PoC) … P4; see the README"),
+  source: z.string().nullable().optional().describe("Why it matched: item, rule, versions compared"),
+  tags: z.array(TagBrief).default([]),
+  // Beyond the specification.
+  epss_score: z.number().nullable(),
+  correspondance: z.record(z.string(), z.unknown()).describe("The match, structured: item_id, item_type, value, rule, version, range, origin"),
+}).meta({ id: "AlertOut" });
+
+export const AlertListOut = z.object({
+  items: z.array(AlertOut),
+  total: z.int(),
+  unread_count: z.int().describe("Unread alerts among those the other filters select (is_read aside)"),
+  page: z.int(),
+  page_size: z.int(),
+}).meta({ id: "AlertListOut" });
+
+export const ALERT_SORTS = ["-triggered_at", "triggered_at", "-cvss", "cvss", "-epss", "epss", "palier"] as const;
+
+export const AlertListQuery = z.object({
+  is_read: z.boolean().optional(),
+  severity: z.array(z.enum(SEVERITY_VALUES)).optional().describe("Repeatable"),
+  is_kev: z.boolean().optional(),
+  has_poc: z.boolean().optional(),
+  q: z.string().min(1).max(200).optional().describe("CVE id, words of the description, vendor or product"),
+  tag: z.string().min(1).max(100).optional().describe("A tag id or name"),
+  min_epss: z.number().min(0).max(1).optional(),
+  sort: z.enum(ALERT_SORTS).default("-triggered_at"),
+  ...PAGING,
+});
+
+export const AlertReadIn = z.object({ is_read: z.boolean() }).meta({ id: "AlertReadIn" });
+
+export const AlertsReadIn = z.object({
+  ids: z.array(z.uuid()).max(1000).optional(),
+  all: z.boolean().optional(),
+}).meta({ id: "AlertsReadIn" });
+
+export const AlertsReadOut = z.object({ updated: z.int() }).meta({ id: "AlertsReadOut" });
+
+export const ProjectStatsOut = z.object({
+  total_alerts: z.int(),
+  unread_alerts: z.int(),
+  kev_alerts: z.int(),
+  poc_alerts: z.int(),
+  stack_items: z.int(),
+  monitored_urls: z.int(),
+  eol_subscriptions: z.int(),
+  alerts_by_severity: z.record(z.string(), z.int()),
+}).meta({ id: "ProjectStatsOut" });
+
+export const AlertParams = ProjectParams.extend({ alert_id: z.uuid() });
+
+export type AlertListQueryT = z.output<typeof AlertListQuery>;
+export type AlertOutT = z.infer<typeof AlertOut>;
+
+export const AlertSettings = z.object({
+  alert_backfill: z.enum(["recent", "all"]).describe("What a new stack item alerts on among stored CVEs: recent (published in the last alert_backfill_days days, plus every KEV) or all"),
+  alert_backfill_days: z.int().min(1).max(3650),
+}).meta({ id: "AlertSettingsOut" });
+
+export const AlertSettingsIn = AlertSettings.partial().meta({ id: "AlertSettingsIn" });

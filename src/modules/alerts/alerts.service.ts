@@ -1,0 +1,68 @@
+import type { ApiKeyContext } from "../../platform/auth/context.js";
+import type { Db } from "../../platform/db/client.js";
+import { NotFound, ValidationFailed } from "../../platform/errors.js";
+import { valueError } from "../../platform/http/pydantic.js";
+import { getProjectForKey } from "../projects/projects.service.js";
+import { stacksRepository } from "../stacks/stacks.repository.js";
+import { tagsRepository, type TagRow } from "../tags/tags.repository.js";
+import { getTag } from "../tags/tags.service.js";
+import { alertSettingsRepository, alertsRepository as repo, type AlertRow } from "./alerts.repository.js";
+import type { AlertListQueryT } from "./alerts.schemas.js";
+
+export const ALERT_NOT_FOUND = "Alerte introuvable";
+
+/** A project's alerts (raised by src/matching), their read state, tags and statistics. */
+export class AlertsService {
+  constructor(private readonly db: Db) {}
+
+  async list(ctx: ApiKeyContext, orgId: string, projectId: string, q: AlertListQueryT): Promise<{ rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number }> {
+    await getProjectForKey(this.db, ctx, orgId, projectId);
+    const [rows, counts] = await Promise.all([repo.page(this.db, projectId, q), repo.counts(this.db, projectId, q)]);
+    const tags = await tagsRepository.ofAlerts(this.db, rows.map((r) => r.id));
+    return { rows, tags, total: counts.total, unread: counts.unread };
+  }
+
+  async setRead(ctx: ApiKeyContext, orgId: string, projectId: string, alertId: string, isRead: boolean): Promise<{ row: AlertRow; tags: TagRow[] }> {
+    await getProjectForKey(this.db, ctx, orgId, projectId);
+    if (!(await repo.setRead(this.db, projectId, alertId, isRead))) throw new NotFound(ALERT_NOT_FOUND);
+    const row = (await repo.get(this.db, projectId, alertId))!;
+    return { row, tags: (await tagsRepository.ofAlerts(this.db, [alertId])).get(alertId) ?? [] };
+  }
+
+  /** Marks these alerts read, or every one with `all: true`; ids of other projects are ignored. */
+  async markRead(ctx: ApiKeyContext, orgId: string, projectId: string, body: { ids?: string[]; all?: boolean }): Promise<number> {
+    await getProjectForKey(this.db, ctx, orgId, projectId);
+    const hasIds = body.ids !== undefined && body.ids.length > 0;
+    if (hasIds === (body.all === true)) throw new ValidationFailed([valueError(["body"], "fournir soit ids (non vide), soit all: true", body)]);
+    return repo.markRead(this.db, projectId, body.all ? "all" : body.ids!);
+  }
+
+  async tag(ctx: ApiKeyContext, orgId: string, projectId: string, alertId: string, tagId: string, attach: boolean): Promise<void> {
+    await getProjectForKey(this.db, ctx, orgId, projectId);
+    if (!(await repo.exists(this.db, projectId, alertId))) throw new NotFound(ALERT_NOT_FOUND);
+    await getTag(this.db, projectId, tagId);
+    if (attach) await tagsRepository.attachToAlert(this.db, alertId, tagId);
+    else await tagsRepository.detachFromAlert(this.db, alertId, tagId);
+  }
+
+  /** ProjectStatsOut. URLs and end-of-life subscriptions arrive in later modules: none can exist yet. */
+  async stats(ctx: ApiKeyContext, orgId: string, projectId: string) {
+    await getProjectForKey(this.db, ctx, orgId, projectId);
+    const [a, items] = await Promise.all([repo.stats(this.db, projectId), stacksRepository.countInProject(this.db, projectId)]);
+    return {
+      total_alerts: a.total, unread_alerts: a.unread, kev_alerts: a.kev, poc_alerts: a.poc, stack_items: items,
+      monitored_urls: 0, eol_subscriptions: 0, alerts_by_severity: a.bySeverity,
+    };
+  }
+
+  async settings(ctx: ApiKeyContext, orgId: string, projectId: string) {
+    await getProjectForKey(this.db, ctx, orgId, projectId);
+    return alertSettingsRepository.get(this.db, projectId);
+  }
+
+  async updateSettings(ctx: ApiKeyContext, orgId: string, projectId: string, body: { alert_backfill?: string; alert_backfill_days?: number }) {
+    await getProjectForKey(this.db, ctx, orgId, projectId);
+    await alertSettingsRepository.set(this.db, projectId, body);
+    return alertSettingsRepository.get(this.db, projectId);
+  }
+}

@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { route, type RouteDef } from "../../platform/http/route.js";
+import { ProjectParams } from "../projects/projects.schemas.js";
+import { TagRefIn } from "../tags/tags.schemas.js";
+import { presentItem, presentStack } from "./stacks.presenter.js";
+import {
+  Stack, StackCreated, StackIn, StackItem, StackItemCreated, StackItemIn, StackItemParams, StackItemUpdateIn, StackParams, StackUpdateIn,
+} from "./stacks.schemas.js";
+import type { StacksService } from "./stacks.service.js";
+
+const BASE = "/api/v1/organizations/:org_id/projects/:project_id/stacks";
+const TAGS = ["stacks"];
+const WRITE = "stacks-write";
+
+/** Stacks and their items; writes need stacks-write (tagging an item needs tags-write). */
+export function stacksRoutes(service: StacksService): RouteDef[] {
+  return [
+    route({
+      method: "GET", url: BASE, auth: "apiKey", tags: TAGS, summary: "List the project's stacks with their items",
+      params: ProjectParams,
+      responses: { 200: z.array(Stack) },
+      handler: async ({ auth, params }) => (await service.list(auth, params.org_id, params.project_id)).map(presentStack),
+    }),
+    route({
+      method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
+      summary: "Create a stack (optionally with items); its items are matched against the stored CVEs at once",
+      params: ProjectParams, body: StackIn,
+      responses: { 201: StackCreated },
+      handler: async ({ auth, params, body }) => {
+        const v = await service.create(auth, params.org_id, params.project_id, body);
+        return { ...presentStack(v), alertes_creees: v.raised };
+      },
+    }),
+    route({
+      method: "GET", url: `${BASE}/:stack_id`, auth: "apiKey", tags: TAGS, summary: "One stack with its items",
+      params: StackParams,
+      responses: { 200: Stack },
+      handler: async ({ auth, params }) => presentStack(await service.get(auth, params.org_id, params.project_id, params.stack_id)),
+    }),
+    route({
+      method: "PATCH", url: `${BASE}/:stack_id`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Rename a stack",
+      params: StackParams, body: StackUpdateIn,
+      responses: { 200: Stack },
+      handler: async ({ auth, params, body }) => presentStack(await service.rename(auth, params.org_id, params.project_id, params.stack_id, body.name)),
+    }),
+    route({
+      method: "DELETE", url: `${BASE}/:stack_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204,
+      summary: "Delete a stack and its items (the alerts they raised stay)",
+      params: StackParams,
+      responses: { 204: null },
+      handler: async ({ auth, params }) => {
+        await service.delete(auth, params.org_id, params.project_id, params.stack_id);
+      },
+    }),
+    route({
+      method: "POST", url: `${BASE}/:stack_id/items`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
+      summary: "Add an item; it is matched against the stored CVEs at once (one set-based query)",
+      params: StackParams, body: StackItemIn,
+      responses: { 201: StackItemCreated },
+      handler: async ({ auth, params, body }) => {
+        const r = await service.addItem(auth, params.org_id, params.project_id, params.stack_id, body);
+        return { ...presentItem(r.item, r.tags), alertes_creees: r.raised };
+      },
+    }),
+    route({
+      method: "PATCH", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", scope: WRITE, tags: TAGS,
+      summary: "Change an item (value, type, min_severity, tags); a changed item is matched again",
+      params: StackItemParams, body: StackItemUpdateIn,
+      responses: { 200: StackItem },
+      handler: async ({ auth, params, body }) => {
+        const r = await service.updateItem(auth, params.org_id, params.project_id, params.stack_id, params.item_id, body);
+        return presentItem(r.item, r.tags);
+      },
+    }),
+    route({
+      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204, summary: "Remove an item",
+      params: StackItemParams,
+      responses: { 204: null },
+      handler: async ({ auth, params }) => {
+        await service.deleteItem(auth, params.org_id, params.project_id, params.stack_id, params.item_id);
+      },
+    }),
+    route({
+      method: "POST", url: `${BASE}/:stack_id/items/:item_id/tags`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204,
+      summary: "Attach a tag to a stack item", params: StackItemParams, body: TagRefIn,
+      responses: { 204: null },
+      handler: async ({ auth, params, body }) => {
+        await service.tagItem(auth, params.org_id, params.project_id, params.stack_id, params.item_id, body.tag_id, true);
+      },
+    }),
+    route({
+      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id/tags/:tag_id`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204,
+      summary: "Detach a tag from a stack item", params: StackItemParams.extend({ tag_id: z.uuid() }),
+      responses: { 204: null },
+      handler: async ({ auth, params }) => {
+        await service.tagItem(auth, params.org_id, params.project_id, params.stack_id, params.item_id, params.tag_id, false);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { route, type RouteDef } from "../../platform/http/route.js";
+import { ProjectParams } from "../projects/projects.schemas.js";
+import { presentTag } from "./tags.presenter.js";
+import { TagBrief, TagIn, TagParams, TagUpdateIn } from "./tags.schemas.js";
+import type { TagsService } from "./tags.service.js";
+
+const BASE = "/api/v1/organizations/:org_id/projects/:project_id/tags";
+const TAGS = ["tags"];
+const WRITE = "tags-write";
+
+/** Tags of a project; writes need tags-write. */
+export function tagsRoutes(service: TagsService): RouteDef[] {
+  return [
+    route({
+      method: "GET", url: BASE, auth: "apiKey", tags: TAGS, summary: "List the project's tags",
+      params: ProjectParams,
+      responses: { 200: z.array(TagBrief) },
+      handler: async ({ auth, params }) => (await service.list(auth, params.org_id, params.project_id)).map(presentTag),
+    }),
+    route({
+      method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201, summary: "Create a tag (names unique per project, case-insensitive)",
+      params: ProjectParams, body: TagIn,
+      responses: { 201: TagBrief },
+      handler: async ({ auth, params, body }) => presentTag(await service.create(auth, params.org_id, params.project_id, body)),
+    }),
+    route({
+      method: "PATCH", url: `${BASE}/:tag_id`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Rename or recolour a tag",
+      params: TagParams, body: TagUpdateIn,
+      responses: { 200: TagBrief },
+      handler: async ({ auth, params, body }) => presentTag(await service.update(auth, params.org_id, params.project_id, params.tag_id, body)),
+    }),
+    route({
+      method: "DELETE", url: `${BASE}/:tag_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204, summary: "Delete a tag (detached everywhere)",
+      params: TagParams,
+      responses: { 204: null },
+      handler: async ({ auth, params }) => {
+        await service.delete(auth, params.org_id, params.project_id, params.tag_id);
+      },
+    }),
+  ];
+}
