@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { BadItem, itemKeys, packageKey } from "./items.js";
+
+describe("stack item values → match keys", () => {
+  it.each([
+    // CVE-2024-3400's ADP CPE, with the PAN-OS hotfix in the update part.
+    ["cpe", "cpe:2.3:o:paloaltonetworks:pan-os:10.2.9:h1:*:*:*:*:*:*", { matchVendor: "paloaltonetworks", matchProduct: "pan-os", matchVersion: "10.2.9-h1" }],
+    ["cpe", "cpe:2.3:a:openbsd:openssh:*:*:*:*:*:*:*:*", { matchVendor: "openbsd", matchProduct: "openssh", matchVersion: null }],
+    ["cpe", "cpe:/a:openbsd:openssh:9.6p1", { matchVendor: "openbsd", matchProduct: "openssh", matchVersion: "9.6p1" }],
+    ["product", "Palo Alto Networks:PAN-OS@10.2.5", { matchVendor: "palo_alto_networks", matchProduct: "pan-os", matchVersion: "10.2.5" }],
+    ["product", "openbsd:openssh:9.6p1", { matchVendor: "openbsd", matchProduct: "openssh", matchVersion: "9.6p1" }],
+    ["product", "OpenSSH", { matchVendor: null, matchProduct: "openssh", matchVersion: null }],
+    ["vendor", "Palo Alto Networks", { matchVendor: "palo_alto_networks" }],
+    ["purl", "pkg:pypi/Django@4.2.1", { matchEcosystem: "pypi", matchProduct: "django", matchVersion: "4.2.1" }],
+    ["purl", "pkg:pypi/zope.interface@5.0", { matchEcosystem: "pypi", matchProduct: "zope-interface", matchVersion: "5.0" }],
+    ["purl", "pkg:npm/%40angular/core@16.0.0", { matchEcosystem: "npm", matchProduct: "@angular/core", matchVersion: "16.0.0" }],
+    ["purl", "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1", { matchEcosystem: "maven", matchProduct: "org.apache.logging.log4j:log4j-core", matchVersion: "2.14.1" }],
+    ["purl", "pkg:golang/github.com/gin-gonic/gin@v1.5.0", { matchEcosystem: "go", matchProduct: "github.com/gin-gonic/gin", matchVersion: "v1.5.0" }],
+    ["purl", "pkg:cargo/smallvec", { matchEcosystem: "crates.io", matchProduct: "smallvec", matchVersion: null }],
+    ["keyword", "GlobalProtect command injection", { keywordText: "GlobalProtect command injection" }],
+    ["cve", "cve-2024-3400", { matchCve: "CVE-2024-3400" }],
+    ["cve", "GHSA-2m57-hf25-phgg", { matchCve: "GHSA-2m57-hf25-phgg" }],
+  ] as const)("%s %s", (type, value, expected) => {
+    expect(itemKeys(type, value)).toMatchObject(expected);
+  });
+
+  it.each([
+    ["cpe", "cpe:2.3:a:openbsd", /CPE mal formée/],
+    ["cpe", "cpe:2.3:a:*:*:*:*:*:*:*:*:*:*", /doit nommer un vendor et un produit/],
+    ["product", "a:b:c:d", /produit attendu/],
+    ["product", ":openssh", /produit attendu/],
+    ["vendor", "openbsd:openssh", /sans « : »/],
+    ["purl", "django@4.2.1", /purl mal formé/],
+    ["purl", "pkg:unknown/x@1", /type de purl non pris en charge : unknown/],
+    ["keyword", "  --- ", /aucun mot/],
+    ["cve", "2024-3400", /identifiant attendu/],
+    ["product", "   ", /vide/],
+  ] as const)("%s %j is refused", (type, value, message) => {
+    expect(() => itemKeys(type, value)).toThrow(BadItem);
+    expect(() => itemKeys(type, value)).toThrow(message);
+  });
+
+  it("package keys follow the OSV names (PyPI as PEP 503 normalises them)", () => {
+    expect(packageKey("PyPI", "Zope_Interface")).toBe("pypi:zope-interface");
+    expect(packageKey("Go", "github.com/Foo/Bar")).toBe("go:github.com/foo/bar");
+  });
+});
