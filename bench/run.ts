@@ -1,7 +1,9 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching runs one. */
 import { benchApi } from "./api.js";
 import { benchIngest } from "./ingest.js";
+import { benchMatching } from "./matching.js";
 
 const only = process.env.BENCH;
 if (!only || only === "api") await benchApi();
 if (!only || only === "ingest") await benchIngest();
+if (!only || only === "matching") await benchMatching();

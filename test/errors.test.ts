@@ -100,6 +100,19 @@ describe("OpenAPI", () => {
     expect(doc.components.schemas.CveListOut.properties.items.items.$ref).toContain("CveListItem");
     expect(doc.components.schemas.CveDetailOut.required).toEqual(expect.arrayContaining(["epss_publie", "affected", "poc_count"]));
     expect(doc.paths["/api/v1/cves"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["q", "vendor", "severity", "min_epss", "page_size"]));
+    // Stacks, alerts, tags and statistics.
+    const P = "/api/v1/organizations/{org_id}/projects/{project_id}";
+    for (const [path, methods] of [
+      [`${P}/stacks`, ["get", "post"]], [`${P}/stacks/{stack_id}`, ["get", "patch", "delete"]], [`${P}/stacks/{stack_id}/items`, ["post"]],
+      [`${P}/stacks/{stack_id}/items/{item_id}`, ["patch", "delete"]], [`${P}/alerts`, ["get"]], [`${P}/alerts/{alert_id}`, ["patch"]],
+      [`${P}/alerts/read`, ["post"]], [`${P}/tags`, ["get", "post"]], [`${P}/tags/{tag_id}`, ["patch", "delete"]], [`${P}/stats`, ["get"]],
+    ] as const) {
+      for (const m of methods) expect(doc.paths[path]?.[m], `${m} ${path}`).toBeDefined();
+    }
+    expect(doc.components.schemas.AlertListOut.required).toEqual(expect.arrayContaining(["items", "total", "unread_count"]));
+    expect(doc.components.schemas.StackOut.properties.items.items.$ref).toContain("StackItemOut");
+    expect(doc.components.schemas.ProjectStatsOut.required).toEqual(expect.arrayContaining(["total_alerts", "alerts_by_severity", "eol_subscriptions"]));
+    expect(doc.components.schemas.StackItemIn.properties.item_type.enum).toEqual(["cpe", "product", "vendor", "purl", "keyword", "cve"]);
     const ui = await t.app.inject({ method: "GET", url: "/docs/" });
     expect(ui.statusCode).toBe(200);
     expect(ui.body).toContain("swagger");

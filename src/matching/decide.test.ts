@@ -65,7 +65,7 @@ describe("affected products against an item's version", () => {
 
 describe("OSV packages and severity thresholds", () => {
   // PYSEC-2023-100 (CVE-2023-36053), Django.
-  const django = [{ advisory: "PYSEC-2023-100", key: "pypi:django", ecosystem: "PyPI", name: "django", versions: [],
+  const django = [{ advisory: "PYSEC-2023-100", ecosystem: "PyPI", name: "django", versions: [],
     ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "3.2.20" }, { introduced: "4.0" }, { fixed: "4.1.10" }, { introduced: "4.2" }, { fixed: "4.2.3" }] }] }];
 
   it("Django 4.2.1 is hit, 4.2.3 is not; an unversioned package item is hit", () => {

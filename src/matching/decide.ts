@@ -13,7 +13,7 @@
  * Vendors compare in a squashed form ("palo_alto_networks" = "paloaltonetworks"): CNAs write display
  * names, NVD and the CISA ADP write CPE names.
  */
-import { osvAffects } from "./osv-range.js";
+import { osvAffects, type OsvEvent } from "./osv-range.js";
 import { inRange, isConcreteVersion } from "./version.js";
 
 export interface AffectedRow {
@@ -34,10 +34,9 @@ export interface AffectedRow {
 
 export interface OsvPackageRow {
   advisory: string;
-  key: string;
   ecosystem: string;
   name: string;
-  ranges: { type: string; events: Record<string, string>[] }[];
+  ranges: { type: string; events: OsvEvent[] }[];
   versions: string[];
 }
 
