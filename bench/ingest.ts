@@ -4,19 +4,15 @@
  * latency on the full corpus. On embedded PGlite and on PostgreSQL (BENCH_DATABASE_URL).
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { promisify } from "node:util";
-import pg from "pg";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { openDatabase } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
+import { onEachDriver } from "./drivers.js";
 
 const run = promisify(execFile);
 const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
 const STEPS: [string, string, string[]][] = [
   ["cve5", "CVE JSON 5 (44,130)", [`${DATA}/cve-json5`]],
@@ -77,33 +73,8 @@ async function benchDriver(driver: string, env: Record<string, string>) {
 }
 
 export async function benchIngest(): Promise<void> {
-  const results: { rows: Row[]; lat: Awaited<ReturnType<typeof latency>>; driver: string }[] = [];
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  let pgUrl: string | null = null;
-  const name = `vigie_bench_ingest_${process.pid}`;
-  try {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const u = new URL(ADMIN_URL);
-    u.pathname = `/${name}`;
-    pgUrl = u.toString();
-  } catch {
-    console.log(`PostgreSQL not reachable at ${ADMIN_URL}: skipped`);
-  }
-  try {
-    if (pgUrl) results.push({ driver: "postgres", ...(await benchDriver("postgres", { DATABASE_URL: pgUrl })) });
-    if (process.env.BENCH_PGLITE !== "off") {
-      const dir = mkdtempSync(join(tmpdir(), "vigie-ingest-"));
-      try {
-        results.push({ driver: "pglite", ...(await benchDriver("pglite", { DATABASE_URL: "", VIGIE_DATA_DIR: join(dir, "data") })) });
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
-  } finally {
-    if (pgUrl) await admin.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
-    await admin.end().catch(() => undefined);
-  }
+  const results = await onEachDriver("ingest", (t) =>
+    benchDriver(t.driver, t.driver === "postgres" ? { DATABASE_URL: t.databaseUrl! } : { DATABASE_URL: "", VIGIE_DATA_DIR: t.dataDir! }));
   for (const r of results) {
     console.log(`\nIngest — ${r.driver}`);
     console.table(r.rows);

@@ -12,16 +12,15 @@ import { createGunzip } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import pg from "pg";
 import { buildApp } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { importFeed } from "../src/feeds/import.js";
 import { matchNewItems } from "../src/matching/matcher.js";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
+import { onEachDriver } from "./drivers.js";
 
 const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 10_000);
 const ITEMS_PER_PROJECT = 20;
 const HELD_OUT = 1_000;
@@ -163,42 +162,14 @@ async function benchDriver(driver: string, database: Database): Promise<{ steps:
 }
 
 export async function benchMatching(): Promise<void> {
-  const results: { driver: string; steps: Row[]; lat: Row[] }[] = [];
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  const name = `vigie_bench_matching_${process.pid}`;
-  let pgUrl: string | null = null;
-  try {
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const u = new URL(ADMIN_URL);
-    u.pathname = `/${name}`;
-    pgUrl = u.toString();
-  } catch {
-    console.log(`PostgreSQL not reachable at ${ADMIN_URL}: skipped`);
-  }
-  try {
-    if (pgUrl) {
-      const database = await openDatabase({ databaseUrl: pgUrl });
-      try {
-        results.push({ driver: "postgres", ...(await benchDriver("postgres", database)) });
-      } finally {
-        await database.close();
-      }
+  const results = await onEachDriver("matching", async (t) => {
+    const database = await openDatabase({ databaseUrl: t.databaseUrl, dataDir: t.dataDir });
+    try {
+      return await benchDriver(t.driver, database);
+    } finally {
+      await database.close();
     }
-    if (process.env.BENCH_PGLITE !== "off") {
-      const dir = mkdtempSync(join(tmpdir(), "vigie-match-pglite-"));
-      const database = await openDatabase({ dataDir: join(dir, "data") });
-      try {
-        results.push({ driver: "pglite", ...(await benchDriver("pglite", database)) });
-      } finally {
-        await database.close();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
-  } finally {
-    if (pgUrl) await admin.query(`drop database if exists ${name} with (force)`).catch(() => undefined);
-    await admin.end().catch(() => undefined);
-  }
+  });
   for (const r of results) {
     console.log(`\nMatching — ${r.driver}`);
     console.table(r.steps);

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
+import { pgArray, rowsOf } from "../platform/db/sql.js";
 import type { MergedAffected, MergedCve, MergeInput } from "./merge.js";
 
 /** A source's statement about a CVE, ready to store. */
@@ -11,10 +12,6 @@ export interface ContributionRow {
   source_modified: string | null;
   file: string | null;
   raw_hash?: string | null;
-}
-
-async function rowsOf<T>(ex: Executor, query: ReturnType<typeof sql>): Promise<T[]> {
-  return ((await ex.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 /** A public advisory (OSV, CERT-FR) ready to store in public_vulns. */
@@ -303,12 +300,3 @@ async function lockInOrder(ex: Executor, ids: string[]): Promise<void> {
   await ex.execute(sql`select 1 from cves where cve_id = any(${pgArray(ids)}::text[]) order by cve_id for update`);
 }
 
-/** A PostgreSQL array literal of strings. */
-function pgArray(items: string[]): string {
-  return `{${items.map(pgArrayItem).join(",")}}`;
-}
-
-/** One element of a PostgreSQL array literal, quoted (URLs hold commas and braces). */
-function pgArrayItem(s: string): string {
-  return `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`;
-}

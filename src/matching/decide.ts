@@ -13,22 +13,14 @@
  * Vendors compare in a squashed form ("palo_alto_networks" = "paloaltonetworks"): CNAs write display
  * names, NVD and the CISA ADP write CPE names.
  */
+import type { AffectedEntry } from "../feeds/types.js";
 import { osvAffects, type OsvEvent } from "./osv-range.js";
 import { inRange, isConcreteVersion } from "./version.js";
 
-export interface AffectedRow {
+/** A stored cve_affected row (see src/feeds/types.ts AffectedEntry), as the candidate query reads it. */
+export interface AffectedRow extends Omit<AffectedEntry, "origin" | "vulnerable"> {
   origin: string;
-  vendor: string | null;
-  product: string | null;
   vendor_norm: string | null;
-  cpe: string | null;
-  version_from: string | null;
-  version_from_inclusive: boolean;
-  version_to: string | null;
-  version_to_inclusive: boolean;
-  version_status: string;
-  version_type: string | null;
-  default_status: string | null;
   vulnerable: boolean;
 }
 

@@ -7,6 +7,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
+import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { palier } from "../modules/cves/priority.js";
 import { decideAffected, decideOsv, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
 
@@ -52,18 +53,19 @@ const AFFECTED_JSON = sql`json_agg(json_build_object('origin', a.origin, 'vendor
   'default_status', a.default_status, 'vulnerable', a.vulnerable))`;
 const PACKAGE_JSON = sql`json_agg(json_build_object('advisory', pv.id, 'ecosystem', pkg->>'ecosystem', 'name', pkg->>'name',
   'ranges', coalesce(pkg->'ranges', '[]'::jsonb), 'versions', coalesce(pkg->'versions', '[]'::jsonb)))`;
-const ITEM_COLS = sql`i.id as item_id, i.project_id, s.org_id, i.item_type, i.value, i.min_severity, i.match_vendor, i.match_version`;
+const ITEM_COLS = sql`i.id as item_id, i.project_id, p.org_id, i.item_type, i.value, i.min_severity, i.match_vendor, i.match_version`;
 const CVE_COLS = sql`c.cve_id, c.state, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss`;
-const GROUP = sql`group by i.id, s.org_id, c.cve_id, e.epss`;
+const GROUP = sql`group by i.id, p.org_id, c.cve_id, e.epss`;
 
 /**
  * The candidate (item, CVE) pairs: `cves` narrows the CVE side (a batch of changed CVEs), `items`
- * the item side (new items), each a SQL condition on c / i. Each branch probes one index from
- * either side; `fromCves` adds what only that side can probe (an item naming an alias not yet known).
+ * the item side (new items), each a SQL condition on c, i or p (the item's project). Each branch
+ * probes one index from either side; `fromCves` adds what only that side can probe (an item
+ * naming an alias Vigie did not know when it was added).
  */
 function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
   const where = sql`where ${cves} and ${items}`;
-  const tail = sql`join stacks s on s.id = i.stack_id left join epss_current e on e.cve_id = c.cve_id ${where}`;
+  const tail = sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id ${where}`;
   return sql`
     select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
     from cve_affected a join cves c on c.cve_id = a.cve_id
@@ -125,10 +127,6 @@ function decide(candidates: Candidate[]): Hit[] {
     });
   }
   return [...best.values()];
-}
-
-async function rowsOf<T>(ex: Executor, query: SQL): Promise<T[]> {
-  return ((await ex.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 /** Raises the alerts of these hits that do not exist yet, each with its cve.new_match event. Returns how many. */
@@ -199,10 +197,6 @@ async function refresh(ex: Executor, cveIds: string[]): Promise<number> {
   return events.length;
 }
 
-function pgArray(items: string[]): string {
-  return `{${items.map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
-}
-
 /** After CVEs changed (inside the import transaction): new matches raise alerts, existing alerts follow. */
 export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<{ alerts: number; events: number }> {
   if (!cveIds.length) return { alerts: 0, events: 0 };
@@ -219,8 +213,7 @@ export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<
 export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
   if (!itemIds.length) return 0;
   const items = sql`i.id = any(${pgArray(itemIds)}::uuid[])`;
-  const scope = sql`(c.is_kev or exists (select 1 from projects p where p.id = i.project_id
-    and (p.alert_backfill = 'all' or c.date_published >= now() - make_interval(days => p.alert_backfill_days))))`;
+  const scope = sql`(c.is_kev or p.alert_backfill = 'all' or c.date_published >= now() - make_interval(days => p.alert_backfill_days))`;
   const candidates = await rowsOf<Candidate>(ex, candidatesSql(scope, items, false));
   return raise(ex, decide(candidates));
 }

@@ -10,14 +10,10 @@
  *   the repository, and OSV producers enumerate their tags in `versions` anyway.
  * Both range types use compareVersions; ECOSYSTEM orderings it approximates are listed there.
  */
+import type { OsvEvent } from "../feeds/osv.js";
 import { compareVersions, isConcreteVersion } from "./version.js";
 
-export interface OsvEvent {
-  introduced?: string;
-  fixed?: string;
-  last_affected?: string;
-  limit?: string;
-}
+export type { OsvEvent };
 
 export interface OsvRange {
   type: string;

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
+import { pgArray, rowsOf } from "../../platform/db/sql.js";
 import type { AlertListQueryT } from "./alerts.schemas.js";
 
 export interface AlertRow {
@@ -20,10 +21,6 @@ export interface AlertRow {
   aliases: string[] | null;
   fusion_de: string[] | null;
   epss: number | null;
-}
-
-async function rowsOf<T>(ex: Executor, query: SQL): Promise<T[]> {
-  return ((await ex.execute(query)) as unknown as { rows: T[] }).rows;
 }
 
 const SELECT = sql`select a.id, a.cve_id, a.triggered_at, a.is_read, a.severity, a.cvss_score, a.is_kev, a.has_poc, a.palier,
@@ -93,7 +90,7 @@ export const alertsRepository = {
 
   /** Marks alerts read (these ids, or every unread one); returns how many changed. */
   async markRead(ex: Executor, projectId: string, ids: string[] | "all"): Promise<number> {
-    const which = ids === "all" ? sql`true` : sql`id = any(${`{${ids.join(",")}}`}::uuid[])`;
+    const which = ids === "all" ? sql`true` : sql`id = any(${pgArray(ids)}::uuid[])`;
     const rows = await rowsOf(ex, sql`update alerts set is_read = true where project_id = ${projectId} and not is_read and ${which} returning 1`);
     return rows.length;
   },
