@@ -66,7 +66,7 @@ async function buildStacks(database: Database, orgId: string): Promise<void> {
   const n = (await sql<{ n: number }>(database, `select count(*)::int as n from bench_values`))[0]!.n;
   // Per project: 16 product items with a version, 2 CPEs, 1 whole product, 1 keyword (a product name).
   await sql(database, `
-    insert into stack_items (stack_id, project_id, item_type, value, match_vendor, match_product, match_version, match_words)
+    insert into stack_items (stack_id, project_id, item_type, value, match_vendor, match_product, match_version, match_words, match_anchor)
     select s.id, s.project_id,
       case when j < 16 then 'product' when j < 18 then 'cpe' when j < 19 then 'product' else 'keyword' end,
       case when j < 16 then v.vendor_norm || ':' || v.product_norm || '@' || v.version
@@ -75,7 +75,8 @@ async function buildStacks(database: Database, orgId: string): Promise<void> {
       case when j < 19 then v.vendor_norm end,
       case when j < 19 then v.product_norm end,
       case when j < 18 then v.version end,
-      case when j = 19 then tsvector_to_array(to_tsvector('simple', v.product_norm)) end
+      case when j = 19 then tsvector_to_array(to_tsvector('simple', v.product_norm)) end,
+      case when j = 19 then (select w from unnest(tsvector_to_array(to_tsvector('simple', v.product_norm))) w order by length(w) desc, w limit 1) end
     from (select id, project_id, row_number() over (order by id) as p from stacks where org_id = $1) s
     cross join generate_series(0, ${ITEMS_PER_PROJECT - 1}) j
     join bench_values v on v.k = ((s.p * ${ITEMS_PER_PROJECT} + j) * 7919) % $2`, [orgId, n]);

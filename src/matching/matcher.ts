@@ -93,7 +93,7 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
     ${tail}` : sql``}
     union all
     select ${ITEM_COLS}, ${CVE_COLS}, null, null
-    from cves c join stack_items i on i.item_type = 'keyword' and i.match_words <@ tsvector_to_array(c.search)
+    from cves c join stack_items i on i.item_type = 'keyword' and i.match_anchor = any(tsvector_to_array(c.search))
       and c.search @@ array_to_string(array(select quote_literal(w) from unnest(i.match_words) w), ' & ')::tsquery
     ${tail}`;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { stackItems, stacks, type StackItemType } from "../../platform/db/schema/index.js";
 import type { ItemKeys } from "../../matching/items.js";
@@ -12,6 +12,11 @@ export interface NewItem {
   minSeverity: string | null;
   keys: ItemKeys;
 }
+
+/** A keyword's words as lexemes, as the CVE search column makes them (`simple` configuration). */
+const WORDS = (text: SQL) => sql`case when ${text} is null then null else tsvector_to_array(to_tsvector('simple', ${text})) end`;
+/** Its longest word (ties: the first alphabetically), by which a CVE finds the item. */
+const ANCHOR = sql`(select w from unnest(k.words) w order by length(w) desc, w limit 1)`;
 
 /** SQL of stacks and their items; every method takes the project it works within. */
 export const stacksRepository = {
@@ -59,12 +64,12 @@ export const stacksRepository = {
     }));
     const res = await ex.execute(sql`
       insert into stack_items (stack_id, project_id, item_type, value, min_severity, match_vendor, match_product, match_version,
-        match_ecosystem, match_words, match_cve, created_at)
+        match_ecosystem, match_words, match_anchor, match_cve, created_at)
       select ${stackId}::uuid, ${projectId}::uuid, x.item_type, x.value, x.min_severity, x.match_vendor, x.match_product, x.match_version,
-        x.match_ecosystem, case when x.keyword is null then null else tsvector_to_array(to_tsvector('simple', x.keyword)) end, x.match_cve,
-        clock_timestamp() + x.ord * interval '1 microsecond'
+        x.match_ecosystem, k.words, ${ANCHOR}, x.match_cve, clock_timestamp() + x.ord * interval '1 microsecond'
       from json_to_recordset(${JSON.stringify(rows)}::json) as x(ord int, item_type text, value text, min_severity text, match_vendor text,
         match_product text, match_version text, match_ecosystem text, keyword text, match_cve text)
+      cross join lateral (select ${WORDS(sql`x.keyword`)} as words) k
       order by x.ord
       returning id`);
     const ids = (res as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
@@ -76,8 +81,8 @@ export const stacksRepository = {
     const res = await ex.execute(sql`
       update stack_items set item_type = ${it.itemType}, value = ${it.value}, min_severity = ${it.minSeverity},
         match_vendor = ${it.keys.matchVendor}, match_product = ${it.keys.matchProduct}, match_version = ${it.keys.matchVersion},
-        match_ecosystem = ${it.keys.matchEcosystem}, match_cve = ${it.keys.matchCve},
-        match_words = case when ${it.keys.keywordText}::text is null then null else tsvector_to_array(to_tsvector('simple', ${it.keys.keywordText}::text)) end
+        match_ecosystem = ${it.keys.matchEcosystem}, match_cve = ${it.keys.matchCve}, match_words = k.words, match_anchor = ${ANCHOR}
+      from (select ${WORDS(sql`${it.keys.keywordText}::text`)} as words) k
       where stack_id = ${stackId} and id = ${id} returning id`);
     return (res as unknown as { rows: unknown[] }).rows.length ? this.item(ex, stackId, id) : undefined;
   },

@@ -54,6 +54,7 @@ CREATE TABLE "stack_items" (
 	"match_version" text,
 	"match_ecosystem" text,
 	"match_words" text[],
+	"match_anchor" text,
 	"match_cve" text,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "stack_items_type_valid" CHECK ("stack_items"."item_type" in ('cpe', 'product', 'vendor', 'purl', 'keyword', 'cve'))
@@ -101,7 +102,7 @@ CREATE INDEX "stack_items_product_idx" ON "stack_items" USING btree ("match_prod
 CREATE INDEX "stack_items_vendor_idx" ON "stack_items" USING btree ("match_vendor") WHERE "stack_items"."item_type" = 'vendor';--> statement-breakpoint
 CREATE INDEX "stack_items_purl_idx" ON "stack_items" USING btree ("match_ecosystem","match_product") WHERE "stack_items"."item_type" = 'purl';--> statement-breakpoint
 CREATE INDEX "stack_items_cve_idx" ON "stack_items" USING btree ("match_cve") WHERE "stack_items"."item_type" = 'cve';--> statement-breakpoint
-CREATE INDEX "stack_items_words_idx" ON "stack_items" USING gin ("match_words") WHERE "stack_items"."item_type" = 'keyword';--> statement-breakpoint
+CREATE INDEX "stack_items_anchor_idx" ON "stack_items" USING btree ("match_anchor") WHERE "stack_items"."item_type" = 'keyword';--> statement-breakpoint
 CREATE UNIQUE INDEX "stacks_project_name_uq" ON "stacks" USING btree ("project_id","name");--> statement-breakpoint
 CREATE UNIQUE INDEX "tags_project_name_uq" ON "tags" USING btree ("project_id",lower("name"));--> statement-breakpoint
 CREATE INDEX "cve_affected_product_only_idx" ON "cve_affected" USING btree ("product_norm");--> statement-breakpoint

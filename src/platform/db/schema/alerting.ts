@@ -44,8 +44,10 @@ export const stackItems = pgTable("stack_items", {
   matchVersion: text("match_version"),
   /** purl: the OSV ecosystem (PyPI, npm, Go, Maven, crates.io…). */
   matchEcosystem: text("match_ecosystem"),
-  /** keyword: the words, as lexemes; cve: the CVE id. */
+  /** keyword: the words, as lexemes, and the longest one, by which a CVE finds the item. */
   matchWords: text("match_words").array(),
+  matchAnchor: text("match_anchor"),
+  /** cve: the CVE id (or an alias Vigie did not know when the item was added). */
   matchCve: text("match_cve"),
   createdAt: tz("created_at").notNull().defaultNow(),
 }, (t) => [
@@ -56,8 +58,9 @@ export const stackItems = pgTable("stack_items", {
   // An advisory's packages → purl items.
   index("stack_items_purl_idx").on(t.matchEcosystem, t.matchProduct).where(sql`${t.itemType} = 'purl'`),
   index("stack_items_cve_idx").on(t.matchCve).where(sql`${t.itemType} = 'cve'`),
-  // A CVE's words ⊇ an item's words (GIN answers "contained by").
-  index("stack_items_words_idx").using("gin", t.matchWords).where(sql`${t.itemType} = 'keyword'`),
+  // A CVE's words → keyword items by their longest word (then every word is checked): a GIN
+  // "contained by" probe would read the items of every common word of the description.
+  index("stack_items_anchor_idx").on(t.matchAnchor).where(sql`${t.itemType} = 'keyword'`),
   check("stack_items_type_valid", sql`${t.itemType} in ('cpe', 'product', 'vendor', 'purl', 'keyword', 'cve')`),
 ]);
 
