@@ -8,7 +8,7 @@ const IMPORT = "test/fixtures/import";
 const MATCH = "test/fixtures/matching";
 const WRITE_SCOPES = ["stacks-write", "alerts-write", "tags-write"];
 
-interface Alert { id: string; cve_id: string; severity: string; is_kev: boolean; has_poc: boolean; palier: string; source: string; is_read: boolean; vendor: string | null; product: string | null; cvss_score: number | null; description: string | null; aliases: string[]; tags: { id: string; name: string }[]; correspondance: Record<string, unknown> }
+interface Alert { id: string; cve_id: string; severity: string; epss_score: number | null; is_kev: boolean; has_poc: boolean; palier: string; source: string; is_read: boolean; vendor: string | null; product: string | null; cvss_score: number | null; description: string | null; aliases: string[]; tags: { id: string; name: string }[]; correspondance: Record<string, unknown> }
 
 async function tenantWithKeys(name: string) {
   const tenant = await createTenant(t, { name });
@@ -113,9 +113,16 @@ describe("stacks, matching and alerts on real records", () => {
     const ev = await events(a.projectId);
     expect(ev.slice(eventsBefore).map((e) => [e.event, e.cve_id])).toEqual([["cve.poc_published", "CVE-2024-3400"]]);
 
+    // A new EPSS score: the alerts show it (and their palier follows it), no event.
+    expect((await importFeed(db, "epss", [`${MATCH}/epss_scores-2026-08-16.csv`])).inserted).toBe(2);
+    const scored = await alertsOf(a.call, "&min_epss=0.01");
+    expect(scored.items.map((x) => [x.cve_id, x.epss_score, x.palier])).toEqual([["CVE-2023-36053", 0.02978, "P3"]]);
+    expect((await events(a.projectId)).length).toBe(ev.length);
+
     await importAll();
     await importFeed(db, "kev", [`${IMPORT}/kev-sample.json`]);
     await importFeed(db, "poc", [`${MATCH}/poc-panos.jsonl`]);
+    await importFeed(db, "epss", [`${MATCH}/epss_scores-2026-08-16.csv`]);
     expect((await alertsOf(a.call)).total).toBe(before.total);
     expect((await events(a.projectId)).length).toBe(ev.length);
   });

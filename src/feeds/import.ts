@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { sql } from "drizzle-orm";
+import { refreshAlerts } from "../matching/matcher.js";
 import type { Db } from "../platform/db/client.js";
 import { parseCertfrAvis } from "./certfr.js";
 import { isReserved, parseCve5 } from "./cve5.js";
@@ -117,7 +118,12 @@ async function importEpss(db: Db, files: string[], tally: Tally, opts: ImportOpt
     let pcts: number[] = [];
     const flush = async () => {
       if (!cves.length) return;
-      const r = await db.transaction((tx) => feedStore.upsertEpss(tx, date, cves, scores, pcts));
+      // The alerts of these CVEs follow their new score (their palier) in the same transaction.
+      const r = await db.transaction(async (tx) => {
+        const counts = await feedStore.upsertEpss(tx, date, cves, scores, pcts);
+        if (counts.inserted + counts.updated) await refreshAlerts(tx, cves);
+        return counts;
+      });
       tally.result.inserted += r.inserted;
       tally.result.updated += r.updated;
       tally.result.unchanged += cves.length - r.inserted - r.updated;

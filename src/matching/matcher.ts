@@ -159,10 +159,11 @@ interface AlertFacts {
 }
 
 /**
- * Existing alerts of changed CVEs: their facts follow the CVE, and a change that matters emits an
- * event (cve.kev_added, cve.poc_published, cve.severity_raised) — never a second alert.
+ * Existing alerts of changed CVEs: their facts follow the CVE (and its EPSS score, for `palier`),
+ * and a change that matters emits an event (cve.kev_added, cve.poc_published,
+ * cve.severity_raised) — never a second alert. Returns the number of events.
  */
-async function refresh(ex: Executor, cveIds: string[]): Promise<number> {
+export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<number> {
   const rows = await rowsOf<AlertFacts>(ex, sql`
     select a.id, a.org_id, a.project_id, a.cve_id, a.severity as old_severity, a.cvss_score as old_cvss, a.is_kev as old_kev,
       a.has_poc as old_poc, a.palier as old_palier, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss
@@ -201,7 +202,7 @@ async function refresh(ex: Executor, cveIds: string[]): Promise<number> {
 export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<{ alerts: number; events: number }> {
   if (!cveIds.length) return { alerts: 0, events: 0 };
   const ids = sql`${pgArray(cveIds)}::text[]`;
-  const events = await refresh(ex, cveIds);
+  const events = await refreshAlerts(ex, cveIds);
   const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${ids})`, sql`true`, true));
   return { alerts: await raise(ex, decide(candidates)), events };
 }
