@@ -97,6 +97,7 @@ async function latency(database: Database, key: string, base: string): Promise<R
     }
     times.sort((a, b) => a - b);
     out.push({ query: `GET alerts?${query}`, p50: +times[Math.floor(times.length / 2)]!.toFixed(1), p95: +times[Math.floor(times.length * 0.95)]!.toFixed(1) });
+    console.log(JSON.stringify(out.at(-1)));
   }
   await app.close();
   return out;
@@ -148,10 +149,10 @@ async function benchDriver(driver: string, database: Database): Promise<{ steps:
     const [p0] = await sql<{ id: string }>(database, `select id from projects where org_id = $1 order by created_at, id limit 1`, [org.id]);
     await step(`fill one project to ${ALERTS} alerts`, async () => {
       await sql(database, `
-        insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, palier, source, match, is_read, triggered_at)
-        select $1, $2, c.cve_id, c.severity, c.cvss_score, c.is_kev, c.has_poc, 'P4', 'bench', '{}'::jsonb, random() < 0.7,
+        insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, source, match, is_read, triggered_at)
+        select $1, $2, c.cve_id, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss, 'P4', 'bench', '{}'::jsonb, random() < 0.7,
           now() - random() * interval '365 days'
-        from cves c where not exists (select 1 from alerts a where a.project_id = $2 and a.cve_id = c.cve_id)
+        from cves c left join epss_current e on e.cve_id = c.cve_id where not exists (select 1 from alerts a where a.project_id = $2 and a.cve_id = c.cve_id)
         order by c.cve_id limit $3 - (select count(*) from alerts where project_id = $2)`, [org.id, p0!.id, ALERTS]);
       await sql(database, `analyze alerts`);
       return { alerts: (await sql<{ n: number }>(database, `select count(*)::int as n from alerts where project_id = $1`, [p0!.id]))[0]!.n };

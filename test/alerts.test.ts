@@ -82,6 +82,8 @@ describe("stacks, matching and alerts on real records", () => {
     // Recent only (the default): these 2022-2024 records are older than 90 days and not KEV yet.
     const recent = await b.call("POST", "/stacks", { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.9-h1" }] });
     expect(recent.json().alertes_creees).toBe(0);
+    // Counted (and cached) now: the count must follow the alerts raised below.
+    expect(await alertsOf(b.call)).toMatchObject({ total: 0, unread_count: 0, items: [] });
     expect((await b.call("PATCH", "/alert-settings", { alert_backfill: "all" })).json().alert_backfill).toBe("all");
     const stackId = recent.json().id as string;
     const added = await b.call("POST", `/stacks/${stackId}/items`, { item_type: "cpe", value: "cpe:2.3:o:paloaltonetworks:pan-os:10.2.9:h1:*:*:*:*:*:*" });

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
+import { bumpVersions } from "../platform/db/versions.js";
 import type { MergedAffected, MergedCve, MergeInput } from "./merge.js";
 
 /** A source's statement about a CVE, ready to store. */
@@ -167,9 +168,7 @@ export const feedStore = {
 
   /** Marks a data set changed (inside the changing transaction): caches of figures derived from it are dropped. */
   async bumpVersion(ex: Executor, name: "cves" | "articles"): Promise<void> {
-    await ex.execute(sql`
-      insert into data_versions (name, version) values (${name}, 1)
-      on conflict (name) do update set version = data_versions.version + 1`);
+    await bumpVersions(ex, [name]);
   },
 
   /** The held CVEs among these, with what a PoC refresh needs: the KEV flag, sources and PoC contributions. */

@@ -103,6 +103,12 @@ export function decideAffected(rows: AffectedRow[], itemVendor: string | null, v
   return null;
 }
 
+/** A vendor item: any product of the vendor said to be affected. */
+export function decideVendor(rows: AffectedRow[]): MatchReason | null {
+  const r = rows.find((row) => says(row, "affected"));
+  return r ? reason("vendor", r, null, null) : null;
+}
+
 /** OSV packages (already narrowed to the item's package) against the item's version. */
 export function decideOsv(packages: OsvPackageRow[], version: string | null): MatchReason | null {
   for (const p of packages) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BadItem, itemKeys, packageKey } from "./items.js";
+import { BadItem, itemKeys, packageName } from "./items.js";
 
 describe("stack item values → match keys", () => {
   it.each([
@@ -40,8 +40,8 @@ describe("stack item values → match keys", () => {
     expect(() => itemKeys(type, value)).toThrow(message);
   });
 
-  it("package keys follow the OSV names (PyPI as PEP 503 normalises them)", () => {
-    expect(packageKey("PyPI", "Zope_Interface")).toBe("pypi:zope-interface");
-    expect(packageKey("Go", "github.com/Foo/Bar")).toBe("go:github.com/foo/bar");
+  it("package names compare as OSV writes them (PyPI as PEP 503 normalises them)", () => {
+    expect(packageName("PyPI", "Zope_Interface")).toBe("zope-interface");
+    expect(packageName("Go", "github.com/Foo/Bar")).toBe("github.com/foo/bar");
   });
 });

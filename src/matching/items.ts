@@ -89,10 +89,9 @@ function productKeys(value: string): ItemKeys {
   return { ...NONE, matchVendor: vendor ? normalizeName(vendor) : null, matchProduct: normalizeName(product!), matchVersion: version };
 }
 
-/** The OSV package key of a name in an ecosystem, as vigie_package_keys() builds it in SQL. */
-export function packageKey(ecosystem: string, name: string): string {
-  const eco = ecosystem.toLowerCase();
-  return `${eco}:${eco === "pypi" ? name.toLowerCase().replace(/[-_.]+/g, "-") : name.toLowerCase()}`;
+/** A package name in its compared form, as vigie_package_name() makes it in SQL (PyPI: PEP 503). */
+export function packageName(ecosystem: string, name: string): string {
+  return ecosystem.toLowerCase() === "pypi" ? name.toLowerCase().replace(/[-_.]+/g, "-") : name.toLowerCase();
 }
 
 function purlKeys(value: string): ItemKeys {
@@ -111,6 +110,5 @@ function purlKeys(value: string): ItemKeys {
   // Maven names are group:artifact in OSV; Go and npm keep the whole path (github.com/x/y, @scope/name).
   const name = type === "maven" && segments.length >= 2 ? `${segments.slice(0, -1).join(".")}:${segments.at(-1)}` : segments.join("/");
   const version = m[3] ? decodeURIComponent(m[3]) : null;
-  const key = packageKey(ecosystem, name);
-  return { ...NONE, matchEcosystem: ecosystem, matchProduct: key.slice(ecosystem.length + 1), matchVersion: version };
+  return { ...NONE, matchEcosystem: ecosystem, matchProduct: packageName(ecosystem, name), matchVersion: version };
 }

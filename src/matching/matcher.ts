@@ -8,8 +8,9 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
+import { bumpVersions } from "../platform/db/versions.js";
 import { palier } from "../modules/cves/priority.js";
-import { decideAffected, decideOsv, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
+import { decideAffected, decideOsv, decideVendor, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
 
 interface Candidate {
   item_id: string;
@@ -31,7 +32,7 @@ interface Candidate {
   packages: OsvPackageRow[] | null;
 }
 
-export interface Hit {
+interface Hit {
   project_id: string;
   org_id: string;
   item_id: string;
@@ -40,6 +41,7 @@ export interface Hit {
   cvss_score: number | null;
   is_kev: boolean;
   has_poc: boolean;
+  epss: number | null;
   palier: string;
   vendor: string | null;
   product: string | null;
@@ -107,10 +109,8 @@ function decide(candidates: Candidate[]): Hit[] {
     if (c.state === "REJECTED" || !meetsSeverity(c.severity, c.min_severity)) continue;
     let reason: MatchReason | null;
     if (c.item_type === "purl") reason = decideOsv(c.packages ?? [], c.match_version);
-    else if (c.item_type === "vendor") {
-      const r = (c.rows ?? []).find((row) => row.version_status === "affected" && row.vulnerable);
-      reason = r ? { rule: "vendor", version: null, range: null, origin: r.origin, vendor: r.vendor, product: r.product } : null;
-    } else if (c.item_type === "keyword" || c.item_type === "cve") {
+    else if (c.item_type === "vendor") reason = decideVendor(c.rows ?? []);
+    else if (c.item_type === "keyword" || c.item_type === "cve") {
       reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };
     } else reason = decideAffected(c.rows ?? [], c.match_vendor, c.match_version);
     if (!reason) continue;
@@ -119,7 +119,7 @@ function decide(candidates: Candidate[]): Hit[] {
     if (prev && RULE_RANK[prev.match.rule]! <= RULE_RANK[reason.rule]!) continue;
     best.set(key, {
       project_id: c.project_id, org_id: c.org_id, item_id: c.item_id, cve_id: c.cve_id,
-      severity: c.severity, cvss_score: c.cvss_score, is_kev: c.is_kev, has_poc: c.has_poc,
+      severity: c.severity, cvss_score: c.cvss_score, is_kev: c.is_kev, has_poc: c.has_poc, epss: c.epss,
       palier: palier({ severity: c.severity, epss: c.epss, isKev: c.is_kev, hasPoc: c.has_poc }),
       vendor: reason.vendor, product: reason.product,
       source: describe(c.item_type, c.value, reason),
@@ -129,32 +129,37 @@ function decide(candidates: Candidate[]): Hit[] {
   return [...best.values()];
 }
 
+/** The data version of a project's alerts (cached list counts hold while it does not change). */
+export const alertsVersion = (projectId: string) => `alerts:${projectId}`;
+
 /** Raises the alerts of these hits that do not exist yet, each with its cve.new_match event. Returns how many. */
 async function raise(ex: Executor, hits: Hit[]): Promise<number> {
   if (!hits.length) return 0;
   // In (project, CVE) order: concurrent writers of the same alerts take their locks in one order.
   hits.sort((a, b) => (a.project_id + a.cve_id < b.project_id + b.cve_id ? -1 : 1));
-  const rows = await rowsOf<{ n: number }>(ex, sql`
+  const rows = await rowsOf<{ project_id: string; n: number }>(ex, sql`
     with h as (
       select * from json_to_recordset(${JSON.stringify(hits)}::json) as h(project_id uuid, org_id uuid, item_id uuid, cve_id text,
-        severity text, cvss_score real, is_kev boolean, has_poc boolean, palier text, vendor text, product text, source text, match jsonb)),
+        severity text, cvss_score real, is_kev boolean, has_poc boolean, epss double precision, palier text, vendor text, product text,
+        source text, match jsonb)),
     ins as (
-      insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, palier, vendor, product, source, match, item_id)
-      select org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, palier, vendor, product, source, match, item_id from h
+      insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id)
+      select org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id from h
       on conflict (project_id, cve_id) do nothing
       returning id, org_id, project_id, cve_id, severity, is_kev, has_poc, palier, source, match),
     ev as (
       insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
       select org_id, project_id, 'cve.new_match', cve_id, id,
         jsonb_build_object('alert_id', id, 'cve_id', cve_id, 'severity', severity, 'is_kev', is_kev, 'has_poc', has_poc, 'palier', palier, 'source', source, 'match', match)
-      from ins returning 1)
-    select count(*)::int as n from ev`);
-  return rows[0]?.n ?? 0;
+      from ins returning project_id)
+    select project_id, count(*)::int as n from ev group by project_id`);
+  await bumpVersions(ex, rows.map((r) => alertsVersion(r.project_id)));
+  return rows.reduce((n, r) => n + r.n, 0);
 }
 
 interface AlertFacts {
   id: string; org_id: string; project_id: string; cve_id: string;
-  old_severity: string; old_cvss: number | null; old_kev: boolean; old_poc: boolean; old_palier: string;
+  old_severity: string; old_cvss: number | null; old_kev: boolean; old_poc: boolean; old_epss: number | null;
   severity: string; cvss_score: number | null; is_kev: boolean; has_poc: boolean; epss: number | null;
 }
 
@@ -166,16 +171,18 @@ interface AlertFacts {
 export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<number> {
   const rows = await rowsOf<AlertFacts>(ex, sql`
     select a.id, a.org_id, a.project_id, a.cve_id, a.severity as old_severity, a.cvss_score as old_cvss, a.is_kev as old_kev,
-      a.has_poc as old_poc, a.palier as old_palier, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss
+      a.has_poc as old_poc, a.epss as old_epss, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss
     from alerts a join cves c on c.cve_id = a.cve_id left join epss_current e on e.cve_id = a.cve_id
     where a.cve_id = any(${pgArray(cveIds)}::text[])
     order by a.id`);
   const updates = [];
+  const changedProjects = new Set<string>();
   const events = [];
   for (const r of rows) {
     const p = palier({ severity: r.severity, epss: r.epss, isKev: r.is_kev, hasPoc: r.has_poc });
-    if (r.old_severity === r.severity && r.old_cvss === r.cvss_score && r.old_kev === r.is_kev && r.old_poc === r.has_poc && r.old_palier === p) continue;
-    updates.push({ id: r.id, severity: r.severity, cvss_score: r.cvss_score, is_kev: r.is_kev, has_poc: r.has_poc, palier: p });
+    if (r.old_severity === r.severity && r.old_cvss === r.cvss_score && r.old_kev === r.is_kev && r.old_poc === r.has_poc && r.old_epss === r.epss) continue;
+    changedProjects.add(r.project_id);
+    updates.push({ id: r.id, severity: r.severity, cvss_score: r.cvss_score, is_kev: r.is_kev, has_poc: r.has_poc, epss: r.epss, palier: p });
     const base = { org_id: r.org_id, project_id: r.project_id, cve_id: r.cve_id, alert_id: r.id };
     if (r.is_kev && !r.old_kev) events.push({ ...base, event: "cve.kev_added", payload: { alert_id: r.id, cve_id: r.cve_id } });
     if (r.has_poc && !r.old_poc) events.push({ ...base, event: "cve.poc_published", payload: { alert_id: r.id, cve_id: r.cve_id } });
@@ -184,9 +191,12 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<num
     }
   }
   if (updates.length) {
+    await bumpVersions(ex, [...changedProjects].map(alertsVersion));
     await ex.execute(sql`
-      update alerts a set severity = u.severity, cvss_score = u.cvss_score, is_kev = u.is_kev, has_poc = u.has_poc, palier = u.palier, updated_at = now()
-      from json_to_recordset(${JSON.stringify(updates)}::json) as u(id uuid, severity text, cvss_score real, is_kev boolean, has_poc boolean, palier text)
+      update alerts a set severity = u.severity, cvss_score = u.cvss_score, is_kev = u.is_kev, has_poc = u.has_poc, epss = u.epss,
+        palier = u.palier, updated_at = now()
+      from json_to_recordset(${JSON.stringify(updates)}::json) as u(id uuid, severity text, cvss_score real, is_kev boolean, has_poc boolean,
+        epss double precision, palier text)
       where a.id = u.id`);
   }
   if (events.length) {

@@ -1,6 +1,8 @@
 import type { ApiKeyContext } from "../../platform/auth/context.js";
 import type { Db } from "../../platform/db/client.js";
+import { bumpVersions, readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { NotFound, ValidationFailed } from "../../platform/errors.js";
+import { alertsVersion } from "../../matching/matcher.js";
 import { valueError } from "../../platform/http/pydantic.js";
 import { getProjectForKey } from "../projects/projects.service.js";
 import { stacksRepository } from "../stacks/stacks.repository.js";
@@ -13,18 +15,37 @@ export const ALERT_NOT_FOUND = "Alerte introuvable";
 
 /** A project's alerts (raised by src/matching), their read state, tags and statistics. */
 export class AlertsService {
+  private readonly counts = new VersionedCache<{ total: number; unread: number }>(2000);
   constructor(private readonly db: Db) {}
 
+  /**
+   * One page, its tags, total and unread_count. The counts are cached per (project, filters) while
+   * the project's alerts version holds: every transaction that adds, updates, reads or tags the
+   * project's alerts bumps it (see alertsVersion), so counting 50,000 alerts is done once per change.
+   */
   async list(ctx: ApiKeyContext, orgId: string, projectId: string, q: AlertListQueryT): Promise<{ rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number }> {
     await getProjectForKey(this.db, ctx, orgId, projectId);
-    const [rows, counts] = await Promise.all([repo.page(this.db, projectId, q), repo.counts(this.db, projectId, q)]);
+    const { sort: _s, page: _p, page_size: _ps, ...filters } = q;
+    const key = `${projectId} ${JSON.stringify(filters)}`;
+    // The version is read before counting: a count newer than its version is only recounted once more.
+    const [rows, version] = await Promise.all([repo.page(this.db, projectId, q), readVersion(this.db, alertsVersion(projectId))]);
+    let counts = this.counts.get(key, version);
+    if (!counts) {
+      counts = await repo.counts(this.db, projectId, q);
+      this.counts.set(key, version, counts);
+    }
     const tags = await tagsRepository.ofAlerts(this.db, rows.map((r) => r.id));
     return { rows, tags, total: counts.total, unread: counts.unread };
   }
 
   async setRead(ctx: ApiKeyContext, orgId: string, projectId: string, alertId: string, isRead: boolean): Promise<{ row: AlertRow; tags: TagRow[] }> {
     await getProjectForKey(this.db, ctx, orgId, projectId);
-    if (!(await repo.setRead(this.db, projectId, alertId, isRead))) throw new NotFound(ALERT_NOT_FOUND);
+    const changed = await this.db.transaction(async (tx) => {
+      if (!(await repo.setRead(tx, projectId, alertId, isRead))) return false;
+      await bumpVersions(tx, [alertsVersion(projectId)]);
+      return true;
+    });
+    if (!changed) throw new NotFound(ALERT_NOT_FOUND);
     const row = (await repo.get(this.db, projectId, alertId))!;
     return { row, tags: (await tagsRepository.ofAlerts(this.db, [alertId])).get(alertId) ?? [] };
   }
@@ -34,15 +55,22 @@ export class AlertsService {
     await getProjectForKey(this.db, ctx, orgId, projectId);
     const hasIds = body.ids !== undefined && body.ids.length > 0;
     if (hasIds === (body.all === true)) throw new ValidationFailed([valueError(["body"], "fournir soit ids (non vide), soit all: true", body)]);
-    return repo.markRead(this.db, projectId, body.all ? "all" : body.ids!);
+    return this.db.transaction(async (tx) => {
+      const n = await repo.markRead(tx, projectId, body.all ? "all" : body.ids!);
+      if (n) await bumpVersions(tx, [alertsVersion(projectId)]);
+      return n;
+    });
   }
 
   async tag(ctx: ApiKeyContext, orgId: string, projectId: string, alertId: string, tagId: string, attach: boolean): Promise<void> {
     await getProjectForKey(this.db, ctx, orgId, projectId);
     if (!(await repo.exists(this.db, projectId, alertId))) throw new NotFound(ALERT_NOT_FOUND);
     await getTag(this.db, projectId, tagId);
-    if (attach) await tagsRepository.attachToAlert(this.db, alertId, tagId);
-    else await tagsRepository.detachFromAlert(this.db, alertId, tagId);
+    await this.db.transaction(async (tx) => {
+      if (attach) await tagsRepository.attachToAlert(tx, alertId, tagId);
+      else await tagsRepository.detachFromAlert(tx, alertId, tagId);
+      await bumpVersions(tx, [alertsVersion(projectId)]);
+    });
   }
 
   /** ProjectStatsOut. URLs and end-of-life subscriptions arrive in later modules: none can exist yet. */

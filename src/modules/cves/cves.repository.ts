@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { cveAffected, cves, dataVersions, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
+import { cveAffected, cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
 import { normalizeName } from "../../feeds/cpe.js";
 import type { CveListQueryT } from "./cves.schemas.js";
 
@@ -74,11 +74,6 @@ export const cvesRepository = {
   },
 
   /** The version of the CVE data (bumped by every import transaction that changes it). */
-  async dataVersion(ex: Executor): Promise<number> {
-    const [row] = await ex.select({ v: dataVersions.version }).from(dataVersions).where(eq(dataVersions.name, "cves"));
-    return row?.v ?? 0;
-  },
-
   async get(ex: Executor, cveId: string): Promise<CveRow | undefined> {
     const [row] = await ex.select(DETAIL_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(eq(cves.cveId, cveId));
     return row;

@@ -1,5 +1,6 @@
 import type { Facts } from "../../engine/evaluate.js";
 import type { Db, Executor } from "../../platform/db/client.js";
+import { readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { NotFound } from "../../platform/errors.js";
 import { cvesRepository as repo, type CveAffectedRow, type CveListRow, type CveRow } from "./cves.repository.js";
 import type { CveListQueryT } from "./cves.schemas.js";
@@ -7,10 +8,8 @@ import type { CveListQueryT } from "./cves.schemas.js";
 export const CVE_NOT_FOUND = "CVE introuvable";
 
 /** The merged CVE records: search and detail. Public data, the same for every tenant. */
-const TOTALS_CACHED = 500;
-
 export class CvesService {
-  private readonly totals = new Map<string, { version: number; total: number }>();
+  private readonly totals = new VersionedCache<number>();
   constructor(private readonly db: Db) {}
 
   /**
@@ -22,13 +21,11 @@ export class CvesService {
     const { sort: _s, page: _p, page_size: _ps, ...filters } = q;
     const key = JSON.stringify(filters);
     // The version is read before counting: a count newer than its version is only recounted once more.
-    const [rows, version] = await Promise.all([repo.page(this.db, q), repo.dataVersion(this.db)]);
-    const cached = this.totals.get(key);
-    if (cached && cached.version === version) return { rows, total: cached.total };
+    const [rows, version] = await Promise.all([repo.page(this.db, q), readVersion(this.db, "cves")]);
+    const cached = this.totals.get(key, version);
+    if (cached !== undefined) return { rows, total: cached };
     const total = await repo.count(this.db, q);
-    this.totals.delete(key);
-    this.totals.set(key, { version, total });
-    if (this.totals.size > TOTALS_CACHED) this.totals.delete(this.totals.keys().next().value!);
+    this.totals.set(key, version, total);
     return { rows, total };
   }
 

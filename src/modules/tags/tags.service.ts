@@ -1,6 +1,8 @@
 import type { ApiKeyContext } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { bumpVersions } from "../../platform/db/versions.js";
+import { alertsVersion } from "../../matching/matcher.js";
 import { Conflict, NotFound, ValidationFailed } from "../../platform/errors.js";
 import { valueError } from "../../platform/http/pydantic.js";
 import { getProjectForKey } from "../projects/projects.service.js";
@@ -50,7 +52,12 @@ export class TagsService {
     await getProjectForKey(this.db, ctx, orgId, projectId);
     try {
       const patch = { ...(body.name !== undefined && { name: body.name }), ...(body.color !== undefined && { color: body.color }) };
-      const row = Object.keys(patch).length ? await repo.update(this.db, projectId, tagId, patch) : await repo.get(this.db, projectId, tagId);
+      // A renamed tag changes what the alert list's `tag` filter selects: cached counts go.
+      const row = await this.db.transaction(async (tx) => {
+        const r = Object.keys(patch).length ? await repo.update(tx, projectId, tagId, patch) : await repo.get(tx, projectId, tagId);
+        if (r && patch.name !== undefined) await bumpVersions(tx, [alertsVersion(projectId)]);
+        return r;
+      });
       if (!row) throw new NotFound(TAG_NOT_FOUND);
       return row;
     } catch (err) {
@@ -61,6 +68,11 @@ export class TagsService {
 
   async delete(ctx: ApiKeyContext, orgId: string, projectId: string, tagId: string): Promise<void> {
     await getProjectForKey(this.db, ctx, orgId, projectId);
-    if (!(await repo.delete(this.db, projectId, tagId))) throw new NotFound(TAG_NOT_FOUND);
+    const deleted = await this.db.transaction(async (tx) => {
+      const d = await repo.delete(tx, projectId, tagId);
+      if (d) await bumpVersions(tx, [alertsVersion(projectId)]);
+      return d;
+    });
+    if (!deleted) throw new NotFound(TAG_NOT_FOUND);
   }
 }

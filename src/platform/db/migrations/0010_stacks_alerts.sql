@@ -15,6 +15,7 @@ CREATE TABLE "alerts" (
 	"cvss_score" real,
 	"is_kev" boolean DEFAULT false NOT NULL,
 	"has_poc" boolean DEFAULT false NOT NULL,
+	"epss" double precision,
 	"palier" text NOT NULL,
 	"vendor" text,
 	"product" text,

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigserial, boolean, check, index, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigserial, boolean, check, doublePrecision, index, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organizations, projects } from "./tenancy.js";
 
 const tz = (name: string) => timestamp(name, { withTimezone: true });
@@ -84,6 +84,8 @@ export const alerts = pgTable("alerts", {
   cvssScore: real("cvss_score"),
   isKev: boolean("is_kev").notNull().default(false),
   hasPoc: boolean("has_poc").notNull().default(false),
+  /** The CVE's current EPSS score (updated with each EPSS import): sorts and filters read the alert alone. */
+  epss: doublePrecision("epss"),
   palier: text("palier").notNull(),
   /** The matched product, as the CVE names it. */
   vendor: text("vendor"),

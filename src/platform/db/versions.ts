@@ -1,0 +1,39 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "./client.js";
+import { pgArray, rowsOf } from "./sql.js";
+
+/**
+ * Data versions: a counter per data set ("cves", "articles", "alerts:<project id>"), bumped in
+ * every transaction that changes the set. A cached figure derived from a set (a list total) is
+ * valid while the counter is the one read before the figure was computed.
+ */
+export async function bumpVersions(ex: Executor, names: string[]): Promise<void> {
+  if (!names.length) return;
+  // In name order: concurrent transactions lock the counters in one order.
+  const sorted = [...new Set(names)].sort();
+  await ex.execute(sql`
+    insert into data_versions (name, version) select n, 1 from unnest(${pgArray(sorted)}::text[]) as n
+    on conflict (name) do update set version = data_versions.version + 1`);
+}
+
+export async function readVersion(ex: Executor, name: string): Promise<number> {
+  const [row] = await rowsOf<{ version: number }>(ex, sql`select version::int from data_versions where name = ${name}`);
+  return row?.version ?? 0;
+}
+
+/** Figures cached per key while their data version holds; the oldest keys go first past `max`. */
+export class VersionedCache<V> {
+  private readonly entries = new Map<string, { version: number; value: V }>();
+  constructor(private readonly max = 500) {}
+
+  get(key: string, version: number): V | undefined {
+    const e = this.entries.get(key);
+    return e && e.version === version ? e.value : undefined;
+  }
+
+  set(key: string, version: number, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, { version, value });
+    if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
