@@ -95,6 +95,8 @@ CREATE INDEX "alert_tags_tag_idx" ON "alert_tags" USING btree ("tag_id");--> sta
 CREATE UNIQUE INDEX "alerts_project_cve_uq" ON "alerts" USING btree ("project_id","cve_id");--> statement-breakpoint
 CREATE INDEX "alerts_project_triggered_idx" ON "alerts" USING btree ("project_id","triggered_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "alerts_project_unread_idx" ON "alerts" USING btree ("project_id") WHERE not "alerts"."is_read";--> statement-breakpoint
+CREATE INDEX "alerts_project_cvss_idx" ON "alerts" USING btree ("project_id","cvss_score" DESC NULLS LAST,"triggered_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "alerts_project_kev_idx" ON "alerts" USING btree ("project_id","triggered_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "alerts"."is_kev";--> statement-breakpoint
 CREATE INDEX "alerts_cve_idx" ON "alerts" USING btree ("cve_id");--> statement-breakpoint
 CREATE INDEX "outbox_events_pending_idx" ON "outbox_events" USING btree ("id") WHERE "outbox_events"."processed_at" is null;--> statement-breakpoint
 CREATE INDEX "stack_item_tags_tag_idx" ON "stack_item_tags" USING btree ("tag_id");--> statement-breakpoint
