@@ -42,7 +42,7 @@ export interface MatchReason {
   product: string | null;
 }
 
-export const squash = (vendor: string | null) => (vendor ?? "").replace(/[\s_.,-]+/g, "");
+const squash = (vendor: string | null) => (vendor ?? "").replace(/[\s_.,-]+/g, "");
 
 const SEVERITY_RANK: Record<string, number> = { unknown: 0, none: 0, low: 1, medium: 2, high: 3, critical: 4 };
 
