@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decideAffected, decideOsv, describe as describeMatch, meetsSeverity, type AffectedRow } from "./decide.js";
+import { decideAffected, decideOsv, decidePackageCpe, describe as describeMatch, meetsSeverity, type AffectedRow } from "./decide.js";
 
 const row = (r: Partial<AffectedRow>): AffectedRow => ({
   origin: "cna", vendor: null, product: null, vendor_norm: null, cpe: null, version_from: null, version_from_inclusive: true,
@@ -60,6 +60,23 @@ describe("affected products against an item's version", () => {
     const rows = [row({ vendor_norm: "acme", version_status: "unknown", default_status: "affected" })];
     expect(decideAffected(rows, "acme", "1.0")).toMatchObject({ rule: "default_status" });
     expect(decideAffected([...rows, row({ vendor_norm: "acme", version_from: "2.0", version_to: "3.0" })], "acme", "1.0")).toBeNull();
+  });
+});
+
+describe("a versioned package against CPE data naming its product", () => {
+  // NVD 1.1 feed 2021, CVE-2021-35042 (Django): djangoproject:django 3.1 ≤ v < 3.1.13 and 3.2 ≤ v < 3.2.5.
+  const nvd = { origin: "nvd", vendor: "djangoproject", product: "django", vendor_norm: "djangoproject" };
+  const rows = [
+    row({ ...nvd, version_from: "3.1", version_to: "3.1.13" }),
+    row({ ...nvd, version_from: "3.2", version_to: "3.2.5" }),
+  ];
+
+  it("only version ranges count, whatever the vendor", () => {
+    expect(decidePackageCpe(rows, "3.2.4")).toMatchObject({ rule: "version_range", origin: "nvd", range: "[3.2, 3.2.5[" });
+    expect(decidePackageCpe(rows, "3.2.5")).toBeNull();
+    expect(decidePackageCpe(rows, null)).toBeNull();
+    // CVE-2023-36053's ADP entry: djangoproject:django, every version — too weak a link for a package.
+    expect(decidePackageCpe([row({ ...nvd, origin: "adp" }), row({ ...nvd, origin: "cna" })], "4.2.1")).toBeNull();
   });
 });
 

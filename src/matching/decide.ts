@@ -103,6 +103,14 @@ export function decideAffected(rows: AffectedRow[], itemVendor: string | null, v
   return null;
 }
 
+/**
+ * A versioned package against CPE data naming its product: only version ranges count (whatever the
+ * vendor; a bare "every version" statement about a product of that name is too weak a link).
+ */
+export function decidePackageCpe(rows: AffectedRow[], version: string | null): MatchReason | null {
+  return version === null ? null : decideAffected(rows.filter(bounded), null, version);
+}
+
 /** A vendor item: any product of the vendor said to be affected. */
 export function decideVendor(rows: AffectedRow[]): MatchReason | null {
   const r = rows.find((row) => says(row, "affected"));

@@ -11,12 +11,14 @@ describe("stack item values → match keys", () => {
     ["product", "openbsd:openssh:9.6p1", { matchVendor: "openbsd", matchProduct: "openssh", matchVersion: "9.6p1" }],
     ["product", "OpenSSH", { matchVendor: null, matchProduct: "openssh", matchVersion: null }],
     ["vendor", "Palo Alto Networks", { matchVendor: "palo_alto_networks" }],
-    ["purl", "pkg:pypi/Django@4.2.1", { matchEcosystem: "pypi", matchProduct: "django", matchVersion: "4.2.1" }],
+    ["purl", "pkg:pypi/Django@4.2.1", { matchEcosystem: "pypi", matchProduct: "django", matchVersion: "4.2.1", matchCpeProduct: "django" }],
     ["purl", "pkg:pypi/zope.interface@5.0", { matchEcosystem: "pypi", matchProduct: "zope-interface", matchVersion: "5.0" }],
-    ["purl", "pkg:npm/%40angular/core@16.0.0", { matchEcosystem: "npm", matchProduct: "@angular/core", matchVersion: "16.0.0" }],
+    // A scoped npm package has no product name CPE data would use ("core" would be noise).
+    ["purl", "pkg:npm/%40angular/core@16.0.0", { matchEcosystem: "npm", matchProduct: "@angular/core", matchVersion: "16.0.0", matchCpeProduct: null }],
     ["purl", "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1", { matchEcosystem: "maven", matchProduct: "org.apache.logging.log4j:log4j-core", matchVersion: "2.14.1" }],
-    ["purl", "pkg:golang/github.com/gin-gonic/gin@v1.5.0", { matchEcosystem: "go", matchProduct: "github.com/gin-gonic/gin", matchVersion: "v1.5.0" }],
-    ["purl", "pkg:cargo/smallvec", { matchEcosystem: "crates.io", matchProduct: "smallvec", matchVersion: null }],
+    ["purl", "pkg:golang/github.com/gin-gonic/gin@v1.5.0", { matchEcosystem: "go", matchProduct: "github.com/gin-gonic/gin", matchVersion: "v1.5.0", matchCpeProduct: "gin" }],
+    // Without a version, CPE ranges say nothing about the package: OSV only.
+    ["purl", "pkg:cargo/smallvec", { matchEcosystem: "crates.io", matchProduct: "smallvec", matchVersion: null, matchCpeProduct: null }],
     ["keyword", "GlobalProtect command injection", { keywordText: "GlobalProtect command injection" }],
     ["cve", "cve-2024-3400", { matchCve: "CVE-2024-3400" }],
     ["cve", "GHSA-2m57-hf25-phgg", { matchCve: "GHSA-2m57-hf25-phgg" }],

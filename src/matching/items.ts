@@ -8,7 +8,8 @@
  * - `vendor`: every product of a vendor.
  * - `purl`: a package URL (`pkg:pypi/django@4.2.1`, `pkg:npm/lodash@4.17.20`,
  *   `pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1`, `pkg:golang/github.com/gin-gonic/gin@v1.5.0`),
- *   matched against the OSV advisories' packages and ranges.
+ *   matched against the OSV advisories' packages and ranges, and (with a version) against the
+ *   version ranges of CPE data naming its last name as product (djangoproject:django).
  * - `keyword`: every word appears in the CVE (id, description, vendor, product).
  * - `cve`: one CVE id, or an alias (GHSA-…, PYSEC-…) resolved to its CVE when Vigie knows it.
  */
@@ -21,6 +22,7 @@ export interface ItemKeys {
   matchProduct: string | null;
   matchVersion: string | null;
   matchEcosystem: string | null;
+  matchCpeProduct: string | null;
   /** keyword: the text whose words are matched (turned into lexemes by the database). */
   keywordText: string | null;
   matchCve: string | null;
@@ -29,7 +31,7 @@ export interface ItemKeys {
 /** A value that cannot be matched: the message says what is wrong (a 422 on `value`). */
 export class BadItem extends Error {}
 
-const NONE: ItemKeys = { matchVendor: null, matchProduct: null, matchVersion: null, matchEcosystem: null, keywordText: null, matchCve: null };
+const NONE: ItemKeys = { matchVendor: null, matchProduct: null, matchVersion: null, matchEcosystem: null, matchCpeProduct: null, keywordText: null, matchCve: null };
 
 /** purl types → OSV ecosystems. */
 const PURL_ECOSYSTEMS: Record<string, string> = {
@@ -110,5 +112,9 @@ function purlKeys(value: string): ItemKeys {
   // Maven names are group:artifact in OSV; Go and npm keep the whole path (github.com/x/y, @scope/name).
   const name = type === "maven" && segments.length >= 2 ? `${segments.slice(0, -1).join(".")}:${segments.at(-1)}` : segments.join("/");
   const version = m[3] ? decodeURIComponent(m[3]) : null;
-  return { ...NONE, matchEcosystem: ecosystem, matchProduct: packageName(ecosystem, name), matchVersion: version };
+  // CPE data names a package's product by its last name (gin, django, smallvec); a scoped npm
+  // package (@angular/core) has no such name, and without a version CPE ranges tell nothing.
+  const last = segments.at(-1)!;
+  const cpeProduct = version && !(type === "npm" && segments.length > 1) ? normalizeName(last) : null;
+  return { ...NONE, matchEcosystem: ecosystem, matchProduct: packageName(ecosystem, name), matchVersion: version, matchCpeProduct: cpeProduct };
 }

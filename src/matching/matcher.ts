@@ -10,7 +10,7 @@ import type { Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { bumpVersions } from "../platform/db/versions.js";
 import { palier } from "../modules/cves/priority.js";
-import { decideAffected, decideOsv, decideVendor, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
+import { decideAffected, decideOsv, decidePackageCpe, decideVendor, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
 
 interface Candidate {
   item_id: string;
@@ -79,6 +79,11 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
     join stack_items i on i.item_type = 'vendor' and i.match_vendor = a.vendor_norm
     ${tail} ${GROUP}
     union all
+    select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON}, null
+    from cve_affected a join cves c on c.cve_id = a.cve_id
+    join stack_items i on i.item_type = 'purl' and i.match_cpe_product = a.product_norm
+    ${tail} ${GROUP}
+    union all
     select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
     from public_vulns pv cross join lateral jsonb_array_elements(case when jsonb_typeof(pv.data->'packages') = 'array' then pv.data->'packages' else '[]'::jsonb end) pkg
     join stack_items i on i.item_type = 'purl' and i.match_ecosystem = lower(pkg->>'ecosystem') and i.match_product = vigie_package_name(pkg->>'ecosystem', pkg->>'name')
@@ -108,7 +113,7 @@ function decide(candidates: Candidate[]): Hit[] {
   for (const c of candidates) {
     if (c.state === "REJECTED" || !meetsSeverity(c.severity, c.min_severity)) continue;
     let reason: MatchReason | null;
-    if (c.item_type === "purl") reason = decideOsv(c.packages ?? [], c.match_version);
+    if (c.item_type === "purl") reason = c.packages ? decideOsv(c.packages, c.match_version) : decidePackageCpe(c.rows ?? [], c.match_version);
     else if (c.item_type === "vendor") reason = decideVendor(c.rows ?? []);
     else if (c.item_type === "keyword" || c.item_type === "cve") {
       reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };

@@ -60,15 +60,16 @@ export const stacksRepository = {
     const rows = items.map((it, ord) => ({
       ord, item_type: it.itemType, value: it.value, min_severity: it.minSeverity, match_vendor: it.keys.matchVendor,
       match_product: it.keys.matchProduct, match_version: it.keys.matchVersion, match_ecosystem: it.keys.matchEcosystem,
+      match_cpe_product: it.keys.matchCpeProduct,
       keyword: it.keys.keywordText, match_cve: it.keys.matchCve,
     }));
     const res = await ex.execute(sql`
       insert into stack_items (stack_id, project_id, item_type, value, min_severity, match_vendor, match_product, match_version,
-        match_ecosystem, match_words, match_anchor, match_cve, created_at)
+        match_ecosystem, match_cpe_product, match_words, match_anchor, match_cve, created_at)
       select ${stackId}::uuid, ${projectId}::uuid, x.item_type, x.value, x.min_severity, x.match_vendor, x.match_product, x.match_version,
-        x.match_ecosystem, k.words, ${ANCHOR}, x.match_cve, clock_timestamp() + x.ord * interval '1 microsecond'
+        x.match_ecosystem, x.match_cpe_product, k.words, ${ANCHOR}, x.match_cve, clock_timestamp() + x.ord * interval '1 microsecond'
       from json_to_recordset(${JSON.stringify(rows)}::json) as x(ord int, item_type text, value text, min_severity text, match_vendor text,
-        match_product text, match_version text, match_ecosystem text, keyword text, match_cve text)
+        match_product text, match_version text, match_ecosystem text, match_cpe_product text, keyword text, match_cve text)
       cross join lateral (select ${WORDS(sql`x.keyword`)} as words) k
       order by x.ord
       returning id`);
@@ -81,7 +82,7 @@ export const stacksRepository = {
     const res = await ex.execute(sql`
       update stack_items set item_type = ${it.itemType}, value = ${it.value}, min_severity = ${it.minSeverity},
         match_vendor = ${it.keys.matchVendor}, match_product = ${it.keys.matchProduct}, match_version = ${it.keys.matchVersion},
-        match_ecosystem = ${it.keys.matchEcosystem}, match_cve = ${it.keys.matchCve}, match_words = k.words, match_anchor = ${ANCHOR}
+        match_ecosystem = ${it.keys.matchEcosystem}, match_cpe_product = ${it.keys.matchCpeProduct}, match_cve = ${it.keys.matchCve}, match_words = k.words, match_anchor = ${ANCHOR}
       from (select ${WORDS(sql`${it.keys.keywordText}::text`)} as words) k
       where stack_id = ${stackId} and id = ${id} returning id`);
     return (res as unknown as { rows: unknown[] }).rows.length ? this.item(ex, stackId, id) : undefined;

@@ -54,6 +54,7 @@ CREATE TABLE "stack_items" (
 	"match_product" text,
 	"match_version" text,
 	"match_ecosystem" text,
+	"match_cpe_product" text,
 	"match_words" text[],
 	"match_anchor" text,
 	"match_cve" text,
@@ -104,6 +105,7 @@ CREATE INDEX "stack_items_stack_idx" ON "stack_items" USING btree ("stack_id","c
 CREATE INDEX "stack_items_product_idx" ON "stack_items" USING btree ("match_product","match_vendor") WHERE "stack_items"."item_type" in ('cpe', 'product');--> statement-breakpoint
 CREATE INDEX "stack_items_vendor_idx" ON "stack_items" USING btree ("match_vendor") WHERE "stack_items"."item_type" = 'vendor';--> statement-breakpoint
 CREATE INDEX "stack_items_purl_idx" ON "stack_items" USING btree ("match_ecosystem","match_product") WHERE "stack_items"."item_type" = 'purl';--> statement-breakpoint
+CREATE INDEX "stack_items_purl_cpe_idx" ON "stack_items" USING btree ("match_cpe_product") WHERE "stack_items"."item_type" = 'purl';--> statement-breakpoint
 CREATE INDEX "stack_items_cve_idx" ON "stack_items" USING btree ("match_cve") WHERE "stack_items"."item_type" = 'cve';--> statement-breakpoint
 CREATE INDEX "stack_items_anchor_idx" ON "stack_items" USING btree ("match_anchor") WHERE "stack_items"."item_type" = 'keyword';--> statement-breakpoint
 CREATE UNIQUE INDEX "stacks_project_name_uq" ON "stacks" USING btree ("project_id","name");--> statement-breakpoint

@@ -44,6 +44,8 @@ export const stackItems = pgTable("stack_items", {
   matchVersion: text("match_version"),
   /** purl: the OSV ecosystem (PyPI, npm, Go, Maven, crates.io…). */
   matchEcosystem: text("match_ecosystem"),
+  /** purl with a version: the package's name as CPE data would name the product (see items.ts). */
+  matchCpeProduct: text("match_cpe_product"),
   /** keyword: the words, as lexemes, and the longest one, by which a CVE finds the item. */
   matchWords: text("match_words").array(),
   matchAnchor: text("match_anchor"),
@@ -57,6 +59,8 @@ export const stackItems = pgTable("stack_items", {
   index("stack_items_vendor_idx").on(t.matchVendor).where(sql`${t.itemType} = 'vendor'`),
   // An advisory's packages → purl items.
   index("stack_items_purl_idx").on(t.matchEcosystem, t.matchProduct).where(sql`${t.itemType} = 'purl'`),
+  // A CVE's affected products → purl items by their CPE-style product name.
+  index("stack_items_purl_cpe_idx").on(t.matchCpeProduct).where(sql`${t.itemType} = 'purl'`),
   index("stack_items_cve_idx").on(t.matchCve).where(sql`${t.itemType} = 'cve'`),
   // A CVE's words → keyword items by their longest word (then every word is checked): a GIN
   // "contained by" probe would read the items of every common word of the description.
