@@ -68,7 +68,7 @@ describe("stacks, matching and alerts on real records", () => {
     expect(panos.correspondance).toMatchObject({ rule: "version_range", version: "10.2.5", item_type: "product" });
     expect(panos.description).toContain("GlobalProtect");
     const django = alerts.items.find((x) => x.cve_id === "CVE-2023-36053")!;
-    expect(django.source).toContain("PYSEC-2023-100");
+    expect(django.source).toBe("purl pkg:pypi/django@4.2.1 : version 4.2.1 dans [4.2, 4.2.3[ (PYSEC-2023-100)");
     expect(django.correspondance).toMatchObject({ rule: "osv_range", version: "4.2.1" });
     expect(django.aliases).toContain("PYSEC-2023-100");
     // One cve.new_match event per alert, written with it.

@@ -88,7 +88,8 @@ describe("OSV packages and severity thresholds", () => {
   it("Django 4.2.1 is hit, 4.2.3 is not; an unversioned package item is hit", () => {
     const hit = decideOsv(django, "4.2.1");
     expect(hit).toMatchObject({ rule: "osv_range", origin: "PYSEC-2023-100", version: "4.2.1" });
-    expect(describeMatch("purl", "pkg:pypi/django@4.2.1", hit!)).toBe("purl pkg:pypi/django@4.2.1 : version 4.2.1 dans introduced 0, fixed 3.2.20, introduced 4.0, fixed 4.1.10, introduced 4.2, fixed 4.2.3 (PYSEC-2023-100)");
+    expect(describeMatch("purl", "pkg:pypi/django@4.2.1", hit!)).toBe("purl pkg:pypi/django@4.2.1 : version 4.2.1 dans [4.2, 4.2.3[ (PYSEC-2023-100)");
+    expect(decideOsv(django, "3.2.19")).toMatchObject({ range: "[0, 3.2.20[" });
     expect(decideOsv(django, "4.2.3")).toBeNull();
     expect(decideOsv(django, null)).toMatchObject({ rule: "osv_range" });
   });

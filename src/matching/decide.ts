@@ -121,10 +121,27 @@ export function decideVendor(rows: AffectedRow[]): MatchReason | null {
 export function decideOsv(packages: OsvPackageRow[], version: string | null): MatchReason | null {
   for (const p of packages) {
     if (version !== null && !osvAffects(version, p)) continue;
-    const events = p.ranges.flatMap((r) => r.events.map((e) => Object.entries(e).map(([k, v]) => `${k} ${v}`).join(""))).join(", ");
-    return { rule: "osv_range", version, range: events || null, origin: p.advisory, vendor: p.ecosystem, product: p.name };
+    const range = version === null ? null : osvInterval(version, p);
+    return { rule: "osv_range", version, range, origin: p.advisory, vendor: p.ecosystem, product: p.name };
   }
   return null;
+}
+
+/** The interval of an OSV package's events that holds the version, written as CPE ranges are ("[4.2, 4.2.3["). */
+function osvInterval(version: string, p: OsvPackageRow): string | null {
+  const holds = (type: string, events: OsvEvent[]) => osvAffects(version, { ranges: [{ type, events }], versions: [] });
+  for (const r of p.ranges) {
+    let introduced: string | undefined;
+    for (const e of r.events) {
+      if (e.introduced !== undefined) introduced = e.introduced;
+      const end = e.fixed ?? e.last_affected;
+      if (introduced === undefined || end === undefined) continue;
+      if (holds(r.type, [{ introduced }, e])) return `[${introduced}, ${end}${e.fixed !== undefined ? "[" : "]"}`;
+      introduced = undefined;
+    }
+    if (introduced !== undefined && holds(r.type, [{ introduced }])) return `[${introduced}, *[`;
+  }
+  return p.versions.includes(version) ? `= ${version}` : null;
 }
 
 /** One line for the alert's `source`: item, rule, versions compared. */
@@ -134,7 +151,7 @@ export function describe(itemType: string, value: string, r: MatchReason): strin
     case "version_range": return `${what} : version ${r.version} dans ${r.range} (${r.origin})`;
     case "all_versions": return `${what} : toutes versions concernées${r.range ? ` (${r.range})` : ""} (${r.origin})`;
     case "default_status": return `${what} : version ${r.version}, produit affecté par défaut (${r.origin})`;
-    case "osv_range": return `${what} : ${r.version ? `version ${r.version} dans ` : ""}${r.range ?? "plage OSV"} (${r.origin})`;
+    case "osv_range": return r.version ? `${what} : version ${r.version} dans ${r.range ?? "les versions listées"} (${r.origin})` : `${what} : paquet concerné (${r.origin})`;
     case "vendor": return `${what} : produit ${r.vendor ?? ""}/${r.product ?? ""} du vendor (${r.origin})`;
     case "keyword": return `${what} : mots présents dans la CVE`;
     case "cve": return `${what} : CVE surveillée`;
