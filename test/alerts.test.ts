@@ -158,6 +158,11 @@ describe("stacks, matching and alerts on real records", () => {
     expect(detail[0]).toMatchObject({ type: "value_error", msg: expect.stringMatching(/^Value error, CPE mal formée/) });
     expect(detail[1]!.msg).toContain("type de purl non pris en charge : unknown");
     expect(((await a.call("GET", "/stacks")).json() as unknown[]).length).toBe(stacksBefore);
+    // A tag of no project of this organization.
+    const stackId = ((await a.call("GET", "/stacks")).json() as { id: string }[])[0]!.id;
+    const badTag = await a.call("POST", `/stacks/${stackId}/items`, { item_type: "vendor", value: "openbsd", tag_ids: ["00000000-0000-4000-8000-000000000000"] });
+    expect(badTag.statusCode).toBe(422);
+    expect(badTag.json().detail[0]).toMatchObject({ type: "value_error", loc: ["body", "tag_ids"] });
 
     const badType = await a.call("POST", "/stacks", { name: "Bad", items: [{ item_type: "os", value: "linux" }] });
     expect(badType.statusCode).toBe(422);

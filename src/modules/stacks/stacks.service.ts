@@ -60,17 +60,19 @@ export class StacksService {
     return item;
   }
 
-  /** Validates items (every error at once), inserts them with their tags and matches them against the corpus. */
-  private async addItems(tx: Executor, stack: StackRow, items: StackItemInT[], loc: (string | number)[]): Promise<{ rows: StackItemRow[]; raised: number }> {
+  /**
+   * Validates items (every error at once; `at(i)` is where item i sits in the body), inserts them
+   * with their tags and matches them against the corpus.
+   */
+  private async addItems(tx: Executor, stack: StackRow, items: StackItemInT[], at: (i: number) => (string | number)[]): Promise<{ rows: StackItemRow[]; raised: number }> {
     const errors: PydanticError[] = [];
     const parsed: NewItem[] = [];
     for (const [i, it] of items.entries()) {
-      const n = await newItem(tx, it.item_type, it.value, it.min_severity ?? null, [...loc, ...(loc.at(-1) === "items" ? [i] : []), "value"], errors);
+      const n = await newItem(tx, it.item_type, it.value, it.min_severity ?? null, [...at(i), "value"], errors);
       if (n) parsed.push(n);
     }
-    const tagIds = [...new Set(items.flatMap((it) => it.tag_ids))];
-    if (!errors.length) await checkTagIds(tx, stack.projectId, tagIds, [...loc, "tag_ids"]);
     if (errors.length) throw new ValidationFailed(errors);
+    for (const [i, it] of items.entries()) if (it.tag_ids.length) await checkTagIds(tx, stack.projectId, it.tag_ids, [...at(i), "tag_ids"]);
     const rows = await repo.insertItems(tx, stack.id, stack.projectId, parsed);
     for (const [i, row] of rows.entries()) if (items[i]!.tag_ids.length) await tagsRepository.setItemTags(tx, row.id, items[i]!.tag_ids);
     return { rows, raised: await matchNewItems(tx, rows.map((r) => r.id)) };
@@ -92,7 +94,7 @@ export class StacksService {
     try {
       return await this.db.transaction(async (tx) => {
         const stack = await repo.insert(tx, { orgId, projectId, name: body.name });
-        const { raised } = await this.addItems(tx, stack, body.items, ["body", "items"]);
+        const { raised } = await this.addItems(tx, stack, body.items, (i) => ["body", "items", i]);
         return { ...(await this.view(tx, [stack]))[0]!, raised };
       });
     } catch (err) {
@@ -122,7 +124,7 @@ export class StacksService {
   async addItem(ctx: ApiKeyContext, orgId: string, projectId: string, stackId: string, body: StackItemInT): Promise<{ item: StackItemRow; tags: TagRow[]; raised: number }> {
     const stack = await this.stackOf(this.db, ctx, orgId, projectId, stackId);
     return this.db.transaction(async (tx) => {
-      const { rows, raised } = await this.addItems(tx, stack, [body], ["body"]);
+      const { rows, raised } = await this.addItems(tx, stack, [body], () => ["body"]);
       const item = rows[0]!;
       return { item, tags: (await tagsRepository.ofItems(tx, [item.id])).get(item.id) ?? [], raised };
     });
