@@ -54,6 +54,11 @@ describe("affected products against an item's version", () => {
     const exact = [row({ ...nvd, version_from: "9.9", version_to: "9.9", version_to_inclusive: true })];
     expect(decideAffected(exact, "openbsd", "9.9")).toMatchObject({ range: "= 9.9" });
     expect(decideAffected(exact, "openbsd", "9.9p2")).toBeNull();
+    // NVD lists OpenSSH releases as version + update (CVE-2025-26465: cpe:2.3:a:openbsd:openssh:9.9:p1): that release only.
+    const p1 = [row({ ...nvd, cpe: "cpe:2.3:a:openbsd:openssh:9.9:p1:*:*:*:*:*:*", version_from: "9.9", version_to: "9.9", version_to_inclusive: true })];
+    expect(decideAffected(p1, "openbsd", "9.9p1")).toMatchObject({ rule: "version_range", range: "= 9.9-p1" });
+    expect(decideAffected(p1, "openbsd", "9.9")).toBeNull();
+    expect(decideAffected(p1, "openbsd", "9.9p2")).toBeNull();
   });
 
   it("defaultStatus affected decides only when no row gives a range", () => {

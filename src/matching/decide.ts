@@ -15,7 +15,8 @@
  */
 import type { AffectedEntry } from "../feeds/types.js";
 import { osvAffects, type OsvEvent } from "./osv-range.js";
-import { inRange, isConcreteVersion } from "./version.js";
+import { parseCpe } from "../feeds/cpe.js";
+import { compareVersions, inRange, isConcreteVersion } from "./version.js";
 
 /** A stored cve_affected row (see src/feeds/types.ts AffectedEntry), as the candidate query reads it. */
 export interface AffectedRow extends Omit<AffectedEntry, "origin" | "vulnerable"> {
@@ -56,7 +57,7 @@ export function severityRank(severity: string): number {
 }
 
 function rangeText(r: AffectedRow): string {
-  if (r.version_from !== null && r.version_from === r.version_to) return `= ${r.version_from}`;
+  if (r.version_from !== null && r.version_from === r.version_to) return `= ${exactUpdate(r) ?? r.version_from}`;
   const lo = r.version_from === null ? "]*" : `${r.version_from_inclusive ? "[" : "]"}${r.version_from}`;
   const hi = r.version_to === null ? "*[" : `${r.version_to}${r.version_to_inclusive ? "]" : "["}`;
   return `${lo}, ${hi}`;
@@ -70,7 +71,16 @@ const comparable = (r: AffectedRow) => r.version_type !== "git";
 
 const POST_RELEASE = /^[-_.]?(p|h|patch|hotfix|update|u|sp)\d+$/i;
 
+/** An exact NVD version whose CPE names an update (openssh:9.9:p1, pan-os:10.2.9:h1) is that update's release. */
+function exactUpdate(r: AffectedRow): string | null {
+  if (r.version_from === null || r.version_from !== r.version_to || !r.cpe) return null;
+  const update = parseCpe(r.cpe)?.update;
+  return update && isConcreteVersion(update) ? `${r.version_from}-${update}` : null;
+}
+
 function holds(r: AffectedRow, version: string): boolean {
+  const exact = exactUpdate(r);
+  if (exact) return compareVersions(version, exact) === 0;
   if (inRange(version, { from: r.version_from, fromInclusive: r.version_from_inclusive, to: r.version_to, toInclusive: r.version_to_inclusive })) return true;
   // A range "up to 9.8 inclusive" names the release, its patch levels included: OpenSSH 9.8p1,
   // PAN-OS 10.2.9-h1 (an exact version "= 9.9" does not: 9.9p2 is another release).
