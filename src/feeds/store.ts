@@ -155,10 +155,13 @@ export const feedStore = {
     }
   },
 
-  /** The ids among these whose stored record of `source` was read from exactly this text (same raw hash). */
-  // This lookup and the one in upsertContributions are correlated scalar subqueries, which PostgreSQL never turns into a join: each record
-  // is one primary-key probe. Planned as joins, they scanned the whole table (2.5 s per batch, NVD
-  // import 91 s -> 159 s) when the statistics said the source had no rows yet (ANALYZE after cve5).
+  /**
+   * The ids among these whose stored record of `source` was read from exactly this text (same raw hash).
+   * This lookup and the one in upsertContributions are correlated scalar subqueries, which PostgreSQL
+   * never turns into joins: one primary-key probe per record. Planned as joins, they scanned the whole
+   * table (2.5 s per batch, NVD import 91 s -> 159 s) when the statistics said the source had no rows
+   * yet (the ANALYZE after a cve5 import).
+   */
   async knownTexts(ex: Executor, source: string, ids: string[], rawHashes: string[]): Promise<Set<string>> {
     const rows = await rowsOf<{ cve_id: string }>(ex, sql`
       select x.cve_id from unnest(${pgArray(ids)}::text[], ${pgArray(rawHashes)}::text[]) as x(cve_id, raw_hash)

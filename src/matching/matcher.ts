@@ -66,43 +66,30 @@ const GROUP = sql`group by i.id, p.org_id, c.cve_id, e.epss`;
  * naming an alias Vigie did not know when it was added).
  */
 function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
-  const where = sql`where ${cves} and ${items}`;
-  const tail = sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id ${where}`;
-  return sql`
+  const tail = sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id where ${cves} and ${items}`;
+  // Items found from a CVE's affected products (one branch per index: an OR would probe none).
+  const byAffected = (on: SQL) => sql`
     select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
-    from cve_affected a join cves c on c.cve_id = a.cve_id
-    join stack_items i on i.item_type in ('cpe', 'product') and i.match_product = a.product_norm
-    ${tail} ${GROUP}
-    union all
-    select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON}, null
-    from cve_affected a join cves c on c.cve_id = a.cve_id
-    join stack_items i on i.item_type = 'vendor' and i.match_vendor = a.vendor_norm
-    ${tail} ${GROUP}
-    union all
-    select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON}, null
-    from cve_affected a join cves c on c.cve_id = a.cve_id
-    join stack_items i on i.item_type = 'purl' and i.match_cpe_product = a.product_norm
-    ${tail} ${GROUP}
-    union all
+    from cve_affected a join cves c on c.cve_id = a.cve_id join stack_items i on ${on} ${tail} ${GROUP}`;
+  // Items found from the CVE record itself.
+  const byCve = (on: SQL) => sql`select ${ITEM_COLS}, ${CVE_COLS}, null, null from cves c join stack_items i on ${on} ${tail}`;
+  const branches = [
+    byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = a.product_norm`),
+    byAffected(sql`i.item_type = 'vendor' and i.match_vendor = a.vendor_norm`),
+    byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = a.product_norm`),
+    sql`
     select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
     from public_vulns pv cross join lateral jsonb_array_elements(case when jsonb_typeof(pv.data->'packages') = 'array' then pv.data->'packages' else '[]'::jsonb end) pkg
     join stack_items i on i.item_type = 'purl' and i.match_ecosystem = lower(pkg->>'ecosystem') and i.match_product = vigie_package_name(pkg->>'ecosystem', pkg->>'name')
       and vigie_package_keys(pv.data) @> array[i.match_ecosystem || ':' || i.match_product]
     join cves c on c.cve_id = any(pv.aliases) and pv.aliases @> array[c.cve_id]
-    ${tail} and pv.data->>'withdrawn' is null ${GROUP}
-    union all
-    select ${ITEM_COLS}, ${CVE_COLS}, null, null
-    from cves c join stack_items i on i.item_type = 'cve' and i.match_cve = c.cve_id
-    ${tail}
-    ${fromCves ? sql`union all
-    select ${ITEM_COLS}, ${CVE_COLS}, null, null
-    from cves c join stack_items i on i.item_type = 'cve' and i.match_cve = any(c.aliases) and i.match_cve <> c.cve_id
-    ${tail}` : sql``}
-    union all
-    select ${ITEM_COLS}, ${CVE_COLS}, null, null
-    from cves c join stack_items i on i.item_type = 'keyword' and i.match_anchor = any(tsvector_to_array(c.search))
-      and c.search @@ array_to_string(array(select quote_literal(w) from unnest(i.match_words) w), ' & ')::tsquery
-    ${tail}`;
+    ${tail} and pv.data->>'withdrawn' is null ${GROUP}`,
+    byCve(sql`i.item_type = 'cve' and i.match_cve = c.cve_id`),
+    byCve(sql`i.item_type = 'keyword' and i.match_anchor = any(tsvector_to_array(c.search))
+      and c.search @@ array_to_string(array(select quote_literal(w) from unnest(i.match_words) w), ' & ')::tsquery`),
+  ];
+  if (fromCves) branches.push(byCve(sql`i.item_type = 'cve' and i.match_cve = any(c.aliases) and i.match_cve <> c.cve_id`));
+  return sql.join(branches, sql` union all `);
 }
 
 const RULE_RANK: Record<string, number> = { version_range: 0, osv_range: 1, cve: 2, default_status: 3, all_versions: 4, vendor: 5, keyword: 6 };
@@ -171,9 +158,9 @@ interface AlertFacts {
 /**
  * Existing alerts of changed CVEs: their facts follow the CVE (and its EPSS score, for `palier`),
  * and a change that matters emits an event (cve.kev_added, cve.poc_published,
- * cve.severity_raised) — never a second alert. Returns the number of events.
+ * cve.severity_raised) — never a second alert.
  */
-export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<number> {
+export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<void> {
   const rows = await rowsOf<AlertFacts>(ex, sql`
     select a.id, a.org_id, a.project_id, a.cve_id, a.severity as old_severity, a.cvss_score as old_cvss, a.is_kev as old_kev,
       a.has_poc as old_poc, a.epss as old_epss, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss
@@ -210,16 +197,14 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<num
       select org_id, project_id, event, cve_id, alert_id, payload
       from json_to_recordset(${JSON.stringify(events)}::json) as e(org_id uuid, project_id uuid, event text, cve_id text, alert_id uuid, payload jsonb)`);
   }
-  return events.length;
 }
 
 /** After CVEs changed (inside the import transaction): new matches raise alerts, existing alerts follow. */
-export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<{ alerts: number; events: number }> {
-  if (!cveIds.length) return { alerts: 0, events: 0 };
-  const ids = sql`${pgArray(cveIds)}::text[]`;
-  const events = await refreshAlerts(ex, cveIds);
-  const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${ids})`, sql`true`, true));
-  return { alerts: await raise(ex, decide(candidates)), events };
+export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<void> {
+  if (!cveIds.length) return;
+  await refreshAlerts(ex, cveIds);
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${pgArray(cveIds)}::text[])`, sql`true`, true));
+  await raise(ex, decide(candidates));
 }
 
 /**

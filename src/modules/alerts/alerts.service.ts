@@ -29,11 +29,7 @@ export class AlertsService {
     const key = `${projectId} ${JSON.stringify(filters)}`;
     // The version is read before counting: a count newer than its version is only recounted once more.
     const [rows, version] = await Promise.all([repo.page(this.db, projectId, q), readVersion(this.db, alertsVersion(projectId))]);
-    let counts = this.counts.get(key, version);
-    if (!counts) {
-      counts = await repo.counts(this.db, projectId, q);
-      this.counts.set(key, version, counts);
-    }
+    const counts = await this.counts.through(key, version, () => repo.counts(this.db, projectId, q));
     const tags = await tagsRepository.ofAlerts(this.db, rows.map((r) => r.id));
     return { rows, tags, total: counts.total, unread: counts.unread };
   }

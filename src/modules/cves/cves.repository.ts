@@ -73,7 +73,6 @@ export const cvesRepository = {
     return row!.n;
   },
 
-  /** The version of the CVE data (bumped by every import transaction that changes it). */
   async get(ex: Executor, cveId: string): Promise<CveRow | undefined> {
     const [row] = await ex.select(DETAIL_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(eq(cves.cveId, cveId));
     return row;

@@ -22,11 +22,7 @@ export class CvesService {
     const key = JSON.stringify(filters);
     // The version is read before counting: a count newer than its version is only recounted once more.
     const [rows, version] = await Promise.all([repo.page(this.db, q), readVersion(this.db, "cves")]);
-    const cached = this.totals.get(key, version);
-    if (cached !== undefined) return { rows, total: cached };
-    const total = await repo.count(this.db, q);
-    this.totals.set(key, version, total);
-    return { rows, total };
+    return { rows, total: await this.totals.through(key, version, () => repo.count(this.db, q)) };
   }
 
   /** A CVE by id, or by an alias (GHSA-…, GO-…, PYSEC-…, RUSTSEC-…, CERTFR-…); 404 "CVE introuvable". */

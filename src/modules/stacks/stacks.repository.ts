@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
+import { rowsOf } from "../../platform/db/sql.js";
 import { stackItems, stacks, type StackItemType } from "../../platform/db/schema/index.js";
 import type { ItemKeys } from "../../matching/items.js";
 
@@ -63,7 +64,7 @@ export const stacksRepository = {
       match_cpe_product: it.keys.matchCpeProduct,
       keyword: it.keys.keywordText, match_cve: it.keys.matchCve,
     }));
-    const res = await ex.execute(sql`
+    const inserted = await rowsOf<{ id: string }>(ex, sql`
       insert into stack_items (stack_id, project_id, item_type, value, min_severity, match_vendor, match_product, match_version,
         match_ecosystem, match_cpe_product, match_words, match_anchor, match_cve, created_at)
       select ${stackId}::uuid, ${projectId}::uuid, x.item_type, x.value, x.min_severity, x.match_vendor, x.match_product, x.match_version,
@@ -73,19 +74,18 @@ export const stacksRepository = {
       cross join lateral (select ${WORDS(sql`x.keyword`)} as words) k
       order by x.ord
       returning id`);
-    const ids = (res as unknown as { rows: { id: string }[] }).rows.map((r) => r.id);
-    return ex.select().from(stackItems).where(inArray(stackItems.id, ids)).orderBy(asc(stackItems.createdAt));
+    return ex.select().from(stackItems).where(inArray(stackItems.id, inserted.map((r) => r.id))).orderBy(asc(stackItems.createdAt));
   },
 
   /** Rewrites an item's value, type, keys and threshold. */
   async updateItem(ex: Executor, stackId: string, id: string, it: NewItem): Promise<StackItemRow | undefined> {
-    const res = await ex.execute(sql`
+    const updated = await rowsOf(ex, sql`
       update stack_items set item_type = ${it.itemType}, value = ${it.value}, min_severity = ${it.minSeverity},
         match_vendor = ${it.keys.matchVendor}, match_product = ${it.keys.matchProduct}, match_version = ${it.keys.matchVersion},
         match_ecosystem = ${it.keys.matchEcosystem}, match_cpe_product = ${it.keys.matchCpeProduct}, match_cve = ${it.keys.matchCve}, match_words = k.words, match_anchor = ${ANCHOR}
       from (select ${WORDS(sql`${it.keys.keywordText}::text`)} as words) k
       where stack_id = ${stackId} and id = ${id} returning id`);
-    return (res as unknown as { rows: unknown[] }).rows.length ? this.item(ex, stackId, id) : undefined;
+    return updated.length ? this.item(ex, stackId, id) : undefined;
   },
 
   async deleteItem(ex: Executor, stackId: string, id: string): Promise<boolean> {

@@ -26,12 +26,21 @@ export class VersionedCache<V> {
   private readonly entries = new Map<string, { version: number; value: V }>();
   constructor(private readonly max = 500) {}
 
-  get(key: string, version: number): V | undefined {
+  private get(key: string, version: number): V | undefined {
     const e = this.entries.get(key);
     return e && e.version === version ? e.value : undefined;
   }
 
-  set(key: string, version: number, value: V): void {
+  /** The cached value, or `compute()` stored under this version. */
+  async through(key: string, version: number, compute: () => Promise<V>): Promise<V> {
+    const hit = this.get(key, version);
+    if (hit !== undefined) return hit;
+    const value = await compute();
+    this.set(key, version, value);
+    return value;
+  }
+
+  private set(key: string, version: number, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, { version, value });
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
