@@ -71,8 +71,6 @@ export const CveDetailOut = CveListItem.extend({
   sources: z.array(z.string()).describe("Feeds that contributed: cve5, nvd, kev, epss, poc:trickest, ghsa, certfr…"),
 }).meta({ id: "CveDetailOut" });
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 export const CveListQuery = z.object({
   q: z.string().min(1).max(200).optional().describe("Full text over id, description, vendor and product"),
   vendor: z.string().min(1).max(200).optional(),
@@ -83,8 +81,8 @@ export const CveListQuery = z.object({
   has_poc: z.boolean().optional(),
   min_cvss: z.number().min(0).max(10).optional(),
   min_epss: z.number().min(0).max(1).optional(),
-  published_from: z.string().regex(DATE).optional().describe("YYYY-MM-DD, inclusive"),
-  published_to: z.string().regex(DATE).optional().describe("YYYY-MM-DD, inclusive"),
+  published_from: z.iso.date().optional().describe("A date (YYYY-MM-DD), inclusive"),
+  published_to: z.iso.date().optional().describe("A date (YYYY-MM-DD), inclusive"),
   state: z.enum(["published", "rejected", "all"]).default("published").describe("Rejected CVEs are kept but listed only on request"),
   sort: z.enum(["-date_published", "date_published", "-cvss", "cvss", "-epss", "epss"]).default("-date_published"),
   ...PAGING,

@@ -26,9 +26,11 @@
  *    exactness scores; ties between models go to the one with the most fields set (pydantic ≥ 2.8).
  *    Member labels in `loc` follow pydantic-core's validator names (`str`, `int`, `list[int]`,
  *    `literal['a','b']`, …); a model's label is its Zod `.meta({ id })` (or title), else "Model".
- *  - String formats other than uuid/guid (email, url, datetime…) are validated as plain `str`.
+ *  - z.iso.date() is `datetime.date` (see pydate.ts); other string formats than uuid/guid/date
+ *    (email, url, datetime…) are validated as plain `str`.
  */
 import { z } from "zod";
+import { parsePythonDate } from "./pydate.js";
 
 export type Loc = (string | number)[];
 export interface PydanticError {
@@ -149,7 +151,8 @@ function put(o: Record<string, unknown>, k: string, v: unknown): void {
 function build(schema: z.ZodType, def: Def, node: Node): void {
   switch (def.type) {
     case "string":
-      return isUuidString(def) ? buildUuid(def, node) : buildString(def, node);
+      if (isUuidString(def)) return buildUuid(def, node);
+      return isDateString(def) ? buildDate(node) : buildString(def, node);
     case "number":
       return buildNumber(def, node);
     case "boolean":
@@ -313,6 +316,30 @@ function buildString(def: Def, node: Node): void {
       }
     }
     return input;
+  };
+}
+
+/** z.iso.date() is Python's `datetime.date`. */
+function isDateString(def: Def): boolean {
+  const isDate = (d: Record<string, unknown>) => d.check === "string_format" && d.format === "date";
+  return isDate(def) || checksOf(def).some(isDate);
+}
+
+/** datetime.date in lax mode (src/validators/date.rs); the value is the ISO text `YYYY-MM-DD`. */
+function buildDate(node: Node): void {
+  node.name = () => "date";
+  node.run = (input, st) => {
+    // From JSON, only a str (or an int/float timestamp) can be a date; strict mode wants a date object.
+    const text = typeof input === "string" ? input : typeof input === "number" && Number.isFinite(input) ? String(input) : undefined;
+    if (text === undefined || st.strict) return fail(st, "date_type", "Input should be a valid date", input);
+    if (LONE_SURROGATE.test(text)) return failUnicode(st, input);
+    const r = parsePythonDate(text);
+    if (r.ok) return r.value;
+    if (r.type === "date_from_datetime_inexact") {
+      return fail(st, r.type, "Datetimes provided to dates should have zero time - e.g. be exact dates", input);
+    }
+    const prefix = r.type === "date_parsing" ? "Input should be a valid date in the format YYYY-MM-DD" : "Input should be a valid date or datetime";
+    return fail(st, r.type, `${prefix}, ${r.error}`, input, { error: r.error });
   };
 }
 
