@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { ValidationFailed } from "../errors.js";
-import { missing, validate, type PydanticError } from "./pydantic.js";
+import { DomainError, ValidationFailed } from "../errors.js";
+import { missing, validate, valueError, type Loc, type PydanticError } from "./pydantic.js";
 import { parsePythonJson } from "./pyjson.js";
 
 /** The parts of a request a route declares, each validated as FastAPI does. */
@@ -57,6 +57,28 @@ function unwrapType(s: z.ZodType): string {
   return def.type;
 }
 
+/**
+ * The text of a 422 for a NUL character. PostgreSQL cannot store U+0000 in text, so every request
+ * string (path, query, header, and every JSON string of a body, keys included) is refused before
+ * anything else reads it, as a FastAPI `BeforeValidator` raising ValueError would answer
+ * (`value_error`, "Value error, …", ctx `{"error": {}}`), at the string's own loc.
+ */
+export const NUL_MESSAGE = "le texte ne doit pas contenir le caractère NUL (U+0000)";
+
+/** Pushes a NUL error for every string under `value` (a dict key at `[...loc, key, "[key]"]`, as Pydantic places key errors). */
+export function findNul(value: unknown, loc: Loc, errors: PydanticError[]): void {
+  if (typeof value === "string") {
+    if (value.includes("\0")) errors.push(valueError(loc, NUL_MESSAGE, value));
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) findNul(value[i], [...loc, i], errors);
+  } else if (typeof value === "object" && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes("\0")) errors.push(valueError([...loc, k, "[key]"], NUL_MESSAGE, k));
+      findNul(v, [...loc, k], errors);
+    }
+  }
+}
+
 function validateParams(
   schema: z.ZodObject | undefined,
   source: Record<string, string | string[] | undefined>,
@@ -74,6 +96,9 @@ function validateParams(
       else out[f.name] = f.absent;
       continue;
     }
+    const before = errors.length;
+    findNul(value, [where, f.name], errors);
+    if (errors.length > before) continue; // the before-validator failed: the type is not checked
     out[f.name] = validate(f.schema, value, [where, f.name], errors);
   }
   return out;
@@ -86,6 +111,17 @@ function isJsonContentType(ct: string | undefined): boolean {
 }
 
 /**
+ * 400 "There was an error parsing the body": what FastAPI answers when json.loads raises something
+ * other than a JSONDecodeError (a RecursionError for a body nested too deep).
+ */
+export class BodyParseError extends DomainError {
+  readonly status = 400;
+  get detail() {
+    return "There was an error parsing the body";
+  }
+}
+
+/**
  * Decodes the JSON body first (FastAPI rejects undecodable JSON before anything else).
  * Returns undefined for an empty body.
  */
@@ -94,6 +130,7 @@ export function decodeBody(req: RawRequest): unknown {
   if (!isJsonContentType(req.contentType)) return req.rawBody;
   // FastAPI decodes the body bytes with a BOM-tolerant decoder before json.loads.
   const parsed = parsePythonJson(req.rawBody.charCodeAt(0) === 0xfeff ? req.rawBody.slice(1) : req.rawBody);
+  if (!parsed.ok && "tooDeep" in parsed) throw new BodyParseError();
   if (!parsed.ok) {
     throw new ValidationFailed([
       { type: "json_invalid", loc: ["body", parsed.pos], msg: "JSON decode error", input: {}, ctx: { error: parsed.msg } },
@@ -118,7 +155,9 @@ export function validateRequest(schemas: RequestSchemas, req: RawRequest, body: 
       if (absent.success) value = absent.data;
       else errors.push(missing(["body"], null));
     } else {
-      value = validate(schemas.body, body, ["body"], errors);
+      const before = errors.length;
+      findNul(body, ["body"], errors);
+      if (errors.length === before) value = validate(schemas.body, body, ["body"], errors);
     }
   }
   if (errors.length) throw new ValidationFailed(errors);
