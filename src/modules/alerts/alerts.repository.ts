@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { pgArray, rowsOf } from "../../platform/db/sql.js";
+import { likeContains, pgArray, rowsOf } from "../../platform/db/sql.js";
 import type { AlertListQueryT } from "./alerts.schemas.js";
 
 export interface AlertRow {
@@ -53,7 +53,7 @@ function filters(projectId: string, q: AlertListQueryT): SQL[] {
       and (t.id::text = ${q.tag.toLowerCase()} or lower(t.name) = lower(${q.tag})))`);
   }
   if (q.q) {
-    const like = `%${q.q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    const like = likeContains(q.q);
     where.push(sql`(a.cve_id ilike ${like} or a.vendor ilike ${like} or a.product ilike ${like}
       or exists (select 1 from cves s where s.cve_id = a.cve_id and s.search @@ plainto_tsquery('simple', ${q.q})))`);
   }

@@ -1,5 +1,6 @@
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
+import { likeContains } from "../../platform/db/sql.js";
 import { articles } from "../../platform/db/schema/index.js";
 import type { ArticleListQueryT } from "./articles.schemas.js";
 
@@ -12,7 +13,7 @@ export const articlesRepository = {
     if (q.source) where.push(eq(articles.source, q.source));
     if (q.cve_id) where.push(sql`${articles.cveIds} @> array[${q.cve_id.toUpperCase()}]::text[]`);
     if (q.q) {
-      const like = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const like = likeContains(q.q);
       where.push(sql`(${articles.title} ilike ${like} or ${articles.description} ilike ${like})`);
     }
     const cond = where.length ? and(...where) : undefined;

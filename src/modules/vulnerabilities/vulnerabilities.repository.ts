@@ -1,5 +1,6 @@
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
+import { likeContains } from "../../platform/db/sql.js";
 import { cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
 import type { VulnListQueryT } from "./vulnerabilities.schemas.js";
 
@@ -24,7 +25,7 @@ export const vulnerabilitiesRepository = {
     if (q.q) {
       const term = q.q.trim();
       // Ids and aliases as written (GHSA-gfw2-… is mixed-case) or upper-cased (cve-… typed in lower case).
-      where.push(sql`(upper(${publicVulns.id}) = ${term.toUpperCase()} or ${publicVulns.aliases} && array[${term}, ${term.toUpperCase()}]::text[] or ${publicVulns.summary} ilike ${`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`})`);
+      where.push(sql`(upper(${publicVulns.id}) = ${term.toUpperCase()} or ${publicVulns.aliases} && array[${term}, ${term.toUpperCase()}]::text[] or ${publicVulns.summary} ilike ${likeContains(term)})`);
     }
     const cond = where.length ? and(...where) : undefined;
     const [rows, total] = await Promise.all([

@@ -11,3 +11,12 @@ export function pgArray(items: string[]): string {
   // Every element quoted: URLs hold commas and braces.
   return `{${items.map((s) => `"${s.replace(/["\\]/g, (c) => `\\${c}`)}"`).join(",")}}`;
 }
+
+/**
+ * A LIKE/ILIKE pattern matching `term` anywhere, its `%`, `_` and `\` taken literally (backslash is
+ * PostgreSQL's default LIKE escape, on PGlite too): `q=_` finds an underscore, not every row.
+ * Use it for every search term: `${column} ilike ${likeContains(term)}`.
+ */
+export function likeContains(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
