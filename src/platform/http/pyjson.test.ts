@@ -6,11 +6,11 @@
  * Positions are Python str indexes (code points).
  */
 import { describe, expect, it } from "vitest";
-import { parsePythonJson } from "./pyjson.js";
+import { MAX_JSON_DEPTH, parsePythonJson } from "./pyjson.js";
 
 const err = (text: string) => {
   const r = parsePythonJson(text);
-  if (r.ok) throw new Error(`expected a decode error for ${JSON.stringify(text)}`);
+  if (r.ok || "tooDeep" in r) throw new Error(`expected a decode error for ${JSON.stringify(text)}`);
   return [r.msg, r.pos];
 };
 
@@ -128,5 +128,26 @@ describe("parsePythonJson: errors (CPython 3.11/3.12 messages)", () => {
   it("positions count code points, not UTF-16 units", () => {
     expect(err('["😀", x]')).toEqual(["Expecting value", 6]);
     expect(err('{"😀😀": 1,}')).toEqual(["Expecting property name enclosed in double quotes", 9]);
+  });
+});
+
+describe("parsePythonJson: nesting depth (RecursionError in Python, a 400 under FastAPI)", () => {
+  const arrays = (n: number) => "[".repeat(n) + "]".repeat(n);
+  it("accepts MAX_JSON_DEPTH levels and refuses one more, arrays or objects", () => {
+    expect(parsePythonJson(arrays(MAX_JSON_DEPTH)).ok).toBe(true);
+    expect(parsePythonJson(arrays(MAX_JSON_DEPTH + 1))).toEqual({ ok: false, tooDeep: true });
+    const objects = (n: number) => '{"a":'.repeat(n) + "1" + "}".repeat(n);
+    expect(parsePythonJson(objects(MAX_JSON_DEPTH)).ok).toBe(true);
+    expect(parsePythonJson(objects(MAX_JSON_DEPTH + 1))).toEqual({ ok: false, tooDeep: true });
+  });
+
+  it("never overflows the stack: 100,000 levels, closed or not", () => {
+    expect(parsePythonJson(arrays(100_000))).toEqual({ ok: false, tooDeep: true });
+    expect(parsePythonJson("[".repeat(100_000))).toEqual({ ok: false, tooDeep: true });
+  });
+
+  it("brackets inside strings do not count; a syntax error before the depth limit wins, as in document order", () => {
+    expect(parsePythonJson(JSON.stringify(["[".repeat(5000)])).ok).toBe(true);
+    expect(err("[1,]" + "[".repeat(5000))).toEqual(["Expecting value", 3]);
   });
 });

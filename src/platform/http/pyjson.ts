@@ -25,14 +25,26 @@
  * document using them parses to JS `NaN` / `±Infinity` instead of failing.
  *
  * Not mirrored: Python ints are unbounded (JS numbers lose precision past 2^53); Python raises
- * RecursionError / ValueError (not JSONDecodeError) for absurdly deep nesting or > 4300-digit ints,
- * which FastAPI answers with a 400, not a 422. Note FastAPI (via Starlette `request.json()`) gives
+ * ValueError (not JSONDecodeError) for > 4300-digit ints, which FastAPI answers with a 400, not a 422.
+ * Deep nesting (RecursionError in Python, a 400 too) is bounded by MAX_JSON_DEPTH. Note FastAPI (via Starlette `request.json()`) gives
  * json.loads *bytes*: those are decoded with `utf-8-sig` when they start with a UTF-8 BOM, so to match
  * FastAPI the caller should decode the body with `new TextDecoder()` (which strips the BOM) — the BOM
  * error below is what json.loads does for a `str`.
  */
 
-export type PythonJsonResult = { ok: true; value: unknown } | { ok: false; pos: number; msg: string };
+export type PythonJsonResult =
+  | { ok: true; value: unknown }
+  | { ok: false; pos: number; msg: string }
+  | { ok: false; tooDeep: true };
+
+/**
+ * Deepest nesting of arrays and objects accepted. CPython's scanner recurses once per level and
+ * raises RecursionError near the interpreter's recursion limit (FastAPI 0.142 on Python 3.11 takes
+ * 969 levels and answers 400 "There was an error parsing the body" past them); a fixed limit a
+ * little below keeps our own recursion (scanner, validation, the 422 echo of `input`) far from the
+ * JS stack's end, which used to turn such a body into a 500 or an empty 422.
+ */
+export const MAX_JSON_DEPTH = 900;
 
 /** Parses JSON text like Python's json.loads (C scanner, strict=True). */
 export function parsePythonJson(text: string): PythonJsonResult {
@@ -40,11 +52,34 @@ export function parsePythonJson(text: string): PythonJsonResult {
   if (text.charCodeAt(0) === 0xfeff) {
     return { ok: false, pos: 0, msg: "Unexpected UTF-8 BOM (decode using utf-8-sig)" };
   }
-  try {
-    return { ok: true, value: JSON.parse(text) };
-  } catch {
-    return new Scanner(text).decode();
+  // Only a document that nests too deep somewhere needs the scanner, which stops at the first
+  // failure, a syntax error or the depth limit, in document order as Python does.
+  if (maxDepth(text) <= MAX_JSON_DEPTH) {
+    try {
+      return { ok: true, value: JSON.parse(text) };
+    } catch {
+      // fall through to the scanner for Python's message and position
+    }
   }
+  return new Scanner(text).decode();
+}
+
+/** The deepest `[`/`{` nesting of the text, strings skipped (an over-estimate on invalid JSON is harmless). */
+function maxDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) max = depth;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
 }
 
 /** A JSONDecodeError raised by the C scanner (`raise_errmsg`). */
@@ -54,6 +89,9 @@ class DecodeError {
     readonly pos: number,
   ) {}
 }
+
+/** RecursionError: nesting past MAX_JSON_DEPTH. */
+class TooDeep {}
 
 /** `raise_stop_iteration(idx)`: no JSON value starts at idx; `raw_decode` turns it into "Expecting value". */
 class StopIteration {
@@ -67,6 +105,7 @@ class Scanner {
   /** The document as code points, so every index below is a Python str index. */
   private readonly s: number[] = [];
   private readonly len: number;
+  private depth = 0;
 
   constructor(text: string) {
     // for..of iterates code points and yields lone surrogates one by one, like a Python str.
@@ -90,6 +129,7 @@ class Scanner {
       return { ok: true, value };
     } catch (e) {
       if (e instanceof DecodeError) return { ok: false, pos: e.pos, msg: e.msg };
+      if (e instanceof TooDeep) return { ok: false, tooDeep: true };
       throw e;
     }
   }
@@ -122,9 +162,9 @@ class Scanner {
       case 0x22: // "
         return this.scanString(idx + 1);
       case 0x7b: // {
-        return this.parseObject(idx + 1);
+        return this.nested(() => this.parseObject(idx + 1));
       case 0x5b: // [
-        return this.parseArray(idx + 1);
+        return this.nested(() => this.parseArray(idx + 1));
       case 0x6e: // n
         if (this.matches(idx, "null")) return [null, idx + 4];
         break;
@@ -145,6 +185,16 @@ class Scanner {
         break;
     }
     return this.matchNumber(idx);
+  }
+
+  /** One level deeper (Py_EnterRecursiveCall), failing past MAX_JSON_DEPTH. */
+  private nested<T>(parse: () => T): T {
+    if (++this.depth > MAX_JSON_DEPTH) throw new TooDeep();
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
   }
 
   /** _match_number_unicode, including its backtracking on a dangling "." or exponent. */
