@@ -1,11 +1,12 @@
 import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import { STATUS_CODES } from "node:http";
-import { DomainError } from "../errors.js";
+import type { Duplex } from "node:stream";
+import { DomainError, ValidationFailed } from "../errors.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
 
 export interface ServerOptions {
@@ -16,6 +17,33 @@ export interface ServerOptions {
   trustProxy: boolean;
 }
 
+/** Status of a connection-level error Node's HTTP parser reports ('clientError'). */
+function clientErrorStatus(code: string | undefined): number {
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return 408;
+  if (code === "HPE_HEADER_OVERFLOW") return 431;
+  return 400;
+}
+
+/**
+ * Fastify's `clientErrorHandler`: the answer to a request Node's HTTP server refused before any
+ * route saw it (headers too large, request timeout, malformed HTTP), as a complete HTTP/1.1
+ * response with a `{"detail": ...}` body, then the connection is closed. As Node's own handler
+ * does, nothing is written when the peer is gone or a response is already under way.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === "ECONNRESET" || socket.destroyed) return;
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (socket.writable && !inFlight?.headersSent) {
+    const status = clientErrorStatus(err.code);
+    const reason = STATUS_CODES[status]!;
+    const body = JSON.stringify({ detail: reason });
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(err);
+}
+
 /** The Fastify application: parsers, error mapping, OpenAPI, then the module routes. */
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -24,6 +52,13 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     requestIdHeader: "x-request-id",
     trustProxy: opts.trustProxy,
+    // Errors raised before routing (a path that is not UTF-8, a path parameter over maxParamLength)
+    // and those Node's HTTP parser raises before Fastify (431, 408) answer {"detail": ...} too.
+    frameworkErrors: (err, _req, reply: FastifyReply) => {
+      const status = err.statusCode ?? 400;
+      void reply.code(status).send({ detail: STATUS_CODES[status] ?? "Bad Request" });
+    },
+    clientErrorHandler,
   });
 
   // Bodies are kept as text: routes decode JSON themselves to report errors as FastAPI does.
@@ -38,6 +73,11 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.setErrorHandler((err, req, reply) => {
+    if (err instanceof ValidationFailed) {
+      // Every item carries `input`, as Pydantic's do (null when a validator left it unset).
+      const detail = err.errors.map(({ type, loc, msg, input, ctx }) => ({ type, loc, msg, input: input ?? null, ...(ctx ? { ctx } : {}) }));
+      return reply.code(422).send({ detail });
+    }
     if (err instanceof DomainError) {
       if (err.headers) reply.headers(err.headers);
       return reply.code(err.status).send({ detail: err.detail });
