@@ -11,6 +11,8 @@ import { sessionsRepository as repo } from "./sessions.repository.js";
 /** Failures allowed in the window before each further attempt must wait (per account, per address). */
 const FREE_FAILURES = { email: 5, ip: 20 };
 const MAX_DELAY_SECONDS = 15 * 60;
+/** The 401 of a session operation given an API key. */
+const API_KEY_REFUSED = "Une clé d'API n'est pas acceptée ici : connectez-vous (POST /auth/login)";
 
 /** Seconds still to wait after n failures, the last at `last` (exponential: 1, 2, 4 … 900 s). */
 export function lockoutRemaining(n: number, free: number, last: Date, now = Date.now()): number {
@@ -50,14 +52,16 @@ export class SessionsService {
     return { token, expiresAt };
   }
 
+  /** Revokes the session of a token (none: nothing to do). An API key is not a session: 401, never a silent success. */
   async logout(token: string | null): Promise<void> {
+    if (token?.startsWith(API_KEY_PREFIX)) throw new Unauthorized(API_KEY_REFUSED);
     if (token) await repo.revoke(this.database.db, hashToken(token));
   }
 
   /** The signed-in user of a session token; API keys are refused here (401). */
   async authenticate(token: string | null): Promise<SessionContext> {
     if (!token) throw new Unauthorized();
-    if (token.startsWith(API_KEY_PREFIX)) throw new Unauthorized("Une clé d'API n'est pas acceptée ici : connectez-vous (POST /auth/login)");
+    if (token.startsWith(API_KEY_PREFIX)) throw new Unauthorized(API_KEY_REFUSED);
     const s = await repo.live(this.database, hashToken(token));
     if (!s) throw new Unauthorized("Session invalide ou expirée");
     return {
