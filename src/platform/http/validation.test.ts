@@ -56,7 +56,7 @@ describe("NUL (U+0000) in any text: value_error at its loc", () => {
       headers: z.object({ "idempotency-key": z.string() }),
     };
     const req = request({ params: { id: "a\0" }, query: { q: "\0", severity: ["high", "x\0y"] }, headers: { "idempotency-key": "k\0" } });
-    expect(failures(() => validateRequest(schemas, req))).toEqual([
+    expect(failures(() => validateRequest(schemas, req, undefined))).toEqual([
       nul(["path", "id"], "a\0"),
       nul(["query", "q"], "\0"),
       nul(["query", "severity", 1], "x\0y"),
