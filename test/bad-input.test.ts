@@ -62,6 +62,16 @@ describe("integer query parameters are bounded", () => {
     expect(runs.json().detail).toEqual([{ type: "less_than_equal", loc: ["query", "limit"], msg: "Input should be less than or equal to 200", input: "201", ctx: { le: 200 } }]);
   });
 
+  it("a workflow version past PostgreSQL's integer (was a 500): 422 less_than_equal", async () => {
+    for (const version of [2147483648, 1e300]) {
+      const res = await t.app.inject({ method: "PATCH", url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`), headers: { ...bearer(key), "content-type": "application/json" }, payload: JSON.stringify({ version }) });
+      expect(res.statusCode).toBe(422);
+      expect(res.json()).toEqual({
+        detail: [{ type: "less_than_equal", loc: ["body", "version"], msg: "Input should be less than or equal to 2147483647", input: version, ctx: { le: 2147483647 } }],
+      });
+    }
+  });
+
   it("the OpenAPI document states every bound: page maximum 100000, page_size 100, limit 200; dates have format date", async () => {
     const doc = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json();
     const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as { name: string; schema: Record<string, unknown> }[]).map((p) => [p.name, p.schema]));

@@ -44,7 +44,8 @@ export const WorkflowMiseAJourIn = z.object({
   name: Name.optional(),
   description: Description,
   family: z.string().min(1).max(50).nullish(),
-  version: z.int().min(1).describe("The version read; a stale one gets 409 version_perimee"),
+  // A PostgreSQL integer: past it a 422, not an out-of-range error from the database (a 500).
+  version: z.int().min(1).max(2147483647).describe("The version read; a stale one gets 409 version_perimee"),
   ...Forms,
   create_case: z.boolean().optional(),
 }).meta({ id: "WorkflowMiseAJourIn" });
