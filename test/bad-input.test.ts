@@ -4,7 +4,11 @@
  */
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
+import { ValidationFailed } from "../src/platform/errors.js";
+import { route } from "../src/platform/http/route.js";
+import { buildServer } from "../src/platform/http/server.js";
 import { NUL_MESSAGE } from "../src/platform/http/validation.js";
+import { createLogger } from "../src/platform/log.js";
 import { articles, publicVulns } from "../src/platform/db/schema/index.js";
 import { bearer, createTenant, createTestApp, createWorkflow, workflowsUrl } from "./helpers.js";
 
@@ -192,5 +196,26 @@ describe("every error body is {detail}", () => {
     expect(res.headers["www-authenticate"]).toBe("Bearer");
     const none = await t.app.inject({ method: "POST", url: "/auth/logout" });
     expect(none.statusCode).toBe(204);
+  });
+});
+
+describe("the error handler", () => {
+  it("gives every 422 item an input, even when a service left it unset (null, as Pydantic's None)", async () => {
+    const app = await buildServer({
+      logger: createLogger("silent"),
+      version: "test",
+      trustProxy: false,
+      auth: { apiKey: async () => { throw new Error("unused"); }, session: async () => { throw new Error("unused"); } },
+      routes: [route({
+        method: "POST", url: "/x", auth: "none", tags: ["test"], summary: "test", responses: { 200: null },
+        handler: async () => {
+          throw new ValidationFailed([{ type: "value_error", loc: ["body"], msg: "Value error, x", input: undefined, ctx: { error: {} } }]);
+        },
+      })],
+    });
+    const res = await app.inject({ method: "POST", url: "/x" });
+    expect(res.statusCode).toBe(422);
+    expect(res.json()).toEqual({ detail: [{ type: "value_error", loc: ["body"], msg: "Value error, x", input: null, ctx: { error: {} } }] });
+    await app.close();
   });
 });
