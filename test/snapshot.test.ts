@@ -1,10 +1,14 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { importFeed } from "../src/feeds/import.js";
 import { importSnapshotIfEmpty } from "../src/feeds/snapshot.js";
 import type { Database } from "../src/platform/db/client.js";
 import { rowsOf } from "../src/platform/db/sql.js";
 import { createLogger } from "../src/platform/log.js";
 import { sql } from "drizzle-orm";
-import { bearer, createTenant, createTestApp } from "./helpers.js";
+import { bearer, createTenant, createTestApp, openTestDatabase } from "./helpers.js";
 import { freshStore, startServer } from "./server-process.js";
 
 const t = await createTestApp();
@@ -76,4 +80,30 @@ describe("the first-start snapshot survives a crash", () => {
       await database.close();
     }
   }, 300_000);
+});
+
+describe("a database filled before the snapshot's progress was recorded (CVEs, no progress rows)", () => {
+  it("is left alone when its data came from elsewhere, and imported again in full when it came from the snapshot's files", async () => {
+    const database = await openTestDatabase();
+    const fixture = "test/fixtures/feeds/cve5/CVE-2024-3400.json";
+    await importFeed(database.db, "cve5", [fixture]);
+    const dir = mkdtempSync(join(tmpdir(), "vigie-snap-"));
+    try {
+      // A snapshot whose files are not where the data came from: the data is the user's own.
+      mkdirSync(join(dir, "other", "cve5"), { recursive: true });
+      copyFileSync(fixture, join(dir, "other", "cve5", "CVE-2024-0001.json"));
+      expect(await importSnapshotIfEmpty(database.db, createLogger("silent"), join(dir, "other"))).toBeNull();
+      expect(await rowsOf(database.db, sql`select * from snapshot_progress`)).toHaveLength(0);
+      // The data came from the snapshot's own file: an old, perhaps interrupted, snapshot, imported again.
+      mkdirSync(join(dir, "same", "cve5"), { recursive: true });
+      copyFileSync(fixture, join(dir, "same", "cve5", "CVE-2024-3400.json"));
+      const results = await importSnapshotIfEmpty(database.db, createLogger("silent"), join(dir, "same"));
+      expect(results!.map((r) => [r.source, r.read, r.unchanged])).toEqual([["cve5", 1, 1]]);
+      const progress = await rowsOf<{ completed_at: unknown }>(database.db, sql`select completed_at from snapshot_progress`);
+      expect(progress.length === 8 && progress.every((p) => p.completed_at)).toBe(true);
+      expect(await importSnapshotIfEmpty(database.db, createLogger("silent"), join(dir, "same"))).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
