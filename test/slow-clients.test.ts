@@ -56,6 +56,13 @@ describe("slow and hostile clients are bounded", () => {
     c.socket.write(head(600_000) + "x".repeat(600_000));
     await new Promise<void>((resolve) => c.socket.on("data", () => resolve()));
     expect(c.received()).toMatch(/^HTTP\/1\.1 422/); // accepted and parsed (not JSON)
+    // Answered on a connection kept alive: its reservation is released all the same.
+    await new Promise((r) => setTimeout(r, 50));
+    const d = open();
+    d.socket.write(head(600_000) + "x".repeat(600_000));
+    await new Promise<void>((resolve) => d.socket.on("data", () => resolve()));
+    expect(d.received()).toMatch(/^HTTP\/1\.1 422/);
     c.socket.destroy();
+    d.socket.destroy();
   });
 });
