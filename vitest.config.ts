@@ -9,5 +9,7 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 2,
     env: { LOG_LEVEL: "silent" },
+    // dist/ for the tests that spawn `node dist/cli.js` (server-process.ts, the README test).
+    globalSetup: ["test/global-setup.ts"],
   },
 });

@@ -1,9 +1,11 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow runs one. */
 import { benchApi } from "./api.js";
 import { benchIngest } from "./ingest.js";
 import { benchMatching } from "./matching.js";
+import { benchSlowClients } from "./slow-clients.js";
 
 const only = process.env.BENCH;
 if (!only || only === "api") await benchApi();
 if (!only || only === "ingest") await benchIngest();
 if (!only || only === "matching") await benchMatching();
+if (!only || only === "slow") await benchSlowClients();

@@ -83,6 +83,7 @@ export async function buildApp(opts: { config: Config; database: Database; logge
     logger,
     version: VERSION,
     trustProxy: config.trustProxy,
+    limits: config.http,
     routes: [
       ...organizationsRoutes(services.organizations),
       ...projectsRoutes(services.projects),

@@ -29,7 +29,29 @@ const EnvSchema = z.object({
   VIGIE_FEEDS_SYNC: z.enum(["on", "off"]).default("off"),
   VIGIE_FEEDS_CRON: z.string().regex(/^(\S+\s+){4}\S+$/, "expression cron à cinq champs").default("23 */6 * * *"),
   VIGIE_FEEDS_CACHE_DIR: z.string().min(1).optional(),
+  /** Whole request (headers and body) must arrive within this; else 408 and the connection is closed. */
+  VIGIE_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  /** Headers must arrive within this (at most the request timeout). */
+  VIGIE_HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(10_000),
+  /** An idle keep-alive connection is closed after this. */
+  VIGIE_HTTP_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** A connection with no byte in either direction for this long is closed (slow readers). */
+  VIGIE_HTTP_IDLE_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /** Connections accepted at once; past it new ones are dropped at accept. */
+  VIGIE_HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
+  /** Bytes of request bodies buffered across all in-flight requests, in MiB; past it a body is refused (503). */
+  VIGIE_HTTP_BODY_BUDGET_MB: z.coerce.number().int().min(1).max(65_536).default(32),
 });
+
+/** Limits on HTTP clients: timeouts, connection cap and the budget of buffered body bytes. */
+export type HttpLimits = Readonly<{
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  idleTimeoutMs: number;
+  maxConnections: number;
+  bodyBudgetBytes: number;
+}>;
 
 export type Config = Readonly<{
   port: number;
@@ -49,6 +71,7 @@ export type Config = Readonly<{
   feedsCacheDir: string;
   /** Addresses of each source (VIGIE_FEED_URLS_<SOURCE>, else the official ones). */
   feedUrls: Partial<Record<Source, string[]>>;
+  http: HttpLimits;
   /** Derived: which database driver runs. */
   driver: "pglite" | "postgres";
 }>;
@@ -65,6 +88,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const urls = feedUrls(env);
   const bad = Object.values(urls).flat().filter((u) => !/^https?:\/\/\S+$/.test(u));
   if (bad.length) throw new ConfigError(`Configuration invalide :\n  VIGIE_FEED_URLS_* : adresse http(s) attendue : ${bad.join(", ")}`);
+  if (e.VIGIE_HTTP_HEADERS_TIMEOUT_MS > e.VIGIE_HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError("Configuration invalide :\n  VIGIE_HTTP_HEADERS_TIMEOUT_MS : au plus VIGIE_HTTP_REQUEST_TIMEOUT_MS");
+  }
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -80,6 +106,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     feedsCron: e.VIGIE_FEEDS_SYNC === "on" ? e.VIGIE_FEEDS_CRON : null,
     feedsCacheDir: e.VIGIE_FEEDS_CACHE_DIR ?? join(e.VIGIE_DATA_DIR, "feeds-cache"),
     feedUrls: urls,
+    http: Object.freeze({
+      requestTimeoutMs: e.VIGIE_HTTP_REQUEST_TIMEOUT_MS,
+      headersTimeoutMs: e.VIGIE_HTTP_HEADERS_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.VIGIE_HTTP_KEEPALIVE_TIMEOUT_MS,
+      idleTimeoutMs: e.VIGIE_HTTP_IDLE_TIMEOUT_MS,
+      maxConnections: e.VIGIE_HTTP_MAX_CONNECTIONS,
+      bodyBudgetBytes: e.VIGIE_HTTP_BODY_BUDGET_MB * 1024 * 1024,
+    }),
     driver: e.DATABASE_URL ? "postgres" : "pglite",
   });
 }

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
+import { loadConfig } from "../src/config.js";
 import { ValidationFailed } from "../src/platform/errors.js";
 import { route } from "../src/platform/http/route.js";
 import { buildServer } from "../src/platform/http/server.js";
@@ -205,6 +206,7 @@ describe("the error handler", () => {
       logger: createLogger("silent"),
       version: "test",
       trustProxy: false,
+      limits: loadConfig({}).http,
       auth: { apiKey: async () => { throw new Error("unused"); }, session: async () => { throw new Error("unused"); } },
       routes: [route({
         method: "POST", url: "/x", auth: "none", tags: ["test"], summary: "test", responses: { 200: null },

@@ -1,11 +1,29 @@
-import { describe, expect, it } from "vitest";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { importFeed } from "../src/feeds/import.js";
 import { importSnapshotIfEmpty } from "../src/feeds/snapshot.js";
+import type { Database } from "../src/platform/db/client.js";
+import { rowsOf } from "../src/platform/db/sql.js";
 import { createLogger } from "../src/platform/log.js";
-import { bearer, createTenant, createTestApp } from "./helpers.js";
+import { sql } from "drizzle-orm";
+import { bearer, createTenant, createTestApp, openTestDatabase } from "./helpers.js";
+import { freshStore, startServer } from "./server-process.js";
 
 const t = await createTestApp();
 const tenant = await createTenant(t);
 const get = async (url: string) => (await t.app.inject({ method: "GET", url, headers: bearer(tenant.readKey) })).json();
+
+const TABLES = ["cves", "cve_sources", "cve_affected", "public_vulns", "articles", "epss_current"] as const;
+/** Row counts of the tables the snapshot fills. */
+async function counts(database: Database): Promise<Record<string, number>> {
+  const out: Record<string, number> = {};
+  for (const table of TABLES) out[table] = Number((await rowsOf<{ n: string }>(database.db, sql.raw(`select count(*) as n from ${table}`)))[0]!.n);
+  return out;
+}
+
+let clean: Record<string, number> | undefined;
 
 describe("first start: the bundled snapshot of real data", () => {
   it("is imported into an empty database, every source, and only once", async () => {
@@ -23,5 +41,69 @@ describe("first start: the bundled snapshot of real data", () => {
     expect((await get("/api/v1/articles")).total).toBeGreaterThan(50);
     expect((await get("/api/v1/vulnerabilities?source=certfr")).total).toBe(1500);
     expect(await importSnapshotIfEmpty(t.database.db, createLogger("silent"))).toBeNull();
+    clean = await counts(t.database);
   }, 180_000);
+});
+
+const store = await freshStore();
+afterAll(() => store.remove());
+
+describe("the first-start snapshot survives a crash", () => {
+  it("a server killed mid-snapshot resumes it at the next start, says so, and ends with a clean run's data", async () => {
+    const env = { ...store.env, VIGIE_JOBS: "off" };
+    const first = startServer(env);
+    // Killed while the second source (NVD) is being imported: the CVE List is recorded complete.
+    await first.waitForLog((l) => l.msg === "instantané importé" && l.source === "cve5");
+    await new Promise((r) => setTimeout(r, 500));
+    await first.stop("SIGKILL");
+    expect(first.logs.some((l) => l.msg === "instantané importé" && l.source === "rss")).toBe(false);
+
+    const second = startServer(env);
+    await second.ready(240_000);
+    const resumed = second.logs.find((l) => typeof l.msg === "string" && l.msg.startsWith("instantané interrompu : reprise"));
+    expect(resumed, JSON.stringify(second.logs.map((l) => l.msg))).toBeDefined();
+    expect(resumed!.completed).toContain("cve5");
+    expect(second.logs.some((l) => l.msg === "instantané importé" && l.source === "cve5")).toBe(false);
+    expect(second.logs.some((l) => l.msg === "instantané importé" && l.source === "rss")).toBe(true);
+    await second.stop();
+
+    const database = await store.open();
+    try {
+      const after = await counts(database);
+      expect(after.articles).toBeGreaterThan(0);
+      expect(after.public_vulns).toBeGreaterThan(0);
+      expect(after).toEqual(clean);
+      const progress = await rowsOf<{ source: string; completed_at: unknown }>(database.db, sql`select source, completed_at from snapshot_progress`);
+      expect(progress).toHaveLength(8);
+      expect(progress.every((p) => p.completed_at)).toBe(true);
+    } finally {
+      await database.close();
+    }
+  }, 300_000);
+});
+
+describe("a database filled before the snapshot's progress was recorded (CVEs, no progress rows)", () => {
+  it("is left alone when its data came from elsewhere, and imported again in full when it came from the snapshot's files", async () => {
+    const database = await openTestDatabase();
+    const fixture = "test/fixtures/feeds/cve5/CVE-2024-3400.json";
+    await importFeed(database.db, "cve5", [fixture]);
+    const dir = mkdtempSync(join(tmpdir(), "vigie-snap-"));
+    try {
+      // A snapshot whose files are not where the data came from: the data is the user's own.
+      mkdirSync(join(dir, "other", "cve5"), { recursive: true });
+      copyFileSync(fixture, join(dir, "other", "cve5", "CVE-2024-0001.json"));
+      expect(await importSnapshotIfEmpty(database.db, createLogger("silent"), join(dir, "other"))).toBeNull();
+      expect(await rowsOf(database.db, sql`select * from snapshot_progress`)).toHaveLength(0);
+      // The data came from the snapshot's own file: an old, perhaps interrupted, snapshot, imported again.
+      mkdirSync(join(dir, "same", "cve5"), { recursive: true });
+      copyFileSync(fixture, join(dir, "same", "cve5", "CVE-2024-3400.json"));
+      const results = await importSnapshotIfEmpty(database.db, createLogger("silent"), join(dir, "same"));
+      expect(results!.map((r) => [r.source, r.read, r.unchanged])).toEqual([["cve5", 1, 1]]);
+      const progress = await rowsOf<{ completed_at: unknown }>(database.db, sql`select completed_at from snapshot_progress`);
+      expect(progress.length === 8 && progress.every((p) => p.completed_at)).toBe(true);
+      expect(await importSnapshotIfEmpty(database.db, createLogger("silent"), join(dir, "same"))).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -1,9 +1,10 @@
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Db } from "../platform/db/client.js";
-import { cves } from "../platform/db/schema/index.js";
+import { cves, snapshotProgress } from "../platform/db/schema/index.js";
 import { importFeed } from "./import.js";
 import type { ImportResult, Source } from "./pipeline.js";
 
@@ -14,26 +15,67 @@ export const SNAPSHOT_DIR = fileURLToPath(new URL("../../fixtures/snapshot", imp
 const ORDER: Source[] = ["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"];
 
 /**
- * On a database that holds no CVE, imports the bundled snapshot so that a new user sees real
- * data at once; null when CVEs are already there. A source that fails is logged and skipped:
- * the service starts anyway.
+ * Imports the bundled snapshot so that a new user sees real data at once, and finishes one that a
+ * crash interrupted. Each source's import is recorded in `snapshot_progress` (started, then
+ * completed), so a start decides from the record:
+ * - no record, no CVE: a first start, every source is imported;
+ * - records, some not completed: the previous start was interrupted; the sources not completed
+ *   are imported again (imports are idempotent), and the log says the snapshot resumed;
+ * - every source completed: nothing to do (null);
+ * - no record but CVEs (a database from before the record existed): if every CVE source row came
+ *   from the snapshot's own files, it is a snapshot of that time, perhaps interrupted: it is
+ *   imported again in full (idempotent; unchanged records are skipped); else the database holds
+ *   data imported otherwise and no snapshot is added to it (null).
+ * A source that fails is logged and left not completed (retried at the next start): the service
+ * starts anyway. Returns the results of the sources imported by this call.
  */
 export async function importSnapshotIfEmpty(db: Db, logger: Logger, dir = SNAPSHOT_DIR): Promise<ImportResult[] | null> {
-  if ((await db.select({ id: cves.cveId }).from(cves).limit(1)).length) return null;
+  const rows = await db.select({ source: snapshotProgress.source, completedAt: snapshotProgress.completedAt }).from(snapshotProgress);
+  const completed = new Set(rows.filter((r) => r.completedAt).map((r) => r.source));
+  const pending = ORDER.filter((s) => !completed.has(s));
+  if (!pending.length) return null;
+  if (rows.length) {
+    logger.warn({ completed: ORDER.filter((s) => completed.has(s)), resume_from: pending[0] }, `instantané interrompu : reprise à la source ${pending[0]}`);
+  } else if ((await db.select({ id: cves.cveId }).from(cves).limit(1)).length) {
+    if (!(await onlySnapshotData(db, dir))) return null;
+    logger.warn("instantané : base remplie par un instantané antérieur au suivi de progression, peut-être interrompu : import repris en entier");
+  } else {
+    logger.info({ sources: ORDER }, "instantané : base vide, import des données réelles fournies");
+  }
+
   const results: ImportResult[] = [];
-  for (const source of ORDER) {
+  for (const source of pending) {
     const path = join(dir, source);
     if (!existsSync(path)) {
       logger.warn({ source, path }, "instantané : source absente, ignorée");
+      await record(db, source, "completed", { absent: true });
       continue;
     }
     try {
+      await record(db, source, "started");
       const r = await importFeed(db, source, [path]);
       results.push(r);
+      await record(db, source, "completed", { read: r.read, inserted: r.inserted, updated: r.updated, skipped: r.skipped });
       logger.info({ source, read: r.read, inserted: r.inserted, skipped: r.skipped, seconds: r.seconds }, "instantané importé");
     } catch (err) {
-      logger.error({ err, source }, "instantané : import en échec, source ignorée");
+      logger.error({ err, source }, "instantané : import en échec, source ignorée (reprise au prochain démarrage)");
     }
   }
   return results;
+}
+
+async function record(db: Db, source: Source, step: "started" | "completed", stats?: Record<string, unknown>): Promise<void> {
+  const values = step === "started"
+    ? { source, startedAt: new Date(), completedAt: null, stats: null }
+    : { source, completedAt: new Date(), stats: stats ?? null };
+  await db.insert(snapshotProgress).values(values).onConflictDoUpdate({ target: snapshotProgress.source, set: values });
+}
+
+/** True when every CVE source row was read from one of the snapshot's files (by file name). */
+async function onlySnapshotData(db: Db, dir: string): Promise<boolean> {
+  const names = existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : [];
+  if (!names.length) return false;
+  const list = sql.join(names.map((n) => sql`${n}`), sql`, `);
+  const other = await db.execute(sql`select 1 from cve_sources where file is null or file not in (${list}) limit 1`);
+  return (other as unknown as { rows: unknown[] }).rows.length === 0;
 }

@@ -6,7 +6,9 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-pro
 import type { Logger } from "pino";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
+import type { HttpLimits } from "../../config.js";
 import { DomainError, ValidationFailed } from "../errors.js";
+import { BodyBudget } from "./body-budget.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
 
 export interface ServerOptions {
@@ -15,6 +17,8 @@ export interface ServerOptions {
   auth: Authenticators;
   version: string;
   trustProxy: boolean;
+  /** Timeouts, connection cap and body budget (config.http). */
+  limits: HttpLimits;
 }
 
 /** Status of a connection-level error Node's HTTP parser reports ('clientError'). */
@@ -44,11 +48,24 @@ export function clientErrorHandler(err: Error & { code?: string }, socket: Duple
   socket.destroy(err);
 }
 
+const BODY_LIMIT = 1024 * 1024;
+
 /** The Fastify application: parsers, error mapping, OpenAPI, then the module routes. */
 export async function buildServer(opts: ServerOptions): Promise<FastifyInstance> {
+  const { limits } = opts;
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT,
+    // Slow clients: the whole request must arrive within requestTimeout (Node answers 408 and closes),
+    // headers within headersTimeout; idle keep-alive and silent connections are closed. Node checks
+    // the first two every connectionsCheckingInterval, so that interval bounds the overshoot.
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionTimeout: limits.idleTimeoutMs,
+    http: {
+      headersTimeout: limits.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(limits.headersTimeoutMs / 4))),
+    },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     requestIdHeader: "x-request-id",
     trustProxy: opts.trustProxy,
@@ -61,6 +78,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     clientErrorHandler,
   });
 
+  app.server.maxConnections = limits.maxConnections;
+  app.addHook("preParsing", new BodyBudget(limits.bodyBudgetBytes, BODY_LIMIT).hook);
   // Bodies are kept as text: routes decode JSON themselves to report errors as FastAPI does.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (req, body, done) => {

@@ -199,3 +199,15 @@ export const dataVersions = pgTable("data_versions", {
   name: text("name").primaryKey(),
   version: bigint("version", { mode: "number" }).notNull().default(0),
 });
+
+/**
+ * Progress of the first-start snapshot (src/feeds/snapshot.ts), one row per source: started_at
+ * when its import begins, completed_at when it ends; a start that finds an incomplete snapshot
+ * resumes it at the sources not completed.
+ */
+export const snapshotProgress = pgTable("snapshot_progress", {
+  source: text("source").primaryKey(),
+  startedAt: tz("started_at").notNull().defaultNow(),
+  completedAt: tz("completed_at"),
+  stats: jsonb("stats"),
+});

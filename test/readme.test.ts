@@ -1,0 +1,127 @@
+/**
+ * The README's examples work as written. Every ```sh block of README.md runs, in order, in one bash
+ * session (so the README's own variables, ORG, KEY, W, WF…, carry from block to block) against the
+ * built server started on a fresh store with the bundled snapshot — unless the line just above
+ * its fence is the marker `<!-- readme-test: skip — <reason> -->` (reference blocks with
+ * placeholders such as ORG_ID, or the start-up commands this test does itself).
+ * The only rewrite is the address: `http://127.0.0.1:8080` becomes the test server's.
+ * Each command must exit 0 (`set -e -o pipefail`); each curl answer must have the status its README
+ * comment states (`# 201, …`, or a comment line right below it starting with the status), else 2xx.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freshStore, startServer } from "./server-process.js";
+
+const README = readFileSync(new URL("../README.md", import.meta.url), "utf8").split("\n");
+const SKIP = /^<!-- readme-test: skip\b.*-->$/;
+
+interface Block { start: number; lines: string[]; skipped: boolean }
+
+/** The ```sh blocks: first line number (1-based, of the first command line), lines, marker. */
+function shBlocks(): Block[] {
+  const blocks: Block[] = [];
+  for (let i = 0; i < README.length; i++) {
+    if (README[i]!.trim() !== "```sh") continue;
+    const end = README.indexOf("```", i + 1);
+    blocks.push({ start: i + 2, lines: README.slice(i + 1, end), skipped: SKIP.test(README[i - 1]?.trim() ?? "") });
+    i = end;
+  }
+  return blocks;
+}
+
+/** Whether a single-quoted string is still open at the end of a line that began with `open` (comments ignored). */
+function quoteOpenAfter(text: string, open: boolean): boolean {
+  let double = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (open) {
+      if (c === "'") open = false;
+    } else if (c === '"') double = !double;
+    else if (!double && c === "'") open = true;
+    else if (!double && c === "#" && (i === 0 || /\s/.test(text[i - 1]!))) break;
+  }
+  return open;
+}
+
+/** Last line of the command that README line `line` belongs to (quotes closed, no `\\` continuation). */
+function commandEnd(line: number): number {
+  let l = line;
+  while (l > 1 && README[l - 2]!.trim() !== "```sh") l--; // the block's first line
+  for (let open = false; l < README.length; l++) {
+    open = quoteOpenAfter(README[l - 1]!, open);
+    if (!open && !README[l - 1]!.trimEnd().endsWith("\\") && l >= line) return l;
+  }
+  return line;
+}
+
+/**
+ * The status the README states for the command at `line` (bash reports a multi-line command at its
+ * first or last line): the comment of its last line (`# 201, …`), or a comment line right below it
+ * starting with a status.
+ */
+function statedStatus(line: number): number | null {
+  const last = commandEnd(line);
+  const own = /\s#\s*(.*)$/.exec(README[last - 1]!)?.[1];
+  if (own !== undefined) return /^(\d{3})\b/.exec(own) ? Number(own.slice(0, 3)) : null;
+  for (let l = last; l < README.length && /^\s*#/.test(README[l]!); l++) {
+    const m = /^\s*#\s*(\d{3})\b/.exec(README[l]!);
+    if (m) return Number(m[1]);
+  }
+  return null;
+}
+
+const store = await freshStore();
+const work = mkdtempSync(join(tmpdir(), "vigie-readme-"));
+afterAll(async () => {
+  rmSync(work, { recursive: true, force: true });
+  await store.remove();
+});
+
+describe("the README's examples work as written", () => {
+  it("every sh block is either run or marked as reference", () => {
+    const blocks = shBlocks();
+    expect(blocks.filter((b) => !b.skipped).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("the walk-throughs run in order against a fresh server with the bundled snapshot", async () => {
+    const server = startServer({ ...store.env, VIGIE_SNAPSHOT: "auto" });
+    try {
+      const base = await server.ready(300_000);
+      const calls = join(work, "calls");
+      // bash line → README line, for the curl wrapper's BASH_LINENO.
+      const map: number[] = [];
+      const script: string[] = [
+        "set -e -o pipefail",
+        `curl() { local h; h=$(mktemp); command curl -D "$h" "$@"; local rc=$?; echo "\${BASH_LINENO[0]} $(head -n 1 "$h" | cut -d' ' -f2)" >> ${JSON.stringify(calls)}; rm -f "$h"; return $rc; }`,
+      ];
+      for (const b of shBlocks().filter((x) => !x.skipped)) {
+        b.lines.forEach((text, k) => {
+          map[script.length + 1] = b.start + k;
+          script.push(text.replaceAll("http://127.0.0.1:8080", base));
+        });
+      }
+      writeFileSync(join(work, "readme.sh"), script.join("\n") + "\n");
+      const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+        execFile("bash", [join(work, "readme.sh")], { env: { ...process.env, ...store.env, LOG_LEVEL: "silent" }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
+          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+      );
+      const trail = `stdout (end): ${run.stdout.slice(-3000)}\nstderr: ${run.stderr.slice(-3000)}`;
+      expect(run.code, trail).toBe(0);
+
+      const seen = readFileSync(calls, "utf8").trim().split("\n").map((l) => l.split(" ").map(Number) as [number, number]);
+      expect(seen.length).toBeGreaterThan(15);
+      for (const [bashLine, status] of seen) {
+        const line = map[bashLine]!;
+        const stated = statedStatus(line);
+        const where = `README line ${line}: ${README[line - 1]}`;
+        if (stated) expect(status, where).toBe(stated);
+        else expect(status >= 200 && status < 300, `${where} → ${status}\n${trail}`).toBe(true);
+      }
+    } finally {
+      await server.stop();
+    }
+  }, 400_000);
+});

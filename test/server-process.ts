@@ -1,0 +1,123 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { openDatabase, type Database } from "../src/platform/db/client.js";
+
+/** Where a spawned server keeps its data: a fresh PGlite directory, or a fresh PostgreSQL database when DATABASE_URL is set. */
+export interface ServerStore {
+  /** Environment for the server and the CLI: VIGIE_DATA_DIR and DATABASE_URL. */
+  env: Record<string, string>;
+  /** Opens the store in this process (once the server has exited, for PGlite). */
+  open(): Promise<Database>;
+  /** Removes the directory or drops the database. */
+  remove(): Promise<void>;
+}
+
+/** A new, empty store for one test file. */
+export async function freshStore(): Promise<ServerStore> {
+  const dir = mkdtempSync(join(tmpdir(), "vigie-proc-"));
+  const dataDir = join(dir, "data");
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    return {
+      env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: "" },
+      open: () => openDatabase({ dataDir }),
+      remove: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `vigie_proc_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const admin = async (q: string) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    await c.query(q);
+    await c.end();
+  };
+  await admin(`create database ${name}`);
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return {
+    env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: u.toString() },
+    open: () => openDatabase({ databaseUrl: u.toString(), poolSize: 2 }),
+    remove: async () => {
+      await admin(`drop database if exists ${name} with (force)`);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ServerProcess {
+  proc: ChildProcess;
+  /** Every log line (pino JSON) so far, parsed. */
+  logs: Record<string, any>[];
+  /** Resolves with the first log line that satisfies `test` (already written or to come). */
+  waitForLog(test: (line: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  /** Resolves with the base address once the server listens. */
+  ready(timeoutMs?: number): Promise<string>;
+  /** SIGTERM (or the given signal) and wait for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns the built server (`node dist/cli.js serve`) on port 0, logging at info. */
+export function startServer(env: Record<string, string>): ServerProcess {
+  const proc = spawn(process.execPath, ["dist/cli.js", "serve"], {
+    env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: Record<string, any>[] = [];
+  const waiters = new Set<() => void>();
+  let stderr = "";
+  let pending = "";
+  proc.stdout!.on("data", (chunk: Buffer) => {
+    pending += chunk.toString();
+    const lines = pending.split("\n");
+    pending = lines.pop()!;
+    for (const l of lines) {
+      try {
+        logs.push(JSON.parse(l));
+      } catch {
+        logs.push({ msg: l });
+      }
+    }
+    for (const w of waiters) w();
+  });
+  proc.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
+  exited.then(() => {
+    for (const w of waiters) w();
+  });
+
+  const waitForLog = (test: (line: Record<string, any>) => boolean, timeoutMs = 180_000) =>
+    new Promise<Record<string, any>>((resolve, reject) => {
+      const timer = setTimeout(() => done(new Error(`no such log line within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
+      const check = () => {
+        const found = logs.find(test);
+        if (found) done(null, found);
+        else if (proc.exitCode !== null || proc.signalCode !== null) done(new Error(`server exited (${proc.exitCode ?? proc.signalCode}); stderr: ${stderr}`));
+      };
+      const done = (err: Error | null, line?: Record<string, any>) => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        if (err) reject(err);
+        else resolve(line!);
+      };
+      waiters.add(check);
+      check();
+    });
+
+  return {
+    proc,
+    logs,
+    waitForLog,
+    async ready(timeoutMs) {
+      const line = await waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("Server listening at http://127.0.0.1"), timeoutMs);
+      return /http:\/\/127\.0\.0\.1:\d+/.exec(line.msg)![0];
+    },
+    async stop(signal = "SIGTERM") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      await exited;
+    },
+  };
+}
