@@ -242,7 +242,9 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
           for (const a of c.aliases) if (isCveId(a)) partial.add(a);
           continue;
         }
-        for (const key of [c.id, ...c.aliases]) whole.add(key);
+        // Its own id (a record keyed by it, or one to remove) and the CVEs it names or named.
+        whole.add(c.id);
+        for (const a of c.aliases) if (isCveId(a)) whole.add(a);
         // An advisory that names a CVE now: the alerts raised under its own id become the CVE's.
         const cve = row.aliases.filter(isCveId).sort()[0];
         if (cve) rekey.push({ from: c.id, to: cve });

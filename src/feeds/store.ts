@@ -61,11 +61,15 @@ async function advisoriesNaming(ex: Executor, idArray: SQL, full = false): Promi
         'cvss_vector', p.data->'cvss_vector', 'cwes', p.data->'cwes', 'references', p.data->'references')`
     : sql`jsonb_build_object('mesures', p.data->'mesures')`;
   const cols = sql`p.id, p.source, p.url, p.aliases, ${data} as data, p.summary, p.published, p.modified, p.cvss_score, p.data->>'withdrawn' as withdrawn`;
+  // Each advisory once (it may name several of the ids, and be one of them): deduplicated here,
+  // not by a UNION that would compare every advisory's packages.
   const rows = await rowsOf<Advisory & { withdrawn: string | null }>(ex, sql`
-    select ${cols} from unnest(${idArray}) as a(cve_id) join public_vulns p on p.aliases @> array[a.cve_id]
-    union
+    select distinct on (p.id) ${cols} from unnest(${idArray}) as a(cve_id) join public_vulns p on p.aliases @> array[a.cve_id]
+    union all
     select ${cols} from public_vulns p where p.id = any(${idArray})`);
-  return rows.filter((r) => r.withdrawn === null).map(({ withdrawn: _w, ...a }) => a);
+  const byId = new Map<string, Advisory>();
+  for (const { withdrawn, ...a } of rows) if (withdrawn === null) byId.set(a.id, a);
+  return [...byId.values()];
 }
 
 /** The advisories of `advisories` that belong to each key: those naming it, and the advisory of that id. */
@@ -123,7 +127,8 @@ export const feedStore = {
   /** Everything the merge needs for these CVEs, in two queries (without the contributions of `except`). */
   async mergeInputs(ex: Executor, ids: string[], except?: string): Promise<Map<string, MergeInput>> {
     const inputs = new Map<string, MergeInput>(ids.map((id) => [id, { cve_id: id, contributions: [], advisories: [] }]));
-    const idArray = sql`${`{${ids.join(",")}}`}::text[]`;
+    // Quoted elements: record keys include advisory ids and aliases as their databases write them.
+    const idArray = sql`${pgArray(ids)}::text[]`;
     // One after the other: inside a transaction the statements share one connection.
     const contributions = await rowsOf<{ cve_id: string; source: string; data: unknown; source_modified: Date | null }>(ex, sql`
         select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray}) and source <> ${except ?? ""}`);
@@ -152,8 +157,8 @@ export const feedStore = {
     // A CVE seen for the first time has no affected rows to remove, and gets all of its own.
     const known = merged.map((m) => m.cve.cve_id).filter((id) => !fresh.has(id));
     if (known.length && (!origins || origins.length)) {
-      await ex.execute(sql`delete from cve_affected where cve_id = any(${`{${known.join(",")}}`}::text[])
-        ${origins ? sql`and origin = any(${`{${origins.join(",")}}`}::text[])` : sql``}`);
+      await ex.execute(sql`delete from cve_affected where cve_id = any(${pgArray(known)}::text[])
+        ${origins ? sql`and origin = any(${pgArray(origins)}::text[])` : sql``}`);
     }
     const affected = merged.flatMap((m) => (origins && !fresh.has(m.cve.cve_id) ? m.affected.filter((a) => origins.includes(a.origin)) : m.affected));
     if (affected.length) {
