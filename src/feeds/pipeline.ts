@@ -242,13 +242,15 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
           for (const a of c.aliases) if (isCveId(a)) partial.add(a);
           continue;
         }
-        // Its own id (a record keyed by it, or one to remove) and the CVEs it names or named.
-        whole.add(c.id);
+        // The CVEs it names or named; its own id when it names none (a record keyed by it).
         for (const a of c.aliases) if (isCveId(a)) whole.add(a);
-        // An advisory that names a CVE now: the alerts raised under its own id become the CVE's.
         const cve = row.aliases.filter(isCveId).sort()[0];
-        if (cve) rekey.push({ from: c.id, to: cve });
+        if (!cve) whole.add(c.id);
+        // An advisory that names a CVE now: the alerts raised under its own id become the CVE's.
+        else rekey.push({ from: c.id, to: cve });
       }
+      // Those that name a CVE now: their own id only where a record is still keyed by it (to remove).
+      for (const id of await feedStore.heldKeys(tx, rekey.map((r) => r.from))) whole.add(id);
       for (const key of whole) partial.delete(key);
       await mergeIds(tx, [...whole]);
       await refreshAdvisories(tx, [...partial]);

@@ -57,7 +57,9 @@ type Advisory = MergeInput["advisories"][number];
  */
 async function advisoriesNaming(ex: Executor, idArray: SQL, full = false): Promise<Advisory[]> {
   const data = full
-    ? sql`jsonb_build_object('mesures', p.data->'mesures', 'packages', p.data->'packages', 'details', p.data->'details',
+    // Packages without their lists of versions (PYSEC lists hundreds): the merge reads their ranges.
+    ? sql`jsonb_build_object('mesures', p.data->'mesures', 'details', p.data->'details',
+        'packages', (select jsonb_agg(pk - 'versions') from jsonb_array_elements(case when jsonb_typeof(p.data->'packages') = 'array' then p.data->'packages' else '[]'::jsonb end) pk),
         'cvss_vector', p.data->'cvss_vector', 'cwes', p.data->'cwes', 'references', p.data->'references')`
     : sql`jsonb_build_object('mesures', p.data->'mesures')`;
   const cols = sql`p.id, p.source, p.url, p.aliases, ${data} as data, p.summary, p.published, p.modified, p.cvss_score, p.data->>'withdrawn' as withdrawn`;
@@ -169,6 +171,13 @@ export const feedStore = {
           vendor_norm text, product_norm text, cpe text, version_from text, version_from_inclusive boolean, version_to text,
           version_to_inclusive boolean, version_status text, version_type text, default_status text, vulnerable boolean)`);
     }
+  },
+
+  /** The keys among these that have a record. */
+  async heldKeys(ex: Executor, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await rowsOf<{ cve_id: string }>(ex, sql`select cve_id from cves where cve_id = any(${pgArray(ids)}::text[])`);
+    return rows.map((r) => r.cve_id);
   },
 
   /** Removes the records of these keys (their affected rows go with them); alerts raised on them stay. */
