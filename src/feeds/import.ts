@@ -6,6 +6,7 @@ import { parseCertfrAvis } from "./certfr.js";
 import { isReserved, parseCve5 } from "./cve5.js";
 import { csvRecords, parseKevCsvRow, parseKevJsonEntry } from "./kev.js";
 import { parseNvd11Item, parseNvd20 } from "./nvd.js";
+import { MERGE_RULES_VERSION } from "./merge.js";
 import { parseOsvRecord } from "./osv.js";
 import { parseNomiSecFile, parseNomiSecLine, parseTrickestLine, type PocRecord } from "./poc.js";
 import { parseFeed } from "./rss.js";
@@ -70,7 +71,7 @@ async function importKev(db: Db, files: string[], tally: Tally): Promise<void> {
   await sniff(files, "kev", (h, f) => (/\.csv(\.gz)?$/.test(f) ? /^\uFEFF?"?cveID"?,/.test(h) : h.includes('"catalogVersion"') || h.includes('"cveID"')), "catalogue CISA KEV (JSON ou CSV)");
   const writer = contributionWriter(db, tally);
   const store = async (k: ReturnType<typeof parseKevJsonEntry>, file: string) =>
-    writer.add({ cve_id: k.cve_id, source: "kev", data: k, hash: hashOf(k), source_modified: k.date_added, file });
+    writer.add({ cve_id: k.cve_id, source: "kev", data: k, hash: hashOf([MERGE_RULES_VERSION, k]), source_modified: k.date_added, file });
   for (const file of files) {
     const name = basename(file);
     if (/\.csv(\.gz)?$/.test(file)) {
@@ -180,7 +181,7 @@ async function importOsv(db: Db, files: string[], tally: Tally): Promise<void> {
     const data = { packages: o.packages, details: o.details, cwes: o.cwes, references: o.references, cvss_vector: o.cvss_vector, withdrawn: o.withdrawn };
     await writer.add({
       id: o.id, source: o.source, url: o.url, summary: o.summary ?? o.details?.split("\n")[0] ?? null, aliases: o.aliases,
-      severity: o.severity, cvss_score: o.cvss_score, published: o.published, modified: o.modified, data, hash: hashOf([o.summary, o.aliases, o.severity, o.cvss_score, o.published, o.modified, data]), file: rec.file,
+      severity: o.severity, cvss_score: o.cvss_score, published: o.published, modified: o.modified, data, hash: hashOf([MERGE_RULES_VERSION, o.summary, o.aliases, o.severity, o.cvss_score, o.published, o.modified, data]), file: rec.file,
     });
   });
   await writer.flush();

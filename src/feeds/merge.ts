@@ -1,17 +1,26 @@
 import { normalizeName } from "./cpe.js";
 import { severityFromScore } from "./cvss.js";
 import { exploitMaturity } from "./poc.js";
+import type { OsvPackage } from "./osv.js";
 import type { AffectedEntry, CveContribution, CvssMetric, KevFacts } from "./types.js";
 
 /**
  * Merging: one CVE record from every source. Precedence (documented in the README):
  * - CVSS: the highest version wins (4.0, then 3.1, 3.0, 2.0); at equal version the CNA's, then an
  *   ADP's (CISA), then NVD's (NVD's own "Primary" score before others). `cvss_source` says which.
- * - description: the CVE List (CNA) English text, else NVD's, else the KEV name.
- * - CWE ids, references, affected products: the union of CVE 5 (CNA + ADP), NVD and KEV.
+ * - CVSS from an OSV advisory (its v3 vector) only when no CVE-record source scores the CVE;
+ *   `cvss_source` then names the advisory (`ghsa:GHSA-…`).
+ * - description: the CVE List (CNA) English text, else NVD's, else the KEV name, else the
+ *   advisory's summary and details.
+ * - CWE ids, references: the union of CVE 5 (CNA + ADP), NVD and KEV (the advisories' when none
+ *   of CVE 5 and NVD speaks of the CVE). Affected products: the union of CVE 5, NVD, KEV (its
+ *   vendor and product, without versions) and the OSV advisories' packages and ranges.
+ * - a CVE known only from OSV advisories gets a record built from them; an OSV advisory naming
+ *   no CVE at all gets a record keyed by its own id (see buildingAdvisories).
  * - vendor/product shown: the CNA's first affected product, else an ADP's, else NVD's first
  *   vulnerable CPE, else KEV's; with normalised forms (CPE style) for filters and matching.
- * - dates: published from the CVE List, else NVD; updated = the newest of the sources.
+ * - dates: published from the CVE List, else NVD, else the earliest advisory; updated = the newest
+ *   of the CVE-record sources (of the advisories for a record built from them).
  * - KEV: the CISA catalog; else a KEV marker in the CISA ADP container or in NVD.
  * - EPSS is not merged: the newest score stays in epss_current, joined when CVEs are read.
  * - PoC: distinct PoC URLs over trickest and nomi-sec; maturity from KEV and PoC evidence.
@@ -20,10 +29,24 @@ import type { AffectedEntry, CveContribution, CvssMetric, KevFacts } from "./typ
  *   bring `mesures_provisoires`.
  */
 
+/** An advisory naming the CVE (or, for a record keyed by an advisory id, that advisory). */
+export interface MergeAdvisory {
+  id: string;
+  source: string;
+  url: string;
+  aliases: string[];
+  /** CERT-FR: {mesures}; OSV: {packages, details, cvss_vector, cwes, references}. */
+  data: unknown;
+  summary?: string | null;
+  published?: string | null;
+  modified?: string | null;
+  cvss_score?: number | null;
+}
+
 export interface MergeInput {
   cve_id: string;
   contributions: { source: string; data: unknown; source_modified: Date | null }[];
-  advisories: { id: string; source: string; url: string; aliases: string[]; data: unknown }[];
+  advisories: MergeAdvisory[];
 }
 
 export interface MergedCve {
@@ -106,15 +129,24 @@ export function advisoryPart(cveId: string, advisories: MergeInput["advisories"]
   const aliases = new Set<string>(certfr.map((a) => a.id));
   for (const a of osv) {
     aliases.add(a.id);
-    for (const x of a.aliases) if (x !== cveId) aliases.add(x);
+    for (const x of a.aliases) aliases.add(x);
   }
+  // A record keyed by an advisory id is that advisory: it is not its own alias.
+  aliases.delete(cveId);
   return {
     contournement_disponible: mesures.some((m) => (m as { categorie?: string }).categorie === "contournement"),
     mesures_provisoires: mesures,
     aliases: [...aliases].sort(),
-    fusion_de: osv.map((a) => a.id).sort(),
+    fusion_de: osv.map((a) => a.id).filter((id) => id !== cveId).sort(),
   };
 }
+
+/**
+ * Mixed into the hashes of the KEV and OSV records: bumped when the merge starts using more of them
+ * (2: KEV products as affected products, records built from advisories, advisory CVSS), so that
+ * the next import of those sources rewrites them and re-merges their CVEs in an existing database.
+ */
+export const MERGE_RULES_VERSION = "2";
 
 /** Sources whose statements are advisories (public_vulns), not CVE contributions. */
 export const ADVISORY_SOURCES: ReadonlySet<string> = new Set(["ghsa", "go", "pysec", "rustsec", "osv", "certfr"]);
@@ -124,23 +156,130 @@ export function sourcesOf(list: string[]): string[] {
   return [...new Set(list)].sort();
 }
 
-/** Merges one CVE; null when no source describes the CVE itself (only EPSS, PoC or advisories). */
+const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
+/** Whether a record key (or an alias) is a CVE id. */
+export const isCveId = (id: string) => CVE_ID.test(id);
+
+interface OsvData { packages?: OsvPackage[]; details?: string | null; cvss_vector?: string | null; cwes?: string[]; references?: string[] }
+const osvData = (a: MergeAdvisory) => (a.data ?? {}) as OsvData;
+const OSV_PREFERENCE: Record<string, number> = { ghsa: 0, pysec: 1, go: 2, rustsec: 3, osv: 4 };
+const byPreference = (a: MergeAdvisory, b: MergeAdvisory) => (OSV_PREFERENCE[a.source] ?? 9) - (OSV_PREFERENCE[b.source] ?? 9) || (a.id < b.id ? -1 : 1);
+
+/** A RustSec maintenance notice ("unmaintained", "notice" on every package) is not a vulnerability. */
+function isNotice(a: MergeAdvisory): boolean {
+  const pkgs = osvData(a).packages ?? [];
+  return pkgs.length > 0 && pkgs.every((p) => p.informational === "unmaintained" || p.informational === "notice");
+}
+
+/**
+ * The OSV advisories a record is built from, for this key, most authoritative first (GHSA, PYSEC,
+ * GO, RUSTSEC, others): for a CVE id, every OSV advisory listing it as an alias; for an advisory
+ * id, that advisory when neither it nor any advisory naming it lists a CVE (else the CVE's record
+ * holds it), unless it is a maintenance notice. CERT-FR avis build no record: an avis covers up to
+ * hundreds of CVEs under one collective title and product list, none of which is this CVE's own.
+ */
+export function buildingAdvisories(key: string, advisories: MergeAdvisory[]): MergeAdvisory[] {
+  const osv = advisories.filter((a) => a.source !== "certfr").sort(byPreference);
+  if (isCveId(key)) return osv.filter((a) => a.aliases.includes(key));
+  const own = osv.find((a) => a.id === key);
+  if (!own || isNotice(own) || osv.some((a) => a.aliases.some(isCveId))) return [];
+  return [own, ...osv.filter((a) => a !== own)];
+}
+
+/** The CVSS of the first advisory (in preference order) whose v3 vector gives a score, with its provenance. */
+export function advisoryCvss(advisories: MergeAdvisory[]): { score: number; vector: string; version: string; source: string } | null {
+  for (const a of advisories) {
+    const vector = osvData(a).cvss_vector;
+    const m = vector ? /^CVSS:(3\.[01])\//.exec(vector) : null;
+    if (m && typeof a.cvss_score === "number") return { score: a.cvss_score, vector: vector!, version: m[1]!, source: `${a.source}:${a.id}` };
+  }
+  return null;
+}
+
+/**
+ * An advisory's packages as affected products (origin "osv", vendor = ecosystem, product = package),
+ * one row per interval of its SEMVER/ECOSYSTEM ranges ("introduced: 0" is unbounded); a package
+ * with no such range is one row without bounds.
+ */
+export function osvAffected(advisories: MergeAdvisory[]): AffectedEntry[] {
+  const rows: AffectedEntry[] = [];
+  for (const a of advisories) {
+    for (const p of osvData(a).packages ?? []) {
+      if (!p.name) continue;
+      const row = (from: string | null, to: string | null, toInclusive: boolean, type: string | null): AffectedEntry => ({
+        origin: "osv", vendor: p.ecosystem || null, product: p.name, cpe: null,
+        version_from: from, version_from_inclusive: true, version_to: to, version_to_inclusive: toInclusive,
+        version_status: "affected", version_type: type, default_status: null,
+      });
+      const mine: AffectedEntry[] = [];
+      for (const r of p.ranges ?? []) {
+        if (r.type === "GIT") continue;
+        const type = r.type.toLowerCase();
+        let from: string | null | undefined;
+        for (const e of r.events) {
+          if (e.introduced !== undefined) {
+            if (from !== undefined) mine.push(row(from, null, false, type));
+            from = /^0(\.0\.0(-0)?)?$/.test(e.introduced) ? null : e.introduced;
+          } else if (e.fixed !== undefined || e.last_affected !== undefined) {
+            mine.push(row(from ?? null, (e.fixed ?? e.last_affected)!, e.fixed === undefined, type));
+            from = undefined;
+          }
+        }
+        if (from !== undefined) mine.push(row(from, null, false, type));
+      }
+      rows.push(...(mine.length ? mine : [row(null, null, true, null)]));
+    }
+  }
+  return rows;
+}
+
+/** KEV's vendor and product: an affected product like any other source's, without versions. */
+function kevAffected(kev: KevFacts | undefined): AffectedEntry[] {
+  if (!kev || !usable(kev.product)) return [];
+  return [{
+    origin: "kev", vendor: usable(kev.vendor) ? kev.vendor : null, product: kev.product, cpe: null,
+    version_from: null, version_from_inclusive: true, version_to: null, version_to_inclusive: true,
+    version_status: "affected", version_type: null, default_status: null,
+  }];
+}
+
+/** The text of an advisory: its summary, then its details (when they do not repeat it). */
+function advisoryText(a: MergeAdvisory | undefined): string | null {
+  if (!a) return null;
+  const details = osvData(a).details ?? null;
+  const summary = a.summary ?? null;
+  if (!details) return summary;
+  return summary && !details.startsWith(summary) ? `${summary}\n\n${details}` : details;
+}
+
+const minDate = (dates: (string | null | undefined)[]) => dates.filter((d): d is string => !!d).sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? null;
+
+/**
+ * Merges one record; null when no source describes the vulnerability itself (only EPSS, PoC or
+ * CERT-FR avis). The key is a CVE id, or the id of an OSV advisory that names no CVE.
+ */
 export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedAffected[] } | null {
   const by = new Map(input.contributions.map((c) => [c.source, c]));
   const cve5 = by.get("cve5")?.data as CveContribution | undefined;
   const nvd = by.get("nvd")?.data as CveContribution | undefined;
   const kevData = by.get("kev")?.data as (KevFacts & { cwes?: string[]; short_description?: string | null }) | undefined;
-  if (!cve5 && !nvd && !kevData) return null;
+  const built = buildingAdvisories(input.cve_id, input.advisories);
+  if (!cve5 && !nvd && !kevData && !built.length) return null;
   const main = [cve5, nvd].filter((c): c is CveContribution => !!c);
 
-  const cvss = pickCvss(main.flatMap((c) => c.cvss));
-  const affected = main.flatMap((c) => c.affected);
+  const scored = pickCvss(main.flatMap((c) => c.cvss));
+  const fromAdvisory = scored ? null : advisoryCvss(built);
+  const cvss = scored
+    ? { score: scored.score, vector: scored.vector, version: scored.version, source: `${scored.origin}${scored.provider ? `:${scored.provider}` : ""}` }
+    : fromAdvisory;
+  const affected = [...main.flatMap((c) => c.affected), ...kevAffected(kevData), ...osvAffected(built)];
   const primary =
     affected.find((a) => a.origin === "cna" && usable(a.vendor) && usable(a.product)) ??
     affected.find((a) => a.origin === "adp" && usable(a.vendor) && usable(a.product)) ??
     affected.find((a) => a.origin === "nvd" && a.vulnerable !== false && usable(a.vendor) && usable(a.product));
-  const vendor = primary?.vendor ?? kevData?.vendor ?? null;
-  const product = primary?.product ?? kevData?.product ?? null;
+  const pkg = affected.find((a) => a.origin === "osv");
+  const vendor = primary?.vendor ?? kevData?.vendor ?? pkg?.vendor ?? null;
+  const product = primary?.product ?? kevData?.product ?? pkg?.product ?? null;
 
   const kevMarker = cve5?.kev ?? nvd?.kev ?? null;
   const kev = kevData
@@ -154,24 +293,24 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
   const cve: MergedCve = {
     cve_id: input.cve_id,
     state,
-    description: cve5?.description ?? nvd?.description ?? kevData?.short_description ?? kevData?.name ?? null,
+    description: cve5?.description ?? nvd?.description ?? kevData?.short_description ?? kevData?.name ?? advisoryText(built[0]),
     severity: severityFromScore(cvss?.score ?? null),
     cvss_score: cvss?.score ?? null,
     cvss_vector: cvss?.vector ?? null,
     cvss_version: cvss?.version ?? null,
-    cvss_source: cvss ? `${cvss.origin}${cvss.provider ? `:${cvss.provider}` : ""}` : null,
-    cwe_ids: [...new Set([...main.flatMap((c) => c.cwes), ...(kevData?.cwes ?? [])])].sort(),
+    cvss_source: cvss?.source ?? null,
+    cwe_ids: [...new Set([...main.flatMap((c) => c.cwes), ...(kevData?.cwes ?? []), ...(main.length ? [] : built.flatMap((a) => osvData(a).cwes ?? []))])].sort(),
     vendor,
     product,
     vendor_norm: vendor ? normalizeName(vendor) : null,
     product_norm: product ? normalizeName(product) : null,
-    date_published: cve5?.published ?? nvd?.published ?? null,
-    date_updated: main.reduce<string | null>((d, c) => maxDate(d, c.modified), null),
+    date_published: cve5?.published ?? nvd?.published ?? minDate(built.map((a) => a.published)),
+    date_updated: main.length ? main.reduce<string | null>((d, c) => maxDate(d, c.modified), null) : built.reduce<string | null>((d, a) => maxDate(d, a.modified ?? null), null),
     is_kev: isKev,
     kev,
     ...pocPart(input.contributions, isKev),
     ...advisoryPart(input.cve_id, input.advisories),
-    references: [...new Set(main.flatMap((c) => c.references))],
+    references: [...new Set(main.length ? main.flatMap((c) => c.references) : built.flatMap((a) => osvData(a).references ?? []))],
     ssvc: cve5?.ssvc ?? null,
     sources: sourcesOf([...by.keys(), ...input.advisories.map((a) => a.source)]),
   };
@@ -181,11 +320,14 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
     const key = [a.origin, a.vendor, a.product, a.cpe, a.version_from, a.version_from_inclusive, a.version_to, a.version_to_inclusive, a.version_status].join("\u0000");
     if (seen.has(key)) continue;
     seen.add(key);
+    // An advisory's packages are matched by the OSV path (ecosystem, package name, its own version
+    // scheme): without normalised names they are shown, never compared as CPE-style products.
+    const named = a.origin !== "osv";
     rows.push({
       ...a,
       cve_id: input.cve_id,
-      vendor_norm: a.vendor ? normalizeName(a.vendor) : null,
-      product_norm: a.product ? normalizeName(a.product) : null,
+      vendor_norm: named && a.vendor ? normalizeName(a.vendor) : null,
+      product_norm: named && a.product ? normalizeName(a.product) : null,
       vulnerable: a.vulnerable ?? true,
     });
   }

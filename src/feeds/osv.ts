@@ -33,6 +33,8 @@ export interface OsvPackage {
   purl: string | null;
   ranges: OsvRange[];
   versions: string[];
+  /** RustSec `database_specific.informational` ("unmaintained", "unsound", "notice"), when set. */
+  informational?: string;
 }
 
 export interface OsvRecord {
@@ -164,7 +166,10 @@ function parsePackage(v: unknown): OsvPackage | null {
     ? v.versions.filter((x): x is string => typeof x === "string")
     : [];
   if (!ecosystem && !name && ranges.length === 0 && versions.length === 0) return null;
-  return { ecosystem, name, purl: str(pkg?.purl), ranges, versions };
+  const out: OsvPackage = { ecosystem, name, purl: str(pkg?.purl), ranges, versions };
+  const informational = isObject(v.database_specific) ? str(v.database_specific.informational) : null;
+  if (informational !== null) out.informational = informational;
+  return out;
 }
 
 interface Cvss {

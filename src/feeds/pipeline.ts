@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
-import { matchChangedCves } from "../matching/matcher.js";
+import { matchChangedCves, rekeyAdvisoryAlerts } from "../matching/matcher.js";
 import type { Db, Executor } from "../platform/db/client.js";
-import { ADVISORY_SOURCES, advisoryPart, mergeCve, pocPart, sourcesOf } from "./merge.js";
+import { ADVISORY_SOURCES, advisoryPart, isCveId, mergeCve, pocPart, sourcesOf } from "./merge.js";
 import { expandPaths, FormatError, head, jsonArrayItems, lines, openText, readWhole } from "./reader.js";
 import { feedStore, type AdvisoryRow, type ContributionRow } from "./store.js";
 import { RecordError } from "./types.js";
@@ -220,16 +220,42 @@ export function contributionWriter(db: Db, tally: Tally): BatchWriter<Contributi
   });
 }
 
-/** Advisories (OSV, CERT-FR): each batch re-merges the CVEs they name, before and after the change. */
+/**
+ * Advisories (OSV, CERT-FR): each batch re-merges the records they name, before and after the
+ * change. OSV advisories can build records (a CVE known only from them; an advisory naming no CVE,
+ * keyed by its own id): the keys they name are merged whole, in the batch's few set-based
+ * statements. CERT-FR avis only add aliases and measures to the CVEs Vigie holds: a partial refresh.
+ */
 export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
   return new BatchWriter(db, tally, {
     key: (r) => r.id,
     modified: (r) => r.modified,
     write: async (tx, rows) => {
       const changed = await feedStore.upsertAdvisories(tx, rows);
-      const cves = [...new Set(changed.flatMap((c) => c.aliases.filter((a) => a.startsWith("CVE-"))))];
-      await refreshAdvisories(tx, cves);
-      await matchChangedCves(tx, cves);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const whole = new Set<string>();
+      const partial = new Set<string>();
+      const rekey: { from: string; to: string }[] = [];
+      for (const c of changed) {
+        const row = byId.get(c.id)!;
+        if (row.source === "certfr") {
+          for (const a of c.aliases) if (isCveId(a)) partial.add(a);
+          continue;
+        }
+        // The CVEs it names or named; its own id when it names none (a record keyed by it).
+        for (const a of c.aliases) if (isCveId(a)) whole.add(a);
+        const cve = row.aliases.filter(isCveId).sort()[0];
+        if (!cve) whole.add(c.id);
+        // An advisory that names a CVE now: the alerts raised under its own id become the CVE's.
+        else rekey.push({ from: c.id, to: cve });
+      }
+      // Those that name a CVE now: their own id only where a record is still keyed by it (to remove).
+      for (const id of await feedStore.heldKeys(tx, rekey.map((r) => r.from))) whole.add(id);
+      for (const key of whole) partial.delete(key);
+      await mergeIds(tx, [...whole]);
+      await refreshAdvisories(tx, [...partial]);
+      await rekeyAdvisoryAlerts(tx, rekey);
+      await matchChangedCves(tx, [...whole, ...partial]);
       return changed;
     },
   });
@@ -264,7 +290,7 @@ async function refreshAdvisories(ex: Executor, ids: string[]): Promise<void> {
 }
 
 /** The affected-product origins each source provides (the others change none). */
-const AFFECTED_ORIGINS: Record<string, string[]> = { cve5: ["cna", "adp"], nvd: ["nvd"] };
+const AFFECTED_ORIGINS: Record<string, string[]> = { cve5: ["cna", "adp"], nvd: ["nvd"], kev: ["kev"] };
 
 /**
  * Re-merges these CVEs from everything stored about them. `written`: the contributions this batch
@@ -285,8 +311,11 @@ export async function mergeIds(ex: Executor, ids: string[], written: Contributio
       const r = except ? byId.get(id) : undefined;
       if (r) input.contributions.push({ source: r.source, data: r.data, source_modified: r.source_modified ? new Date(r.source_modified) : null });
     }
-    const merged = [...inputs.values()].map(mergeCve).filter((m): m is NonNullable<typeof m> => m !== null);
+    const all = [...inputs.values()].map((input) => ({ id: input.cve_id, merged: mergeCve(input) }));
+    const merged = all.flatMap((m) => (m.merged ? [m.merged] : []));
     await feedStore.writeMerged(ex, merged, origins);
+    // No source describes these any more (an advisory withdrawn, or now merged into its CVE).
+    await feedStore.deleteRecords(ex, all.filter((m) => !m.merged).map((m) => m.id));
     count += merged.length;
   }
   return count;

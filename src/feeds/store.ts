@@ -49,16 +49,34 @@ export interface ArticleRow {
 type Advisory = MergeInput["advisories"][number];
 
 /**
- * The advisories naming these CVEs, with what the merge uses of them. A withdrawn one no longer
- * speaks for its CVEs. Driven by the ids, one index probe each: `aliases && <250 ids>` is planned
- * as a scan of every advisory (650 ms on the full corpus, against 5 ms so).
+ * The advisories naming these CVEs (or, for a key that is an advisory id, that advisory itself),
+ * with what the merge uses of them; `full` adds what a record built from them needs (packages,
+ * text, dates, score). A withdrawn one no longer speaks for its CVEs. Driven by the ids, one index
+ * probe each: `aliases && <250 ids>` is planned as a scan of every advisory (650 ms on the full
+ * corpus, against 5 ms so).
  */
-async function advisoriesNaming(ex: Executor, idArray: SQL): Promise<Advisory[]> {
+async function advisoriesNaming(ex: Executor, idArray: SQL, full = false): Promise<Advisory[]> {
+  const data = full
+    // Packages without their lists of versions (PYSEC lists hundreds): the merge reads their ranges.
+    ? sql`jsonb_build_object('mesures', p.data->'mesures', 'details', p.data->'details',
+        'packages', (select jsonb_agg(pk - 'versions') from jsonb_array_elements(case when jsonb_typeof(p.data->'packages') = 'array' then p.data->'packages' else '[]'::jsonb end) pk),
+        'cvss_vector', p.data->'cvss_vector', 'cwes', p.data->'cwes', 'references', p.data->'references')`
+    : sql`jsonb_build_object('mesures', p.data->'mesures')`;
+  const cols = sql`p.id, p.source, p.url, p.aliases, ${data} as data, p.summary, p.published, p.modified, p.cvss_score, p.data->>'withdrawn' as withdrawn`;
+  // Each advisory once (it may name several of the ids, and be one of them): deduplicated here,
+  // not by a UNION that would compare every advisory's packages.
   const rows = await rowsOf<Advisory & { withdrawn: string | null }>(ex, sql`
-    select distinct on (p.id) p.id, p.source, p.url, p.aliases, jsonb_build_object('mesures', p.data->'mesures') as data,
-      p.data->>'withdrawn' as withdrawn
-    from unnest(${idArray}) as a(cve_id) join public_vulns p on p.aliases @> array[a.cve_id]`);
-  return rows.filter((r) => r.withdrawn === null).map(({ withdrawn: _w, ...a }) => a);
+    select distinct on (p.id) ${cols} from unnest(${idArray}) as a(cve_id) join public_vulns p on p.aliases @> array[a.cve_id]
+    union all
+    select ${cols} from public_vulns p where p.id = any(${idArray})`);
+  const byId = new Map<string, Advisory>();
+  for (const { withdrawn, ...a } of rows) if (withdrawn === null) byId.set(a.id, a);
+  return [...byId.values()];
+}
+
+/** The advisories of `advisories` that belong to each key: those naming it, and the advisory of that id. */
+function assign(advisories: Advisory[], put: (key: string, a: Advisory) => void): void {
+  for (const a of advisories) for (const key of new Set([...a.aliases, a.id])) put(key, a);
 }
 
 /** The merged columns of `cves` (MergedCve's fields) and their SQL types. */
@@ -111,20 +129,21 @@ export const feedStore = {
   /** Everything the merge needs for these CVEs, in two queries (without the contributions of `except`). */
   async mergeInputs(ex: Executor, ids: string[], except?: string): Promise<Map<string, MergeInput>> {
     const inputs = new Map<string, MergeInput>(ids.map((id) => [id, { cve_id: id, contributions: [], advisories: [] }]));
-    const idArray = sql`${`{${ids.join(",")}}`}::text[]`;
+    // Quoted elements: record keys include advisory ids and aliases as their databases write them.
+    const idArray = sql`${pgArray(ids)}::text[]`;
     // One after the other: inside a transaction the statements share one connection.
     const contributions = await rowsOf<{ cve_id: string; source: string; data: unknown; source_modified: Date | null }>(ex, sql`
         select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray}) and source <> ${except ?? ""}`);
-    const advisories = await advisoriesNaming(ex, idArray);
+    const advisories = await advisoriesNaming(ex, idArray, true);
     for (const c of contributions) inputs.get(c.cve_id)?.contributions.push({ source: c.source, data: c.data, source_modified: c.source_modified });
-    for (const a of advisories) for (const alias of a.aliases) inputs.get(alias)?.advisories.push(a);
+    assign(advisories, (key, a) => inputs.get(key)?.advisories.push(a));
     return inputs;
   },
 
   /**
    * Writes merged CVEs (a row whose content did not change is left alone) and replaces their
-   * affected rows of the given origins (all when null; none when empty: a KEV or PoC batch
-   * changes no affected product).
+   * affected rows of the given origins (all when null; none when empty). A record written for the
+   * first time gets all of its affected rows, whatever the origins.
    */
   async writeMerged(ex: Executor, merged: { cve: MergedCve; affected: MergedAffected[] }[], origins: string[] | null): Promise<void> {
     if (!merged.length) return;
@@ -136,15 +155,14 @@ export const feedStore = {
       on conflict (cve_id) do update set ${sql.raw(CVE_COLUMNS.map(([c]) => `${c} = excluded.${c}`).join(", "))}, merged_at = now()
         where (${sql.raw(CVE_COLUMNS.map(([c]) => `cves.${c}`).join(", "))}) is distinct from (${sql.raw(CVE_COLUMNS.map(([c]) => `excluded.${c}`).join(", "))})
       returning cve_id, (xmax = 0) as inserted`);
-    if (origins && !origins.length) return;
     const fresh = new Set(inserted.filter((r) => (r as { inserted?: boolean }).inserted).map((r) => r.cve_id));
-    // A CVE seen for the first time has no affected rows to remove.
+    // A CVE seen for the first time has no affected rows to remove, and gets all of its own.
     const known = merged.map((m) => m.cve.cve_id).filter((id) => !fresh.has(id));
-    if (known.length) {
-      await ex.execute(sql`delete from cve_affected where cve_id = any(${`{${known.join(",")}}`}::text[])
-        ${origins ? sql`and origin = any(${`{${origins.join(",")}}`}::text[])` : sql``}`);
+    if (known.length && (!origins || origins.length)) {
+      await ex.execute(sql`delete from cve_affected where cve_id = any(${pgArray(known)}::text[])
+        ${origins ? sql`and origin = any(${pgArray(origins)}::text[])` : sql``}`);
     }
-    const affected = merged.flatMap((m) => (origins ? m.affected.filter((a) => origins.includes(a.origin)) : m.affected));
+    const affected = merged.flatMap((m) => (origins && !fresh.has(m.cve.cve_id) ? m.affected.filter((a) => origins.includes(a.origin)) : m.affected));
     if (affected.length) {
       await ex.execute(sql`
         insert into cve_affected (cve_id, origin, vendor, product, vendor_norm, product_norm, cpe, version_from, version_from_inclusive,
@@ -153,6 +171,20 @@ export const feedStore = {
           vendor_norm text, product_norm text, cpe text, version_from text, version_from_inclusive boolean, version_to text,
           version_to_inclusive boolean, version_status text, version_type text, default_status text, vulnerable boolean)`);
     }
+  },
+
+  /** The keys among these that have a record. */
+  async heldKeys(ex: Executor, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await rowsOf<{ cve_id: string }>(ex, sql`select cve_id from cves where cve_id = any(${pgArray(ids)}::text[])`);
+    return rows.map((r) => r.cve_id);
+  },
+
+  /** Removes the records of these keys (their affected rows go with them); alerts raised on them stay. */
+  async deleteRecords(ex: Executor, ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await lockInOrder(ex, ids);
+    await ex.execute(sql`delete from cves where cve_id = any(${pgArray(ids)}::text[])`);
   },
 
   /**
@@ -188,7 +220,7 @@ export const feedStore = {
     const idArray = sql`${pgArray(ids)}::text[]`;
     const held = await rowsOf<{ cve_id: string; sources: string[] }>(ex, sql`select cve_id, sources from cves where cve_id = any(${idArray})`);
     const byId = new Map(held.map((h) => [h.cve_id, { ...h, advisories: [] as Advisory[] }]));
-    for (const a of await advisoriesNaming(ex, idArray)) for (const alias of a.aliases) byId.get(alias)?.advisories.push(a);
+    assign(await advisoriesNaming(ex, idArray), (key, a) => byId.get(key)?.advisories.push(a));
     return [...byId.values()];
   },
 

@@ -7,6 +7,8 @@
 
 /** Where a piece of CVE data came from (precedence is decided by the merge step). */
 export type Origin = "cna" | "adp" | "nvd";
+/** Who stated an affected product: a CVE-record source, KEV (vendor and product, no versions) or an OSV advisory (packages). */
+export type AffectedOrigin = Origin | "kev" | "osv";
 
 export interface CvssMetric {
   version: "4.0" | "3.1" | "3.0" | "2.0";
@@ -24,7 +26,7 @@ export interface CvssMetric {
  * version, both inclusive. For a range: bounds with their inclusiveness (null = unbounded).
  */
 export interface AffectedEntry {
-  origin: Origin;
+  origin: AffectedOrigin;
   /** As written by the source (display form). */
   vendor: string | null;
   product: string | null;

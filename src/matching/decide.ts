@@ -8,6 +8,8 @@
  *    holds V is a match — a CNA row without any bound means every version (NVD and ADP rows
  *    without bounds are not taken as a statement about V);
  * 3. else, when no row gives a range, the entry's `defaultStatus: affected` is a match;
+ * 3b. else, when no row gives a range and KEV names the product (exploited, versions unknown), a
+ *    match saying the version could not be checked;
  * 4. else no match (a version outside every range is not noise to report).
  * An item without a version matches when any row says some version is affected.
  * Vendors compare in a squashed form ("palo_alto_networks" = "paloaltonetworks"): CNAs write display
@@ -16,6 +18,7 @@
 import type { AffectedEntry } from "../feeds/types.js";
 import { osvAffects, type OsvEvent } from "./osv-range.js";
 import { parseCpe } from "../feeds/cpe.js";
+import { vendorKey } from "../feeds/names.js";
 import { compareVersions, inRange, isConcreteVersion } from "./version.js";
 
 /** A stored cve_affected row (see src/feeds/types.ts AffectedEntry), as the candidate query reads it. */
@@ -35,7 +38,7 @@ export interface OsvPackageRow {
 
 /** Why an alert was raised: shown in the alert's `source`, kept whole in its `match`. */
 export interface MatchReason {
-  rule: "version_range" | "all_versions" | "default_status" | "osv_range" | "vendor" | "keyword" | "cve";
+  rule: "version_range" | "all_versions" | "default_status" | "unversioned" | "osv_range" | "vendor" | "keyword" | "cve";
   version: string | null;
   range: string | null;
   origin: string | null;
@@ -43,7 +46,8 @@ export interface MatchReason {
   product: string | null;
 }
 
-const squash = (vendor: string | null) => (vendor ?? "").replace(/[\s_.,-]+/g, "");
+// One comparison of vendors for matching and the CVE list filter.
+const squash = vendorKey;
 
 const SEVERITY_RANK: Record<string, number> = { unknown: 0, none: 0, low: 1, medium: 2, high: 3, critical: 4 };
 
@@ -110,6 +114,10 @@ export function decideAffected(rows: AffectedRow[], itemVendor: string | null, v
   if (hit) return reason(bounded(hit) ? "version_range" : "all_versions", hit, version, bounded(hit) ? rangeText(hit) : null);
   const def = mine.find((r) => r.default_status === "affected");
   if (def && !mine.some(bounded)) return reason("default_status", def, version, null);
+  // KEV says the product is exploited, not which versions: with no range from any source, the item
+  // is told, its version unchecked (a range from another source that excludes it decides above).
+  const kev = mine.find((r) => r.origin === "kev" && says(r, "affected"));
+  if (kev && !mine.some(bounded)) return reason("unversioned", kev, version, null);
   return null;
 }
 
@@ -160,6 +168,7 @@ export function describe(itemType: string, value: string, r: MatchReason): strin
   switch (r.rule) {
     case "version_range": return `${what} : version ${r.version} dans ${r.range} (${r.origin})`;
     case "all_versions": return `${what} : toutes versions concernées${r.range ? ` (${r.range})` : ""} (${r.origin})`;
+    case "unversioned": return `${what} : version ${r.version} non vérifiable — ${r.origin === "kev" ? "KEV (exploitée)" : r.origin} nomme le produit sans versions et aucune source ne donne de plage`;
     case "default_status": return `${what} : version ${r.version}, produit affecté par défaut (${r.origin})`;
     case "osv_range": return r.version ? `${what} : version ${r.version} dans ${r.range ?? "les versions listées"} (${r.origin})` : `${what} : paquet concerné (${r.origin})`;
     case "vendor": return `${what} : produit ${r.vendor ?? ""}/${r.product ?? ""} du vendor (${r.origin})`;

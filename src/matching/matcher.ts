@@ -71,19 +71,23 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
   const byAffected = (on: SQL) => sql`
     select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
     from cve_affected a join cves c on c.cve_id = a.cve_id join stack_items i on ${on} ${tail} ${GROUP}`;
+  // purl items found from the packages of the advisories merged into the record.
+  const byPackage = (on: SQL) => sql`
+    select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
+    from public_vulns pv cross join lateral jsonb_array_elements(case when jsonb_typeof(pv.data->'packages') = 'array' then pv.data->'packages' else '[]'::jsonb end) pkg
+    join stack_items i on i.item_type = 'purl' and i.match_ecosystem = lower(pkg->>'ecosystem') and i.match_product = vigie_package_name(pkg->>'ecosystem', pkg->>'name')
+      and vigie_package_keys(pv.data) @> array[i.match_ecosystem || ':' || i.match_product]
+    join cves c on ${on}
+    ${tail} and pv.data->>'withdrawn' is null ${GROUP}`;
   // Items found from the CVE record itself.
   const byCve = (on: SQL) => sql`select ${ITEM_COLS}, ${CVE_COLS}, null, null from cves c join stack_items i on ${on} ${tail}`;
   const branches = [
     byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = a.product_norm`),
     byAffected(sql`i.item_type = 'vendor' and i.match_vendor = a.vendor_norm`),
     byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = a.product_norm`),
-    sql`
-    select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
-    from public_vulns pv cross join lateral jsonb_array_elements(case when jsonb_typeof(pv.data->'packages') = 'array' then pv.data->'packages' else '[]'::jsonb end) pkg
-    join stack_items i on i.item_type = 'purl' and i.match_ecosystem = lower(pkg->>'ecosystem') and i.match_product = vigie_package_name(pkg->>'ecosystem', pkg->>'name')
-      and vigie_package_keys(pv.data) @> array[i.match_ecosystem || ':' || i.match_product]
-    join cves c on c.cve_id = any(pv.aliases) and pv.aliases @> array[c.cve_id]
-    ${tail} and pv.data->>'withdrawn' is null ${GROUP}`,
+    byPackage(sql`c.cve_id = any(pv.aliases) and pv.aliases @> array[c.cve_id]`),
+    // The record of an advisory that names no CVE is keyed by the advisory's own id.
+    byPackage(sql`c.cve_id = pv.id`),
     byCve(sql`i.item_type = 'cve' and i.match_cve = c.cve_id`),
     byCve(sql`i.item_type = 'keyword' and i.match_anchor = any(tsvector_to_array(c.search))
       and c.search @@ array_to_string(array(select quote_literal(w) from unnest(i.match_words) w), ' & ')::tsquery`),
@@ -92,7 +96,7 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
   return sql.join(branches, sql` union all `);
 }
 
-const RULE_RANK: Record<string, number> = { version_range: 0, osv_range: 1, cve: 2, default_status: 3, all_versions: 4, vendor: 5, keyword: 6 };
+const RULE_RANK: Record<string, number> = { version_range: 0, osv_range: 1, cve: 2, default_status: 3, all_versions: 4, unversioned: 5, vendor: 6, keyword: 7 };
 
 /** The real hits among candidates, one per (project, CVE): the most precise reason wins. */
 function decide(candidates: Candidate[]): Hit[] {
@@ -197,6 +201,29 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
       select org_id, project_id, event, cve_id, alert_id, payload
       from json_to_recordset(${JSON.stringify(events)}::json) as e(org_id uuid, project_id uuid, event text, cve_id text, alert_id uuid, payload jsonb)`);
   }
+}
+
+/**
+ * Alerts raised under an advisory's own id (it named no CVE) become the alerts of the CVE it now
+ * names, in place (same id, read state, tags, triggered_at): the CVE then raises no second alert in
+ * that project. Where the project already has an alert for the CVE, that one stays and takes the
+ * advisory alert's tags; the advisory alert is removed. One statement for the whole batch.
+ */
+export async function rekeyAdvisoryAlerts(ex: Executor, pairs: { from: string; to: string }[]): Promise<void> {
+  if (!pairs.length) return;
+  const rows = await rowsOf<{ project_id: string }>(ex, sql`
+    with p as (select * from json_to_recordset(${JSON.stringify(pairs)}::json) as p("from" text, "to" text)),
+    a as (select a.id, a.project_id, p."to", b.id as kept,
+            row_number() over (partition by a.project_id, p."to" order by a.triggered_at, a.id) as n
+          from alerts a join p on a.cve_id = p."from"
+          left join alerts b on b.project_id = a.project_id and b.cve_id = p."to"),
+    moved as (update alerts x set cve_id = a."to", updated_at = now() from a where x.id = a.id and a.kept is null and a.n = 1 returning x.project_id),
+    gone as (select a.id, a.project_id, coalesce(a.kept, (select m.id from a m where m.project_id = a.project_id and m."to" = a."to" and m.n = 1)) as kept
+             from a where a.kept is not null or a.n > 1),
+    tagged as (insert into alert_tags (alert_id, tag_id) select g.kept, t.tag_id from gone g join alert_tags t on t.alert_id = g.id on conflict do nothing),
+    deleted as (delete from alerts x using gone g where x.id = g.id returning x.project_id)
+    select project_id from moved union all select project_id from deleted`);
+  await bumpVersions(ex, [...new Set(rows.map((r) => r.project_id))].map(alertsVersion));
 }
 
 /** After CVEs changed (inside the import transaction): new matches raise alerts, existing alerts follow. */

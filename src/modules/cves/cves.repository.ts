@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { cveAffected, cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
-import { normalizeName } from "../../feeds/cpe.js";
+import { productKey, vendorKey } from "../../feeds/names.js";
 import type { CveListQueryT } from "./cves.schemas.js";
 
 /** A CVE with its current EPSS score (kept apart in epss_current: see the schema). */
@@ -36,8 +36,9 @@ function filters(q: CveListQueryT): SQL | undefined {
     where.push(/^CVE-\d{4}-\d{4,}$/.test(id) ? eq(cves.cveId, id) : sql`${cves.search} @@ plainto_tsquery('simple', ${q.q})`);
   }
   if (q.state !== "all") where.push(eq(cves.state, q.state === "rejected" ? "REJECTED" : "PUBLISHED"));
-  if (q.vendor) where.push(eq(cves.vendorNorm, normalizeName(q.vendor)));
-  if (q.product) where.push(eq(cves.productNorm, normalizeName(q.product)));
+  // The comparison matching uses (src/feeds/names.ts), on indexed expressions.
+  if (q.vendor) where.push(sql`vigie_vendor_key(${cves.vendorNorm}) = ${vendorKey(q.vendor)}`);
+  if (q.product) where.push(eq(cves.productNorm, productKey(q.product)));
   if (q.cwe) where.push(sql`${cves.cweIds} @> array[${q.cwe}]::text[]`);
   if (q.severity?.length) where.push(sql`${cves.severity} = any(${`{${q.severity.join(",")}}`}::text[])`);
   if (q.is_kev !== undefined) where.push(eq(cves.isKev, q.is_kev));
@@ -73,6 +74,7 @@ export const cvesRepository = {
     return row!.n;
   },
 
+  /** A record by its key: a CVE id, or the id of an advisory that names no CVE (RUSTSEC-…, GO-…, GHSA-…). */
   async get(ex: Executor, cveId: string): Promise<CveRow | undefined> {
     const [row] = await ex.select(DETAIL_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(eq(cves.cveId, cveId));
     return row;

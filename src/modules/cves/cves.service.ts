@@ -28,7 +28,8 @@ export class CvesService {
   /** A CVE by id, or by an alias (GHSA-…, GO-…, PYSEC-…, RUSTSEC-…, CERTFR-…); 404 "CVE introuvable". */
   async get(idOrAlias: string): Promise<{ cve: CveRow; affected: CveAffectedRow[] }> {
     const id = idOrAlias.trim().toUpperCase();
-    let cve = /^CVE-\d{4}-\d{4,}$/.test(id) ? await repo.get(this.db, id) : undefined;
+    // A CVE id, else the key of a record built from an advisory naming no CVE, else an alias.
+    let cve = /^CVE-\d{4}-\d{4,}$/.test(id) ? await repo.get(this.db, id) : await repo.get(this.db, idOrAlias.trim());
     if (!cve) {
       const aliasOf = await repo.cveOfAlias(this.db, idOrAlias.trim());
       if (aliasOf) cve = await repo.get(this.db, aliasOf);

@@ -8,13 +8,16 @@ export type PublicVulnRow = typeof publicVulns.$inferSelect;
 /** An advisory with the signals of the CVEs it covers. */
 export type PublicVulnWithSignals = PublicVulnRow & { kev: boolean; poc: boolean; epss: number | null };
 
+// Qualified: inside these subqueries a bare "aliases" is the column of cves (c), not the advisory's.
+const PV_ALIASES = sql.raw(`"public_vulns"."aliases"`);
+
 const WITH_SIGNALS = {
   id: publicVulns.id, source: publicVulns.source, url: publicVulns.url, summary: publicVulns.summary, aliases: publicVulns.aliases,
   severity: publicVulns.severity, cvssScore: publicVulns.cvssScore, published: publicVulns.published, modified: publicVulns.modified,
   data: publicVulns.data, hash: publicVulns.hash, file: publicVulns.file, importedAt: publicVulns.importedAt,
-  kev: sql<boolean>`coalesce((select bool_or(c.is_kev) from ${cves} c where c.cve_id = any(${publicVulns.aliases})), false)`,
-  poc: sql<boolean>`coalesce((select bool_or(c.has_poc) from ${cves} c where c.cve_id = any(${publicVulns.aliases})), false)`,
-  epss: sql<number | null>`(select max(e.epss) from ${epssCurrent} e where e.cve_id = any(${publicVulns.aliases}))`,
+  kev: sql<boolean>`coalesce((select bool_or(c.is_kev) from ${cves} c where c.cve_id = any(${PV_ALIASES})), false)`,
+  poc: sql<boolean>`coalesce((select bool_or(c.has_poc) from ${cves} c where c.cve_id = any(${PV_ALIASES})), false)`,
+  epss: sql<number | null>`(select max(e.epss) from ${epssCurrent} e where e.cve_id = any(${PV_ALIASES}))`,
 };
 
 /** SQL of public advisories. */
