@@ -1,32 +1,11 @@
-import type { FastifyInstance, LightMyRequestResponse } from "fastify";
-import { afterAll, describe, expect, it } from "vitest";
-import { buildApp, type Services } from "../src/app.js";
-import { loadConfig } from "../src/config.js";
+import type { LightMyRequestResponse } from "fastify";
+import { describe, expect, it } from "vitest";
 import { RateLimiter } from "../src/platform/auth/rate-limiter.js";
-import { openDatabase, type Database } from "../src/platform/db/client.js";
-import { createLogger } from "../src/platform/log.js";
+import type { Database } from "../src/platform/db/client.js";
 import { bearer, openTestDatabase } from "./helpers.js";
+import { appOver, countingRaw, secondConnection } from "./two-processes.js";
 
 const database = await openTestDatabase();
-
-/**
- * A second server process's view of the same database: its own pool on PostgreSQL; on PGlite
- * (one process by construction) the same database object.
- */
-async function secondConnection(db: Database): Promise<Database> {
-  if (db.driver !== "postgres") return db;
-  const other = await openDatabase({ databaseUrl: (db.pool!.options as { connectionString: string }).connectionString, poolSize: 5 });
-  afterAll(() => other.close());
-  return other;
-}
-
-async function appOver(db: Database): Promise<{ app: FastifyInstance; services: Services }> {
-  const config = loadConfig({ ...process.env, VIGIE_JOBS: "off" });
-  const built = await buildApp({ config, database: db, logger: createLogger("silent") });
-  await built.app.ready();
-  afterAll(() => built.app.close());
-  return built;
-}
 
 const a = await appOver(database);
 const b = await appOver(await secondConnection(database));
@@ -82,15 +61,10 @@ describe("hourly call limit across processes", () => {
       expect(Number(r.headers["retry-after"])).toBeGreaterThanOrEqual(1);
     }
     // Once a process knows the window is spent, a refused call costs no round trip.
-    const raw = database.raw;
-    let statements = 0;
-    database.raw = (name, text, values) => (statements++, raw(name, text, values));
-    try {
+    const statements = await countingRaw(database, async () => {
       for (let i = 0; i < 10; i++) expect((await a.app.inject({ method: "GET", url, headers: bearer(t.key) })).statusCode).toBe(429);
-    } finally {
-      database.raw = raw;
-    }
-    expect(statements).toBe(0);
+    });
+    expect([...statements]).toEqual([]);
   });
 
   it("X-RateLimit-Remaining never increases within a window, and is exact on one process", async () => {
