@@ -75,9 +75,9 @@ describe("in-memory caches of the /api/v1 hot path", () => {
     const t = await tenant();
     const me = () => b.app.inject({ method: "GET", url: "/api/v1/me", headers: bearer(t.key) });
     expect((await me()).statusCode).toBe(200); // cached in b
-    await a.services.organizations.upsertPlan({ slug: "cache-test", name: "Cache test", maxApiCallsPerHour: 7 });
+    await a.services.organizations.upsertPlan({ slug: "cache-test", name: "Cache test", maxApiCallsPerHour: 5000 });
     await database.executeSql("update organizations set plan_id = (select id from plans where slug = 'cache-test') where id = $1", [t.orgId]);
-    await eventually(async () => (await me()).headers["x-ratelimit-limit"] === "7");
+    await eventually(async () => (await me()).headers["x-ratelimit-limit"] === "5000");
     await database.executeSql("insert into api_key_projects (api_key_id, project_id) values ($1, $2)", [t.keyId, t.projectId]);
     await database.executeSql("update api_keys set restricted = true where id = $1", [t.keyId]);
     const other = await a.services.projects.create({ orgId: t.orgId, name: "Other" });
