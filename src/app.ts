@@ -1,7 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
-import { ApiKeyAuthenticator, AUTH_CHANNEL, rateHeaders } from "./platform/auth/api-key-auth.js";
+import { ApiKeyAuthenticator, rateHeaders, type WindowQuota } from "./platform/auth/api-key-auth.js";
+import { CacheFeed } from "./platform/db/cache-feed.js";
 import type { Database } from "./platform/db/client.js";
 import { buildServer } from "./platform/http/server.js";
 import { ApiKeysService } from "./modules/apikeys/apikeys.service.js";
@@ -12,7 +13,7 @@ import { projectsRoutes } from "./modules/projects/projects.routes.js";
 import { SessionsService } from "./modules/sessions/sessions.service.js";
 import { sessionsRoutes, sessionToken } from "./modules/sessions/sessions.routes.js";
 import { UsersService } from "./modules/users/users.service.js";
-import { WorkflowsService } from "./modules/workflows/workflows.service.js";
+import { WORKFLOW_LISTS_TOPIC, WorkflowsService, type CachedWorkflowList } from "./modules/workflows/workflows.service.js";
 import { workflowsRoutes } from "./modules/workflows/workflows.routes.js";
 import { VERSION } from "./version.js";
 import { ArticlesService } from "./modules/articles/articles.service.js";
@@ -29,7 +30,16 @@ import { stacksRoutes } from "./modules/stacks/stacks.routes.js";
 import { TagsService } from "./modules/tags/tags.service.js";
 import { tagsRoutes } from "./modules/tags/tags.routes.js";
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The organization's call window, for the X-RateLimit-* headers (API key requests). */
+    rateQuota: WindowQuota | null;
+  }
+}
+
 export interface Services {
+  /** LISTEN/NOTIFY behind the in-memory caches; started and stopped with the HTTP app. */
+  cacheFeed: CacheFeed;
   authenticator: ApiKeyAuthenticator;
   organizations: OrganizationsService;
   projects: ProjectsService;
@@ -50,14 +60,14 @@ export interface Services {
 export function createServices(database: Database, config: Config): Services {
   const cves = new CvesService(database.db);
   // A dry run evaluates the workflow on the merged CVE record (every field unknown when Vigie holds none).
-  const workflows = new WorkflowsService(database, (ex, id) => cves.facts(ex, id));
-  const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour);
-  // A key revoked or a plan changed: drop cached key contexts here and in every other process.
-  const authChanged = async () => {
-    authenticator.invalidate();
-    await database.notify(AUTH_CHANNEL);
-  };
+  const cacheFeed = new CacheFeed(database);
+  const workflows = new WorkflowsService(database, (ex, id) => cves.facts(ex, id), cacheFeed.cache<CachedWorkflowList>(WORKFLOW_LISTS_TOPIC, 10_000));
+  const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
+  // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
+  // notify every process at commit, this one included).
+  const authChanged = async () => authenticator.invalidate();
   return {
+    cacheFeed,
     authenticator,
     organizations: new OrganizationsService(database.db, authChanged),
     projects: new ProjectsService(database.db, workflows),
@@ -97,14 +107,25 @@ export async function buildApp(opts: { config: Config; database: Database; logge
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {
-      apiKey: async (req, reply) => {
-        const { ctx, rate } = await services.authenticator.authenticate(req.headers.authorization);
-        reply.headers(rateHeaders(rate));
+      apiKey: async (req) => {
+        const { ctx, quota } = await services.authenticator.authenticate(req.headers.authorization);
+        req.rateQuota = quota;
         return ctx;
       },
       session: (req) => services.sessions.authenticate(sessionToken(req)),
     },
   });
-  app.addHook("onClose", () => services.authenticator.close());
+  // X-RateLimit-* are read when the answer leaves, so that the Remaining figures of one process's
+  // answers never increase, in the order they are sent (429s carry theirs from the error).
+  app.decorateRequest("rateQuota", null);
+  app.addHook("onSend", (req, reply, payload, done) => {
+    if (req.rateQuota) reply.headers(rateHeaders(req.rateQuota.state()));
+    done(null, payload);
+  });
+  app.addHook("onReady", () => services.cacheFeed.start());
+  app.addHook("onClose", async () => {
+    await services.cacheFeed.close();
+    await services.authenticator.close();
+  });
   return { app, services };
 }

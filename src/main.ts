@@ -4,7 +4,6 @@ import { buildApp, createServices, type Services } from "./app.js";
 import { parseCommand, UsageError } from "./commands.js";
 import type { Config } from "./config.js";
 import { listenAdminSocket, type AdminResponse } from "./platform/admin-socket.js";
-import { AUTH_CHANNEL } from "./platform/auth/api-key-auth.js";
 import { openDatabase, type Database } from "./platform/db/client.js";
 import { acquireLock } from "./platform/db/lock.js";
 import { DomainError } from "./platform/errors.js";
@@ -48,7 +47,6 @@ export async function serve(config: Config): Promise<void> {
   const services = createServices(database, config);
   const { app } = await buildApp({ config, database, logger, services });
   const jobs = config.jobs ? await startJobs(database, services, logger, config) : null;
-  const unlisten = await database.listen(AUTH_CHANNEL, () => services.authenticator.invalidate());
   let admin: Server | null = null;
   if (socketPath) admin = await listenAdminSocket(socketPath, (req) => executeCommand(services, database, req.argv));
 
@@ -57,9 +55,8 @@ export async function serve(config: Config): Promise<void> {
     if (closing) return;
     closing = true;
     logger.info({ signal }, "arrêt en cours");
-    await app.close(); // also writes pending rate-limit counts
+    await app.close(); // also stops the cache notifications, hands back unused call quota, writes key usage
     admin?.close();
-    await unlisten();
     await jobs?.stop();
     await database.close();
     release();

@@ -6,11 +6,24 @@ import {
   DryRunIn, DryRunOut, IdempotencyHeaders, Run, RunsQuery, Workflow, WorkflowActivationIn,
   WorkflowEcritureIn, WorkflowItem, WorkflowMiseAJourIn, WorkflowParams,
 } from "./workflows.schemas.js";
+import type { WorkflowListRow } from "./workflows.repository.js";
 import type { WorkflowsService } from "./workflows.service.js";
 
 const BASE = "/api/v1/organizations/:org_id/projects/:project_id/workflows";
 const TAGS = ["workflows"];
 const WRITE = "workflows-write";
+
+// The JSON of a workflow list, built once per list the service caches (it answers with the same
+// array until the list changes): presenting and serialising 20 items was ~12% of a list call.
+const listBodies = new WeakMap<readonly WorkflowListRow[], string>();
+function listBody(rows: readonly WorkflowListRow[]): string {
+  let body = listBodies.get(rows);
+  if (body === undefined) {
+    body = JSON.stringify(rows.map(presentWorkflowItem));
+    listBodies.set(rows, body);
+  }
+  return body;
+}
 
 /** The /api/v1 workflow surface (API keys) and the session reads of one workflow. */
 export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
@@ -20,7 +33,10 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
       summary: "List the project's workflows (without their graph)",
       params: ProjectParams,
       responses: { 200: z.array(WorkflowItem) },
-      handler: async ({ auth, params }) => (await service.list(auth, params.org_id, params.project_id)).map(presentWorkflowItem),
+      handler: async ({ auth, params, reply }) => {
+        reply.type("application/json; charset=utf-8");
+        return listBody(await service.list(auth, params.org_id, params.project_id));
+      },
     }),
     route({
       method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,

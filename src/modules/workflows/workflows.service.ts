@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { checkGraph, defaultGraph, shortFormToGraph, type StoredGraph } from "../../engine/graph.js";
 import { simulate, type Facts } from "../../engine/evaluate.js";
 import { keyAllowsProject, type ApiKeyContext, type SessionContext } from "../../platform/auth/context.js";
+import type { NotifiedCache } from "../../platform/db/cache-feed.js";
 import type { Database, Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { Conflict, NotFound, ValidationFailed } from "../../platform/errors.js";
@@ -56,12 +57,32 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The CacheFeed topic of project workflow lists (payload 'workflows:<project id>', migration 0011). */
+export const WORKFLOW_LISTS_TOPIC = "workflows";
+
+/** A project's workflow list as cached: shared by every answer, never modified. */
+export interface CachedWorkflowList {
+  orgId: string;
+  rows: readonly WorkflowListRow[];
+}
+
 /** Workflows of projects and organizations: the rules of the /api/v1 workflow surface. */
 export class WorkflowsService {
+  /**
+   * Each project's workflow list, in memory: the list answers without a round trip. Invalidation
+   * rule (CacheFeed, platform/db/cache-feed.ts): every committed change to a project's workflows,
+   * or the project's deletion, notifies 'workflows:<project id>' (trigger) and every process drops
+   * that list; the writing process drops it itself right after its commit (reads its own writes).
+   */
+  private readonly lists: NotifiedCache<CachedWorkflowList>;
+
   constructor(
     private readonly database: Database,
     private readonly cveFacts: CveFactsLoader,
-  ) {}
+    lists: NotifiedCache<CachedWorkflowList>,
+  ) {
+    this.lists = lists;
+  }
 
   private get db(): Db {
     return this.database.db;
@@ -80,10 +101,19 @@ export class WorkflowsService {
     });
   }
 
-  async list(ctx: ApiKeyContext, orgId: string, projectId: string): Promise<WorkflowListRow[]> {
-    // Hot path: the tenant check and the list are one statement (see the repository).
-    const rows = orgId === ctx.orgId && keyAllowsProject(ctx, projectId) ? await repo.listForProject(this.database, orgId, projectId) : null;
+  /** The project's workflows (the same array for every answer until the list changes). */
+  async list(ctx: ApiKeyContext, orgId: string, projectId: string): Promise<readonly WorkflowListRow[]> {
+    if (orgId !== ctx.orgId || !keyAllowsProject(ctx, projectId)) throw new NotFound(PROJECT_NOT_FOUND);
+    const cached = this.lists.get(projectId);
+    if (cached) {
+      if (cached.orgId !== orgId) throw new NotFound(PROJECT_NOT_FOUND);
+      return cached.rows;
+    }
+    // Miss: the tenant check and the list are one statement (see the repository).
+    const ticket = this.lists.ticket();
+    const rows = await repo.listForProject(this.database, orgId, projectId);
     if (!rows) throw new NotFound(PROJECT_NOT_FOUND);
+    this.lists.set(projectId, { orgId, rows }, ticket);
     return rows;
   }
 
@@ -98,7 +128,7 @@ export class WorkflowsService {
     const fingerprint = createHash("sha256").update(`${project.id}\n${canonical(body)}`).digest("hex");
     const key = { orgId, route: CREATE_ROUTE, key: idempotencyKey };
     try {
-      return await this.db.transaction(async (tx) => {
+      const result = await this.db.transaction(async (tx) => {
         if (!(await repo.claimIdempotencyKey(tx, { ...key, fingerprint }))) {
           const existing = await repo.idempotencyKey(tx, orgId, CREATE_ROUTE, idempotencyKey);
           if (existing!.fingerprint !== fingerprint) {
@@ -119,6 +149,8 @@ export class WorkflowsService {
         await repo.setIdempotencyResource(tx, orgId, CREATE_ROUTE, idempotencyKey, workflow.id);
         return { workflow, created: true };
       });
+      if (result.created) this.lists.drop(project.id);
+      return result;
     } catch (err) {
       throw this.nameConflict(err, body.name);
     }
@@ -134,7 +166,10 @@ export class WorkflowsService {
     if (graph) set.graph = graph;
     try {
       const row = await repo.updateIfVersion(this.db, project.id, id, body.version, set);
-      if (row) return row;
+      if (row) {
+        this.lists.drop(project.id);
+        return row;
+      }
     } catch (err) {
       throw this.nameConflict(err, body.name ?? "");
     }
@@ -147,6 +182,7 @@ export class WorkflowsService {
     const project = await getProjectForKey(this.db, ctx, orgId, projectId);
     const row = await repo.setEnabled(this.db, project.id, id, enabled);
     if (!row) throw new NotFound(WORKFLOW_NOT_FOUND);
+    this.lists.drop(project.id);
     return row;
   }
 
@@ -161,6 +197,7 @@ export class WorkflowsService {
       if ((await repo.countInProject(tx, project.id)) <= 1) throw new Conflict("dernier_workflow", "Le dernier workflow du projet ne peut pas être supprimé");
       await repo.delete(tx, project.id, id);
     });
+    this.lists.drop(project.id);
   }
 
   async runs(ctx: ApiKeyContext, orgId: string, projectId: string, id: string, limit: number): Promise<RunRow[]> {
@@ -220,7 +257,7 @@ export class WorkflowsService {
     const graph = graphOf(input);
     if (!graph) throw modelError("fournir graph, ou trigger et actions", input);
     try {
-      return await repo.insert(this.db, {
+      const row = await repo.insert(this.db, {
         orgId: input.orgId,
         projectId: input.projectId,
         name: input.name,
@@ -228,6 +265,8 @@ export class WorkflowsService {
         family: input.family ?? "alerting",
         graph,
       });
+      if (input.projectId) this.lists.drop(input.projectId);
+      return row;
     } catch (err) {
       throw this.nameConflict(err, input.name);
     }

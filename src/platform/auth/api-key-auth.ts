@@ -1,10 +1,14 @@
+import type { CacheFeed, NotifiedCache } from "../db/cache-feed.js";
 import type { Database } from "../db/client.js";
 import { TooManyRequests, Unauthorized } from "../errors.js";
 import type { ApiKeyContext } from "./context.js";
-import { RateLimiter, type RateLimitState } from "./rate-limiter.js";
+import { RateLimiter, type RateLimitState, type WindowQuota } from "./rate-limiter.js";
 import { API_KEY_PREFIX, hashToken } from "./secrets.js";
 
-export type { RateLimitState } from "./rate-limiter.js";
+export type { RateLimitState, WindowQuota } from "./rate-limiter.js";
+
+/** The CacheFeed topic of key contexts (payload 'auth' of the triggers of migration 0011). */
+export const AUTH_TOPIC = "auth";
 
 interface Row {
   key_id: string;
@@ -28,30 +32,36 @@ join organizations o on o.id = k.org_id
 left join plans p on p.id = o.plan_id
 where k.key_hash = $1 and k.revoked_at is null`;
 
-/** Notification channel telling every server process to drop cached key contexts. */
-export const AUTH_CHANNEL = "vigie_auth";
-/** A cached key context is trusted at most this long, even if a notification was missed. */
-const CACHE_TTL_MS = 30_000;
+/** Key contexts cached per process (the oldest dropped first past this). */
 const CACHE_MAX = 10_000;
+
+interface CachedKey {
+  ctx: ApiKeyContext;
+  limit: number;
+}
 
 export interface ApiKeyAuthResult {
   ctx: ApiKeyContext;
-  rate: RateLimitState;
+  /** The organization's window: read X-RateLimit-* from it when the answer is sent. */
+  quota: WindowQuota;
 }
 
 /**
  * Authenticates "Authorization: Bearer <key>" and counts the call against the organization's plan.
  *
- * Key contexts are cached by key hash. Invalidation rule: revoking a key, or changing a plan,
- * clears the cache of this process at once and, on PostgreSQL, of every other server process
- * through NOTIFY vigie_auth; an entry also expires after 30 s whatever happens.
+ * Key contexts (organization, scopes, project restriction, plan) are cached by key hash, with the
+ * rule of CacheFeed (platform/db/cache-feed.ts): any committed change to a key, its projects, its
+ * organization's name or plan, or a plan, notifies `vigie_cache` 'auth' and every process drops
+ * every context; this process also drops them itself after its own change (invalidate()). Unknown
+ * keys are not cached. In the steady state a call costs no round trip (see RateLimiter).
  */
 export class ApiKeyAuthenticator {
-  private readonly cache = new Map<string, { ctx: ApiKeyContext; limit: number; expires: number }>();
+  private readonly cache: NotifiedCache<CachedKey>;
   readonly limiter: RateLimiter;
 
-  constructor(private readonly database: Database, private readonly defaultLimit: number) {
+  constructor(private readonly database: Database, private readonly defaultLimit: number, feed: CacheFeed) {
     this.limiter = new RateLimiter(database);
+    this.cache = feed.cache<CachedKey>(AUTH_TOPIC, CACHE_MAX);
   }
 
   /** Throws Unauthorized (401) or TooManyRequests (429, carrying the rate-limit headers). */
@@ -61,26 +71,23 @@ export class ApiKeyAuthenticator {
     if (!token.startsWith(API_KEY_PREFIX)) throw new Unauthorized("Clé d'API invalide ou révoquée");
     const hash = hashToken(token);
     let entry = this.cache.get(hash);
-    if (!entry || entry.expires < Date.now()) {
+    if (!entry) {
+      const ticket = this.cache.ticket();
       const [row] = await this.database.raw<Row>("vigie_api_key_lookup", LOOKUP_SQL, [hash]);
-      if (!row) {
-        this.cache.delete(hash);
-        throw new Unauthorized("Clé d'API invalide ou révoquée");
-      }
-      entry = { ctx: toContext(row), limit: row.plan_limit ?? this.defaultLimit, expires: Date.now() + CACHE_TTL_MS };
-      if (this.cache.size >= CACHE_MAX) this.cache.clear();
-      this.cache.set(hash, entry);
+      if (!row) throw new Unauthorized("Clé d'API invalide ou révoquée");
+      entry = { ctx: toContext(row), limit: row.plan_limit ?? this.defaultLimit };
+      this.cache.set(hash, entry, ticket);
     }
-    const { allowed, ...rate } = await this.limiter.hit(entry.ctx.orgId, entry.ctx.keyId, entry.limit);
+    const { allowed, quota } = await this.limiter.hit(entry.ctx.orgId, entry.ctx.keyId, entry.limit);
     if (!allowed) {
-      const err = new TooManyRequests(`Limite de ${rate.limit} appels par heure atteinte pour cette organisation`, rate.resetAt - Date.now() / 1000);
-      Object.assign(err.headers!, rateHeaders(rate));
+      const err = new TooManyRequests(`Limite de ${quota.limit} appels par heure atteinte pour cette organisation`, quota.resetAt - Date.now() / 1000);
+      Object.assign(err.headers!, rateHeaders(quota.state()));
       throw err;
     }
-    return { ctx: entry.ctx, rate };
+    return { ctx: entry.ctx, quota };
   }
 
-  /** Drops every cached key context (a key was revoked or a plan changed). */
+  /** Drops every cached key context (this process changed a key, an organization or a plan). */
   invalidate(): void {
     this.cache.clear();
   }

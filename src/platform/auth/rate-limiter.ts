@@ -9,37 +9,88 @@ export interface RateLimitState {
   resetAt: number;
 }
 
-interface OrgWindow {
-  window: number;
-  /** Organization-wide count (all processes) as of this process's last write. */
-  known: number;
-  /** Calls accepted here and not yet written. */
-  pending: number;
-  synced: boolean;
-  /** The first write of the window, which concurrent first calls wait for instead of writing too. */
-  syncing: Promise<unknown> | null;
+/** A reservation asks for at most this share of what no process has reserved yet… */
+const SHARE = 16;
+/** …and about this much of this process's recent traffic (ms), at most MAX_BLOCK calls. */
+const DEMAND_MS = 500;
+const MAX_BLOCK = 10_000;
+
+interface Waiter {
+  resolve(allowed: boolean): void;
+  reject(err: unknown): void;
 }
 
-// Adds calls to the organization's current window and returns the organization-wide count.
-const INCREMENT_SQL = `
-insert into api_usage (org_id, window_start, count)
-select o, to_timestamp($2::float8), c from unnest($1::uuid[], $3::int[]) as t(o, c)
+/** One organization's hourly window as this process holds it. */
+export class WindowQuota {
+  /** Calls reserved by this process and not yet accepted. */
+  held = 0;
+  /** Calls reserved by all processes (at most the limit) as of this process's last reservation. */
+  seen = 0;
+  /** The database had no more quota to give: refuse without asking again this window. */
+  exhausted = false;
+  /** The reservation in flight (one at a time). */
+  reserving: Promise<void> | null = null;
+  readonly waiters: Waiter[] = [];
+  /** Calls accepted here this window, and at the start of the last reservation (traffic estimate). */
+  accepted = 0;
+  acceptedAtReserve = 0;
+  reservedAt = 0;
+  lastBlock = 0;
+
+  constructor(readonly window: number, readonly limit: number) {}
+
+  get resetAt(): number {
+    return this.window + WINDOW_SECONDS;
+  }
+
+  /**
+   * The calls left in this window as this process knows them: those no process had reserved at its
+   * last reservation, plus those it holds. It never increases within a window; with one process it
+   * is exact; with several, it does not yet subtract what the others reserved since.
+   */
+  get remaining(): number {
+    return Math.max(0, this.limit - this.seen + this.held);
+  }
+
+  state(): RateLimitState {
+    return { limit: this.limit, remaining: this.remaining, resetAt: this.resetAt };
+  }
+}
+
+// Reserves `want` calls of the organization's window. `count` only grows by what was asked, so what
+// was granted follows from it: the part of [count - want, count) below the limit. Reservations of
+// all processes are serialised on the row, so their grants never add up past the limit.
+const RESERVE_SQL = `
+insert into api_usage (org_id, window_start, count) values ($1, to_timestamp($2::float8), $3)
 on conflict (org_id, window_start) do update set count = api_usage.count + excluded.count
-returning org_id, count`;
+returning count`;
+
+// Hands back what a stopping process reserved and did not use (safe: see close()).
+const RELEASE_SQL = `
+update api_usage u set count = u.count - r.n
+from unnest($1::uuid[], $2::float8[], $3::int[]) as r(o, w, n)
+where u.org_id = r.o and u.window_start = to_timestamp(r.w)`;
 
 const TOUCH_KEYS_SQL = "update api_keys set last_used_at = now() where id = any($1::uuid[])";
 
 /**
- * Hourly call limits per organization, counted in the database (api_usage) so that every server
- * process shares one count.
+ * Hourly call limits per organization, exact across every server process sharing the database.
  *
- * Far from the limit, a process accepts calls and adds them to the shared counter in batches
- * (every FLUSH_MS, one statement for all organizations); it never holds more than a tenth of what
- * remains (at most 100), so all processes together cannot overshoot. Close to the limit — within
- * 5% of it, or 20 calls — every call is counted synchronously, so the limit is exact where it bites.
+ * A call is accepted only against quota this process has already reserved from the database
+ * (api_usage.count, atomically, one row per organization and window). Reservations are blocks
+ * sized by this process's recent traffic (about DEMAND_MS of it) and by what is left (at most a
+ * sixteenth of what no process has reserved yet), so they shrink to one call at a time near the
+ * limit; calls arriving while a process holds nothing wait for its one reservation in flight. When
+ * the database grants less than asked, the window is spent: later calls are refused here without a
+ * round trip. Far from the limit, the next block is reserved before the current one runs out, so
+ * in the steady state no call waits for the database.
+ *
+ * Quota reserved by a process that then receives no call is not used by others until it stops
+ * (close() hands it back): the limit errs on the side of the payer, by at most one block per process.
+ * `last_used_at` of keys is written in batches, at most once a minute per key.
  */
 export class RateLimiter {
-  private readonly orgs = new Map<string, OrgWindow>();
+  private readonly orgs = new Map<string, WindowQuota>();
   private readonly usedKeys = new Set<string>();
   private readonly touched = new Map<string, number>();
   private timer: NodeJS.Timeout | null = null;
@@ -51,55 +102,86 @@ export class RateLimiter {
     return Math.floor(now / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
   }
 
-  /** Counts one call of a key of this organization; `allowed` is false past the limit. */
-  async hit(orgId: string, keyId: string, limit: number): Promise<RateLimitState & { allowed: boolean }> {
+  /** Counts one call of a key of this organization: allowed, or refused past the limit (429). */
+  async hit(orgId: string, keyId: string, limit: number): Promise<{ allowed: boolean; quota: WindowQuota }> {
     this.noteKey(keyId);
+    const quota = this.quota(orgId, limit);
+    if (quota.held > 0) {
+      quota.held--;
+      quota.accepted++;
+      if (!quota.reserving && !quota.exhausted && quota.held * 4 < quota.lastBlock && this.share(quota) > 1) this.reserve(orgId, quota);
+      return { allowed: true, quota };
+    }
+    if (quota.exhausted) return { allowed: false, quota };
+    const allowed = await new Promise<boolean>((resolve, reject) => {
+      quota.waiters.push({ resolve, reject });
+      if (!quota.reserving) this.reserve(orgId, quota);
+    });
+    return { allowed, quota };
+  }
+
+  /** The organization's quota of the current window (a new one when the window or the limit changed). */
+  private quota(orgId: string, limit: number): WindowQuota {
     const window = RateLimiter.window();
-    let s = this.orgs.get(orgId);
-    if (!s || s.window !== window) {
-      s = { window, known: 0, pending: 0, synced: false, syncing: null };
-      this.orgs.set(orgId, s);
+    let quota = this.orgs.get(orgId);
+    if (!quota || quota.window !== window || quota.limit !== limit) {
+      quota = new WindowQuota(window, limit);
+      this.orgs.set(orgId, quota);
     }
-    while (!s.synced && s.syncing) await s.syncing.catch(() => undefined);
-    const remaining = limit - s.known - s.pending;
-    const margin = Math.max(20, Math.ceil(limit * 0.05));
-    const allowance = Math.min(100, Math.floor((limit - s.known) / 10));
-    let count: number;
-    if (s.synced && remaining > margin && s.pending < allowance) {
-      s.pending++;
-      count = s.known + s.pending;
-      this.schedule();
-    } else {
-      const delta = s.pending + 1;
-      s.pending = 0;
-      const write = this.increment([orgId], window, [delta]);
-      if (!s.synced) s.syncing = write;
-      try {
-        count = (await write).get(orgId)!;
-      } catch (err) {
-        s.pending += delta;
-        throw err;
-      } finally {
-        if (s.syncing === write) s.syncing = null;
-      }
-      s.known = Math.max(s.known, count);
-      s.synced = true;
-    }
-    return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetAt: window + WINDOW_SECONDS };
+    return quota;
+  }
+
+  /** The largest block a reservation may ask for now: a share of what is left unreserved. */
+  private share(quota: WindowQuota): number {
+    return Math.floor((quota.limit - quota.seen) / SHARE);
+  }
+
+  private blockSize(quota: WindowQuota, now: number): number {
+    const share = this.share(quota);
+    if (share <= 1) return 1;
+    const elapsed = Math.max(100, now - quota.reservedAt);
+    const traffic = quota.reservedAt ? Math.ceil(((quota.accepted - quota.acceptedAtReserve) * DEMAND_MS) / elapsed) : 0;
+    return Math.min(share, MAX_BLOCK, Math.max(1, quota.waiters.length, traffic));
+  }
+
+  /** One reservation in flight per organization; it serves the waiting calls when it returns. */
+  private reserve(orgId: string, quota: WindowQuota): void {
+    const now = Date.now();
+    const want = this.blockSize(quota, now);
+    quota.reservedAt = now;
+    quota.acceptedAtReserve = quota.accepted;
+    quota.lastBlock = want;
+    quota.reserving = this.database.raw<{ count: number }>("vigie_rate_reserve", RESERVE_SQL, [orgId, quota.window, want]).then(
+      (rows) => {
+        const count = Number(rows[0]!.count);
+        const granted = Math.min(want, Math.max(0, quota.limit - (count - want)));
+        quota.reserving = null;
+        quota.seen = Math.max(quota.seen, Math.min(count, quota.limit));
+        quota.held += granted;
+        if (count >= quota.limit) quota.exhausted = true;
+        const served = quota.waiters.splice(0, Math.min(quota.held, quota.waiters.length));
+        quota.held -= served.length;
+        quota.accepted += served.length;
+        for (const w of served) w.resolve(true);
+        if (!quota.waiters.length) return;
+        if (quota.exhausted) for (const w of quota.waiters.splice(0)) w.resolve(false);
+        else this.reserve(orgId, quota);
+      },
+      (err: unknown) => {
+        quota.reserving = null;
+        for (const w of quota.waiters.splice(0)) w.reject(err);
+      },
+    );
   }
 
   private noteKey(keyId: string) {
+    const now = Date.now();
     const last = this.touched.get(keyId) ?? 0;
-    if (Date.now() - last >= 60_000) {
-      this.touched.set(keyId, Date.now());
+    if (now - last >= 60_000) {
+      this.touched.set(keyId, now);
       this.usedKeys.add(keyId);
       this.schedule();
     }
-  }
-
-  private async increment(orgIds: string[], window: number, deltas: number[]): Promise<Map<string, number>> {
-    const rows = await this.database.raw<{ org_id: string; count: number }>("vigie_rate_increment", INCREMENT_SQL, [orgIds, window, deltas]);
-    return new Map(rows.map((r) => [r.org_id, r.count]));
   }
 
   private schedule() {
@@ -111,32 +193,19 @@ export class RateLimiter {
     this.timer.unref();
   }
 
-  /** Writes pending counts and key usage; called on a timer and at shutdown. */
+  /** Writes the keys' last_used_at; called on a timer and at shutdown. */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    const batch = [...this.orgs.entries()].filter(([, s]) => s.pending > 0);
     const keys = [...this.usedKeys];
-    if (!batch.length && !keys.length) return;
-    this.flushing = (async () => {
-      const taken = batch.map(([orgId, s]) => {
-        const delta = s.pending;
-        s.pending = 0;
-        return { orgId, s, delta, window: s.window };
-      });
-      this.usedKeys.clear();
-      try {
-        for (const window of new Set(taken.map((t) => t.window))) {
-          const group = taken.filter((t) => t.window === window);
-          const counts = await this.increment(group.map((t) => t.orgId), window, group.map((t) => t.delta));
-          for (const t of group) if (t.s.window === window) t.s.known = Math.max(t.s.known, counts.get(t.orgId) ?? 0);
-        }
-        if (keys.length) await this.database.raw("vigie_touch_keys", TOUCH_KEYS_SQL, [keys]);
-      } catch (err) {
-        for (const t of taken) t.s.pending += t.delta;
+    if (!keys.length) return;
+    this.usedKeys.clear();
+    this.flushing = this.database.raw("vigie_touch_keys", TOUCH_KEYS_SQL, [keys]).then(
+      () => undefined,
+      (err: unknown) => {
         for (const k of keys) this.usedKeys.add(k);
         throw err;
-      }
-    })();
+      },
+    );
     try {
       await this.flushing;
     } finally {
@@ -144,9 +213,26 @@ export class RateLimiter {
     }
   }
 
+  /**
+   * Writes pending key usage and hands back the quota this process reserved and did not use, so a
+   * restart costs the organization nothing. Safe: the calls accepted by all processes never exceed
+   * min(count, limit), and handing back n unused calls lowers both sides by n.
+   */
   async close(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    const window = RateLimiter.window();
+    for (const q of this.orgs.values()) q.exhausted = true; // no new reservation from now on
+    await Promise.all([...this.orgs.values()].map((q) => q.reserving));
+    const unused = [...this.orgs.entries()].filter(([, q]) => q.window === window && q.held > 0);
+    // Given up here first, so that no call accepted meanwhile spends what is handed back.
+    const amounts = unused.map(([, q]) => {
+      const n = q.held;
+      q.held = 0;
+      q.exhausted = true;
+      return n;
+    });
+    if (unused.length) await this.database.raw("vigie_rate_release", RELEASE_SQL, [unused.map(([o]) => o), unused.map(([, q]) => q.window), amounts]);
     await this.flush();
   }
 }

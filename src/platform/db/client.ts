@@ -27,9 +27,13 @@ export interface Database {
    */
   raw<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
   /** Sends a notification to every process listening on the channel (after the current statement). */
-  notify(channel: string): Promise<void>;
-  /** Calls `onMessage` for each notification on the channel (also after a reconnection); returns the stop function. */
-  listen(channel: string, onMessage: () => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload?: string): Promise<void>;
+  /**
+   * Calls `onMessage` with the payload of each notification on the channel. `onStatus(false)` says
+   * the listening connection was lost (notifications may have been missed), `onStatus(true)` that it
+   * listens again; it is called once with true when listening starts. Returns the stop function.
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onStatus?: (listening: boolean) => void): Promise<() => Promise<void>>;
   /** Raw access for pg-boss: rows of one statement, or of the last of several when no values are given. */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** The node-postgres pool, when that driver runs (benchmarks compare against it). */
@@ -76,10 +80,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
         }
       },
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
-      notify: async (channel) => {
-        await pool.query("select pg_notify($1, '')", [channel]);
+      notify: async (channel, payload = "") => {
+        await pool.query("select pg_notify($1, $2)", [channel, payload]);
       },
-      listen: (channel, onMessage) => listenPg(opts.databaseUrl!, channel, onMessage),
+      listen: (channel, onMessage, onStatus) => listenPg(opts.databaseUrl!, channel, onMessage, onStatus),
       raw: async <T>(name: string, text: string, values: unknown[]) =>
         (await pool.query({ name, text, values })).rows as T[],
       close: () => pool.end(),
@@ -93,11 +97,13 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     db,
     driver: "pglite",
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
-    notify: async (channel) => {
-      await client.query("select pg_notify($1, '')", [channel]);
+    notify: async (channel, payload = "") => {
+      await client.query("select pg_notify($1, $2)", [channel, payload]);
     },
-    listen: async (channel, onMessage) => {
+    // In the same process as the database: the connection cannot be lost.
+    listen: async (channel, onMessage, onStatus) => {
       const unlisten = await client.listen(channel, onMessage);
+      onStatus?.(true);
       return () => unlisten();
     },
     executeSql: async (text: string, values?: unknown[]) => {
@@ -110,26 +116,63 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   };
 }
 
-/** LISTEN on a dedicated connection, reconnecting (and signalling, since messages may be lost) after a failure. */
-async function listenPg(url: string, channel: string, onMessage: () => void): Promise<() => Promise<void>> {
+/** How often the listening connection proves it is alive, and how long it may take to answer. */
+const LISTEN_PING_MS = 10_000;
+const LISTEN_PING_TIMEOUT_MS = 5_000;
+
+/**
+ * LISTEN on a dedicated connection. A failure — an error, the connection closed, or a ping left
+ * unanswered (a silent network loss) — is reported at once with onStatus(false); the connection
+ * is then re-established every second until it listens again, reported with onStatus(true).
+ */
+async function listenPg(
+  url: string,
+  channel: string,
+  onMessage: (payload: string) => void,
+  onStatus: (listening: boolean) => void = () => undefined,
+): Promise<() => Promise<void>> {
   let stopped = false;
   let client: pg.Client | null = null;
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: url });
-    c.on("notification", (n) => n.channel === channel && onMessage());
-    c.on("error", () => {
-      if (stopped) return;
-      client = null;
-      onMessage();
-      setTimeout(() => void connect().catch(() => undefined), 1000).unref();
-    });
-    await c.connect();
-    await c.query(`listen ${pg.escapeIdentifier(channel)}`);
-    client = c;
+  let ping: NodeJS.Timeout | null = null;
+  const lost = (c: pg.Client) => {
+    if (stopped || client !== c) return;
+    client = null;
+    if (ping) clearInterval(ping);
+    ping = null;
+    onStatus(false);
+    void c.end().catch(() => undefined);
+    retry();
   };
-  await connect();
+  const retry = () => setTimeout(() => void connect().catch(() => retry()), 1000).unref();
+  const connect = async (): Promise<void> => {
+    if (stopped) return;
+    const c = new pg.Client({ connectionString: url, keepAlive: true });
+    c.on("notification", (n) => n.channel === channel && onMessage(n.payload ?? ""));
+    c.on("error", () => lost(c));
+    c.on("end", () => lost(c));
+    try {
+      await c.connect();
+      await c.query(`listen ${pg.escapeIdentifier(channel)}`);
+    } catch (err) {
+      void c.end().catch(() => undefined);
+      throw err;
+    }
+    if (stopped) {
+      await c.end();
+      return;
+    }
+    client = c;
+    ping = setInterval(() => {
+      const timeout = setTimeout(() => lost(c), LISTEN_PING_TIMEOUT_MS).unref();
+      c.query("select 1").then(() => clearTimeout(timeout), () => lost(c));
+    }, LISTEN_PING_MS);
+    ping.unref();
+    onStatus(true);
+  };
+  await connect().catch(() => retry()); // not listening yet: caches stay off until it does
   return async () => {
     stopped = true;
+    if (ping) clearInterval(ping);
     await client?.end();
   };
 }

@@ -1,0 +1,99 @@
+import type { Database } from "./client.js";
+
+/** The channel the triggers of migration 0011 notify at commit: payload "<topic>" or "<topic>:<key>". */
+export const CACHE_CHANNEL = "vigie_cache";
+
+/**
+ * Caches of database rows in the memory of each server process, kept true across processes by
+ * LISTEN/NOTIFY, so that the hot paths answer without a round trip.
+ *
+ * Invalidation rule:
+ * 1. Every committed change to data behind a cached value makes PostgreSQL notify `vigie_cache`
+ *    (triggers, migration 0011: whoever writes, even psql); each process drops the entry (payload
+ *    "<topic>:<key>") or the whole cache (payload "<topic>") when the notification arrives.
+ * 2. The process that wrote also drops the entry itself right after its commit, so it reads its own
+ *    writes at once; other processes see the change once the notification reaches them (~1 ms).
+ * 3. A value read from the database is stored only if no invalidation of that cache happened while it
+ *    was read, so a read that started before a commit cannot store what the commit replaced.
+ * 4. Nothing is stored until this process listens, and every cache is emptied when the listening
+ *    connection is lost (notifications may be missed) and again when it listens anew; in between,
+ *    every read goes to the database.
+ */
+export class CacheFeed {
+  private listening = false;
+  private readonly caches = new Map<string, NotifiedCache<unknown>>();
+  private stop: (() => Promise<void>) | null = null;
+
+  constructor(private readonly database: Database) {}
+
+  /** A cache that the notifications of `topic` invalidate; at most `max` entries (oldest dropped first). */
+  cache<V>(topic: string, max: number): NotifiedCache<V> {
+    const cache = new NotifiedCache<V>(this, max);
+    this.caches.set(topic, cache as NotifiedCache<unknown>);
+    return cache;
+  }
+
+  /** True while notifications are received: caches may store. */
+  get live(): boolean {
+    return this.listening;
+  }
+
+  /** Starts listening (the caches start storing once it listens). */
+  async start(): Promise<void> {
+    if (this.stop) return;
+    this.stop = await this.database.listen(CACHE_CHANNEL, (payload) => this.message(payload), (up) => this.status(up));
+  }
+
+  async close(): Promise<void> {
+    const stop = this.stop;
+    this.stop = null;
+    this.status(false);
+    await stop?.();
+  }
+
+  private message(payload: string): void {
+    const colon = payload.indexOf(":");
+    const cache = this.caches.get(colon < 0 ? payload : payload.slice(0, colon));
+    if (!cache) return;
+    if (colon < 0) cache.clear();
+    else cache.drop(payload.slice(colon + 1));
+  }
+
+  private status(listening: boolean): void {
+    this.listening = listening;
+    for (const cache of this.caches.values()) cache.clear();
+  }
+}
+
+/** One cache of a CacheFeed (see its invalidation rule). */
+export class NotifiedCache<V> {
+  private readonly entries = new Map<string, V>();
+  private generation = 0;
+
+  constructor(private readonly feed: CacheFeed, private readonly max: number) {}
+
+  get(key: string): V | undefined {
+    return this.entries.get(key);
+  }
+
+  /** Taken before reading the database; `set` stores the value only if the ticket still holds. */
+  ticket(): number {
+    return this.generation;
+  }
+
+  set(key: string, value: V, ticket: number): void {
+    if (ticket !== this.generation || !this.feed.live) return;
+    if (this.entries.size >= this.max && !this.entries.has(key)) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, value);
+  }
+
+  drop(key: string): void {
+    this.generation++;
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+  }
+}
