@@ -6,6 +6,7 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-pro
 import type { Logger } from "pino";
 import { STATUS_CODES } from "node:http";
 import { DomainError } from "../errors.js";
+import { tidyComponents } from "./openapi.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
 
 export interface ServerOptions {
@@ -60,6 +61,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
         version: opts.version,
         description: "Vulnerability watch and alerting service. Programmatic API under /api/v1 (API keys); session API under /auth, /projects, /organizations.",
       },
+      // Relative: resolved against where this document is served, so a generated client works behind any host or proxy.
+      servers: [{ url: "/", description: "This Vigie instance" }],
       components: {
         securitySchemes: {
           apiKey: { type: "http", scheme: "bearer", description: "API key of an organization (vk_…)" },
@@ -69,7 +72,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (doc) => tidyComponents(jsonSchemaTransformObject(doc) as Parameters<typeof tidyComponents>[0]) as ReturnType<typeof jsonSchemaTransformObject>,
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
