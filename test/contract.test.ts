@@ -134,9 +134,24 @@ const wrongType = fc.oneof(
   hostileString,
 );
 
+/** `branch` applied to `base`: its keywords added, its properties merged into base's. */
+function merge(base: Schema, branch: Schema): Schema {
+  const { oneOf: _o, anyOf: _a, allOf: _l, ...rest } = base;
+  const properties = { ...(rest.properties as Record<string, Schema> | undefined) };
+  for (const [name, p] of Object.entries((branch.properties ?? {}) as Record<string, Schema>)) properties[name] = { ...resolve(properties[name] ?? {}), ...p };
+  return { ...rest, ...branch, properties, required: [...new Set([...((rest.required ?? []) as string[]), ...((branch.required ?? []) as string[])])] };
+}
+
 /** A value of the schema, as JSON would carry it. */
 function valid(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
   const s = resolve(schema);
+  if (s.type === "object" && s.properties) {
+    // Branches over an object's own properties (AlertsReadIn's oneOf, StackItemIn's if/then per item_type).
+    const branches = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
+    if (branches) return fc.oneof(...branches.map((b) => valid(merge(s, b), depth)));
+    const conditions = (s.allOf as Schema[] | undefined)?.filter((c) => c.if && c.then);
+    if (conditions?.length) return fc.oneof(valid({ ...s, allOf: undefined }, depth), ...conditions.map((c) => valid(merge(merge({ ...s, allOf: undefined }, c.if as Schema), c.then as Schema), depth)));
+  }
   if ("const" in s) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
   const alts = (s.anyOf ?? s.oneOf) as Schema[] | undefined;

@@ -44,7 +44,7 @@ export const WorkflowMiseAJourIn = z.object({
   name: Name.optional(),
   description: Description,
   family: z.string().min(1).max(50).nullish(),
-  version: z.int().min(1).describe("The version read; a stale one gets 409 version_perimee"),
+  version: z.int().min(1).max(2147483647).describe("The version read; a stale one gets 409 version_perimee"),
   ...Forms,
   create_case: z.boolean().optional(),
 }).meta({ id: "WorkflowMiseAJourIn" });
@@ -62,7 +62,8 @@ export const Run = z.object({
 }).meta({ id: "WorkflowRun" });
 
 export const DryRunIn = z.object({
-  cve_id: z.string().min(1).max(64).describe("CVE id, e.g. CVE-2024-3400"),
+  // Read as the service reads it: trimmed, any case (cve-2024-3400 is CVE-2024-3400).
+  cve_id: z.string().max(64).regex(/^\s*[Cc][Vv][Ee]-\d{4}-\d{4,}\s*$/).describe("CVE id, e.g. CVE-2024-3400 (case and surrounding spaces ignored)"),
 }).meta({ id: "WorkflowDryRunIn" });
 
 export const DryRunOut = Run.extend({
