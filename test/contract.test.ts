@@ -118,7 +118,7 @@ function resolve(s: Schema): Schema {
 const HOSTILE_STRINGS = [
   "\u0000", "a\u0000b", "%", "_", "%_%", "\\", "'", "\"", "' or 1=1 --", ";drop table cves;--", "2024-13-45", "0000-00-00", "2024-02-30",
   "99999999999999999999", "-1", "0", "1e309", "NaN", "Infinity", "-0", "\uFFFF", "\uD800", "😀", "é", " ", "", "null", "true", "[]", "{}",
-  "CVE-2024-3400", "../../etc/passwd", "<script>alert(1)</script>", "x".repeat(201), "é".repeat(5000), "a".repeat(70_000),
+  "CVE-2024-3400", "pkg:pypi/django@%E0%A4%A", "pkg:npm/%ZZ@1", "cpe:2.3:a:\\", "cpe:/a:%zz:x", "cpe:2.3:a:*:*:*:*:*:*:*:*:*:*", "a:b:c:d", "@1.0", "../../etc/passwd", "<script>alert(1)</script>", "x".repeat(201), "é".repeat(5000), "a".repeat(70_000),
 ];
 const hostileString = fc.oneof(fc.constantFrom(...HOSTILE_STRINGS), fc.string({ unit: "binary", maxLength: 40 }));
 const HUGE_NUMBERS = [99999999999999999999, 2147483648, -2147483649, 9007199254740993, 1e308, -1e308, 0.5, -1, 0, 3.000001];
@@ -220,6 +220,9 @@ function asText(v: unknown): string {
   return typeof v === "string" ? v : JSON.stringify(v);
 }
 
+/** A path segment as a client sends it (a lone surrogate has no UTF-8: sent as U+FFFD, as URLSearchParams does). */
+const segment = (v: string) => encodeURIComponent(v.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
+
 // Raw path segments a client could send: invalid UTF-8 once decoded, over-long, NUL.
 const RAW_SEGMENTS = ["%FF", "%C3%28", "%E0%A4%A", "%00", "a%00b", "%25", "_", "x".repeat(300), "%2F", "..", "%20"];
 
@@ -231,9 +234,9 @@ function requestOf(path: string, method: string, op: Operation): fc.Arbitrary<Re
   for (const p of params.filter((x) => x.in === "path")) {
     const ids = real[p.name] ?? [];
     pathArbs[p.name] = fc.oneof(
-      ...(ids.length ? [{ weight: 8, arbitrary: fc.constantFrom(...ids).map(encodeURIComponent) }] : []),
-      { weight: 2, arbitrary: valid(p.schema).map((v) => encodeURIComponent(asText(v))) },
-      { weight: 1, arbitrary: hostileString.map(encodeURIComponent) },
+      ...(ids.length ? [{ weight: 8, arbitrary: fc.constantFrom(...ids).map(segment) }] : []),
+      { weight: 2, arbitrary: valid(p.schema).map((v) => segment(asText(v))) },
+      { weight: 1, arbitrary: hostileString.map(segment) },
       { weight: 1, arbitrary: fc.constantFrom(...RAW_SEGMENTS) },
     );
   }
@@ -256,6 +259,10 @@ function requestOf(path: string, method: string, op: Operation): fc.Arbitrary<Re
         { weight: 1, arbitrary: fc.constantFrom(undefined, "", "{", "{\"a\":1,,}", "[".repeat(5000) + "]".repeat(5000), JSON.stringify(deep(3000, 1)), "\"\u0000\"", `{"name": "${"x".repeat(1_100_000)}"}`) },
       )
     : fc.constant(undefined);
+  const contentType = fc.oneof(
+    { weight: 12, arbitrary: fc.constant("application/json") },
+    { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", "multipart/form-data; boundary=x", "application/vnd.api+json", "", "/", "application/json;;;") },
+  );
   const auth = fc.oneof({ weight: 12, arbitrary: fc.constant("ok") }, { weight: 1, arbitrary: fc.constantFrom("none", "bad", "read") });
   const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { freq: 4, nil: undefined });
   const queryRecord: Record<string, fc.Arbitrary<string[] | undefined>> = {};
@@ -263,7 +270,7 @@ function requestOf(path: string, method: string, op: Operation): fc.Arbitrary<Re
   const headerRecord: Record<string, fc.Arbitrary<string | undefined>> = {};
   for (const p of params.filter((x) => x.in === "header")) headerRecord[p.name] = fc.oneof({ weight: 8, arbitrary: headerArbs[p.name]! }, { weight: 1, arbitrary: fc.constant(undefined) });
 
-  return fc.record({ path: fc.record(pathArbs), query: fc.record(queryRecord), headers: fc.record(headerRecord), body, auth }).map((r) => {
+  return fc.record({ path: fc.record(pathArbs), query: fc.record(queryRecord), headers: fc.record(headerRecord), body, auth, contentType }).map((r) => {
     const url = path.replace(/\{(\w+)\}/g, (_, name: string) => r.path[name]!);
     const search = new URLSearchParams();
     for (const [name, values] of Object.entries(r.query)) for (const v of values ?? []) search.append(name, v);
@@ -275,10 +282,10 @@ function requestOf(path: string, method: string, op: Operation): fc.Arbitrary<Re
       const token = r.auth === "bad" ? "vk_not_a_key" : r.auth === "read" ? tenant.readKey : session_ ? session : key;
       headers.authorization = `Bearer ${token}`;
     }
-    if (r.body !== undefined) headers["content-type"] = "application/json";
+    if (r.body !== undefined) headers["content-type"] = r.contentType;
     const qs = search.toString();
     const full = qs ? `${url}?${qs}` : url;
-    return { method: method.toUpperCase(), url: full, headers, payload: r.body, label: `${method.toUpperCase()} ${full.slice(0, 300)} ${r.body?.slice(0, 300) ?? ""}` };
+    return { method: method.toUpperCase(), url: full, headers, payload: r.body, label: `${method.toUpperCase()} ${full.slice(0, 300)} ${r.body === undefined ? "" : `(${r.contentType}) ${r.body.slice(0, 300)}`}` };
   });
 }
 

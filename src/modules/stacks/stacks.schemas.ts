@@ -31,7 +31,7 @@ export const Stack = z.object({
  * pattern is one every accepted value matches (the value is trimmed first); src/matching/items.ts
  * decides, and a value it cannot match is a 422 on `value` saying why.
  */
-const VALUE_FORMATS: Record<(typeof STACK_ITEM_TYPES)[number], { pattern: string; description: string }> = {
+export const VALUE_FORMATS: Record<(typeof STACK_ITEM_TYPES)[number], { pattern: string; description: string }> = {
   cpe: { pattern: "^\\s*(cpe:2\\.3:|[Cc][Pp][Ee]:/)", description: "CPE 2.3 (cpe:2.3:a:vendor:product:version:…, 11 attributes) or a CPE 2.2 URI (cpe:/a:vendor:product); vendor and product named" },
   product: { pattern: "\\S", description: "vendor:product or product, optional version after @ or as a third part (paloaltonetworks:pan-os@10.2.5, openbsd:openssh:9.6p1)" },
   vendor: { pattern: "^[^:]*\\S[^:]*$", description: "a vendor name alone, without ':'" },

@@ -157,7 +157,8 @@ const SUCCESS: Record<number, string> = { 200: "OK", 201: "Created", 204: "No co
  * - 400: a path parameter that is not valid UTF-8 once percent-decoded (routes with path params);
  * - 401: a route behind a credential; 403: a route needing a scope;
  * - 404: a path parameter names something that does not exist for this tenant;
- * - 413: a body over the limit (routes that read a body); 414: a path parameter over its length limit;
+ * - 413, 415: a body over the limit, a Content-Type that is not a media type (routes that read a body);
+ * - 414: a path parameter over its length limit;
  * - 422: request validation (routes reading params, query, headers or body);
  * - 429: the hourly call limit of the organization (API keys).
  */
@@ -179,7 +180,10 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
   if (def.scope) error(403, `The API key lacks the scope ${def.scope}`);
   if (params.length) error(404, `Not found for this credential: ${params.join(", ")} (detail names it, e.g. « Projet introuvable »)`);
   if (declared[409]) error(409, `Conflict: ${declared[409]}`);
-  if (def.body) error(413, "Body over the limit (1 MiB)");
+  if (def.body) {
+    error(413, "Body over the limit (1 MiB)");
+    error(415, "Content-Type that is not a media type");
+  }
   if (params.length) error(414, "A path parameter over the length limit (200 characters)");
   if (def.params || def.query || def.headers || def.body) response[422] = answer("Validation error (FastAPI/Pydantic shape)", HTTPValidationError);
   if (def.auth === "apiKey") error(429, "Hourly call limit of the organization's plan reached (Retry-After)");
