@@ -62,6 +62,14 @@ export class TooManyRequests extends DomainError {
   }
 }
 
+/** 400: a request FastAPI could not read at all (e.g. a JSON body nested beyond Python's recursion limit). */
+export class BadRequest extends DomainError {
+  readonly status = 400;
+  get detail() {
+    return this.message;
+  }
+}
+
 /** 422 with FastAPI/Pydantic-shaped entries: {"detail": [{type, loc, msg, input, ctx?}]}. */
 export class ValidationFailed extends DomainError {
   readonly status = 422;

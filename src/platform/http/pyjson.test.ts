@@ -6,7 +6,7 @@
  * Positions are Python str indexes (code points).
  */
 import { describe, expect, it } from "vitest";
-import { parsePythonJson } from "./pyjson.js";
+import { nestsDeeperThan, parsePythonJson } from "./pyjson.js";
 
 const err = (text: string) => {
   const r = parsePythonJson(text);
@@ -128,5 +128,15 @@ describe("parsePythonJson: errors (CPython 3.11/3.12 messages)", () => {
   it("positions count code points, not UTF-16 units", () => {
     expect(err('["😀", x]')).toEqual(["Expecting value", 6]);
     expect(err('{"😀😀": 1,}')).toEqual(["Expecting property name enclosed in double quotes", 9]);
+  });
+});
+
+describe("nesting Python's decoder cannot read", () => {
+  it("counts arrays and objects, not brackets inside strings", () => {
+    expect(nestsDeeperThan("[".repeat(900) + "]".repeat(900))).toBe(false);
+    expect(nestsDeeperThan("[".repeat(901) + "]".repeat(901))).toBe(true);
+    expect(nestsDeeperThan('{"a": "' + "[".repeat(5000) + '"}')).toBe(false);
+    expect(nestsDeeperThan('["\\"' + "{".repeat(5000) + '"]')).toBe(false);
+    expect(nestsDeeperThan("[[[", 2)).toBe(true);
   });
 });

@@ -26,13 +26,36 @@
  *
  * Not mirrored: Python ints are unbounded (JS numbers lose precision past 2^53); Python raises
  * RecursionError / ValueError (not JSONDecodeError) for absurdly deep nesting or > 4300-digit ints,
- * which FastAPI answers with a 400, not a 422. Note FastAPI (via Starlette `request.json()`) gives
+ * which FastAPI answers with a 400, not a 422 (deep nesting: see nestsDeeperThan). Note FastAPI (via Starlette `request.json()`) gives
  * json.loads *bytes*: those are decoded with `utf-8-sig` when they start with a UTF-8 BOM, so to match
  * FastAPI the caller should decode the body with `new TextDecoder()` (which strips the BOM) — the BOM
  * error below is what json.loads does for a `str`.
  */
 
 export type PythonJsonResult = { ok: true; value: unknown } | { ok: false; pos: number; msg: string };
+
+/**
+ * Nesting beyond which Python's json.loads raises RecursionError (the interpreter's default limit
+ * of 1000 frames, part of them already used by the server): FastAPI then answers 400, not 422.
+ */
+export const MAX_JSON_DEPTH = 900;
+
+/** Whether arrays and objects nest deeper than `limit` in this JSON text (strings skipped). */
+export function nestsDeeperThan(text: string, limit = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string, escapes included.
+      for (i++; i < text.length && text.charCodeAt(i) !== 0x22; i++) if (text.charCodeAt(i) === 0x5c) i++;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    }
+  }
+  return false;
+}
 
 /** Parses JSON text like Python's json.loads (C scanner, strict=True). */
 export function parsePythonJson(text: string): PythonJsonResult {

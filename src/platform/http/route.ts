@@ -154,7 +154,8 @@ const SUCCESS: Record<number, string> = { 200: "OK", 201: "Created", 204: "No co
 /**
  * The documented answers of a route: its successes, then every error it can give — those its
  * declaration implies, and those it declares (`errors`). Nothing it cannot give:
- * - 400: a path parameter that is not valid UTF-8 once percent-decoded (routes with path params);
+ * - 400: a path parameter that is not valid UTF-8 once percent-decoded (routes with path params), a
+ *   JSON body nested deeper than Python's decoder reads (routes that read a body);
  * - 401: a route behind a credential; 403: a route needing a scope;
  * - 404: a path parameter names something that does not exist for this tenant;
  * - 413, 415: a body over the limit, a Content-Type that is not a media type (routes that read a body);
@@ -173,7 +174,9 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
     response[status] = answer(when, status === 409 ? HTTPConflict : HTTPError);
   };
   const params = def.params ? Object.keys(def.params.shape) : [];
-  if (params.length) error(400, "A path parameter is not valid percent-encoded UTF-8");
+  if (params.length || def.body) {
+    error(400, [params.length && "a path parameter is not valid percent-encoded UTF-8", def.body && "the JSON body nests too deep to be read"].filter(Boolean).join("; "));
+  }
   if (def.auth !== "none") {
     error(401, def.auth === "apiKey" ? "No API key, or an invalid or revoked one (WWW-Authenticate: Bearer)" : "No session, or an expired one; an API key is not accepted here");
   } else if (declared[401]) error(401, declared[401]);

@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { ValidationFailed } from "../errors.js";
+import { BadRequest, ValidationFailed } from "../errors.js";
 import { missing, validate, type PydanticError } from "./pydantic.js";
-import { parsePythonJson } from "./pyjson.js";
+import { nestsDeeperThan, parsePythonJson } from "./pyjson.js";
 
 /** The parts of a request a route declares, each validated as FastAPI does. */
 export interface RequestSchemas {
@@ -93,6 +93,9 @@ export function decodeBody(req: RawRequest): unknown {
   if (req.rawBody === undefined || req.rawBody === "") return undefined;
   if (!isJsonContentType(req.contentType)) return req.rawBody;
   // FastAPI decodes the body bytes with a BOM-tolerant decoder before json.loads.
+  // Python's decoder gives up on absurd nesting (RecursionError): FastAPI's answer, before any 422
+  // whose `input` would carry the whole structure back.
+  if (nestsDeeperThan(req.rawBody)) throw new BadRequest("There was an error parsing the body");
   const parsed = parsePythonJson(req.rawBody.charCodeAt(0) === 0xfeff ? req.rawBody.slice(1) : req.rawBody);
   if (!parsed.ok) {
     throw new ValidationFailed([
