@@ -209,7 +209,7 @@ describe("the error handler", () => {
       limits: loadConfig({}).http,
       auth: { apiKey: async () => { throw new Error("unused"); }, session: async () => { throw new Error("unused"); } },
       routes: [route({
-        method: "POST", url: "/x", auth: "none", tags: ["test"], summary: "test", responses: { 200: null },
+        method: "POST", url: "/x", operationId: "testInput", auth: "none", tags: ["test"], summary: "test", responses: { 200: null },
         handler: async () => {
           throw new ValidationFailed([{ type: "value_error", loc: ["body"], msg: "Value error, x", input: undefined, ctx: { error: {} } }]);
         },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { VALUE_FORMATS } from "../modules/stacks/stacks.schemas.js";
 import { BadItem, itemKeys, packageName } from "./items.js";
 
 describe("stack item values → match keys", () => {
@@ -24,6 +25,9 @@ describe("stack item values → match keys", () => {
     ["cve", "GHSA-2m57-hf25-phgg", { matchCve: "GHSA-2m57-hf25-phgg" }],
   ] as const)("%s %s", (type, value, expected) => {
     expect(itemKeys(type, value)).toMatchObject(expected);
+    // The format the OpenAPI document gives for the type holds every accepted value, spaced or not.
+    expect(value).toMatch(new RegExp(VALUE_FORMATS[type].pattern));
+    expect(` ${value} `).toMatch(new RegExp(VALUE_FORMATS[type].pattern));
   });
 
   it.each([
@@ -34,6 +38,7 @@ describe("stack item values → match keys", () => {
     ["vendor", "openbsd:openssh", /sans « : »/],
     ["purl", "django@4.2.1", /purl mal formé/],
     ["purl", "pkg:unknown/x@1", /type de purl non pris en charge : unknown/],
+    ["purl", "pkg:pypi/django@%E0%A4%A", /encodage %xx invalide/],
     ["keyword", "  --- ", /aucun mot/],
     ["cve", "2024-3400", /identifiant attendu/],
     ["product", "   ", /vide/],

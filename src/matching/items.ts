@@ -103,15 +103,16 @@ function purlKeys(value: string): ItemKeys {
   const ecosystem = PURL_ECOSYSTEMS[type];
   if (!ecosystem) throw new BadItem(`type de purl non pris en charge : ${type} (types : ${Object.keys(PURL_ECOSYSTEMS).join(", ")})`);
   let segments: string[];
+  let version: string | null;
   try {
     segments = m[2]!.split("/").filter(Boolean).map((s) => decodeURIComponent(s));
+    version = m[3] ? decodeURIComponent(m[3]) : null;
   } catch {
     throw new BadItem("purl mal formé : encodage %xx invalide");
   }
   if (!segments.length) throw new BadItem("purl sans nom de paquet");
   // Maven names are group:artifact in OSV; Go and npm keep the whole path (github.com/x/y, @scope/name).
   const name = type === "maven" && segments.length >= 2 ? `${segments.slice(0, -1).join(".")}:${segments.at(-1)}` : segments.join("/");
-  const version = m[3] ? decodeURIComponent(m[3]) : null;
   // CPE data names a package's product by its last name (gin, django, smallvec); a scoped npm
   // package (@angular/core) has no such name, and without a version CPE ranges tell nothing.
   const last = segments.at(-1)!;

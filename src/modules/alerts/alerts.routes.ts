@@ -17,6 +17,7 @@ const WRITE = "alerts-write";
 export function alertsRoutes(service: AlertsService): RouteDef[] {
   return [
     route({
+      operationId: "listAlerts",
       method: "GET", url: BASE, auth: "apiKey", tags: TAGS, summary: "List the project's alerts (filters, sort, paging) with total and unread_count",
       params: ProjectParams, query: AlertListQuery,
       responses: { 200: AlertListOut },
@@ -26,6 +27,7 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
       },
     }),
     route({
+      operationId: "setAlertRead",
       method: "PATCH", url: `${BASE}/:alert_id`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Mark an alert read or unread",
       params: AlertParams, body: AlertReadIn,
       responses: { 200: AlertOut },
@@ -35,12 +37,14 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
       },
     }),
     route({
+      operationId: "markAlertsRead",
       method: "POST", url: `${BASE}/read`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Mark alerts read: {\"ids\": [...]} or {\"all\": true}",
       params: ProjectParams, body: AlertsReadIn,
       responses: { 200: AlertsReadOut },
       handler: async ({ auth, params, body }) => ({ updated: await service.markRead(auth, params.org_id, params.project_id, body) }),
     }),
     route({
+      operationId: "tagAlert",
       method: "POST", url: `${BASE}/:alert_id/tags`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204, summary: "Attach a tag to an alert",
       params: AlertParams, body: TagRefIn,
       responses: { 204: null },
@@ -49,6 +53,7 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
       },
     }),
     route({
+      operationId: "untagAlert",
       method: "DELETE", url: `${BASE}/:alert_id/tags/:tag_id`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204, summary: "Detach a tag from an alert",
       params: AlertParams.extend({ tag_id: z.uuid() }),
       responses: { 204: null },
@@ -57,18 +62,21 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
       },
     }),
     route({
+      operationId: "getProjectStats",
       method: "GET", url: `${PROJECT}/stats`, auth: "apiKey", tags: ["stats"], summary: "Project statistics (exact counts, consistent with the alert list)",
       params: ProjectParams,
       responses: { 200: ProjectStatsOut },
       handler: async ({ auth, params }) => service.stats(auth, params.org_id, params.project_id),
     }),
     route({
+      operationId: "getAlertSettings",
       method: "GET", url: `${PROJECT}/alert-settings`, auth: "apiKey", tags: TAGS, summary: "What a new stack item alerts on among the stored CVEs",
       params: ProjectParams,
       responses: { 200: AlertSettings },
       handler: async ({ auth, params }) => service.settings(auth, params.org_id, params.project_id),
     }),
     route({
+      operationId: "updateAlertSettings",
       method: "PATCH", url: `${PROJECT}/alert-settings`, auth: "apiKey", scope: "stacks-write", tags: TAGS, summary: "Change the project's alert backfill setting",
       params: ProjectParams, body: AlertSettingsIn,
       responses: { 200: AlertSettings },

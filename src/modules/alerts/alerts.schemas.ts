@@ -51,9 +51,17 @@ export const AlertListQuery = z.object({
 export const AlertReadIn = z.object({ is_read: z.boolean() }).meta({ id: "AlertReadIn" });
 
 export const AlertsReadIn = z.object({
-  ids: z.array(z.uuid()).max(1000).optional(),
-  all: z.boolean().optional(),
-}).meta({ id: "AlertsReadIn" });
+  ids: z.array(z.uuid()).max(1000).optional().describe("These alerts (of the project; others are ignored)"),
+  all: z.boolean().optional().describe("true: every alert of the project"),
+}).meta({
+  id: "AlertsReadIn",
+  description: "Either {\"ids\": [...]} (non-empty) or {\"all\": true}, not both (422 otherwise)",
+  // The rule the service checks (exactly one of a non-empty ids and all: true), for generated clients.
+  oneOf: [
+    { required: ["ids"], properties: { ids: { minItems: 1 } } },
+    { required: ["all"], properties: { all: { const: true } } },
+  ],
+});
 
 export const AlertsReadOut = z.object({ updated: z.int() }).meta({ id: "AlertsReadOut" });
 

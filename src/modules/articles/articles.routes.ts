@@ -7,6 +7,7 @@ import type { ArticlesService } from "./articles.service.js";
 export function articlesRoutes(service: ArticlesService): RouteDef[] {
   return [
     route({
+      operationId: "listArticles",
       method: "GET", url: "/api/v1/articles", auth: "apiKey", tags: ["articles"],
       summary: "Security news (RSS/Atom), newest first",
       query: ArticleListQuery,

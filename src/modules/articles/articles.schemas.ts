@@ -5,7 +5,7 @@ export const ArticleOut = z.object({
   id: z.uuid(),
   title: z.string(),
   description: z.string().nullable(),
-  published_at: z.string().nullable(),
+  published_at: z.iso.datetime().nullable(),
   source: z.string().nullable(),
   author: z.string().nullable(),
   url: z.string(),

@@ -31,6 +31,31 @@ function presentKev(k: KevJson | null): CveDetail["kev"] {
   return { date_added: k.date_added ?? null, due_date: k.due_date ?? null, ransomware: k.ransomware ?? null, required_action: k.required_action ?? null, source: k.source };
 }
 
+interface MesureJson {
+  source: string; reference: string; categorie: string; attribution: string; date?: string | null; lien_seulement?: boolean;
+  produits?: string[]; republication?: string | null; texte?: string | null; url?: string | null; liens?: string[];
+}
+
+/** A CERT-FR day (YYYY-MM-DD) as the date-time the specification asks for: that day at 00:00 UTC. */
+const dayTime = (d: string | null | undefined) => (d ? `${d.slice(0, 10)}T00:00:00Z` : null);
+
+/** MesureProvisoireApiOut, field by field from the stored measure. */
+export function presentMesure(m: MesureJson): CveDetail["mesures_provisoires"][number] {
+  return {
+    source: m.source,
+    reference: m.reference,
+    categorie: m.categorie,
+    attribution: m.attribution,
+    date: dayTime(m.date),
+    lien_seulement: m.lien_seulement ?? false,
+    produits: m.produits ?? [],
+    republication: dayTime(m.republication),
+    texte: m.texte ?? null,
+    url: m.url ?? null,
+    liens: m.liens ?? [],
+  };
+}
+
 export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDetail {
   return {
     ...presentCveListItem(r),
@@ -42,7 +67,7 @@ export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDeta
     poc_count: r.pocCount,
     date_updated: iso(r.dateUpdated),
     aliases: r.aliases,
-    mesures_provisoires: r.mesuresProvisoires as CveDetail["mesures_provisoires"],
+    mesures_provisoires: (r.mesuresProvisoires as MesureJson[]).map(presentMesure),
     state: r.state === "REJECTED" ? "REJECTED" : "PUBLISHED",
     cvss_version: r.cvssVersion,
     cvss_source: r.cvssSource,

@@ -8,6 +8,7 @@ import type { CvesService } from "./cves.service.js";
 export function cvesRoutes(service: CvesService): RouteDef[] {
   return [
     route({
+      operationId: "listCves",
       method: "GET", url: "/api/v1/cves", auth: "apiKey", tags: ["cves"],
       summary: "Search CVEs (merged from CVE List, NVD, EPSS, KEV, PoC, advisories)",
       query: CveListQuery,
@@ -18,6 +19,7 @@ export function cvesRoutes(service: CvesService): RouteDef[] {
       },
     }),
     route({
+      operationId: "getCve",
       method: "GET", url: "/api/v1/cves/:cve_id", auth: "apiKey", tags: ["cves"],
       summary: "One CVE with every merged field; an alias (GHSA-…) resolves to its CVE",
       params: z.object({ cve_id: z.string().min(1).max(100) }),

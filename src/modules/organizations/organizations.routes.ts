@@ -8,6 +8,7 @@ import { Me, OrgItem } from "./organizations.schemas.js";
 export function organizationsRoutes(service: OrganizationsService): RouteDef[] {
   return [
     route({
+      operationId: "getMe",
       method: "GET",
       url: "/api/v1/me",
       auth: "apiKey",
@@ -18,6 +19,7 @@ export function organizationsRoutes(service: OrganizationsService): RouteDef[] {
       handler: async ({ auth }) => ({ org_id: auth.orgId, org_name: auth.orgName, plan: auth.plan }),
     }),
     route({
+      operationId: "listOrganizations",
       method: "GET",
       url: "/api/v1/organizations",
       auth: "apiKey",

@@ -10,6 +10,7 @@ import type { ProjectsService } from "./projects.service.js";
 export function projectsRoutes(service: ProjectsService): RouteDef[] {
   return [
     route({
+      operationId: "listProjects",
       method: "GET",
       url: "/api/v1/organizations/:org_id/projects",
       auth: "apiKey",

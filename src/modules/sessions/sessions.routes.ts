@@ -16,6 +16,8 @@ export function sessionToken(req: FastifyRequest): string | null {
 export function sessionsRoutes(service: SessionsService, config: Config): RouteDef[] {
   return [
     route({
+      operationId: "login",
+      errors: { 401: "wrong e-mail or password", 429: "too many failed attempts for this account or address (Retry-After)" },
       method: "POST", url: "/auth/login", auth: "none", tags: ["session"],
       summary: "Sign in: returns an account token and sets the session cookie",
       description: "Repeated failures are slowed down per account and per client address (429 with Retry-After).",
@@ -34,6 +36,8 @@ export function sessionsRoutes(service: SessionsService, config: Config): RouteD
       },
     }),
     route({
+      operationId: "logout",
+      errors: { 401: "an API key in Authorization: this is the session API" },
       method: "POST", url: "/auth/logout", auth: "none", tags: ["session"], status: 204,
       summary: "Sign out: revokes the session and clears the cookie",
       responses: { 204: null },

@@ -16,12 +16,15 @@ const WRITE = "stacks-write";
 export function stacksRoutes(service: StacksService): RouteDef[] {
   return [
     route({
+      operationId: "listStacks",
       method: "GET", url: BASE, auth: "apiKey", tags: TAGS, summary: "List the project's stacks with their items",
       params: ProjectParams,
       responses: { 200: z.array(Stack) },
       handler: async ({ auth, params }) => (await service.list(auth, params.org_id, params.project_id)).map(presentStack),
     }),
     route({
+      operationId: "createStack",
+      errors: { 409: "a stack of the project has this name (nom_deja_utilise)" },
       method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
       summary: "Create a stack (optionally with items); its items are matched against the stored CVEs at once",
       params: ProjectParams, body: StackIn,
@@ -32,18 +35,22 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       },
     }),
     route({
+      operationId: "getStack",
       method: "GET", url: `${BASE}/:stack_id`, auth: "apiKey", tags: TAGS, summary: "One stack with its items",
       params: StackParams,
       responses: { 200: Stack },
       handler: async ({ auth, params }) => presentStack(await service.get(auth, params.org_id, params.project_id, params.stack_id)),
     }),
     route({
+      operationId: "renameStack",
+      errors: { 409: "a stack of the project has this name (nom_deja_utilise)" },
       method: "PATCH", url: `${BASE}/:stack_id`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Rename a stack",
       params: StackParams, body: StackUpdateIn,
       responses: { 200: Stack },
       handler: async ({ auth, params, body }) => presentStack(await service.rename(auth, params.org_id, params.project_id, params.stack_id, body.name)),
     }),
     route({
+      operationId: "deleteStack",
       method: "DELETE", url: `${BASE}/:stack_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204,
       summary: "Delete a stack and its items (the alerts they raised stay)",
       params: StackParams,
@@ -53,6 +60,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       },
     }),
     route({
+      operationId: "addStackItem",
       method: "POST", url: `${BASE}/:stack_id/items`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
       summary: "Add an item; it is matched against the stored CVEs at once (one set-based query)",
       params: StackParams, body: StackItemIn,
@@ -63,6 +71,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       },
     }),
     route({
+      operationId: "updateStackItem",
       method: "PATCH", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", scope: WRITE, tags: TAGS,
       summary: "Change an item (value, type, min_severity, tags); a changed item is matched again",
       params: StackItemParams, body: StackItemUpdateIn,
@@ -73,6 +82,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       },
     }),
     route({
+      operationId: "deleteStackItem",
       method: "DELETE", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204, summary: "Remove an item",
       params: StackItemParams,
       responses: { 204: null },
@@ -81,6 +91,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       },
     }),
     route({
+      operationId: "tagStackItem",
       method: "POST", url: `${BASE}/:stack_id/items/:item_id/tags`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204,
       summary: "Attach a tag to a stack item", params: StackItemParams, body: TagRefIn,
       responses: { 204: null },
@@ -89,6 +100,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       },
     }),
     route({
+      operationId: "untagStackItem",
       method: "DELETE", url: `${BASE}/:stack_id/items/:item_id/tags/:tag_id`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204,
       summary: "Detach a tag from a stack item", params: StackItemParams.extend({ tag_id: z.uuid() }),
       responses: { 204: null },

@@ -26,19 +26,39 @@ export const Stack = z.object({
   items: z.array(StackItem),
 }).meta({ id: "StackOut" });
 
+/**
+ * What each item_type's value looks like, as JSON Schema conditions for the OpenAPI document: each
+ * pattern is one every accepted value matches (the value is trimmed first); src/matching/items.ts
+ * decides, and a value it cannot match is a 422 on `value` saying why.
+ */
+export const VALUE_FORMATS: Record<(typeof STACK_ITEM_TYPES)[number], { pattern: string; description: string }> = {
+  cpe: { pattern: "^\\s*(cpe:2\\.3:|[Cc][Pp][Ee]:/)", description: "CPE 2.3 (cpe:2.3:a:vendor:product:version:…, 11 attributes) or a CPE 2.2 URI (cpe:/a:vendor:product); vendor and product named" },
+  product: { pattern: "\\S", description: "vendor:product or product, optional version after @ or as a third part (paloaltonetworks:pan-os@10.2.5, openbsd:openssh:9.6p1)" },
+  vendor: { pattern: "^[^:]*\\S[^:]*$", description: "a vendor name alone, without ':'" },
+  purl: { pattern: "^\\s*pkg:[A-Za-z][A-Za-z0-9.+-]*/[^?#]", description: "a package URL, pkg:type/namespace/name@version (types: pypi, npm, maven, golang, cargo, gem, nuget, composer, hex, pub, hackage, cran, swift, cocoapods, deb, apk, rpm)" },
+  keyword: { pattern: "\\S", description: "words that must all appear in the CVE (at least one letter or digit)" },
+  cve: { pattern: "^\\s*([Cc][Vv][Ee]-[A-Za-z0-9][A-Za-z0-9._:-]*|[A-Z][A-Z0-9]*-[A-Za-z0-9][A-Za-z0-9._:-]*)\\s*$", description: "a CVE id (CVE-2024-3400) or an alias (GHSA-…, PYSEC-…, GO-…)" },
+};
+const valueFormats = {
+  allOf: Object.entries(VALUE_FORMATS).map(([type, f]) => ({
+    if: { required: ["item_type", "value"], properties: { item_type: { const: type } } },
+    then: { properties: { value: { pattern: f.pattern, description: f.description } } },
+  })),
+};
+
 export const StackItemIn = z.object({
   item_type: ITEM_TYPE,
   value: z.string().min(1).max(500),
   min_severity: MIN_SEVERITY.optional(),
   tag_ids: z.array(z.uuid()).max(50).default([]),
-}).meta({ id: "StackItemIn" });
+}).meta({ id: "StackItemIn", ...valueFormats });
 
 export const StackItemUpdateIn = z.object({
   item_type: ITEM_TYPE.optional(),
   value: z.string().min(1).max(500).optional(),
   min_severity: MIN_SEVERITY.optional(),
   tag_ids: z.array(z.uuid()).max(50).optional(),
-}).meta({ id: "StackItemUpdateIn" });
+}).meta({ id: "StackItemUpdateIn", ...valueFormats });
 
 export const StackIn = z.object({
   name: z.string().trim().min(1).max(100),

@@ -8,6 +8,7 @@ import type { VulnerabilitiesService } from "./vulnerabilities.service.js";
 export function vulnerabilitiesRoutes(service: VulnerabilitiesService): RouteDef[] {
   return [
     route({
+      operationId: "listVulnerabilities",
       method: "GET", url: "/api/v1/vulnerabilities", auth: "apiKey", tags: ["vulnerabilities"],
       summary: "Public advisories (GHSA, GO, PYSEC, RUSTSEC, CERT-FR), newest first",
       query: VulnListQuery,
@@ -18,6 +19,7 @@ export function vulnerabilitiesRoutes(service: VulnerabilitiesService): RouteDef
       },
     }),
     route({
+      operationId: "getVulnerability",
       method: "GET", url: "/api/v1/vulnerabilities/:id", auth: "apiKey", tags: ["vulnerabilities"],
       summary: "One public advisory",
       params: z.object({ id: z.string().min(1).max(100) }),

@@ -29,6 +29,7 @@ function listBody(rows: readonly WorkflowListRow[]): string {
 export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
   return [
     route({
+      operationId: "listWorkflows",
       method: "GET", url: BASE, auth: "apiKey", tags: TAGS,
       summary: "List the project's workflows (without their graph)",
       params: ProjectParams,
@@ -39,6 +40,8 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
       },
     }),
     route({
+      operationId: "createWorkflow",
+      errors: { 409: "the Idempotency-Key was used with another body (cle_idempotence_reutilisee), or the name is taken on the project (nom_deja_utilise)" },
       method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
       summary: "Create a workflow (graph form or short form)",
       description: "Requires an Idempotency-Key header. The same key with the same body answers 200 with the workflow as it is now; with another body, 409.",
@@ -53,6 +56,8 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
       },
     }),
     route({
+      operationId: "updateWorkflow",
+      errors: { 409: "version is not the current one (version_perimee, with current_version), or the name is taken (nom_deja_utilise)" },
       method: "PATCH", url: `${BASE}/:workflow_id`, auth: "apiKey", scope: WRITE, tags: TAGS,
       summary: "Update a workflow (optimistic concurrency on version)",
       params: WorkflowParams,
@@ -62,6 +67,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
         presentWorkflow(await service.update(auth, params.org_id, params.project_id, params.workflow_id, body)),
     }),
     route({
+      operationId: "setWorkflowEnabled",
       method: "PATCH", url: `${BASE}/:workflow_id/enabled`, auth: "apiKey", scope: WRITE, tags: TAGS,
       summary: "Enable or disable a workflow (increments version)",
       params: WorkflowParams,
@@ -71,6 +77,8 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
         presentWorkflow(await service.setEnabled(auth, params.org_id, params.project_id, params.workflow_id, body.enabled)),
     }),
     route({
+      operationId: "deleteWorkflow",
+      errors: { 409: "the project's default workflow (workflow_par_defaut), or its last one (dernier_workflow)" },
       method: "DELETE", url: `${BASE}/:workflow_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204,
       summary: "Delete a workflow (not the default one, nor the last one)",
       params: WorkflowParams,
@@ -80,6 +88,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
       },
     }),
     route({
+      operationId: "listWorkflowRuns",
       method: "GET", url: `${BASE}/:workflow_id/runs`, auth: "apiKey", tags: TAGS,
       summary: "List a workflow's runs, newest first",
       params: WorkflowParams,
@@ -89,6 +98,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
         (await service.runs(auth, params.org_id, params.project_id, params.workflow_id, query.limit)).map(presentRun),
     }),
     route({
+      operationId: "dryRunWorkflow",
       method: "POST", url: `${BASE}/:workflow_id/dry-run`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
       summary: "Evaluate a workflow against a CVE without acting; records a dry_run run",
       params: WorkflowParams,
@@ -100,6 +110,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
       },
     }),
     route({
+      operationId: "getProjectWorkflow",
       method: "GET", url: "/projects/:project_id/workflows/:workflow_id", auth: "session", tags: ["session"],
       summary: "Read a project workflow with its graph (session cookie or account token)",
       params: z.object({ project_id: z.uuid(), workflow_id: z.uuid() }),
@@ -107,6 +118,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
       handler: async ({ auth, params }) => presentWorkflow(await service.getForMember(auth, params.project_id, params.workflow_id)),
     }),
     route({
+      operationId: "getOrganizationWorkflow",
       method: "GET", url: "/organizations/:org_id/workflows/:workflow_id", auth: "session", tags: ["session"],
       summary: "Read an organization workflow (applies to every project) with its graph",
       params: z.object({ org_id: z.uuid(), workflow_id: z.uuid() }),

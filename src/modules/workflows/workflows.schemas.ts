@@ -63,7 +63,8 @@ export const Run = z.object({
 }).meta({ id: "WorkflowRun" });
 
 export const DryRunIn = z.object({
-  cve_id: z.string().min(1).max(64).describe("CVE id, e.g. CVE-2024-3400"),
+  // Read as the service reads it: trimmed, any case (cve-2024-3400 is CVE-2024-3400).
+  cve_id: z.string().max(64).regex(/^\s*[Cc][Vv][Ee]-\d{4}-\d{4,}\s*$/).describe("CVE id, e.g. CVE-2024-3400 (case and surrounding spaces ignored)"),
 }).meta({ id: "WorkflowDryRunIn" });
 
 export const DryRunOut = Run.extend({

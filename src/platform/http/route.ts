@@ -5,6 +5,8 @@ import { Forbidden } from "../errors.js";
 import { decodeBody, validateRequest, type RawRequest } from "./validation.js";
 
 export type AuthMode = "apiKey" | "session" | "none";
+/** Error statuses a route declares itself; the others follow from its declaration. */
+export type DeclaredError = 401 | 409 | 429;
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type AuthOf<M extends AuthMode> = M extends "apiKey" ? ApiKeyContext : M extends "session" ? SessionContext : null;
@@ -29,6 +31,8 @@ export interface RouteDef<
 > {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   url: string;
+  /** The operation's name in the OpenAPI document (unique, checked at registration): what generated clients call it. */
+  operationId: string;
   auth: M;
   /** Scope the API key must hold (checked before request validation, as a FastAPI dependency would be). */
   scope?: string;
@@ -42,6 +46,11 @@ export interface RouteDef<
   /** Success status (default 200) and the response schemas, for the OpenAPI document. */
   status?: number;
   responses: Record<number, z.ZodType | null>;
+  /**
+   * Error answers the service gives beyond those the declaration implies (see responsesOf), with
+   * when: e.g. `{ 409: "name already used (nom_deja_utilise)" }`.
+   */
+  errors?: Partial<Record<DeclaredError, string>>;
   handler(input: RouteInput<P, Q, H, B, AuthOf<M>>): Promise<unknown>;
 }
 
@@ -74,7 +83,10 @@ const ALL_METHODS: HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 /** Registers the routes, plus a 405 answer for the other methods of each path. */
 export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: Authenticators): void {
   const methodsByUrl = new Map<string, Set<string>>();
+  const operationIds = new Set<string>();
   for (const def of routes) {
+    if (operationIds.has(def.operationId)) throw new Error(`operationId ${def.operationId} is declared twice (${def.method} ${def.url})`);
+    operationIds.add(def.operationId);
     const methods = methodsByUrl.get(def.url) ?? new Set<string>();
     methods.add(def.method);
     methodsByUrl.set(def.url, methods);
@@ -121,33 +133,72 @@ const ValidationErrorItem = z.object({
   type: z.string(),
   loc: z.array(z.union([z.string(), z.int()])),
   msg: z.string(),
-  input: z.unknown(),
+  input: z.unknown().describe("The value that failed (null for a missing field)"),
   ctx: z.record(z.string(), z.unknown()).optional(),
 }).meta({ id: "ValidationError" });
 const HTTPValidationError = z.object({ detail: z.array(ValidationErrorItem) }).meta({ id: "HTTPValidationError" });
-const HTTPError = z.object({
-  detail: z.union([z.string(), z.object({ code: z.string(), message: z.string() }).catchall(z.unknown())]),
-}).meta({ id: "HTTPError", description: "{\"detail\": \"message\"}, or for 409 {\"detail\": {\"code\", \"message\", ...}}" });
+const HTTPError = z.object({ detail: z.string() }).meta({ id: "HTTPError", description: "{\"detail\": \"message\"}" });
+const HTTPConflict = z.object({
+  detail: z.object({ code: z.string().describe("Stable code, e.g. nom_deja_utilise, version_perimee"), message: z.string() })
+    .catchall(z.unknown()).describe("The code, its message, and facts of the conflict (version_perimee: current_version)"),
+}).meta({ id: "HTTPConflict" });
 
-/** The documented answers of a route: its successes, then the errors it can give. */
-function responsesOf(def: RouteDef): Record<number, z.ZodType> {
-  const response: Record<number, z.ZodType> = {};
+type Documented = { description: string; content: { "application/json": { schema: z.ZodType } } } | z.ZodType;
+
+function answer(description: string, schema: z.ZodType): Documented {
+  return { description, content: { "application/json": { schema } } };
+}
+
+const SUCCESS: Record<number, string> = { 200: "OK", 201: "Created", 204: "No content" };
+
+/**
+ * The documented answers of a route: its successes, then every error it can give — those its
+ * declaration implies, and those it declares (`errors`). Nothing it cannot give:
+ * - 400: a path parameter that is not valid UTF-8 once percent-decoded (routes with path params), a
+ *   JSON body nested deeper than Python's decoder reads (routes that read a body);
+ * - 401: a route behind a credential; 403: a route needing a scope;
+ * - 404: a path parameter names something that does not exist for this tenant;
+ * - 413, 415: a body over the limit, a Content-Type that is not a media type (routes that read a body);
+ * - 414: a path parameter over its length limit;
+ * - 422: request validation (routes reading params, query, headers or body);
+ * - 429: the hourly call limit of the organization (API keys).
+ */
+export function responsesOf(def: RouteDef): Record<number, Documented> {
+  const response: Record<number, Documented> = {};
   for (const [status, schema] of Object.entries(def.responses)) {
-    response[Number(status)] = schema ?? z.null().describe("No content");
+    const description = SUCCESS[Number(status)] ?? "Success";
+    response[Number(status)] = schema ? answer(description, schema) : z.null().describe(description);
   }
-  if (def.auth !== "none") response[401] = HTTPError.describe("Not authenticated, or credential invalid / revoked");
-  if (def.scope) response[403] = HTTPError.describe(`The API key lacks the scope ${def.scope}`);
-  if (def.params) response[404] = HTTPError.describe("Not found for this tenant (e.g. Projet introuvable, Workflow introuvable)");
-  if (def.method !== "GET") response[409] ??= HTTPError.describe("Conflict: {detail: {code, message, ...}}");
-  if (def.params || def.query || def.headers || def.body) response[422] = HTTPValidationError;
-  if (def.auth === "apiKey") response[429] = HTTPError.describe("Hourly call limit of the organization's plan reached (Retry-After)");
-  return response;
+  const declared = def.errors ?? {};
+  const error = (status: number, when: string) => {
+    response[status] = answer(when, status === 409 ? HTTPConflict : HTTPError);
+  };
+  const params = def.params ? Object.keys(def.params.shape) : [];
+  if (params.length || def.body) {
+    error(400, [params.length && "a path parameter is not valid percent-encoded UTF-8", def.body && "the JSON body nests too deep to be read"].filter(Boolean).join("; "));
+  }
+  if (def.auth !== "none") {
+    error(401, def.auth === "apiKey" ? "No API key, or an invalid or revoked one (WWW-Authenticate: Bearer)" : "No session, or an expired one; an API key is not accepted here");
+  } else if (declared[401]) error(401, declared[401]);
+  if (def.scope) error(403, `The API key lacks the scope ${def.scope}`);
+  if (params.length) error(404, `Not found for this credential: ${params.join(", ")} (detail names it, e.g. « Projet introuvable »)`);
+  if (declared[409]) error(409, `Conflict: ${declared[409]}`);
+  if (def.body) {
+    error(413, "Body over the limit (1 MiB)");
+    error(415, "Content-Type that is not a media type");
+  }
+  if (params.length) error(414, "A path parameter over the length limit (200 characters)");
+  if (def.params || def.query || def.headers || def.body) response[422] = answer("Validation error (FastAPI/Pydantic shape)", HTTPValidationError);
+  if (def.auth === "apiKey") error(429, "Hourly call limit of the organization's plan reached (Retry-After)");
+  else if (declared[429]) error(429, declared[429]);
+  return Object.fromEntries(Object.entries(response).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
 function openApiSchema(def: RouteDef) {
   const response = responsesOf(def);
   const parts = { params: def.params, querystring: def.query, headers: def.headers, body: def.body };
   return {
+    operationId: def.operationId,
     summary: def.summary,
     ...(def.description ? { description: def.description } : {}),
     tags: def.tags,

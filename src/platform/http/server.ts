@@ -9,6 +9,7 @@ import type { Duplex } from "node:stream";
 import type { HttpLimits } from "../../config.js";
 import { DomainError, ValidationFailed } from "../errors.js";
 import { BodyBudget } from "./body-budget.js";
+import { tidyComponents } from "./openapi.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
 
 export interface ServerOptions {
@@ -119,6 +120,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
         version: opts.version,
         description: "Vulnerability watch and alerting service. Programmatic API under /api/v1 (API keys); session API under /auth, /projects, /organizations.",
       },
+      // Relative: resolved against where this document is served, so a generated client works behind any host or proxy.
+      servers: [{ url: "/", description: "This Vigie instance" }],
       components: {
         securitySchemes: {
           apiKey: { type: "http", scheme: "bearer", description: "API key of an organization (vk_…)" },
@@ -128,7 +131,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (doc) => tidyComponents(jsonSchemaTransformObject(doc) as Parameters<typeof tidyComponents>[0]) as ReturnType<typeof jsonSchemaTransformObject>,
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
