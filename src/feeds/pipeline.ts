@@ -97,7 +97,7 @@ export async function* jsonRecords(files: string[], arrayKeys: string[]): AsyncI
 }
 
 /** Bump when a parser changes what it extracts: every record is then parsed again on re-import. */
-const PARSER_VERSION = "1";
+const PARSER_VERSION = "2";
 
 /**
  * Passes on only the records whose exact text is not the one already stored for their CVE (the

@@ -7,7 +7,8 @@
  * 2. else a row that says V is affected (status `affected`, or an NVD vulnerable CPE) whose range
  *    holds V is a match — a CNA row without any bound means every version (NVD and ADP rows
  *    without bounds are not taken as a statement about V);
- * 3. else, when no row gives a range, the entry's `defaultStatus: affected` is a match;
+ * 3. else an entry's `defaultStatus: affected` is a match when the entry lists no affected range
+ *    (only unaffected ones, or none): it holds for every version no listed range covers;
  * 4. else no match (a version outside every range is not noise to report).
  * An item without a version matches when any row says some version is affected.
  * Vendors compare in a squashed form ("palo_alto_networks" = "paloaltonetworks"): CNAs write display
@@ -108,8 +109,15 @@ export function decideAffected(rows: AffectedRow[], itemVendor: string | null, v
   const hit = mine.filter((r) => says(r, "affected") && (bounded(r) ? holds(r, version) : r.origin === "cna"))
     .sort((a, b) => Number(bounded(b)) - Number(bounded(a)))[0];
   if (hit) return reason(bounded(hit) ? "version_range" : "all_versions", hit, version, bounded(hit) ? rangeText(hit) : null);
-  const def = mine.find((r) => r.default_status === "affected");
-  if (def && !mine.some(bounded)) return reason("default_status", def, version, null);
+  // defaultStatus "affected" holds for every version no listed range covers — when the entry lists
+  // no affected range of its own (Jenkins lists only the unaffected lines: CVE-2024-23897); an entry
+  // listing affected ranges states them, and V lies outside them.
+  const entry = (r: AffectedRow) => `${r.origin}\u0000${r.vendor_norm}\u0000${r.product}`;
+  // (An exact affected version is a point, not a range: Linux lists "5.10 affected" beside its
+  // unaffected ranges to say where the bug came in.)
+  const statesAffected = new Set(mine.filter((r) => says(r, "affected") && bounded(r) && r.version_from !== r.version_to).map(entry));
+  const def = mine.find((r) => r.default_status === "affected" && !statesAffected.has(entry(r)));
+  if (def) return reason("default_status", def, version, null);
   return null;
 }
 
