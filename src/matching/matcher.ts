@@ -208,13 +208,26 @@ export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<
 }
 
 /**
- * New (or changed) stack items against the stored corpus, as the project's setting says: every CVE,
- * or those published in its last N days plus every KEV one.
+ * Which stored CVEs a new item alerts on. An item naming a version alerts on every CVE that affects
+ * that version, whenever published: the version is vulnerable today. An item watching every version
+ * (a product, a vendor, a keyword…) follows the project's setting: every CVE, or those published in
+ * its last N days plus every KEV one.
  */
+const BACKFILL_SCOPE = sql`(i.match_version is not null or c.is_kev or p.alert_backfill = 'all'
+  or c.date_published >= now() - make_interval(days => p.alert_backfill_days))`;
+
+/** New (or changed) stack items against the stored corpus (see BACKFILL_SCOPE). Returns the alerts raised. */
 export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
   if (!itemIds.length) return 0;
-  const items = sql`i.id = any(${pgArray(itemIds)}::uuid[])`;
-  const scope = sql`(c.is_kev or p.alert_backfill = 'all' or c.date_published >= now() - make_interval(days => p.alert_backfill_days))`;
-  const candidates = await rowsOf<Candidate>(ex, candidatesSql(scope, items, false));
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.id = any(${pgArray(itemIds)}::uuid[])`, false));
+  return raise(ex, decide(candidates));
+}
+
+/**
+ * Every item of a project matched again, after its `alert_backfill` setting changed: raises what
+ * the new setting allows and the old did not; never deletes an alert.
+ */
+export async function matchProjectItems(ex: Executor, projectId: string): Promise<number> {
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.project_id = ${projectId}::uuid`, false));
   return raise(ex, decide(candidates));
 }
