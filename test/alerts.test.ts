@@ -134,6 +134,31 @@ describe("stacks, matching and alerts on real records", () => {
     expect(none.json().alertes_creees).toBe(0);
   });
 
+  it("products meet across the names CNAs and CPE data give them, learned from the records (Apache Tomcat = apache:tomcat)", async () => {
+    const q = async () => ((await t.database.executeSql(
+      "select kind, name, equivalent, evidence from name_equivalences where name in ('apache_tomcat', 'apache_software_foundation', 'accumulo') order by 1, 2, 3", [])).rows);
+    expect(await q()).toEqual([]);
+    expect((await importFeed(db, "cve5", [`${MATCH}/cve5-tomcat.jsonl`])).errors).toEqual([]);
+    // Four records where the CNA names "Apache Software Foundation / Apache Tomcat" and the CISA ADP
+    // apache:tomcat; CVE-2023-42795's ADP says apache:accumulo — one odd record, no equivalence.
+    expect(await q()).toEqual([
+      { kind: "product", name: "apache_tomcat", equivalent: "tomcat", evidence: 4 },
+      { kind: "vendor", name: "apache_software_foundation", equivalent: "apache", evidence: 5 },
+    ]);
+    const g = await tenantWithKeys("Eta");
+    const res = await g.call("POST", "/stacks", { name: "Web", items: [{ item_type: "product", value: "apache:tomcat@9.0.80" }] });
+    expect(res.statusCode).toBe(201);
+    const alerts = await alertsOf(g.call);
+    // CVE-2023-42795 (≤ 9.0.80), CVE-2024-23672 and CVE-2024-24549 (≤ 9.0.85) are stated by the CNA alone
+    // ("Apache Tomcat"); not CVE-2023-41080 (≤ 9.0.79), not CVE-2023-34981 (9.0.74 only).
+    expect(ids(alerts)).toEqual(["CVE-2023-42795", "CVE-2023-45648", "CVE-2023-46589", "CVE-2024-23672", "CVE-2024-24549", "CVE-2024-34750"]);
+    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-23672")!.source).toBe("product apache:tomcat@9.0.80 : version 9.0.80 dans [9.0.0-M1, 9.0.85] (cna)");
+    // The display form finds the CPE-named rows too.
+    const h = await tenantWithKeys("Theta");
+    await h.call("POST", "/stacks", { name: "Web", items: [{ item_type: "product", value: "Apache Software Foundation:Apache Tomcat@9.0.80" }] });
+    expect(ids(await alertsOf(h.call))).toEqual(ids(alerts));
+  });
+
   it("another tenant sees none of it and can touch none of it", async () => {
     const mine = (await alertsOf(a.call)).items[0]!;
     expect((await alertsOf(b.call)).items.map((x) => x.id)).not.toContain(mine.id);

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
+import { learnEquivalences } from "../matching/equivalences.js";
 import { matchChangedCves } from "../matching/matcher.js";
 import type { Db, Executor } from "../platform/db/client.js";
 import { ADVISORY_SOURCES, advisoryPart, mergeCve, pocPart, sourcesOf } from "./merge.js";
@@ -212,7 +213,10 @@ export function contributionWriter(db: Db, tally: Tally): BatchWriter<Contributi
       const ids = new Set(changed.map((c) => c.cve_id));
       // PoC evidence decides a few columns only: no need to re-read and re-merge the whole record.
       if (rows.every((r) => r.source.startsWith("poc:"))) await refreshPoc(tx, [...ids]);
-      else await mergeIds(tx, [...ids], rows.filter((r) => ids.has(r.cve_id)));
+      else {
+        await mergeIds(tx, [...ids], rows.filter((r) => ids.has(r.cve_id)));
+        await learnEquivalences(tx, [...ids]);
+      }
       // In the same transaction: an alert (and its event) exists exactly when its CVE change is committed.
       await matchChangedCves(tx, [...ids]);
       return changed;
@@ -229,6 +233,7 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
       const changed = await feedStore.upsertAdvisories(tx, rows);
       const cves = [...new Set(changed.flatMap((c) => c.aliases.filter((a) => a.startsWith("CVE-"))))];
       await refreshAdvisories(tx, cves);
+      await learnEquivalences(tx, cves);
       await matchChangedCves(tx, cves);
       return changed;
     },

@@ -94,8 +94,10 @@ const reason = (rule: MatchReason["rule"], r: AffectedRow | null, version: strin
   ({ rule, version, range, origin: r?.origin ?? null, vendor: r?.vendor ?? null, product: r?.product ?? null });
 
 /** The affected rows of one CVE (already narrowed to the item's product) against the item's version. */
-export function decideAffected(rows: AffectedRow[], itemVendor: string | null, version: string | null): MatchReason | null {
-  const mine = rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || squash(r.vendor_norm) === squash(itemVendor)));
+export function decideAffected(rows: AffectedRow[], itemVendor: string | null, version: string | null, vendorAliases: string[] = []): MatchReason | null {
+  // The item's vendor under its learned other names too (equivalences.ts: "oracle" = "oracle_corporation").
+  const vendors = new Set([itemVendor, ...vendorAliases].map(squash));
+  const mine = rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || vendors.has(squash(r.vendor_norm))));
   if (!mine.length) return null;
   if (version === null || !isConcreteVersion(version)) {
     const hit = mine.find((r) => says(r, "affected")) ?? mine.find((r) => r.default_status === "affected");

@@ -10,6 +10,7 @@ import type { Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { bumpVersions } from "../platform/db/versions.js";
 import { palier } from "../modules/cves/priority.js";
+import { vendorEquivalents } from "./equivalences.js";
 import { decideAffected, decideOsv, decidePackageCpe, decideVendor, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
 
 interface Candidate {
@@ -68,15 +69,21 @@ const GROUP = sql`group by i.id, p.org_id, c.cve_id, e.epss`;
 function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
   const tail = sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id where ${cves} and ${items}`;
   // Items found from a CVE's affected products (one branch per index: an OR would probe none).
-  const byAffected = (on: SQL) => sql`
+  // `via` joins a learned name equivalence q between the affected row and the item (equivalences.ts).
+  const byAffected = (on: SQL, via?: "product" | "vendor") => sql`
     select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
-    from cve_affected a join cves c on c.cve_id = a.cve_id join stack_items i on ${on} ${tail} ${GROUP}`;
+    from cve_affected a join cves c on c.cve_id = a.cve_id
+    ${via ? sql`join name_equivalences q on q.kind = ${via} and q.name = ${via === "product" ? sql`a.product_norm` : sql`a.vendor_norm`}` : sql``}
+    join stack_items i on ${on} ${tail} ${GROUP}`;
   // Items found from the CVE record itself.
   const byCve = (on: SQL) => sql`select ${ITEM_COLS}, ${CVE_COLS}, null, null from cves c join stack_items i on ${on} ${tail}`;
   const branches = [
     byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = a.product_norm`),
     byAffected(sql`i.item_type = 'vendor' and i.match_vendor = a.vendor_norm`),
     byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = a.product_norm`),
+    byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = q.equivalent`, "product"),
+    byAffected(sql`i.item_type = 'vendor' and i.match_vendor = q.equivalent`, "vendor"),
+    byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = q.equivalent`, "product"),
     sql`
     select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
     from public_vulns pv cross join lateral jsonb_array_elements(case when jsonb_typeof(pv.data->'packages') = 'array' then pv.data->'packages' else '[]'::jsonb end) pkg
@@ -94,17 +101,32 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
 
 const RULE_RANK: Record<string, number> = { version_range: 0, osv_range: 1, cve: 2, default_status: 3, all_versions: 4, vendor: 5, keyword: 6 };
 
-/** The real hits among candidates, one per (project, CVE): the most precise reason wins. */
-function decide(candidates: Candidate[]): Hit[] {
-  const best = new Map<string, Hit>();
+/**
+ * The candidates of one (item, CVE) found through several names (its own, learned equivalents) as
+ * one: an unaffected statement under one name still vetoes an affected one under another.
+ */
+function mergeByItem(candidates: Candidate[]): Candidate[] {
+  const by = new Map<string, Candidate>();
   for (const c of candidates) {
+    const key = `${c.item_id} ${c.cve_id} ${c.packages ? "osv" : ""}`;
+    const prev = by.get(key);
+    if (!prev) by.set(key, c);
+    else if (c.rows) prev.rows = [...(prev.rows ?? []), ...c.rows];
+  }
+  return [...by.values()];
+}
+
+/** The real hits among candidates, one per (project, CVE): the most precise reason wins. */
+function decide(candidates: Candidate[], vendorNames: Map<string, string[]>): Hit[] {
+  const best = new Map<string, Hit>();
+  for (const c of mergeByItem(candidates)) {
     if (c.state === "REJECTED" || !meetsSeverity(c.severity, c.min_severity)) continue;
     let reason: MatchReason | null;
     if (c.item_type === "purl") reason = c.packages ? decideOsv(c.packages, c.match_version) : decidePackageCpe(c.rows ?? [], c.match_version);
     else if (c.item_type === "vendor") reason = decideVendor(c.rows ?? []);
     else if (c.item_type === "keyword" || c.item_type === "cve") {
       reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };
-    } else reason = decideAffected(c.rows ?? [], c.match_vendor, c.match_version);
+    } else reason = decideAffected(c.rows ?? [], c.match_vendor, c.match_version, vendorNames.get(c.match_vendor ?? "") ?? []);
     if (!reason) continue;
     const key = `${c.project_id} ${c.cve_id}`;
     const prev = best.get(key);
@@ -119,6 +141,12 @@ function decide(candidates: Candidate[]): Hit[] {
     });
   }
   return [...best.values()];
+}
+
+/** decide() with the learned vendor equivalents of the candidates' items (one query). */
+async function decideWith(ex: Executor, candidates: Candidate[]): Promise<Hit[]> {
+  const vendors = [...new Set(candidates.filter((c) => c.rows && c.match_vendor).map((c) => c.match_vendor!))];
+  return decide(candidates, await vendorEquivalents(ex, vendors));
 }
 
 /** The data version of a project's alerts (cached list counts hold while it does not change). */
@@ -204,7 +232,7 @@ export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<
   if (!cveIds.length) return;
   await refreshAlerts(ex, cveIds);
   const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${pgArray(cveIds)}::text[])`, sql`true`, true));
-  await raise(ex, decide(candidates));
+  await raise(ex, await decideWith(ex, candidates));
 }
 
 /**
@@ -220,7 +248,7 @@ const BACKFILL_SCOPE = sql`(i.match_version is not null or c.is_kev or p.alert_b
 export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
   if (!itemIds.length) return 0;
   const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.id = any(${pgArray(itemIds)}::uuid[])`, false));
-  return raise(ex, decide(candidates));
+  return raise(ex, await decideWith(ex, candidates));
 }
 
 /**
@@ -229,5 +257,5 @@ export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<nu
  */
 export async function matchProjectItems(ex: Executor, projectId: string): Promise<number> {
   const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.project_id = ${projectId}::uuid`, false));
-  return raise(ex, decide(candidates));
+  return raise(ex, await decideWith(ex, candidates));
 }
