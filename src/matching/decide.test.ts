@@ -166,6 +166,11 @@ describe("version expressions read as ranges (real records)", () => {
     expect(decideAffected(real("CVE-2017-10159"), "oracle_corporation", "13.0")).toBeNull();
   });
 
+  it("the item's vendor meets the CNA's display name through a learned equivalence (oracle = oracle_corporation)", () => {
+    expect(decideAffected(real("CVE-2017-10159"), "oracle", "12.1.2")).toBeNull();
+    expect(decideAffected(real("CVE-2017-10159"), "oracle", "12.1.2", ["oracle_corporation"])).toMatchObject({ rule: "version_range", range: "[12, 13[" });
+  });
+
   it("exiv2 CVE-2021-37615 \"<= 0.27.4\": 0.27.4 hit, 0.27.5 not", () => {
     expect(decideAffected(real("CVE-2021-37615"), "exiv2", "0.27.4")).toMatchObject({ rule: "version_range" });
     expect(decideAffected(real("CVE-2021-37615"), "exiv2", "0.27.5")).toBeNull();
