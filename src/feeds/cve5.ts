@@ -354,6 +354,8 @@ const OP_RE = new RegExp(String.raw`(<=|=<|>=|=>|<|>|=)\s*(${VTOKEN})`, "g");
 const AND_EARLIER = new RegExp(String.raw`^(${VTOKEN})\s+(?:and|or)\s+(?:prior|earlier|below|lower)(?:\s+versions?)?$`, "i");
 /** "prior to 5.0.32", "before 7.0", "before version 7.0", "through 8.1.0", "up to 3.2", "prior to and including 2.1". */
 const BEFORE = new RegExp(String.raw`^(prior\s+to\s+and\s+including|prior\s+to|before|through|up\s+to)\s+(?:versions?\s+|ver\.?\s*)?(${VTOKEN})$`, "i");
+/** A version and nothing else: no operator, no space, no trailing wildcard. */
+const PLAIN_VERSION = /^[vV]?\d[\w.+~:-]*(?<![.][xX*])$/;
 /** "1.0 through 2.3" (both included). */
 const THROUGH = new RegExp(String.raw`^(${VTOKEN})\s+(?:through|to)\s+(${VTOKEN})$`, "i");
 /** Words before the expression that say nothing more: "All versions", "Versions", "firmware ver.". */
@@ -371,6 +373,8 @@ const BETWEEN = new RegExp(String.raw`^(${VTOKEN})\s*(<=|<)\s*versions?\s*(<=|<)
  */
 export function versionExpression(raw: string): VersionExpr | null {
   const t = raw.trim();
+  // Fast path: a plain version (most of them: "5.4.189", "10.2.9-h1") states no range.
+  if (PLAIN_VERSION.test(t)) return null;
   const s = t.replace(LEAD, "") || t;
   const w = wildcard(s);
   if (w !== null) return { from: w.prefix, fromInclusive: true, to: w.next, toInclusive: false };
@@ -457,7 +461,7 @@ function collectAffected(list: unknown, origin: Origin, out: AffectedEntry[], se
     // Oracle writes one "5.5.58 and prior" per supported series: with several such open-ended
     // expressions in one entry, each starts at its own series (5.5.58 → [5.5, 5.5.58]).
     let openEnded = 0;
-    for (const v of versions) {
+    if (versions.length > 1) for (const v of versions) {
       const e = isObj(v) && v.lessThan === undefined && v.lessThanOrEqual === undefined ? versionExpression(str(v.version) ?? "") : null;
       if (e !== null && e.from === null && e.to !== null) openEnded++;
     }
