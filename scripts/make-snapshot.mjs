@@ -16,13 +16,33 @@ const NVD_ITEMS = 2000;
 const OSV_EXTRA = 1500;
 const CERTFR_LAST = 1500;
 
+// The packages and products of the README's stack example: every OSV advisory of these packages
+// and every CVE 5 record naming these products (any year), with the CVE records the advisories name.
+const README_PACKAGES = [["pypi", "django"]];
+const README_PRODUCTS = [/"vendor":"Palo Alto Networks"[^}]*"product":"PAN-OS"/];
+
 const lines = (file) => createInterface({ input: createReadStream(file).pipe(createGunzip()), crlfDelay: Infinity });
 const write = (path, text) => writeFileSync(path, gzipSync(text));
 const counts = {};
 
-rmSync(OUT, { recursive: true, force: true });
-for (const d of ["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"]) mkdirSync(join(OUT, d), { recursive: true });
+// The data directories are rebuilt; PROVENANCE.md (written by hand, with the counts printed below) stays.
+for (const d of ["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"]) {
+  rmSync(join(OUT, d), { recursive: true, force: true });
+  mkdirSync(join(OUT, d), { recursive: true });
+}
 const ids = new Set();
+
+// osv (first pass): the advisories of the README's packages, and the CVEs they name.
+const readmeAdvisories = new Set();
+const readmeCves = new Set();
+for await (const line of lines(join(DATA, "osv/osv-combined.jsonl.gz"))) {
+  const adv = JSON.parse(line);
+  const hit = (adv.affected ?? []).some((a) => README_PACKAGES.some(([eco, name]) =>
+    a.package?.ecosystem?.toLowerCase() === eco && a.package?.name?.toLowerCase() === name));
+  if (!hit) continue;
+  readmeAdvisories.add(adv.id);
+  for (const a of adv.aliases ?? []) if (a.startsWith("CVE-")) readmeCves.add(a);
+}
 
 // cve5: CVE JSON 5 records of 2024 (CISA vulnrichment), one per line.
 const cve5 = [];
@@ -34,6 +54,25 @@ for await (const line of lines(join(DATA, "cve-json5/vulnrichment-2024.jsonl.gz"
 }
 write(join(OUT, "cve5/vulnrichment-2024-subset.jsonl.gz"), cve5.join("\n") + "\n");
 counts.cve5 = cve5.length;
+
+// cve5: the records of every year that the README's advisories name or that name its products.
+{
+  const out = [];
+  for (const f of readdirSync(join(DATA, "cve-json5")).filter((f) => /^vulnrichment-\d{4}\.jsonl\.gz$/.test(f)).sort()) {
+    for await (const line of lines(join(DATA, "cve-json5", f))) {
+      const id = /"cveId":"(CVE-\d{4}-\d+)"/.exec(line)?.[1];
+      if (!id || ids.has(id)) continue;
+      if (readmeCves.has(id) || README_PRODUCTS.some((re) => re.test(line))) {
+        out.push(line);
+        ids.add(id);
+      }
+    }
+  }
+  write(join(OUT, "cve5/vulnrichment-readme-examples.jsonl.gz"), out.join("\n") + "\n");
+  counts.cve5_readme = out.length;
+  // Their EPSS scores and PoCs too, record or not (a CVE known from its advisory alone).
+  for (const id of readmeCves) ids.add(id);
+}
 
 // nvd: the first items of the 2025 NVD 1.1 feed (streamed item by item) and the two API 2.0 objects.
 {
@@ -103,8 +142,8 @@ counts.cve5 = cve5.length;
   const out = [];
   let extra = 0;
   for await (const line of lines(join(DATA, "osv/osv-combined.jsonl.gz"))) {
-    const aliases = JSON.parse(line).aliases ?? [];
-    if (aliases.some((a) => ids.has(a))) out.push(line);
+    const adv = JSON.parse(line);
+    if (readmeAdvisories.has(adv.id) || (adv.aliases ?? []).some((a) => ids.has(a))) out.push(line);
     else if (extra < OSV_EXTRA) extra++, out.push(line);
   }
   write(join(OUT, "osv/osv-subset.jsonl.gz"), out.join("\n") + "\n");

@@ -77,25 +77,91 @@ describe("stacks, matching and alerts on real records", () => {
     expect(new Set(ev.map((e) => e.alert_id))).toEqual(new Set(alerts.items.map((x) => x.id)));
   });
 
-  it("an item added after the data is matched against the stored corpus (project setting: every CVE)", async () => {
+  it("an item with a version alerts on every stored CVE that affects it, whenever published; a version-less one on the recent window", async () => {
     expect((await b.call("GET", "/alert-settings")).json()).toEqual({ alert_backfill: "recent", alert_backfill_days: 90 });
-    // Recent only (the default): these 2022-2024 records are older than 90 days and not KEV yet.
-    const recent = await b.call("POST", "/stacks", { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.9-h1" }] });
-    expect(recent.json().alertes_creees).toBe(0);
+    // Every PAN-OS version watched, recent only (the default): none of these 2022-2024 records is from
+    // the last 90 days; the KEV ones (CVE-2022-0028, CVE-2024-3400: CISA ADP marker) pass the window.
+    const edge = await b.call("POST", "/stacks", { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os" }] });
+    expect(edge.json().alertes_creees).toBe(2);
     // Counted (and cached) now: the count must follow the alerts raised below.
-    expect(await alertsOf(b.call)).toMatchObject({ total: 0, unread_count: 0, items: [] });
-    expect((await b.call("PATCH", "/alert-settings", { alert_backfill: "all" })).json().alert_backfill).toBe("all");
-    const stackId = recent.json().id as string;
+    expect(ids(await alertsOf(b.call))).toEqual(["CVE-2022-0028", "CVE-2024-3400"]);
+    // 10.2.9-h1 is vulnerable today to CVE-2024-9468 (published 2024-10, not KEV, fixed in 10.2.9-h11),
+    // whatever its age; it is past CVE-2024-3400's fix (10.2.9-h1).
+    const stackId = edge.json().id as string;
     const added = await b.call("POST", `/stacks/${stackId}/items`, { item_type: "cpe", value: "cpe:2.3:o:paloaltonetworks:pan-os:10.2.9:h1:*:*:*:*:*:*" });
     expect(added.statusCode).toBe(201);
-    // 10.2.9-h1 is past CVE-2024-3400's fix, still before CVE-2024-9468's (10.2.9-h11).
     expect(added.json().alertes_creees).toBe(1);
-    expect(ids(await alertsOf(b.call))).toEqual(["CVE-2024-9468"]);
+    const alerts = await alertsOf(b.call);
+    expect(ids(alerts)).toEqual(["CVE-2022-0028", "CVE-2024-3400", "CVE-2024-9468"]);
+    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-9468")!.correspondance).toMatchObject({ rule: "version_range", version: "10.2.9-h1", item_type: "cpe" });
+  });
+
+  it("changing alert_backfill re-evaluates the project's items (raising what it allows, deleting nothing)", async () => {
+    const d = await tenantWithKeys("Delta");
+    await d.call("POST", "/stacks", { name: "Watch", items: [{ item_type: "product", value: "paloaltonetworks:pan-os" }] });
+    expect(ids(await alertsOf(d.call))).toEqual(["CVE-2022-0028", "CVE-2024-3400"]);
+    expect((await d.call("PATCH", "/alert-settings", { alert_backfill: "all" })).json().alert_backfill).toBe("all");
+    const every = await alertsOf(d.call);
+    expect(ids(every)).toEqual(["CVE-2022-0028", "CVE-2024-3400", "CVE-2024-9468"]);
+    expect((await events(d.projectId)).map((e) => [e.event, e.cve_id]).at(-1)).toEqual(["cve.new_match", "CVE-2024-9468"]);
+    // Back to recent: nothing is withdrawn.
+    expect((await d.call("PATCH", "/alert-settings", { alert_backfill: "recent", alert_backfill_days: 30 })).statusCode).toBe(200);
+    expect(ids(await alertsOf(d.call))).toEqual(ids(every));
+  });
+
+  it("defaultStatus and version expressions as CNAs write them (Jenkins CVE-2024-23897, dropwizard CVE-2020-5245, MySQL CVE-2018-2562)", async () => {
+    expect((await importFeed(db, "cve5", [`${MATCH}/cve5-expressions.jsonl`])).errors).toEqual([]);
+    const e = await tenantWithKeys("Epsilon");
+    const res = await e.call("POST", "/stacks", { name: "Build", items: [
+      // Jenkins lists only its unaffected lines (< 1.606, 2.426.3–2.426.x, 2.440.1–2.440.x, ≥ 2.442), defaultStatus affected.
+      { item_type: "product", value: "jenkins:jenkins@2.426.2" },
+      // ">= 1.3.0, < 1.3.19" in `version`, without lessThan.
+      { item_type: "product", value: "dropwizard:dropwizard-validation@1.3.5" },
+      // "5.5.58 and prior" (one per series).
+      { item_type: "product", value: "oracle_corporation:mysql_server@5.5.40" },
+    ] });
+    expect(res.statusCode).toBe(201);
+    const alerts = await alertsOf(e.call);
+    expect(ids(alerts)).toEqual(["CVE-2018-2562", "CVE-2020-5245", "CVE-2024-23897"]);
+    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-23897")!.correspondance).toMatchObject({ rule: "default_status", version: "2.426.2" });
+    expect(alerts.items.find((x) => x.cve_id === "CVE-2020-5245")!.source).toContain("[1.3.0, 1.3.19[");
+    // Versions the records call unaffected raise nothing.
+    const f = await tenantWithKeys("Zeta");
+    const none = await f.call("POST", "/stacks", { name: "Build", items: [
+      { item_type: "product", value: "jenkins:jenkins@2.426.3" }, { item_type: "product", value: "jenkins:jenkins@2.442" },
+      { item_type: "product", value: "dropwizard:dropwizard-validation@1.3.19" }, { item_type: "product", value: "oracle_corporation:mysql_server@5.5.59" },
+    ] });
+    expect(none.json().alertes_creees).toBe(0);
+  });
+
+  it("products meet across the names CNAs and CPE data give them, learned from the records (Apache Tomcat = apache:tomcat)", async () => {
+    const q = async () => ((await t.database.executeSql(
+      "select kind, name, equivalent, evidence from name_equivalences where name in ('apache_tomcat', 'apache_software_foundation', 'accumulo') order by 1, 2, 3", [])).rows);
+    expect(await q()).toEqual([]);
+    expect((await importFeed(db, "cve5", [`${MATCH}/cve5-tomcat.jsonl`])).errors).toEqual([]);
+    // Four records where the CNA names "Apache Software Foundation / Apache Tomcat" and the CISA ADP
+    // apache:tomcat; CVE-2023-42795's ADP says apache:accumulo — one odd record, no equivalence.
+    expect(await q()).toEqual([
+      { kind: "product", name: "apache_tomcat", equivalent: "tomcat", evidence: 4 },
+      { kind: "vendor", name: "apache_software_foundation", equivalent: "apache", evidence: 5 },
+    ]);
+    const g = await tenantWithKeys("Eta");
+    const res = await g.call("POST", "/stacks", { name: "Web", items: [{ item_type: "product", value: "apache:tomcat@9.0.80" }] });
+    expect(res.statusCode).toBe(201);
+    const alerts = await alertsOf(g.call);
+    // CVE-2023-42795 (≤ 9.0.80), CVE-2024-23672 and CVE-2024-24549 (≤ 9.0.85) are stated by the CNA alone
+    // ("Apache Tomcat"); not CVE-2023-41080 (≤ 9.0.79), not CVE-2023-34981 (9.0.74 only).
+    expect(ids(alerts)).toEqual(["CVE-2023-42795", "CVE-2023-45648", "CVE-2023-46589", "CVE-2024-23672", "CVE-2024-24549", "CVE-2024-34750"]);
+    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-23672")!.source).toBe("product apache:tomcat@9.0.80 : version 9.0.80 dans [9.0.0-M1, 9.0.85] (cna)");
+    // The display form finds the CPE-named rows too.
+    const h = await tenantWithKeys("Theta");
+    await h.call("POST", "/stacks", { name: "Web", items: [{ item_type: "product", value: "Apache Software Foundation:Apache Tomcat@9.0.80" }] });
+    expect(ids(await alertsOf(h.call))).toEqual(ids(alerts));
   });
 
   it("another tenant sees none of it and can touch none of it", async () => {
     const mine = (await alertsOf(a.call)).items[0]!;
-    expect(ids(await alertsOf(b.call))).not.toContain("CVE-2024-3400");
+    expect((await alertsOf(b.call)).items.map((x) => x.id)).not.toContain(mine.id);
     // B's key on A's project, and A's alert through B's project: 404.
     expect((await t.app.inject({ method: "GET", url: `${a.base}/alerts`, headers: bearer(b.key) })).json()).toEqual({ detail: "Projet introuvable" });
     expect((await b.call("PATCH", `/alerts/${mine.id}`, { is_read: true })).statusCode).toBe(404);

@@ -43,6 +43,23 @@ describe("first start: the bundled snapshot of real data", () => {
     expect(await importSnapshotIfEmpty(t.database.db, createLogger("silent"))).toBeNull();
     clean = await counts(t.database);
   }, 180_000);
+
+  it("the README's stack example raises the alerts of the versions it names, whatever their age", async () => {
+    const { key } = await t.services.apiKeys.create({ orgId: tenant.orgId, scopes: ["stacks-write"], projectIds: [] });
+    const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
+    const res = await t.app.inject({ method: "POST", url: `${base}/stacks`, headers: bearer(key), payload: { name: "Production", items: [
+      { item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" },
+      { item_type: "purl", value: "pkg:pypi/django@4.2.1", min_severity: "high" },
+    ] } });
+    expect(res.statusCode).toBe(201);
+    const alerts = (await t.app.inject({ method: "GET", url: `${base}/alerts?page_size=100`, headers: bearer(key) })).json() as { items: { cve_id: string; source: string }[]; total: number };
+    const ids = alerts.items.map((a) => a.cve_id);
+    // PAN-OS 10.2.5: CVE-2024-3400 and the later CVE-2024-9468 (< 10.2.9-h11), published long before this run.
+    expect(ids).toEqual(expect.arrayContaining(["CVE-2024-3400", "CVE-2024-9468"]));
+    // Django 4.2.1, high or critical, from the PyPI advisories in the snapshot (PYSEC-2023-100: 4.2 ≤ v < 4.2.3).
+    expect(ids).toContain("CVE-2023-36053");
+    expect(alerts.items.filter((a) => a.source.startsWith("purl pkg:pypi/django@4.2.1")).length).toBeGreaterThan(1);
+  }, 60_000);
 });
 
 const store = await freshStore();

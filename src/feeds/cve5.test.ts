@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { resolve } from "node:path";
 import { createGunzip } from "node:zlib";
 import { describe, it, expect } from "vitest";
-import { isReserved, normalizeTimestamp, parseCve5 } from "./cve5.js";
+import { isReserved, normalizeTimestamp, parseCve5, versionExpression } from "./cve5.js";
 import { RecordError, type AffectedEntry, type CveContribution } from "./types.js";
 
 const FIXTURES = new URL("../../test/fixtures/feeds/", import.meta.url);
@@ -176,9 +176,9 @@ describe("parseCve5 — other real shapes", () => {
       [...L, "bf425b82059e", true, "78a9ea43fc1a", false, "affected", "git", "unaffected"],
       [...L, "5.10", true, "5.10", true, "affected", null, "affected"],
       [...L, null, false, "5.10", false, "unaffected", "custom", "affected"], // version "0", lessThan "5.10"
-      [...L, "5.10.159", true, "5.10.*", true, "unaffected", "custom", "affected"], // wildcard kept as written
-      [...L, "5.15.83", true, "5.15.*", true, "unaffected", "custom", "affected"],
-      [...L, "6.0.13", true, "6.0.*", true, "unaffected", "custom", "affected"],
+      [...L, "5.10.159", true, "5.11", false, "unaffected", "custom", "affected"], // wildcard: the end of the 5.10 series
+      [...L, "5.15.83", true, "5.16", false, "unaffected", "custom", "affected"],
+      [...L, "6.0.13", true, "6.1", false, "unaffected", "custom", "affected"],
       [...L, "6.1", true, null, false, "unaffected", "original_commit_for_fix", "affected"], // lessThanOrEqual "*"
     ]);
     expect(r.cvss).toEqual([]);
@@ -369,5 +369,62 @@ describe.skipIf(!existsSync(YEAR_FILE))("parseCve5 — the whole vulnrichment-20
     expect(records).toBe(12_028);
     expect((states.PUBLISHED ?? 0) + (states.REJECTED ?? 0)).toBe(12_028);
     expect(states.REJECTED).toBeGreaterThan(0);
+  });
+});
+
+describe("version expressions in `version` (no lessThan), as CNAs write them", () => {
+  const R = (from: string | null, fromInclusive: boolean, to: string | null, toInclusive: boolean) => ({ from, fromInclusive, to, toInclusive });
+  it("reads the forms found in cisagov/vulnrichment (counts in the README)", () => {
+    expect(versionExpression(">= 1.3.0, < 1.3.19")).toEqual(R("1.3.0", true, "1.3.19", false));
+    expect(versionExpression(">=10.4, < 10.6.2")).toEqual(R("10.4", true, "10.6.2", false));
+    expect(versionExpression(">= 6.0.0 < 6.7.3")).toEqual(R("6.0.0", true, "6.7.3", false));
+    expect(versionExpression("=> 1.8.0, < 3.3.12")).toEqual(R("1.8.0", true, "3.3.12", false));
+    expect(versionExpression("> 0.11.0, < 2.9.17")).toEqual(R("0.11.0", false, "2.9.17", false));
+    expect(versionExpression(">= 1.8.0, <= 1.8.2")).toEqual(R("1.8.0", true, "1.8.2", true));
+    expect(versionExpression("< 6.4")).toEqual(R(null, false, "6.4", false));
+    expect(versionExpression("<2.8")).toEqual(R(null, false, "2.8", false));
+    expect(versionExpression("<= 0.27.4")).toEqual(R(null, false, "0.27.4", true));
+    expect(versionExpression(">= 7.20.2")).toEqual(R("7.20.2", true, null, false));
+    expect(versionExpression("= 2.39.0")).toEqual(R("2.39.0", true, "2.39.0", true));
+    expect(versionExpression("2.x")).toEqual(R("2", true, "3", false));
+    expect(versionExpression("6.1.*")).toEqual(R("6.1", true, "6.2", false));
+    expect(versionExpression("All versions < V01.01.01")).toEqual(R(null, false, "V01.01.01", false));
+    expect(versionExpression("All versions < V4.5 HF1")).toEqual(R(null, false, "V4.5 HF1", false));
+    expect(versionExpression("5.5.58 and prior")).toEqual(R(null, false, "5.5.58", true));
+    expect(versionExpression("7.2.26 and earlier")).toEqual(R(null, false, "7.2.26", true));
+    expect(versionExpression("prior to 5.0.32")).toEqual(R(null, false, "5.0.32", false));
+    expect(versionExpression("before version 7.0")).toEqual(R(null, false, "7.0", false));
+    expect(versionExpression("through 8.1.0")).toEqual(R(null, false, "8.1.0", true));
+    expect(versionExpression("All versions prior to and including 3.2")).toEqual(R(null, false, "3.2", true));
+    expect(versionExpression("5.0.0 <= version < 5.15.7")).toEqual(R("5.0.0", true, "5.15.7", false));
+  });
+
+  it("keeps plain versions, labels and commits as written", () => {
+    for (const v of ["1.2.3", "10.2.9-h1", "RomePI 1.0.0.C", "stable < 3.0.5", "Tuleap Community Edition < 14.10.99.4", "< c40665f44509724b64938c85def9fb2e79f62ec8"]) {
+      expect(versionExpression(v), v).toBeNull();
+    }
+  });
+
+  const records = readFileSync(new URL("../../test/fixtures/matching/cve5-expressions.jsonl", import.meta.url), "utf8").split("\n").filter(Boolean);
+  const parsed = (id: string) => {
+    const r = parseCve5(JSON.parse(records.find((l) => l.includes(`"cveId":"${id}"`))!));
+    if (isReserved(r)) throw new Error("RESERVED");
+    return r.affected.map(row);
+  };
+
+  it("stores them as bounds with their inclusiveness (real records)", () => {
+    expect(parsed("CVE-2020-5245")[0]).toEqual(["cna", "dropwizard", "dropwizard-validation", null, "1.3.0", true, "1.3.19", false, "affected", null, null]);
+    expect(parsed("CVE-2021-37615")[0]).toEqual(["cna", "Exiv2", "exiv2", null, null, false, "0.27.4", true, "affected", null, null]);
+    expect(parsed("CVE-2017-10159")[1]!.slice(4, 8)).toEqual(["12", true, "13", false]);
+    // Oracle: one "N and prior" per series → each from its series.
+    expect(parsed("CVE-2018-2562").map((r) => r.slice(4, 8))).toEqual([["5.5", true, "5.5.58", true], ["5.6", true, "5.6.38", true], ["5.7", true, "5.7.19", true]]);
+  });
+
+  it("reads wildcard bounds as the end of a series: Jenkins lessThan 2.426.*, Linux lessThanOrEqual 5.4.*, QNAP 4.3.*", () => {
+    const jenkins = parsed("CVE-2024-23897").filter((r) => r[0] === "cna").map((r) => r.slice(4, 9));
+    expect(jenkins).toEqual([[null, false, "1.606", false, "unaffected"], ["2.442", true, null, false, "unaffected"],
+      ["2.426.3", true, "2.427", false, "unaffected"], ["2.440.1", true, "2.441", false, "unaffected"]]);
+    expect(parsed("CVE-2020-36775").filter((r) => r[9] !== "git").map((r) => r.slice(4, 8))).toContainEqual(["5.4.189", true, "5.5", false]);
+    expect(parsed("CVE-2023-23363")[0]!.slice(4, 8)).toEqual(["4.3", true, "4.3.6.2441 build 20230621", false]);
   });
 });

@@ -312,11 +312,103 @@ function isOpenLower(v: string | null): boolean {
   return v.length <= 17 && OPEN_LOWER.has(v.toLowerCase());
 }
 
-/** An upper bound: trimmed, a stray leading "<" / "<=" operator removed ("< 4.3.1" → "4.3.1"). */
-function upperBound(v: unknown): string | null {
-  const s = str(v);
-  if (s === null || s.charCodeAt(0) !== 60 /* < */) return s;
-  return str(s.slice(s.charCodeAt(1) === 61 /* = */ ? 2 : 1));
+/**
+ * A wildcard version ("2.x", "6.1.*", "5.4.*"): its fixed prefix ("2", "6.1", "5.4") and the first
+ * version after the series ("3", "6.2", "5.5"), or null when the string is no such pattern.
+ */
+function wildcard(v: string): { prefix: string; next: string } | null {
+  const m = /^v?(\d+(?:\.\d+)*)(?:\.[x*])+$/i.exec(v);
+  if (m === null) return null;
+  const parts = m[1]!.split(".");
+  const last = parts.length - 1;
+  parts[last] = String(Number(parts[last]) + 1);
+  return { prefix: m[1]!, next: parts.join(".") };
+}
+
+/**
+ * An upper bound: trimmed, a stray leading "<" / "<=" operator removed ("< 4.3.1" → "4.3.1"). A
+ * wildcard bound closes a release series: `lessThan: "2.426.*"` (Jenkins: unaffected from 2.426.3
+ * to the end of the 2.426 line) and `lessThanOrEqual: "5.4.*"` (Linux) both end before 2.427 /
+ * 5.5, exclusive. Returns the bound and whether it is inclusive.
+ */
+function upperBound(v: unknown, inclusive: boolean): { to: string; inclusive: boolean } | null {
+  let s = str(v);
+  if (s !== null && s.charCodeAt(0) === 60 /* < */) s = str(s.slice(s.charCodeAt(1) === 61 /* = */ ? 2 : 1));
+  if (s === null) return null;
+  const w = wildcard(s);
+  return w === null ? { to: s, inclusive } : { to: w.next, inclusive: false };
+}
+
+/** A range read from a `version` string that states one. Bounds null = unbounded. */
+export interface VersionExpr {
+  from: string | null;
+  fromInclusive: boolean;
+  to: string | null;
+  toInclusive: boolean;
+}
+
+/** A version token in an expression: starts with a digit, or v/V then a digit (Siemens "V4.5 HF1"). */
+const VTOKEN = String.raw`[vV]?\d[^\s,;&<>=]*(?:\s+(?:HF|SP|Update|Patch|Build|UC)\s*\d+)*`;
+const OP_RE = new RegExp(String.raw`(<=|=<|>=|=>|<|>|=)\s*(${VTOKEN})`, "g");
+/** "5.5.58 and prior", "7.2.26 and earlier (versions)", "2.8.3 or earlier", "4.0 and below". */
+const AND_EARLIER = new RegExp(String.raw`^(${VTOKEN})\s+(?:and|or)\s+(?:prior|earlier|below|lower)(?:\s+versions?)?$`, "i");
+/** "prior to 5.0.32", "before 7.0", "before version 7.0", "through 8.1.0", "up to 3.2", "prior to and including 2.1". */
+const BEFORE = new RegExp(String.raw`^(prior\s+to\s+and\s+including|prior\s+to|before|through|up\s+to)\s+(?:versions?\s+|ver\.?\s*)?(${VTOKEN})$`, "i");
+/** A version and nothing else: no operator, no space, no trailing wildcard. */
+const PLAIN_VERSION = /^[vV]?\d[\w.+~:-]*(?<![.][xX*])$/;
+/** "1.0 through 2.3" (both included). */
+const THROUGH = new RegExp(String.raw`^(${VTOKEN})\s+(?:through|to)\s+(${VTOKEN})$`, "i");
+/** Words before the expression that say nothing more: "All versions", "Versions", "firmware ver.". */
+const LEAD = /^(?:all\s+)?(?:firmware\s+)?(?:versions?\b|ver\.?)?\s*/i;
+/** "5.0.0 <= version < 5.15.7". */
+const BETWEEN = new RegExp(String.raw`^(${VTOKEN})\s*(<=|<)\s*versions?\s*(<=|<)\s*(${VTOKEN})$`, "i");
+
+/**
+ * The range a CVE 5 `version` string states when a CNA wrote an expression instead of a version
+ * (no `lessThan`): "< 1.4.2", "<= 3.0", ">= 2.0, < 2.5", ">=10.4, < 10.6.2", "> 0.11.0, < 2.9.17",
+ * ">= 7.20.2", "= 2.39.0", "2.x", "6.1.*", "All versions < V01.01.01" (Siemens), "5.5.58 and prior",
+ * "prior to 5.0.32", "before 7.0", "through 8.1.0", "5.0.0 <= version < 5.15.7". Null for a plain
+ * version, and for anything else: an expression with a label ("stable < 3.0.5", "Tuleap Community
+ * Edition < 14.10") or a commit ("< c40665f…") is kept as written (it then matches nothing).
+ */
+export function versionExpression(raw: string): VersionExpr | null {
+  const t = raw.trim();
+  // Fast path: a plain version (most of them: "5.4.189", "10.2.9-h1") states no range.
+  if (PLAIN_VERSION.test(t)) return null;
+  const s = t.replace(LEAD, "") || t;
+  const w = wildcard(s);
+  if (w !== null) return { from: w.prefix, fromInclusive: true, to: w.next, toInclusive: false };
+  let m = AND_EARLIER.exec(s);
+  if (m !== null) return { from: null, fromInclusive: false, to: m[1]!, toInclusive: true };
+  m = BEFORE.exec(s);
+  if (m !== null) {
+    const inclusive = /^(through|up|prior\s+to\s+and)/i.test(m[1]!);
+    return { from: null, fromInclusive: false, to: m[2]!, toInclusive: inclusive };
+  }
+  m = THROUGH.exec(s);
+  if (m !== null) return { from: m[1]!, fromInclusive: true, to: m[2]!, toInclusive: true };
+  m = BETWEEN.exec(s);
+  if (m !== null) return { from: m[1]!, fromInclusive: m[2] === "<=", to: m[4]!, toInclusive: m[3] === "<=" };
+  if (!/[<>=]/.test(s)) return null;
+  const body = s;
+  const out: VersionExpr = { from: null, fromInclusive: false, to: null, toInclusive: false };
+  let rest = body;
+  let any = false;
+  for (const op of body.matchAll(OP_RE)) {
+    any = true;
+    rest = rest.replace(op[0], "");
+    const v = op[2]!;
+    switch (op[1]) {
+      case "<": out.to = v; out.toInclusive = false; break;
+      case "<=": case "=<": out.to = v; out.toInclusive = true; break;
+      case ">": out.from = v; out.fromInclusive = false; break;
+      case ">=": case "=>": out.from = v; out.fromInclusive = true; break;
+      case "=": out.from = v; out.to = v; out.fromInclusive = out.toInclusive = true; break;
+    }
+  }
+  // Only separators may remain: anything else is a label or a second product we cannot place.
+  if (!any || !/^[\s,;&|]*$/.test(rest)) return null;
+  return out;
 }
 
 function rowKey(r: AffectedEntry): string {
@@ -366,29 +458,44 @@ function collectAffected(list: unknown, origin: Origin, out: AffectedEntry[], se
       }
       continue;
     }
+    // Oracle writes one "5.5.58 and prior" per supported series: with several such open-ended
+    // expressions in one entry, each starts at its own series (5.5.58 → [5.5, 5.5.58]).
+    let openEnded = 0;
+    if (versions.length > 1) for (const v of versions) {
+      const e = isObj(v) && v.lessThan === undefined && v.lessThanOrEqual === undefined ? versionExpression(str(v.version) ?? "") : null;
+      if (e !== null && e.from === null && e.to !== null) openEnded++;
+    }
     for (const v of versions) {
       if (!isObj(v)) continue;
       const version = str(v.version);
-      const lt = upperBound(v.lessThan);
-      const lte = lt === null ? upperBound(v.lessThanOrEqual) : null;
+      const upper = upperBound(v.lessThan, false) ?? upperBound(v.lessThanOrEqual, true);
       let from: string | null;
+      let fromInclusive: boolean;
       let to: string | null;
       let toInclusive: boolean;
-      if (lt !== null || lte !== null) {
+      const expr = upper === null && version !== null ? versionExpression(version) : null;
+      if (upper !== null) {
         from = isOpenLower(version) ? null : version;
-        if (lt !== null) {
-          to = lt === "*" ? null : lt;
-          toInclusive = false;
-        } else {
-          to = lte === "*" ? null : lte;
-          toInclusive = to !== null;
+        // A wildcard start ("4.3.*" < 4.3.6) is the series' first version.
+        if (from !== null) from = wildcard(from)?.prefix ?? from;
+        fromInclusive = from !== null;
+        to = upper.to === "*" ? null : upper.to;
+        toInclusive = to !== null && upper.inclusive;
+      } else if (expr !== null) {
+        ({ from, fromInclusive, to, toInclusive } = expr);
+        const series = openEnded > 1 && from === null && to !== null ? /^(\d+\.\d+)\.\d/.exec(to) : null;
+        if (series !== null) {
+          from = series[1]!;
+          fromInclusive = true;
         }
       } else if (isOpenLower(version)) {
         from = null;
+        fromInclusive = false;
         to = null;
         toInclusive = false;
       } else {
         from = version;
+        fromInclusive = true;
         to = version;
         toInclusive = true;
       }
@@ -401,7 +508,7 @@ function collectAffected(list: unknown, origin: Origin, out: AffectedEntry[], se
           product,
           cpe,
           version_from: from,
-          version_from_inclusive: from !== null,
+          version_from_inclusive: fromInclusive,
           version_to: to,
           version_to_inclusive: toInclusive,
           version_status: status,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { basename } from "node:path";
+import { learnEquivalences } from "../matching/equivalences.js";
 import { matchChangedCves, rekeyAdvisoryAlerts } from "../matching/matcher.js";
 import type { Db, Executor } from "../platform/db/client.js";
 import { ADVISORY_SOURCES, advisoryPart, isCveId, mergeCve, pocPart, sourcesOf } from "./merge.js";
@@ -97,7 +98,7 @@ export async function* jsonRecords(files: string[], arrayKeys: string[]): AsyncI
 }
 
 /** Bump when a parser changes what it extracts: every record is then parsed again on re-import. */
-const PARSER_VERSION = "1";
+const PARSER_VERSION = "2";
 
 /**
  * Passes on only the records whose exact text is not the one already stored for their CVE (the
@@ -212,7 +213,10 @@ export function contributionWriter(db: Db, tally: Tally): BatchWriter<Contributi
       const ids = new Set(changed.map((c) => c.cve_id));
       // PoC evidence decides a few columns only: no need to re-read and re-merge the whole record.
       if (rows.every((r) => r.source.startsWith("poc:"))) await refreshPoc(tx, [...ids]);
-      else await mergeIds(tx, [...ids], rows.filter((r) => ids.has(r.cve_id)));
+      else {
+        await mergeIds(tx, [...ids], rows.filter((r) => ids.has(r.cve_id)));
+        await learnEquivalences(tx, [...ids]);
+      }
       // In the same transaction: an alert (and its event) exists exactly when its CVE change is committed.
       await matchChangedCves(tx, [...ids]);
       return changed;
@@ -255,6 +259,7 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
       await mergeIds(tx, [...whole]);
       await refreshAdvisories(tx, [...partial]);
       await rekeyAdvisoryAlerts(tx, rekey);
+      await learnEquivalences(tx, [...whole, ...partial]);
       await matchChangedCves(tx, [...whole, ...partial]);
       return changed;
     },

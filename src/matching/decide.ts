@@ -7,7 +7,8 @@
  * 2. else a row that says V is affected (status `affected`, or an NVD vulnerable CPE) whose range
  *    holds V is a match — a CNA row without any bound means every version (NVD and ADP rows
  *    without bounds are not taken as a statement about V);
- * 3. else, when no row gives a range, the entry's `defaultStatus: affected` is a match;
+ * 3. else an entry's `defaultStatus: affected` is a match when the entry lists no affected range
+ *    (only unaffected ones, or none): it holds for every version no listed range covers;
  * 3b. else, when no row gives a range and KEV names the product (exploited, versions unknown), a
  *    match saying the version could not be checked;
  * 4. else no match (a version outside every range is not noise to report).
@@ -97,8 +98,10 @@ const reason = (rule: MatchReason["rule"], r: AffectedRow | null, version: strin
   ({ rule, version, range, origin: r?.origin ?? null, vendor: r?.vendor ?? null, product: r?.product ?? null });
 
 /** The affected rows of one CVE (already narrowed to the item's product) against the item's version. */
-export function decideAffected(rows: AffectedRow[], itemVendor: string | null, version: string | null): MatchReason | null {
-  const mine = rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || squash(r.vendor_norm) === squash(itemVendor)));
+export function decideAffected(rows: AffectedRow[], itemVendor: string | null, version: string | null, vendorAliases: string[] = []): MatchReason | null {
+  // The item's vendor under its learned other names too (equivalences.ts: "oracle" = "oracle_corporation").
+  const vendors = new Set([itemVendor, ...vendorAliases].map(squash));
+  const mine = rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || vendors.has(squash(r.vendor_norm))));
   if (!mine.length) return null;
   if (version === null || !isConcreteVersion(version)) {
     const hit = mine.find((r) => says(r, "affected")) ?? mine.find((r) => r.default_status === "affected");
@@ -112,8 +115,15 @@ export function decideAffected(rows: AffectedRow[], itemVendor: string | null, v
   const hit = mine.filter((r) => says(r, "affected") && (bounded(r) ? holds(r, version) : r.origin === "cna"))
     .sort((a, b) => Number(bounded(b)) - Number(bounded(a)))[0];
   if (hit) return reason(bounded(hit) ? "version_range" : "all_versions", hit, version, bounded(hit) ? rangeText(hit) : null);
-  const def = mine.find((r) => r.default_status === "affected");
-  if (def && !mine.some(bounded)) return reason("default_status", def, version, null);
+  // defaultStatus "affected" holds for every version no listed range covers — when the entry lists
+  // no affected range of its own (Jenkins lists only the unaffected lines: CVE-2024-23897); an entry
+  // listing affected ranges states them, and V lies outside them.
+  const entry = (r: AffectedRow) => `${r.origin}\u0000${r.vendor_norm}\u0000${r.product}`;
+  // (An exact affected version is a point, not a range: Linux lists "5.10 affected" beside its
+  // unaffected ranges to say where the bug came in.)
+  const statesAffected = new Set(mine.filter((r) => says(r, "affected") && bounded(r) && r.version_from !== r.version_to).map(entry));
+  const def = mine.find((r) => r.default_status === "affected" && !statesAffected.has(entry(r)));
+  if (def) return reason("default_status", def, version, null);
   // KEV says the product is exploited, not which versions: with no range from any source, the item
   // is told, its version unchecked (a range from another source that excludes it decides above).
   const kev = mine.find((r) => r.origin === "kev" && says(r, "affected"));

@@ -10,6 +10,7 @@ import type { Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { bumpVersions } from "../platform/db/versions.js";
 import { palier } from "../modules/cves/priority.js";
+import { vendorEquivalents } from "./equivalences.js";
 import { decideAffected, decideOsv, decidePackageCpe, decideVendor, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
 
 interface Candidate {
@@ -68,9 +69,12 @@ const GROUP = sql`group by i.id, p.org_id, c.cve_id, e.epss`;
 function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
   const tail = sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id where ${cves} and ${items}`;
   // Items found from a CVE's affected products (one branch per index: an OR would probe none).
-  const byAffected = (on: SQL) => sql`
+  // `via` joins a learned name equivalence q between the affected row and the item (equivalences.ts).
+  const byAffected = (on: SQL, via?: "product" | "vendor") => sql`
     select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
-    from cve_affected a join cves c on c.cve_id = a.cve_id join stack_items i on ${on} ${tail} ${GROUP}`;
+    from cve_affected a join cves c on c.cve_id = a.cve_id
+    ${via ? sql`join name_equivalences q on q.kind = ${via} and q.name = ${via === "product" ? sql`a.product_norm` : sql`a.vendor_norm`}` : sql``}
+    join stack_items i on ${on} ${tail} ${GROUP}`;
   // purl items found from the packages of the advisories merged into the record.
   const byPackage = (on: SQL) => sql`
     select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
@@ -85,6 +89,9 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
     byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = a.product_norm`),
     byAffected(sql`i.item_type = 'vendor' and i.match_vendor = a.vendor_norm`),
     byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = a.product_norm`),
+    byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = q.equivalent`, "product"),
+    byAffected(sql`i.item_type = 'vendor' and i.match_vendor = q.equivalent`, "vendor"),
+    byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = q.equivalent`, "product"),
     byPackage(sql`c.cve_id = any(pv.aliases) and pv.aliases @> array[c.cve_id]`),
     // The record of an advisory that names no CVE is keyed by the advisory's own id.
     byPackage(sql`c.cve_id = pv.id`),
@@ -98,17 +105,32 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
 
 const RULE_RANK: Record<string, number> = { version_range: 0, osv_range: 1, cve: 2, default_status: 3, all_versions: 4, unversioned: 5, vendor: 6, keyword: 7 };
 
-/** The real hits among candidates, one per (project, CVE): the most precise reason wins. */
-function decide(candidates: Candidate[]): Hit[] {
-  const best = new Map<string, Hit>();
+/**
+ * The candidates of one (item, CVE) found through several names (its own, learned equivalents) as
+ * one: an unaffected statement under one name still vetoes an affected one under another.
+ */
+function mergeByItem(candidates: Candidate[]): Candidate[] {
+  const by = new Map<string, Candidate>();
   for (const c of candidates) {
+    const key = `${c.item_id} ${c.cve_id} ${c.packages ? "osv" : ""}`;
+    const prev = by.get(key);
+    if (!prev) by.set(key, c);
+    else if (c.rows) prev.rows = [...(prev.rows ?? []), ...c.rows];
+  }
+  return [...by.values()];
+}
+
+/** The real hits among candidates, one per (project, CVE): the most precise reason wins. */
+function decide(candidates: Candidate[], vendorNames: Map<string, string[]>): Hit[] {
+  const best = new Map<string, Hit>();
+  for (const c of mergeByItem(candidates)) {
     if (c.state === "REJECTED" || !meetsSeverity(c.severity, c.min_severity)) continue;
     let reason: MatchReason | null;
     if (c.item_type === "purl") reason = c.packages ? decideOsv(c.packages, c.match_version) : decidePackageCpe(c.rows ?? [], c.match_version);
     else if (c.item_type === "vendor") reason = decideVendor(c.rows ?? []);
     else if (c.item_type === "keyword" || c.item_type === "cve") {
       reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };
-    } else reason = decideAffected(c.rows ?? [], c.match_vendor, c.match_version);
+    } else reason = decideAffected(c.rows ?? [], c.match_vendor, c.match_version, vendorNames.get(c.match_vendor ?? "") ?? []);
     if (!reason) continue;
     const key = `${c.project_id} ${c.cve_id}`;
     const prev = best.get(key);
@@ -123,6 +145,12 @@ function decide(candidates: Candidate[]): Hit[] {
     });
   }
   return [...best.values()];
+}
+
+/** decide() with the learned vendor equivalents of the candidates' items (one query). */
+async function decideWith(ex: Executor, candidates: Candidate[]): Promise<Hit[]> {
+  const vendors = [...new Set(candidates.filter((c) => c.rows && c.match_vendor).map((c) => c.match_vendor!))];
+  return decide(candidates, await vendorEquivalents(ex, vendors));
 }
 
 /** The data version of a project's alerts (cached list counts hold while it does not change). */
@@ -231,17 +259,30 @@ export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<
   if (!cveIds.length) return;
   await refreshAlerts(ex, cveIds);
   const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${pgArray(cveIds)}::text[])`, sql`true`, true));
-  await raise(ex, decide(candidates));
+  await raise(ex, await decideWith(ex, candidates));
 }
 
 /**
- * New (or changed) stack items against the stored corpus, as the project's setting says: every CVE,
- * or those published in its last N days plus every KEV one.
+ * Which stored CVEs a new item alerts on. An item naming a version alerts on every CVE that affects
+ * that version, whenever published: the version is vulnerable today. An item watching every version
+ * (a product, a vendor, a keyword…) follows the project's setting: every CVE, or those published in
+ * its last N days plus every KEV one.
  */
+const BACKFILL_SCOPE = sql`(i.match_version is not null or c.is_kev or p.alert_backfill = 'all'
+  or c.date_published >= now() - make_interval(days => p.alert_backfill_days))`;
+
+/** New (or changed) stack items against the stored corpus (see BACKFILL_SCOPE). Returns the alerts raised. */
 export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
   if (!itemIds.length) return 0;
-  const items = sql`i.id = any(${pgArray(itemIds)}::uuid[])`;
-  const scope = sql`(c.is_kev or p.alert_backfill = 'all' or c.date_published >= now() - make_interval(days => p.alert_backfill_days))`;
-  const candidates = await rowsOf<Candidate>(ex, candidatesSql(scope, items, false));
-  return raise(ex, decide(candidates));
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.id = any(${pgArray(itemIds)}::uuid[])`, false));
+  return raise(ex, await decideWith(ex, candidates));
+}
+
+/**
+ * Every item of a project matched again, after its `alert_backfill` setting changed: raises what
+ * the new setting allows and the old did not; never deletes an alert.
+ */
+export async function matchProjectItems(ex: Executor, projectId: string): Promise<number> {
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.project_id = ${projectId}::uuid`, false));
+  return raise(ex, await decideWith(ex, candidates));
 }

@@ -2,7 +2,7 @@ import type { ApiKeyContext } from "../../platform/auth/context.js";
 import type { Db } from "../../platform/db/client.js";
 import { bumpVersions, readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { NotFound, ValidationFailed } from "../../platform/errors.js";
-import { alertsVersion } from "../../matching/matcher.js";
+import { alertsVersion, matchProjectItems } from "../../matching/matcher.js";
 import { valueError } from "../../platform/http/pydantic.js";
 import { getProjectForKey } from "../projects/projects.service.js";
 import { stacksRepository } from "../stacks/stacks.repository.js";
@@ -86,7 +86,11 @@ export class AlertsService {
 
   async updateSettings(ctx: ApiKeyContext, orgId: string, projectId: string, body: { alert_backfill?: string; alert_backfill_days?: number }) {
     await getProjectForKey(this.db, ctx, orgId, projectId);
-    await alertSettingsRepository.set(this.db, projectId, body);
+    // The project's items are matched again under the new setting (new alerts only), in one transaction.
+    await this.db.transaction(async (tx) => {
+      await alertSettingsRepository.set(tx, projectId, body);
+      await matchProjectItems(tx, projectId);
+    });
     return alertSettingsRepository.get(this.db, projectId);
   }
 }

@@ -3,3 +3,4 @@ export * from "./auth.js";
 export * from "./workflows.js";
 export * from "./vulns.js";
 export * from "./alerting.js";
+export * from "./matching.js";
