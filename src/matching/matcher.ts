@@ -77,11 +77,13 @@ const VENDOR_ROWS = sql`a.version_status = 'affected' and a.vulnerable`;
 
 /**
  * The candidate (item, CVE) pairs: `cves` narrows the CVE side (a batch of changed CVEs), `items`
- * the item side (new items), each a SQL condition on c, i or p (the item's project). Each branch
+ * the item side (new items), each a SQL condition on c, i or p (the item's project); `affected`
+ * says the same of the affected rows a (the planner does not carry `c.cve_id = any(…)` over the
+ * join: without it, a batch of 1,000 CVEs read all of cve_affected, once per branch). Each branch
  * probes one index from either side; `fromCves` adds what only that side can probe (an item
  * naming an alias Vigie did not know when it was added).
  */
-function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
+function candidatesSql(cves: SQL, items: SQL, fromCves: boolean, affected: SQL = sql`true`): SQL {
   const tail = sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id where ${cves} and ${items}`;
   // Items found from a CVE's affected products (one branch per index: an OR would probe none).
   // `via` joins a learned name equivalence q between the affected row and the item (equivalences.ts).
@@ -89,7 +91,7 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
     select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
     from cve_affected a join cves c on c.cve_id = a.cve_id
     ${via ? sql`join name_equivalences q on q.kind = ${via} and q.name = ${via === "product" ? sql`a.product_norm` : sql`a.vendor_norm`}` : sql``}
-    join stack_items i on ${on} ${tail} ${GROUP}`;
+    join stack_items i on ${on} ${tail} and ${affected} ${GROUP}`;
   // purl items found from the packages of the advisories merged into the record.
   const byPackage = (on: SQL) => sql`
     select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
@@ -273,7 +275,8 @@ export async function rekeyAdvisoryAlerts(ex: Executor, pairs: { from: string; t
 export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<void> {
   if (!cveIds.length) return;
   await refreshAlerts(ex, cveIds);
-  const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${pgArray(cveIds)}::text[])`, sql`true`, true));
+  const ids = sql`${pgArray(cveIds)}::text[]`;
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${ids})`, sql`true`, true, sql`a.cve_id = any(${ids})`));
   await raise(ex, await decideWith(ex, candidates));
 }
 
