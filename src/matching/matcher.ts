@@ -60,13 +60,30 @@ const ITEM_COLS = sql`i.id as item_id, i.project_id, p.org_id, i.item_type, i.va
 const CVE_COLS = sql`c.cve_id, c.state, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss`;
 const GROUP = sql`group by i.id, p.org_id, c.cve_id, e.epss`;
 
+/*
+ * The affected rows each item type's decision reads (decide.ts), and only those: a row it would drop
+ * is neither fetched, sorted nor aggregated. decideAffected reads the rows of the item's vendor
+ * (squashed: vigie_vendor_key is vendorKey, checked equal on every vendor name of the corpus; or a
+ * learned equivalent of it) or of no vendor, never a git commit range; decidePackageCpe the bounded,
+ * non-git rows of a versioned package; decideVendor the affected rows. A product named by several
+ * vendors (linux: debian's, the kernel's) or reached through an equivalence (linux_kernel's 94,784
+ * NVD rows) brought every vendor's rows: 1,000 projects x 20 items, 560k candidate rows -> 148k.
+ */
+const PRODUCT_ROWS = sql`a.version_type is distinct from 'git' and (i.match_vendor is null or a.vendor_norm is null
+  or a.vendor_norm in ('n/a', '') or a.vendor_norm = i.match_vendor or vigie_vendor_key(a.vendor_norm) = vigie_vendor_key(i.match_vendor)
+  or (i.match_vendor, vigie_vendor_key(a.vendor_norm)) in (select name, vigie_vendor_key(equivalent) from name_equivalences where kind = 'vendor'))`;
+const PACKAGE_CPE_ROWS = sql`i.match_version is not null and a.version_type is distinct from 'git' and (a.version_from is not null or a.version_to is not null)`;
+const VENDOR_ROWS = sql`a.version_status = 'affected' and a.vulnerable`;
+
 /**
  * The candidate (item, CVE) pairs: `cves` narrows the CVE side (a batch of changed CVEs), `items`
- * the item side (new items), each a SQL condition on c, i or p (the item's project). Each branch
+ * the item side (new items), each a SQL condition on c, i or p (the item's project); `affected`
+ * says the same of the affected rows a (the planner does not carry `c.cve_id = any(…)` over the
+ * join: without it, a batch of 1,000 CVEs read all of cve_affected, once per branch). Each branch
  * probes one index from either side; `fromCves` adds what only that side can probe (an item
  * naming an alias Vigie did not know when it was added).
  */
-function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
+function candidatesSql(cves: SQL, items: SQL, fromCves: boolean, affected: SQL = sql`true`): SQL {
   const tail = sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id where ${cves} and ${items}`;
   // Items found from a CVE's affected products (one branch per index: an OR would probe none).
   // `via` joins a learned name equivalence q between the affected row and the item (equivalences.ts).
@@ -74,7 +91,7 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
     select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
     from cve_affected a join cves c on c.cve_id = a.cve_id
     ${via ? sql`join name_equivalences q on q.kind = ${via} and q.name = ${via === "product" ? sql`a.product_norm` : sql`a.vendor_norm`}` : sql``}
-    join stack_items i on ${on} ${tail} ${GROUP}`;
+    join stack_items i on ${on} ${tail} and ${affected} ${GROUP}`;
   // purl items found from the packages of the advisories merged into the record.
   const byPackage = (on: SQL) => sql`
     select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
@@ -86,12 +103,12 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean): SQL {
   // Items found from the CVE record itself.
   const byCve = (on: SQL) => sql`select ${ITEM_COLS}, ${CVE_COLS}, null, null from cves c join stack_items i on ${on} ${tail}`;
   const branches = [
-    byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = a.product_norm`),
-    byAffected(sql`i.item_type = 'vendor' and i.match_vendor = a.vendor_norm`),
-    byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = a.product_norm`),
-    byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = q.equivalent`, "product"),
-    byAffected(sql`i.item_type = 'vendor' and i.match_vendor = q.equivalent`, "vendor"),
-    byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = q.equivalent`, "product"),
+    byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = a.product_norm and ${PRODUCT_ROWS}`),
+    byAffected(sql`i.item_type = 'vendor' and i.match_vendor = a.vendor_norm and ${VENDOR_ROWS}`),
+    byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = a.product_norm and ${PACKAGE_CPE_ROWS}`),
+    byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = q.equivalent and ${PRODUCT_ROWS}`, "product"),
+    byAffected(sql`i.item_type = 'vendor' and i.match_vendor = q.equivalent and ${VENDOR_ROWS}`, "vendor"),
+    byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = q.equivalent and ${PACKAGE_CPE_ROWS}`, "product"),
     byPackage(sql`c.cve_id = any(pv.aliases) and pv.aliases @> array[c.cve_id]`),
     // The record of an advisory that names no CVE is keyed by the advisory's own id.
     byPackage(sql`c.cve_id = pv.id`),
@@ -258,7 +275,8 @@ export async function rekeyAdvisoryAlerts(ex: Executor, pairs: { from: string; t
 export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<void> {
   if (!cveIds.length) return;
   await refreshAlerts(ex, cveIds);
-  const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${pgArray(cveIds)}::text[])`, sql`true`, true));
+  const ids = sql`${pgArray(cveIds)}::text[]`;
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${ids})`, sql`true`, true, sql`a.cve_id = any(${ids})`));
   await raise(ex, await decideWith(ex, candidates));
 }
 
