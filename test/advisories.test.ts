@@ -189,3 +189,78 @@ describe("KEV names products", () => {
     expect((await get("/api/v1/cves?vendor=paloaltonetworks")).body.total).toBe(all.length);
   });
 });
+
+describe("a CVE known only from CERT-FR avis", () => {
+  // CERTFR-2024-AVI-0221 names CVE-2024-2431, -2432 (GlobalProtect App) and -2433 (PAN-OS) under one
+  // title and one product list (PAN-OS, GlobalProtect App); none of them has a CVE List record yet.
+  const AVIS = `${ADV}/certfr-avis-2024.jsonl`;
+  const GLOBALPROTECT = { item_type: "product", value: "paloaltonetworks:globalprotect_app" };
+  let products: Awaited<ReturnType<typeof tenant>>;
+  let watch: Awaited<ReturnType<typeof tenant>>;
+
+  it("gets a thin record: listed, readable, dated by its avis, no product, no score; a cve or keyword item alerts, a product item does not", async () => {
+    products = await tenant("GlobalProtect", [GLOBALPROTECT]);
+    watch = await tenant("Watching CVE-2024-2431", [{ item_type: "cve", value: "CVE-2024-2431" }, { item_type: "keyword", value: "CVE-2024-2432" }]);
+    const r = await load("certfr", AVIS);
+    expect(r).toMatchObject({ read: 3, inserted: 3 });
+
+    const { status, body: cve } = await get("/api/v1/cves/CVE-2024-2431");
+    expect(status).toBe(200);
+    expect(cve).toMatchObject({
+      cve_id: "CVE-2024-2431", state: "PUBLISHED", sources: ["certfr"], aliases: ["CERTFR-2024-AVI-0221"], fusion_de: [],
+      description: "Mentionnée par l'avis CERT-FR CERTFR-2024-AVI-0221 (2024-03-14) : Multiples vulnérabilités dans les produits Palo Alto Networks",
+      date_published: "2024-03-14T00:00:00.000Z",
+      severity: "unknown", cvss_score: null, cvss_vector: null, cvss_source: null, cwe_ids: [],
+      vendor: null, product: null, affected: [], is_kev: false,
+      references: ["https://www.cert.ssi.gouv.fr/avis/CERTFR-2024-AVI-0221/"],
+    });
+    // Its measures as today: the avis' patch and workaround pointers.
+    expect(cve.mesures_provisoires.map((m: { reference: string; categorie: string }) => `${m.reference} ${m.categorie}`))
+      .toEqual(["CERTFR-2024-AVI-0221 correctif", "CERTFR-2024-AVI-0221 contournement"]);
+    expect(cve.contournement_disponible).toBe(true);
+    // Listed with the other CVEs; the avis, naming three CVEs, resolves to none of them.
+    expect((await get("/api/v1/cves?q=CVE-2024-2433")).body.items.map((c: { cve_id: string }) => c.cve_id)).toEqual(["CVE-2024-2433"]);
+    expect((await get("/api/v1/cves?published_from=2024-03-14&published_to=2024-03-14&page_size=100")).body.items.map((c: { cve_id: string }) => c.cve_id).sort())
+      .toEqual(["CVE-2024-2431", "CVE-2024-2432", "CVE-2024-2433"]);
+    expect((await get("/api/v1/cves/CERTFR-2024-AVI-0221")).status).toBe(404);
+
+    // The avis lists GlobalProtect App, but that list is the avis', not each CVE's (CVE-2024-2433 is PAN-OS's): no product alert.
+    expect(await products.ids()).toEqual([]);
+    expect(await watch.ids()).toEqual(["CVE-2024-2431", "CVE-2024-2432"]);
+    const alert = (await watch.alerts()).find((x) => x.cve_id === "CVE-2024-2431")!;
+    expect(alert).toMatchObject({ severity: "unknown", cvss_score: null, vendor: null, product: null, aliases: ["CERTFR-2024-AVI-0221"] });
+    expect(alert.description).toMatch(/^Mentionnée par l'avis CERT-FR CERTFR-2024-AVI-0221/);
+  });
+
+  it("two avis naming one CVE: dated by the earliest, both in aliases", async () => {
+    const { body } = await get("/api/v1/cves/CVE-2024-9680");
+    expect(body).toMatchObject({
+      sources: ["certfr"], aliases: ["CERTFR-2024-AVI-0865", "CERTFR-2024-AVI-0869"], date_published: "2024-10-10T00:00:00.000Z",
+      description: "Mentionnée par l'avis CERT-FR CERTFR-2024-AVI-0865 (2024-10-10) : Vulnérabilité dans Mozilla Firefox ; également par 1 autre avis (voir aliases)",
+      affected: [],
+    });
+    expect(body.mesures_provisoires.map((m: { reference: string }) => m.reference).sort()).toEqual(["CERTFR-2024-AVI-0865", "CERTFR-2024-AVI-0869"]);
+  });
+
+  it("the CVE List record arriving later takes over field by field, without a second alert", async () => {
+    const [before] = (await watch.alerts()).filter((x) => x.cve_id === "CVE-2024-2431");
+    await load("cve5", `${ADV}/cve5-CVE-2024-2431.jsonl`);
+    const { body: cve } = await get("/api/v1/cves/CVE-2024-2431");
+    expect(cve).toMatchObject({
+      sources: ["certfr", "cve5"], vendor: "Palo Alto Networks", product: "GlobalProtect App",
+      date_published: "2024-03-13T17:51:17.735Z", severity: "medium", cvss_score: 5.5, aliases: ["CERTFR-2024-AVI-0221"],
+    });
+    expect(cve.description).toMatch(/^An issue in the Palo Alto Networks GlobalProtect app/);
+    expect(cve.references).not.toContain("https://www.cert.ssi.gouv.fr/avis/CERTFR-2024-AVI-0221/");
+    expect(cve.affected.map((a: { product: string }) => a.product)).toContain("GlobalProtect App");
+    expect(cve.mesures_provisoires).toHaveLength(2);
+    // The alert raised from the avis is the CVE's one alert; its facts follow the record.
+    const after = (await watch.alerts()).filter((x) => x.cve_id === "CVE-2024-2431");
+    expect(after.map((x) => x.id)).toEqual([before!.id]);
+    expect(after[0]).toMatchObject({ severity: "medium", cvss_score: 5.5 });
+    // Now a source names the product: the GlobalProtect item alerts on the CVE List's statement (every version).
+    expect(await products.ids()).toEqual(["CVE-2024-2431"]);
+    // The other two stay thin.
+    expect((await get("/api/v1/cves/CVE-2024-2433")).body).toMatchObject({ sources: ["certfr"], affected: [] });
+  });
+});

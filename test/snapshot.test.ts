@@ -37,9 +37,16 @@ describe("first start: the bundled snapshot of real data", () => {
     const panos = await get("/api/v1/cves/CVE-2024-3400");
     expect(panos).toMatchObject({ is_kev: true, epss_publie: true, has_poc: true, cvss_score: 10, severity: "critical" });
     expect(panos.affected.length).toBeGreaterThan(0);
-    expect((await get("/api/v1/cves?page_size=1")).total).toBeGreaterThan(5000);
+    // 8,665 CVEs of the CVE List, NVD, KEV and OSV subsets, and 18,546 thin records from the avis (below).
+    expect((await get("/api/v1/cves?page_size=1")).total).toBe(27211);
     expect((await get("/api/v1/articles")).total).toBeGreaterThan(50);
     expect((await get("/api/v1/vulnerabilities?source=certfr")).total).toBe(1500);
+    // CVEs the snapshot knows only from its CERT-FR avis (mostly 2025–2026, after its CVE List subset): thin records.
+    const thin = await rowsOf<{ n: number; dated: number; affected: number; scored: number }>(t.database.db, sql`
+      select count(*)::int as n, count(date_published)::int as dated, count(*) filter (where cvss_score is not null)::int as scored,
+        (select count(*)::int from cve_affected a join cves c2 on c2.cve_id = a.cve_id where c2.sources = array['certfr']) as affected
+      from cves where sources = array['certfr']`);
+    expect(thin[0]).toEqual({ n: 18546, dated: 18546, scored: 0, affected: 0 });
     expect(await importSnapshotIfEmpty(t.database.db, createLogger("silent"))).toBeNull();
     clean = await counts(t.database);
   }, 180_000);
@@ -52,6 +59,9 @@ describe("first start: the bundled snapshot of real data", () => {
       { item_type: "purl", value: "pkg:pypi/django@4.2.1", min_severity: "high" },
     ] } });
     expect(res.statusCode).toBe(201);
+    // The README's figure: 18 PAN-OS alerts (12 by a range holding 10.2.5, 6 KEV-only "non vérifiable") and 7 Django
+    // ones; the snapshot's 18,546 thin CERT-FR records name no product and add none.
+    expect(res.json().alertes_creees).toBe(25);
     const alerts = (await t.app.inject({ method: "GET", url: `${base}/alerts?page_size=100`, headers: bearer(key) })).json() as { items: { cve_id: string; source: string }[]; total: number };
     const ids = alerts.items.map((a) => a.cve_id);
     // PAN-OS 10.2.5: CVE-2024-3400 and the later CVE-2024-9468 (< 10.2.9-h11), published long before this run.

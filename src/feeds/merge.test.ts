@@ -3,6 +3,7 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { advisoryCvss, buildingAdvisories, mergeCve, osvAffected, type MergeAdvisory } from "./merge.js";
+import { parseCertfrAvis } from "./certfr.js";
 import { parseOsvRecord } from "./osv.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -70,4 +71,24 @@ describe("records built from OSV advisories", () => {
     expect(rows).toContainEqual(expect.objectContaining({ product: "org.apache.logging.log4j:log4j-core", version_from: "2.13.0", version_to: "2.15.0", version_to_inclusive: false }));
     expect(rows).toContainEqual(expect.objectContaining({ product: "org.apache.logging.log4j:log4j-core", version_from: null, version_to: "2.3.1" }));
   });
+});
+
+/** A CERT-FR avis as the store hands it to the merge (see importCertfr and advisoriesNaming). */
+function avis(doc: unknown): MergeAdvisory {
+  const a = parseCertfrAvis(doc);
+  return { id: a.reference, source: "certfr", url: a.url, aliases: a.cve_ids, summary: a.title, published: a.published, modified: a.modified, data: { mesures: a.mesures } };
+}
+const certfr = readFileSync(`${ADV}/certfr-avis-2024.jsonl`, "utf8").trim().split("\n").map((l) => avis(JSON.parse(l)));
+
+describe("records built from CERT-FR avis", () => {
+  it("a CVE named only by avis: thin (id, earliest avis date, attributed text), never the avis' products", () => {
+    const m = mergeCve({ cve_id: "CVE-2024-9680", contributions: [], advisories: certfr.filter((a) => a.aliases.includes("CVE-2024-9680")).reverse() })!;
+    expect(m.affected).toEqual([]);
+    expect(m.cve).toMatchObject({
+      date_published: "2024-10-10", date_updated: "2024-10-11", sources: ["certfr"], vendor: null, product: null, severity: "unknown", cvss_score: null,
+      aliases: ["CERTFR-2024-AVI-0865", "CERTFR-2024-AVI-0869"], fusion_de: [],
+      description: "Mentionnée par l'avis CERT-FR CERTFR-2024-AVI-0865 (2024-10-10) : Vulnérabilité dans Mozilla Firefox ; également par 1 autre avis (voir aliases)",
+    });
+  });
+
 });

@@ -16,10 +16,13 @@ import type { AffectedEntry, CveContribution, CvssMetric, KevFacts } from "./typ
  *   of CVE 5 and NVD speaks of the CVE). Affected products: the union of CVE 5, NVD, KEV (its
  *   vendor and product, without versions) and the OSV advisories' packages and ranges.
  * - a CVE known only from OSV advisories gets a record built from them; an OSV advisory naming
- *   no CVE at all gets a record keyed by its own id (see buildingAdvisories).
+ *   no CVE at all gets a record keyed by its own id (see buildingAdvisories); a CVE known only
+ *   from CERT-FR avis gets a thin record: id, dates, attributed description, no product or score
+ *   (see avisRecord).
  * - vendor/product shown: the CNA's first affected product, else an ADP's, else NVD's first
  *   vulnerable CPE, else KEV's; with normalised forms (CPE style) for filters and matching.
- * - dates: published from the CVE List, else NVD, else the earliest advisory; updated = the newest
+ * - dates: published from the CVE List, else NVD, else the earliest OSV advisory, else the earliest
+ *   CERT-FR avis naming the CVE (its first publication); updated = the newest
  *   of the CVE-record sources (of the advisories for a record built from them).
  * - KEV: the CISA catalog; else a KEV marker in the CISA ADP container or in NVD.
  * - EPSS is not merged: the newest score stays in epss_current, joined when CVEs are read.
@@ -175,8 +178,7 @@ function isNotice(a: MergeAdvisory): boolean {
  * The OSV advisories a record is built from, for this key, most authoritative first (GHSA, PYSEC,
  * GO, RUSTSEC, others): for a CVE id, every OSV advisory listing it as an alias; for an advisory
  * id, that advisory when neither it nor any advisory naming it lists a CVE (else the CVE's record
- * holds it), unless it is a maintenance notice. CERT-FR avis build no record: an avis covers up to
- * hundreds of CVEs under one collective title and product list, none of which is this CVE's own.
+ * holds it), unless it is a maintenance notice. CERT-FR avis are not among them (see avisRecord).
  */
 export function buildingAdvisories(key: string, advisories: MergeAdvisory[]): MergeAdvisory[] {
   const osv = advisories.filter((a) => a.source !== "certfr").sort(byPreference);
@@ -243,6 +245,31 @@ function kevAffected(kev: KevFacts | undefined): AffectedEntry[] {
   }];
 }
 
+/** The CERT-FR avis naming this CVE, the earliest first (by first publication, then reference). */
+function avisNaming(key: string, advisories: MergeAdvisory[]): MergeAdvisory[] {
+  const day = (a: MergeAdvisory) => (a.published ? Date.parse(a.published) : Infinity);
+  return advisories.filter((a) => a.source === "certfr" && a.aliases.includes(key)).sort((a, b) => day(a) - day(b) || (a.id < b.id ? -1 : 1));
+}
+
+/**
+ * The thin record of a CVE known only from CERT-FR avis: an avis covers up to hundreds of CVEs
+ * under one collective title and product list, none of which is this CVE's own. So the record says
+ * only what the avis establish: the CVE exists, since when (the earliest avis' first publication),
+ * who names it (description attributed to that avis, its page in references, every avis in
+ * `aliases`, their measures). No product (the avis' list would alert products the CVE may not
+ * touch), no score, no CWE: unknown until a CVE-record source or an OSV advisory speaks.
+ */
+function avisRecord(avis: MergeAdvisory[]): { description: string; modified: string | null; references: string[] } {
+  const first = avis[0]!;
+  const day = first.published ? ` (${new Date(first.published).toISOString().slice(0, 10)})` : "";
+  const others = avis.length > 1 ? ` ; également par ${avis.length - 1} autre${avis.length > 2 ? "s" : ""} avis (voir aliases)` : "";
+  return {
+    description: `Mentionnée par l'avis CERT-FR ${first.id}${day} : ${first.summary ?? first.id}${others}`,
+    modified: avis.reduce<string | null>((d, a) => maxDate(d, a.modified ?? null), null),
+    references: avis.map((a) => a.url),
+  };
+}
+
 /** The text of an advisory: its summary, then its details (when they do not repeat it). */
 function advisoryText(a: MergeAdvisory | undefined): string | null {
   if (!a) return null;
@@ -255,8 +282,9 @@ function advisoryText(a: MergeAdvisory | undefined): string | null {
 const minDate = (dates: (string | null | undefined)[]) => dates.filter((d): d is string => !!d).sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? null;
 
 /**
- * Merges one record; null when no source describes the vulnerability itself (only EPSS, PoC or
- * CERT-FR avis). The key is a CVE id, or the id of an OSV advisory that names no CVE.
+ * Merges one record; null when nothing names the vulnerability but EPSS or PoC evidence. The key is
+ * a CVE id, or the id of an OSV advisory that names no CVE. A CVE named only by CERT-FR avis gets
+ * a thin record (avisRecord), which the other sources replace field by field when they arrive.
  */
 export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedAffected[] } | null {
   const by = new Map(input.contributions.map((c) => [c.source, c]));
@@ -264,7 +292,10 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
   const nvd = by.get("nvd")?.data as CveContribution | undefined;
   const kevData = by.get("kev")?.data as (KevFacts & { cwes?: string[]; short_description?: string | null }) | undefined;
   const built = buildingAdvisories(input.cve_id, input.advisories);
-  if (!cve5 && !nvd && !kevData && !built.length) return null;
+  const avis = isCveId(input.cve_id) ? avisNaming(input.cve_id, input.advisories) : [];
+  const described = !!(cve5 || nvd || kevData || built.length);
+  if (!described && !avis.length) return null;
+  const thin = described ? null : avisRecord(avis);
   const main = [cve5, nvd].filter((c): c is CveContribution => !!c);
 
   const scored = pickCvss(main.flatMap((c) => c.cvss));
@@ -293,7 +324,7 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
   const cve: MergedCve = {
     cve_id: input.cve_id,
     state,
-    description: cve5?.description ?? nvd?.description ?? kevData?.short_description ?? kevData?.name ?? advisoryText(built[0]),
+    description: cve5?.description ?? nvd?.description ?? kevData?.short_description ?? kevData?.name ?? advisoryText(built[0]) ?? thin?.description ?? null,
     severity: severityFromScore(cvss?.score ?? null),
     cvss_score: cvss?.score ?? null,
     cvss_vector: cvss?.vector ?? null,
@@ -304,13 +335,16 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
     product,
     vendor_norm: vendor ? normalizeName(vendor) : null,
     product_norm: product ? normalizeName(product) : null,
-    date_published: cve5?.published ?? nvd?.published ?? minDate(built.map((a) => a.published)),
-    date_updated: main.length ? main.reduce<string | null>((d, c) => maxDate(d, c.modified), null) : built.reduce<string | null>((d, a) => maxDate(d, a.modified ?? null), null),
+    // The earliest avis dates a CVE no other source dates (a KEV-only CVE, a record built from avis).
+    date_published: cve5?.published ?? nvd?.published ?? minDate(built.map((a) => a.published)) ?? avis[0]?.published ?? null,
+    date_updated: main.length
+      ? main.reduce<string | null>((d, c) => maxDate(d, c.modified), null)
+      : thin?.modified ?? built.reduce<string | null>((d, a) => maxDate(d, a.modified ?? null), null),
     is_kev: isKev,
     kev,
     ...pocPart(input.contributions, isKev),
     ...advisoryPart(input.cve_id, input.advisories),
-    references: [...new Set(main.length ? main.flatMap((c) => c.references) : built.flatMap((a) => osvData(a).references ?? []))],
+    references: [...new Set(main.length ? main.flatMap((c) => c.references) : thin?.references ?? built.flatMap((a) => osvData(a).references ?? []))],
     ssvc: cve5?.ssvc ?? null,
     sources: sourcesOf([...by.keys(), ...input.advisories.map((a) => a.source)]),
   };

@@ -228,7 +228,9 @@ export function contributionWriter(db: Db, tally: Tally): BatchWriter<Contributi
  * Advisories (OSV, CERT-FR): each batch re-merges the records they name, before and after the
  * change. OSV advisories can build records (a CVE known only from them; an advisory naming no CVE,
  * keyed by its own id): the keys they name are merged whole, in the batch's few set-based
- * statements. CERT-FR avis only add aliases and measures to the CVEs Vigie holds: a partial refresh.
+ * statements. CERT-FR avis add aliases and measures to the CVEs another source describes (a
+ * partial refresh), build the thin record of a CVE no other source describes, and date one that
+ * no other source dates (KEV-only): those are merged whole (found in one query per batch).
  */
 export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
   return new BatchWriter(db, tally, {
@@ -256,6 +258,11 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
       // Those that name a CVE now: their own id only where a record is still keyed by it (to remove).
       for (const id of await feedStore.heldKeys(tx, rekey.map((r) => r.from))) whole.add(id);
       for (const key of whole) partial.delete(key);
+      // Records the avis build or date (no record yet, one built from avis, a KEV-only one): merged whole.
+      for (const id of await feedStore.avisDatedKeys(tx, [...partial])) {
+        partial.delete(id);
+        whole.add(id);
+      }
       await mergeIds(tx, [...whole]);
       await refreshAdvisories(tx, [...partial]);
       await rekeyAdvisoryAlerts(tx, rekey);

@@ -79,6 +79,9 @@ function assign(advisories: Advisory[], put: (key: string, a: Advisory) => void)
   for (const a of advisories) for (const key of new Set([...a.aliases, a.id])) put(key, a);
 }
 
+/** The sources that date a CVE before CERT-FR avis do (merge.ts: date_published). */
+const DATED_SOURCES = ["cve5", "nvd", "ghsa", "go", "pysec", "rustsec", "osv"];
+
 /** The merged columns of `cves` (MergedCve's fields) and their SQL types. */
 const CVE_COLUMNS: [string, string][] = [
   ["cve_id", "text"], ["state", "text"], ["description", "text"], ["severity", "text"], ["cvss_score", "real"], ["cvss_vector", "text"],
@@ -177,6 +180,19 @@ export const feedStore = {
   async heldKeys(ex: Executor, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
     const rows = await rowsOf<{ cve_id: string }>(ex, sql`select cve_id from cves where cve_id = any(${pgArray(ids)}::text[])`);
+    return rows.map((r) => r.cve_id);
+  },
+
+  /**
+   * The CVE ids among these whose record CERT-FR avis build or date: without a record, or with a
+   * record no dated source describes (none of the CVE List, NVD, an OSV advisory: a record built
+   * from avis, a KEV-only one). One query: an avis names up to hundreds of CVEs.
+   */
+  async avisDatedKeys(ex: Executor, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows = await rowsOf<{ cve_id: string }>(ex, sql`
+      select x.cve_id from unnest(${pgArray(ids)}::text[]) as x(cve_id) left join cves c on c.cve_id = x.cve_id
+      where c.cve_id is null or not (c.sources && ${pgArray(DATED_SOURCES)}::text[])`);
     return rows.map((r) => r.cve_id);
   },
 
