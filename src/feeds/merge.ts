@@ -2,6 +2,7 @@ import { normalizeName } from "./cpe.js";
 import { severityFromScore } from "./cvss.js";
 import { exploitMaturity } from "./poc.js";
 import type { OsvPackage } from "./osv.js";
+import { osvIntervals } from "../matching/osv-range.js";
 import type { AffectedEntry, CveContribution, CvssMetric, KevFacts } from "./types.js";
 
 /**
@@ -213,23 +214,13 @@ export function osvAffected(advisories: MergeAdvisory[]): AffectedEntry[] {
         version_from: from, version_from_inclusive: true, version_to: to, version_to_inclusive: toInclusive,
         version_status: "affected", version_type: type, default_status: null,
       });
-      const mine: AffectedEntry[] = [];
-      for (const r of p.ranges ?? []) {
-        if (r.type === "GIT") continue;
-        const type = r.type.toLowerCase();
-        let from: string | null | undefined;
-        for (const e of r.events) {
-          if (e.introduced !== undefined) {
-            if (from !== undefined) mine.push(row(from, null, false, type));
-            from = /^0(\.0\.0(-0)?)?$/.test(e.introduced) ? null : e.introduced;
-          } else if (e.fixed !== undefined || e.last_affected !== undefined) {
-            mine.push(row(from ?? null, (e.fixed ?? e.last_affected)!, e.fixed === undefined, type));
-            from = undefined;
-          }
+      const ranges = (p.ranges ?? []).filter((r) => r.type !== "GIT");
+      if (!ranges.length) rows.push(row(null, null, true, null));
+      for (const r of ranges) {
+        for (const iv of osvIntervals(r.events)) {
+          rows.push(row(/^0(\.0\.0(-0)?)?$/.test(iv.introduced) ? null : iv.introduced, iv.end, iv.endInclusive, r.type.toLowerCase()));
         }
-        if (from !== undefined) mine.push(row(from, null, false, type));
       }
-      rows.push(...(mine.length ? mine : [row(null, null, true, null)]));
     }
   }
   return rows;

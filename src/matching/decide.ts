@@ -17,7 +17,7 @@
  * names, NVD and the CISA ADP write CPE names.
  */
 import type { AffectedEntry } from "../feeds/types.js";
-import { osvAffects, type OsvEvent } from "./osv-range.js";
+import { osvAffects, osvIntervals, type OsvEvent } from "./osv-range.js";
 import { parseCpe } from "../feeds/cpe.js";
 import { vendorKey } from "../feeds/names.js";
 import { compareVersions, inRange, isConcreteVersion } from "./version.js";
@@ -159,15 +159,10 @@ export function decideOsv(packages: OsvPackageRow[], version: string | null): Ma
 function osvInterval(version: string, p: OsvPackageRow): string | null {
   const holds = (type: string, events: OsvEvent[]) => osvAffects(version, { ranges: [{ type, events }], versions: [] });
   for (const r of p.ranges) {
-    let introduced: string | undefined;
-    for (const e of r.events) {
-      if (e.introduced !== undefined) introduced = e.introduced;
-      const end = e.fixed ?? e.last_affected;
-      if (introduced === undefined || end === undefined) continue;
-      if (holds(r.type, [{ introduced }, e])) return `[${introduced}, ${end}${e.fixed !== undefined ? "[" : "]"}`;
-      introduced = undefined;
+    for (const { introduced, end, endInclusive } of osvIntervals(r.events)) {
+      const events: OsvEvent[] = end === null ? [{ introduced }] : [{ introduced }, endInclusive ? { last_affected: end } : { fixed: end }];
+      if (holds(r.type, events)) return `[${introduced}, ${end ?? "*"}${end !== null && endInclusive ? "]" : "["}`;
     }
-    if (introduced !== undefined && holds(r.type, [{ introduced }])) return `[${introduced}, *[`;
   }
   return p.versions.includes(version) ? `= ${version}` : null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { osvAffects, type OsvAffectedPackage, type OsvEvent } from "./osv-range.js";
+import { osvAffects, osvIntervals, type OsvAffectedPackage, type OsvEvent } from "./osv-range.js";
 
 // Ranges below are copied verbatim from the cited records (paths relative to ../shared/data);
 // `versions: []` unless the test is about the enumerated list, so the range logic is what is tested.
@@ -192,5 +192,22 @@ describe("osvAffects: evaluation details", () => {
     expect(osvAffects("*", semver([{ introduced: "0" }]))).toBe(false);
     expect(osvAffects("", eco([{ introduced: "0" }], [""]))).toBe(false);
     expect(osvAffects("1.0", { ranges: [{ type: "OTHER", events: [{ introduced: "0" }] }], versions: [] })).toBe(false);
+  });
+});
+
+describe("osvIntervals (the events read as intervals, for affected rows and alert sources)", () => {
+  it("pairs each introduced with the next end; a second introduced before any end opens nothing new", () => {
+    // PYSEC-2023-61 (osv/pypa, django), verbatim.
+    expect(osvIntervals([{ introduced: "3.2" }, { fixed: "3.2.19" }, { introduced: "4.0" }, { fixed: "4.1.9" }, { introduced: "4.2" }, { fixed: "4.2.1" }])).toEqual([
+      { introduced: "3.2", end: "3.2.19", endInclusive: false },
+      { introduced: "4.0", end: "4.1.9", endInclusive: false },
+      { introduced: "4.2", end: "4.2.1", endInclusive: false },
+    ]);
+    // Event shapes: last_affected closes inclusively; an introduced left open runs to infinity.
+    expect(osvIntervals([{ introduced: "1.0" }, { last_affected: "1.4" }])).toEqual([{ introduced: "1.0", end: "1.4", endInclusive: true }]);
+    // Before, the merge wrote [1.0, ∞[ and [2.0, 2.5[ here: versions past the fix shown affected.
+    expect(osvIntervals([{ introduced: "1.0" }, { introduced: "2.0" }, { fixed: "2.5" }])).toEqual([{ introduced: "1.0", end: "2.5", endInclusive: false }]);
+    expect(osvIntervals([{ introduced: "0" }])).toEqual([{ introduced: "0", end: null, endInclusive: false }]);
+    expect(osvIntervals([{ fixed: "1.0" }])).toEqual([]);
   });
 });

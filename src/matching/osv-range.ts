@@ -68,6 +68,32 @@ function rangeAffects(version: string, events: readonly OsvEvent[]): boolean {
   return affected;
 }
 
+/** One interval of a range's events: from `introduced` up to `end` (excluded when fixed, included when last_affected; none: unbounded). */
+export interface OsvInterval {
+  introduced: string;
+  end: string | null;
+  endInclusive: boolean;
+}
+
+/**
+ * The intervals a range's events state, in the order written: each `introduced` opens one (a
+ * second before any end is redundant), the next `fixed` or `last_affected` closes it, and one left
+ * open runs to infinity. Read by the merge (affected rows) and by the match description.
+ */
+export function osvIntervals(events: readonly OsvEvent[]): OsvInterval[] {
+  const out: OsvInterval[] = [];
+  let open: string | undefined;
+  for (const e of events) {
+    if (e.introduced !== undefined) open ??= e.introduced;
+    else if (open !== undefined && (e.fixed !== undefined || e.last_affected !== undefined)) {
+      out.push({ introduced: open, end: (e.fixed ?? e.last_affected)!, endInclusive: e.fixed === undefined });
+      open = undefined;
+    }
+  }
+  if (open !== undefined) out.push({ introduced: open, end: null, endInclusive: false });
+  return out;
+}
+
 /** Whether `version` of the package is affected according to one OSV `affected[]` entry. */
 export function osvAffects(version: string, pkg: OsvAffectedPackage): boolean {
   if (!isConcreteVersion(version)) return false;
