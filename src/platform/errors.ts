@@ -62,14 +62,26 @@ export class TooManyRequests extends DomainError {
   }
 }
 
+/**
+ * 400 "There was an error parsing the body": what FastAPI answers when json.loads raises something
+ * other than a JSONDecodeError (a RecursionError for a body nested too deep).
+ */
+export class BodyParseError extends DomainError {
+  readonly status = 400;
+  get detail() {
+    return "There was an error parsing the body";
+  }
+}
+
 /** 422 with FastAPI/Pydantic-shaped entries: {"detail": [{type, loc, msg, input, ctx?}]}. */
 export class ValidationFailed extends DomainError {
   readonly status = 422;
   constructor(readonly errors: PydanticError[]) {
     super(errors.map((e) => `${e.loc.join(".")}: ${e.msg.replace(/^Value error, /, "")}`).join("; "));
   }
+  /** Every item carries `input`, as Pydantic's do (null when a validator left it unset). */
   get detail() {
-    return this.errors;
+    return this.errors.map(({ type, loc, msg, input, ctx }) => ({ type, loc, msg, input: input ?? null, ...(ctx ? { ctx } : {}) }));
   }
 }
 

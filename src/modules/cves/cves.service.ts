@@ -1,4 +1,5 @@
 import type { Facts } from "../../engine/evaluate.js";
+import { isCveId } from "../../feeds/merge.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { NotFound } from "../../platform/errors.js";
@@ -27,11 +28,11 @@ export class CvesService {
 
   /** A CVE by id, or by an alias (GHSA-…, GO-…, PYSEC-…, RUSTSEC-…, CERTFR-…); 404 "CVE introuvable". */
   async get(idOrAlias: string): Promise<{ cve: CveRow; affected: CveAffectedRow[] }> {
-    const id = idOrAlias.trim().toUpperCase();
-    // A CVE id, else the key of a record built from an advisory naming no CVE, else an alias.
-    let cve = /^CVE-\d{4}-\d{4,}$/.test(id) ? await repo.get(this.db, id) : await repo.get(this.db, idOrAlias.trim());
+    const key = idOrAlias.trim();
+    // A CVE id (any case), else the key of a record built from an advisory naming no CVE, else an alias.
+    let cve = await repo.get(this.db, isCveId(key.toUpperCase()) ? key.toUpperCase() : key);
     if (!cve) {
-      const aliasOf = await repo.cveOfAlias(this.db, idOrAlias.trim());
+      const aliasOf = await repo.cveOfAlias(this.db, key);
       if (aliasOf) cve = await repo.get(this.db, aliasOf);
     }
     if (!cve) throw new NotFound(CVE_NOT_FOUND);

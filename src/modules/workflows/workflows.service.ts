@@ -69,20 +69,16 @@ export interface CachedWorkflowList {
 /** Workflows of projects and organizations: the rules of the /api/v1 workflow surface. */
 export class WorkflowsService {
   /**
-   * Each project's workflow list, in memory: the list answers without a round trip. Invalidation
+   * `lists`: each project's workflow list, in memory, so the list answers without a round trip. Invalidation
    * rule (CacheFeed, platform/db/cache-feed.ts): every committed change to a project's workflows,
    * or the project's deletion, notifies 'workflows:<project id>' (trigger) and every process drops
    * that list; the writing process drops it itself right after its commit (reads its own writes).
    */
-  private readonly lists: NotifiedCache<CachedWorkflowList>;
-
   constructor(
     private readonly database: Database,
     private readonly cveFacts: CveFactsLoader,
-    lists: NotifiedCache<CachedWorkflowList>,
-  ) {
-    this.lists = lists;
-  }
+    private readonly lists: NotifiedCache<CachedWorkflowList>,
+  ) {}
 
   private get db(): Db {
     return this.database.db;

@@ -26,8 +26,6 @@ export interface Database {
    * statement (parsed and planned once per connection); used by the hot paths (auth, lists).
    */
   raw<T>(name: string, text: string, values: unknown[]): Promise<T[]>;
-  /** Sends a notification to every process listening on the channel (after the current statement). */
-  notify(channel: string, payload?: string): Promise<void>;
   /**
    * Calls `onMessage` with the payload of each notification on the channel. `onStatus(false)` says
    * the listening connection was lost (notifications may have been missed), `onStatus(true)` that it
@@ -80,9 +78,6 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
         }
       },
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
-      notify: async (channel, payload = "") => {
-        await pool.query("select pg_notify($1, $2)", [channel, payload]);
-      },
       listen: (channel, onMessage, onStatus) => listenPg(opts.databaseUrl!, channel, onMessage, onStatus),
       raw: async <T>(name: string, text: string, values: unknown[]) =>
         (await pool.query({ name, text, values })).rows as T[],
@@ -97,9 +92,6 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     db,
     driver: "pglite",
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
-    notify: async (channel, payload = "") => {
-      await client.query("select pg_notify($1, $2)", [channel, payload]);
-    },
     // In the same process as the database: the connection cannot be lost.
     listen: async (channel, onMessage, onStatus) => {
       const unlisten = await client.listen(channel, onMessage);

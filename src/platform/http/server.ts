@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { HttpLimits } from "../../config.js";
-import { DomainError, ValidationFailed } from "../errors.js";
+import { DomainError } from "../errors.js";
 import { BodyBudget } from "./body-budget.js";
 import { tidyComponents } from "./openapi.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
@@ -93,11 +93,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.setErrorHandler((err, req, reply) => {
-    if (err instanceof ValidationFailed) {
-      // Every item carries `input`, as Pydantic's do (null when a validator left it unset).
-      const detail = err.errors.map(({ type, loc, msg, input, ctx }) => ({ type, loc, msg, input: input ?? null, ...(ctx ? { ctx } : {}) }));
-      return reply.code(422).send({ detail });
-    }
     if (err instanceof DomainError) {
       if (err.headers) reply.headers(err.headers);
       return reply.code(err.status).send({ detail: err.detail });

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ValidationFailed } from "../errors.js";
+import { BodyParseError, ValidationFailed } from "../errors.js";
 import { MAX_PAGE, PAGING } from "./paging.js";
-import { BodyParseError, decodeBody, findNul, NUL_MESSAGE, validateRequest, type RawRequest } from "./validation.js";
+import { decodeBody, findNul, NUL_MESSAGE, validateRequest, type RawRequest } from "./validation.js";
 import type { PydanticError } from "./pydantic.js";
 
 const request = (over: Partial<RawRequest>): RawRequest => ({ params: {}, query: {}, headers: {}, rawBody: undefined, contentType: "application/json", ...over });

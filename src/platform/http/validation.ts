@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { DomainError, ValidationFailed } from "../errors.js";
+import { BodyParseError, ValidationFailed } from "../errors.js";
 import { missing, validate, valueError, type Loc, type PydanticError } from "./pydantic.js";
 import { parsePythonJson } from "./pyjson.js";
 
@@ -108,17 +108,6 @@ function isJsonContentType(ct: string | undefined): boolean {
   if (!ct) return true; // FastAPI reads a body without Content-Type as JSON
   const mime = ct.split(";")[0]!.trim().toLowerCase();
   return mime === "application/json" || (mime.startsWith("application/") && mime.endsWith("+json"));
-}
-
-/**
- * 400 "There was an error parsing the body": what FastAPI answers when json.loads raises something
- * other than a JSONDecodeError (a RecursionError for a body nested too deep).
- */
-export class BodyParseError extends DomainError {
-  readonly status = 400;
-  get detail() {
-    return "There was an error parsing the body";
-  }
 }
 
 /**
