@@ -266,7 +266,8 @@ export function advisoryWriter(db: Db, tally: Tally): BatchWriter<AdvisoryRow> {
       await mergeIds(tx, [...whole]);
       await refreshAdvisories(tx, [...partial]);
       await rekeyAdvisoryAlerts(tx, rekey);
-      await learnEquivalences(tx, [...whole, ...partial]);
+      // Only records merged whole can change their evidence (packages, affected rows); a partial refresh adds aliases and measures.
+      await learnEquivalences(tx, [...whole]);
       await matchChangedCves(tx, [...whole, ...partial]);
       return changed;
     },
