@@ -289,11 +289,15 @@ export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<
 const BACKFILL_SCOPE = sql`(i.match_version is not null or c.is_kev or p.alert_backfill = 'all'
   or c.date_published >= now() - make_interval(days => p.alert_backfill_days))`;
 
-/** New (or changed) stack items against the stored corpus (see BACKFILL_SCOPE). Returns the alerts raised. */
-export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
-  if (!itemIds.length) return 0;
-  const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.id = any(${pgArray(itemIds)}::uuid[])`, false));
+/** Items (a condition on i) against the stored corpus (see BACKFILL_SCOPE). Returns the alerts raised. */
+async function matchItems(ex: Executor, items: SQL): Promise<number> {
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, items, false));
   return raise(ex, await decideWith(ex, candidates));
+}
+
+/** New (or changed) stack items against the stored corpus. Returns the alerts raised. */
+export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
+  return itemIds.length ? matchItems(ex, sql`i.id = any(${pgArray(itemIds)}::uuid[])`) : 0;
 }
 
 /**
@@ -301,6 +305,5 @@ export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<nu
  * the new setting allows and the old did not; never deletes an alert.
  */
 export async function matchProjectItems(ex: Executor, projectId: string): Promise<number> {
-  const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.project_id = ${projectId}::uuid`, false));
-  return raise(ex, await decideWith(ex, candidates));
+  return matchItems(ex, sql`i.project_id = ${projectId}::uuid`);
 }
