@@ -147,10 +147,10 @@ export function advisoryPart(cveId: string, advisories: MergeInput["advisories"]
 
 /**
  * Mixed into the hashes of the KEV and OSV records: bumped when the merge starts using more of them
- * (2: KEV products as affected products, records built from advisories, advisory CVSS), so that
+ * (2: KEV products as affected products, records built from advisories, advisory CVSS; 3: OSV intervals of a redundant `introduced`), so that
  * the next import of those sources rewrites them and re-merges their CVEs in an existing database.
  */
-export const MERGE_RULES_VERSION = "2";
+export const MERGE_RULES_VERSION = "3";
 
 /** Sources whose statements are advisories (public_vulns), not CVE contributions. */
 export const ADVISORY_SOURCES: ReadonlySet<string> = new Set(["ghsa", "go", "pysec", "rustsec", "osv", "certfr"]);
