@@ -1,0 +1,54 @@
+// The layer direction of docs/adr/0006-lint-format-dependency-rule.md, checked by `npm run lint`:
+//   platform (+ config.ts, version.ts)  <-  matching, engine  <-  feeds  <-  modules  <-  app.ts, jobs.ts, cli.ts, commands.ts, main.ts
+// Type-only imports count: a type pulled from a higher layer ties the lower one to it all the same.
+const FLOOR = "^src/(platform/|config\\.ts$|version\\.ts$)";
+// Tests beside the code may join layers (a matching test fed by a feed parser); cycles are checked everywhere.
+const TEST = "\\.test\\.ts$";
+
+/** A rule forbidding the files under `from` to import anything in src/ but `allowed`. */
+function layer(name, from, allowed, comment) {
+  return {
+    name,
+    comment,
+    severity: "error",
+    from: { path: from, pathNot: TEST },
+    to: { path: "^src/", pathNot: allowed },
+  };
+}
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    { name: "no-circular", severity: "error", comment: "Import cycles, type-only ones included.", from: {}, to: { circular: true } },
+    layer("platform-imports-no-layer-above", FLOOR, FLOOR, "platform/, config.ts and version.ts import nothing above them."),
+    layer("matching-imports-platform-only", "^src/matching/", `${FLOOR}|^src/matching/`, "matching sits on platform; feeds and modules use it."),
+    layer("engine-imports-platform-only", "^src/engine/", `${FLOOR}|^src/engine/`, "engine sits on platform; modules use it."),
+    layer("feeds-import-matching-and-platform", "^src/feeds/", `${FLOOR}|^src/(matching|feeds)/`, "feeds import matching and platform, never a module."),
+    layer(
+      "modules-import-no-application-file",
+      "^src/modules/",
+      `${FLOOR}|^src/(matching|engine|feeds|modules)/`,
+      "Modules never import the composition root, the job catalog or the command line.",
+    ),
+    {
+      name: "no-other-module-repository",
+      comment:
+        "A service that uses another module's repository receives it in its constructor (wired in app.ts); " +
+        "only its row types may be imported.",
+      severity: "warn",
+      from: { path: "^src/modules/([^/]+)/", pathNot: TEST },
+      to: { path: "^src/modules/([^/]+)/[^/]+\\.repository\\.ts$", pathNot: "^src/modules/$1/", dependencyTypesNot: ["type-only"] },
+    },
+    {
+      name: "src-imports-no-test-code",
+      severity: "error",
+      from: { path: "^src/", pathNot: TEST },
+      to: { path: `${TEST}|^test/` },
+    },
+  ],
+  options: {
+    includeOnly: "^(src|test|bench)/",
+    tsConfig: { fileName: "tsconfig.json" },
+    tsPreCompilationDeps: true,
+  },
+};
