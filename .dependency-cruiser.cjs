@@ -21,9 +21,19 @@ module.exports = {
   forbidden: [
     { name: "no-circular", severity: "error", comment: "Import cycles, type-only ones included.", from: {}, to: { circular: true } },
     layer("platform-imports-no-layer-above", FLOOR, FLOOR, "platform/, config.ts and version.ts import nothing above them."),
-    layer("matching-imports-platform-only", "^src/matching/", `${FLOOR}|^src/matching/`, "matching sits on platform; feeds and modules use it."),
+    layer(
+      "matching-imports-platform-only",
+      "^src/matching/",
+      `${FLOOR}|^src/matching/`,
+      "matching sits on platform; feeds and modules use it.",
+    ),
     layer("engine-imports-platform-only", "^src/engine/", `${FLOOR}|^src/engine/`, "engine sits on platform; modules use it."),
-    layer("feeds-import-matching-and-platform", "^src/feeds/", `${FLOOR}|^src/(matching|feeds)/`, "feeds import matching and platform, never a module."),
+    layer(
+      "feeds-import-matching-and-platform",
+      "^src/feeds/",
+      `${FLOOR}|^src/(matching|feeds)/`,
+      "feeds import matching and platform, never a module.",
+    ),
     layer(
       "modules-import-no-application-file",
       "^src/modules/",
