@@ -124,7 +124,7 @@ describe("parseFeed — Atom and JSON Feed (GitHub advisories, real captures)", 
   });
 });
 
-// Synthetic documents: none of the captured feeds is malformed, so these cases are
+// Synthetic documents: none of the captured feeds is malformed or in RSS 1.0, so these cases are
 // written here, each the smallest document that shows one thing.
 describe("parseFeed — tolerance and formats no capture shows (synthetic)", () => {
   it("HTML entities without a DTD, a bare &, relative links against the feed URL", () => {
@@ -139,6 +139,23 @@ describe("parseFeed — tolerance and formats no capture shows (synthetic)", () 
       url: "https://example.org/a?x=1&y=2",
       description: "x y CVE-2024-1234",
       cve_ids: ["CVE-2024-1234"],
+    });
+  });
+
+  it("RSS 1.0 (RDF) with dc:date and dc:creator", () => {
+    const feed = parseFeed(
+      `<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">` +
+        `<channel rdf:about="https://example.org/"><title>RDF</title></channel>` +
+        `<item rdf:about="https://example.org/1"><title>One</title><link>https://example.org/1</link>` +
+        `<dc:date>2025-01-02T03:04:05+01:00</dc:date><dc:creator>Ann</dc:creator></item></rdf:RDF>`,
+      null,
+    );
+    expect(feed).toEqual({
+      title: "RDF",
+      items: [{
+        guid: null, url: "https://example.org/1", title: "One", description: null, published_at: "2025-01-02T02:04:05.000Z",
+        author: "Ann", image_url: null, source: "RDF", cve_ids: [],
+      }],
     });
   });
 
