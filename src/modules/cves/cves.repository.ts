@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { cveAffected, cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
-import { productKey, vendorKey } from "../../feeds/names.js";
+import { productKey, vendorKey } from "../../matching/names.js";
 import type { CveListQueryT } from "./cves.schemas.js";
 
 /** A CVE with its current EPSS score (kept apart in epss_current: see the schema). */
