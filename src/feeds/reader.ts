@@ -10,7 +10,7 @@ export class FormatError extends Error {
 }
 
 /** Files under the given paths (directories recursively, sorted), keeping only the wanted endings. */
-export function expandPaths(paths: string[], endings: string[]): string[] {
+export function expandPaths(paths: string[], endings: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
     let st;

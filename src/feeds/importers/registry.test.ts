@@ -1,0 +1,52 @@
+import { existsSync } from "node:fs";
+import { getTableName, is } from "drizzle-orm";
+import { PgTable } from "drizzle-orm/pg-core";
+import { describe, expect, it } from "vitest";
+import * as schema from "../../platform/db/schema/index.js";
+import { expandPaths, head } from "../reader.js";
+import { FEED_SOURCES, feedUrls, isSource, SOURCES } from "./index.js";
+
+// Each source ships real files in the bundled snapshot (fixtures/snapshot/<source>/).
+const SNAPSHOT = "fixtures/snapshot";
+const TABLES = new Set(Object.values(schema).filter((t) => is(t, PgTable)).map((t) => getTableName(t as PgTable)));
+const samples = await Promise.all(FEED_SOURCES.map(async (s) => {
+  const dir = `${SNAPSHOT}/${s.id}`;
+  const file = existsSync(dir) ? expandPaths([dir], s.endings)[0] : undefined;
+  return { id: s.id, file, head: file ? await head(file) : "" };
+}));
+
+describe("the feed source registry", () => {
+  it.each(FEED_SOURCES.map((s) => [s.id, s] as const))("%s is declared whole, in the module named after it", async (id, s) => {
+    expect(await import(/* @vite-ignore */ `./${id}.js`)).toMatchObject({ [id]: s });
+    expect(isSource(id)).toBe(true);
+    expect(s.endings.length).toBeGreaterThan(0);
+    for (const e of s.endings) expect(e).toMatch(/^\.[a-z0-9]+$/);
+    expect(s.endings).toContain(s.defaultEnding);
+    expect(s.tables.length).toBeGreaterThan(0);
+    for (const t of s.tables) expect(TABLES, `${id}: table ${t}`).toContain(t);
+    for (const u of s.defaultUrls) expect(u).toMatch(/^https:\/\/\S+$/);
+    expect(typeof s.importFiles).toBe("function");
+  });
+
+  it("names each source once, and SOURCES, VIGIE_FEED_URLS_<SOURCE> follow it", () => {
+    expect(new Set(SOURCES).size).toBe(FEED_SOURCES.length);
+    expect(SOURCES).toEqual(FEED_SOURCES.map((s) => s.id));
+    expect(isSource("mitre")).toBe(false);
+    const env = Object.fromEntries(SOURCES.map((id) => [`VIGIE_FEED_URLS_${id.toUpperCase()}`, `https://mirror.example/${id}`]));
+    expect(feedUrls(env)).toEqual(Object.fromEntries(SOURCES.map((id) => [id, [`https://mirror.example/${id}`]])));
+    expect(feedUrls({})).toEqual(Object.fromEntries(FEED_SOURCES.filter((s) => s.defaultUrls.length).map((s) => [s.id, s.defaultUrls])));
+  });
+
+  it.each(samples.map((s) => [s.id, s] as const))("%s recognises its own snapshot file and no other source takes it", (id, sample) => {
+    expect(sample.file, `no ${id} file in ${SNAPSHOT}/${id}`).toBeDefined();
+    const file = sample.file!;
+    const own = FEED_SOURCES.find((s) => s.id === id)!;
+    expect(own.sniff.test(sample.head, file)).toBe(true);
+    for (const other of FEED_SOURCES) {
+      if (other.id === id) continue;
+      // A file another source cannot even expand (its ending) is refused before sniffing.
+      const readable = other.endings.some((e) => file.endsWith(e) || file.endsWith(`${e}.gz`));
+      if (readable) expect(other.sniff.test(sample.head, file), `${other.id} takes ${file}`).toBe(false);
+    }
+  });
+});
