@@ -13,8 +13,8 @@ import type { ImportResult } from "./records.js";
 export const SNAPSHOT_DIR = fileURLToPath(new URL("../../fixtures/snapshot", import.meta.url));
 
 /**
- * Imports the bundled snapshot so that a new user sees real data at once, and finishes one that a
- * crash interrupted. Each source's import is recorded in `snapshot_progress` (started, then
+ * Imports the bundled snapshot (each source's directory, in the registry's order) so that a new
+ * user sees real data at once, and finishes one that a crash interrupted. Each source's import is recorded in `snapshot_progress` (started, then
  * completed), so a start decides from the record:
  * - no record, no CVE: a first start, every source is imported;
  * - records, some not completed: the previous start was interrupted; the sources not completed

@@ -9,6 +9,7 @@ import type { Db } from "../platform/db/client.js";
 import { feedSyncState } from "../platform/db/schema/index.js";
 import { importFeed } from "./import.js";
 import { feedSourceOf, type Source } from "./importers/index.js";
+import { hasEnding } from "./reader.js";
 import type { ImportResult } from "./records.js";
 
 const TIMEOUT_MS = 120_000;
@@ -81,7 +82,7 @@ export class FeedSync {
     // The remote name is kept when it has an ending of the source (an EPSS file's name may carry its score date).
     const { endings, defaultEnding } = feedSourceOf(source);
     const remote = basename(new URL(url).pathname);
-    let name = endings.some((e) => remote.endsWith(e) || remote.endsWith(`${e}.gz`)) ? remote : `feed${defaultEnding}`;
+    let name = hasEnding(remote, endings) ? remote : `feed${defaultEnding}`;
     if (!name.endsWith(".gz") && isGzip(partial)) name += ".gz";
     const file = join(dir, `${id}-${name}`);
     renameSync(partial, file);
