@@ -1,8 +1,8 @@
 /**
  * What each importer's parser produces from one source record: plain, source-independent values
  * that the merge step combines into one CVE record. Parsers are pure functions (record → result),
- * so they are unit-tested on real records; the pipeline (reading files, batching, database writes,
- * provenance) is shared by every source.
+ * so they are unit-tested on real records; reading files, batching, database writes and
+ * provenance are shared by every source (records.ts, batch-writer.ts, cve-merge.ts).
  */
 import type { AffectedEntry, Origin } from "../matching/affected.js";
 
