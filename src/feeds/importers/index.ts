@@ -17,9 +17,12 @@ import { osv } from "./osv.js";
 import { poc } from "./poc.js";
 import { rss } from "./rss.js";
 
+/** The registry. */
 export const FEED_SOURCES = [cve5, nvd, kev, epss, poc, osv, certfr, rss] as const;
 
+/** A source id ("cve5", "nvd"…), derived from the registry. */
 export type Source = (typeof FEED_SOURCES)[number]["id"];
+/** The source ids, in the registry's order. */
 export const SOURCES: readonly Source[] = FEED_SOURCES.map((s) => s.id);
 
 /** True when `id` names a source of the registry. */

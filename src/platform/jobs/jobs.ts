@@ -17,6 +17,7 @@ export interface JobDef<P extends z.ZodType, S> {
   handler(payload: z.output<P>, services: S, logger: Logger): Promise<void>;
 }
 
+/** Jobs by name, each handled with services `S`. */
 export type JobCatalog<S> = Record<string, JobDef<z.ZodType, S>>;
 
 /** The `job()` declaration helper of a catalog over services `S` (each handler typed by its own payload). */
