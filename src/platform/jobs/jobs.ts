@@ -30,7 +30,7 @@ export function cronOf(def: { cron?: string | ((config: Config) => string | null
   return typeof def.cron === "function" ? def.cron(config) : (def.cron ?? null);
 }
 
-export interface Jobs<C extends JobCatalog<never>> {
+export interface Jobs<C extends Record<string, { payload: z.ZodType }>> {
   boss: PgBoss;
   /** Enqueues a job (call after the transaction that motivates it has committed). */
   send<N extends keyof C & string>(name: N, payload: z.input<C[N]["payload"]>): Promise<string | null>;
