@@ -22,7 +22,7 @@ import { CvesService } from "./modules/cves/cves.service.js";
 import { cvesRoutes } from "./modules/cves/cves.routes.js";
 import { VulnerabilitiesService } from "./modules/vulnerabilities/vulnerabilities.service.js";
 import { vulnerabilitiesRoutes } from "./modules/vulnerabilities/vulnerabilities.routes.js";
-import { FeedSync } from "./feeds/sync.js";
+import { FeedsService } from "./feeds/feeds.service.js";
 import { AlertsService } from "./modules/alerts/alerts.service.js";
 import { alertsRoutes } from "./modules/alerts/alerts.routes.js";
 import { StacksService } from "./modules/stacks/stacks.service.js";
@@ -50,7 +50,7 @@ export interface Services {
   cves: CvesService;
   vulnerabilities: VulnerabilitiesService;
   articles: ArticlesService;
-  feedSync: FeedSync;
+  feeds: FeedsService;
   stacks: StacksService;
   tags: TagsService;
   alerts: AlertsService;
@@ -78,7 +78,7 @@ export function createServices(database: Database, config: Config): Services {
     cves,
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
-    feedSync: new FeedSync(database.db, config),
+    feeds: new FeedsService(database.db, config),
     stacks: new StacksService(database.db),
     tags: new TagsService(database.db),
     alerts: new AlertsService(database.db),

@@ -9,8 +9,8 @@ import { presentOrg, presentPlan } from "./modules/organizations/organizations.p
 import { presentProject } from "./modules/projects/projects.presenter.js";
 import { presentWorkflow } from "./modules/workflows/workflows.presenter.js";
 import { WorkflowEcritureIn, type WorkflowEcriture } from "./modules/workflows/workflows.schemas.js";
-import { importFeed } from "./feeds/import.js";
-import { FormatError, SOURCES, type Source } from "./feeds/pipeline.js";
+import { isSource, SOURCES } from "./feeds/importers/index.js";
+import { FormatError } from "./feeds/reader.js";
 
 /** A one-line progress display on a terminal (stderr); nothing otherwise. read < 0 ends the line. */
 function progressBar(source: string): ((read: number) => void) | undefined {
@@ -132,13 +132,13 @@ export const COMMANDS: Record<string, Command> = {
     options: { source: str, date: str },
     required: ["source"],
     positionals: true,
-    run: async (_s, db, v, paths) => {
+    run: async (s, _db, v, paths) => {
       const source = v.source as string;
-      if (!(SOURCES as readonly string[]).includes(source)) throw new UsageError(`--source : ${source} inconnue (${SOURCES.join(", ")})`);
+      if (!isSource(source)) throw new UsageError(`--source : ${source} inconnue (${SOURCES.join(", ")})`);
       if (v.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v.date as string)) throw new UsageError("--date attend AAAA-MM-JJ");
       const bar = progressBar(source);
       try {
-        return { ...(await importFeed(db.db, source as Source, paths, { date: v.date as string | undefined, progress: bar })) };
+        return { ...(await s.feeds.import(source, paths, { date: v.date as string | undefined, progress: bar })) };
       } catch (err) {
         if (err instanceof FormatError) throw new UsageError(err.message);
         throw err;
@@ -153,9 +153,9 @@ export const COMMANDS: Record<string, Command> = {
     required: [],
     run: async (s, _db, v) => {
       const only = (v.source as string[] | undefined) ?? [];
-      const unknown = only.filter((x) => !(SOURCES as readonly string[]).includes(x));
+      const unknown = only.filter((x) => !isSource(x));
       if (unknown.length) throw new UsageError(`--source : ${unknown.join(", ")} inconnue (${SOURCES.join(", ")})`);
-      return { sources: await s.feedSync.run(only as Source[]) };
+      return { sources: await s.feeds.sync(only.filter(isSource)) };
     },
   },
   "workflow create": {

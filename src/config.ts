@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { z } from "zod";
-import { feedUrls, type Source } from "./feeds/sources.js";
+import { feedUrls, type Source } from "./feeds/importers/index.js";
 
 const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 

@@ -7,9 +7,8 @@ import { listenAdminSocket, type AdminResponse } from "./platform/admin-socket.j
 import { openDatabase, type Database } from "./platform/db/client.js";
 import { acquireLock } from "./platform/db/lock.js";
 import { DomainError } from "./platform/errors.js";
-import { startJobs } from "./platform/jobs/jobs.js";
 import { createLogger } from "./platform/log.js";
-import { importSnapshotIfEmpty } from "./feeds/snapshot.js";
+import { startJobs } from "./jobs.js";
 
 export const ADMIN_SOCKET = "vigie.sock";
 
@@ -43,8 +42,8 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const socketPath = config.driver === "pglite" ? join(config.dataDir, ADMIN_SOCKET) : null;
   const { database, release } = await openForProcess(config, socketPath);
-  if (config.snapshot) await importSnapshotIfEmpty(database.db, logger);
   const services = createServices(database, config);
+  if (config.snapshot) await services.feeds.importSnapshotIfEmpty(logger);
   const { app } = await buildApp({ config, database, logger, services });
   const jobs = config.jobs ? await startJobs(database, services, logger, config) : null;
   let admin: Server | null = null;

@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { FeedSync } from "../src/feeds/sync.js";
+import { FeedsService } from "../src/feeds/feeds.service.js";
 import { loadConfig } from "../src/config.js";
 import { executeCommand } from "../src/main.js";
 import { bearer, createTenant, createTestApp } from "./helpers.js";
@@ -37,14 +37,14 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 afterAll(() => server.close());
 
 const cache = mkdtempSync(join(tmpdir(), "vigie-sync-"));
-const sync = new FeedSync(t.database.db, {
+const feeds = new FeedsService(t.database.db, {
   feedsCacheDir: cache,
   feedUrls: { kev: [`${base}/kev.json`, `${base}/broken`, `${base}/not-kev.json`], epss: [`${base}/epss/epss_scores-2026-08-16.csv`], nvd: [`${base}/nvd`] },
 });
 
 describe("feeds sync (conditional downloads, then import)", () => {
   it("imports each address, reports failures without stopping, then sends validators and imports nothing unchanged", async () => {
-    const first = await sync.run();
+    const first = await feeds.sync();
     const by = (o: typeof first, path: string) => o.find((x) => x.url === `${base}${path}`)!;
     expect(by(first, "/kev.json")).toMatchObject({ source: "kev", status: "imported", http_status: 200, result: { read: 3, inserted: 3 } });
     expect(by(first, "/broken")).toMatchObject({ status: "failed", http_status: 500, error: "HTTP 500" });
@@ -58,19 +58,19 @@ describe("feeds sync (conditional downloads, then import)", () => {
     expect(readdirSync(cache, { recursive: true }).filter((f) => String(f).includes("."))).toEqual([]);
 
     seen.length = 0;
-    const second = await sync.run(["kev"]);
+    const second = await feeds.sync(["kev"]);
     expect(by(second, "/kev.json")).toMatchObject({ status: "not_modified", http_status: 304 });
     expect(seen.find((s) => s.url === "/kev.json")).toMatchObject({ ifNoneMatch: expect.stringMatching(/^"/), ifModifiedSince: lastModified });
     // A failed address keeps no validators: it is fetched again in full.
     expect(seen.find((s) => s.url === "/not-kev.json")?.ifNoneMatch).toBeUndefined();
 
     files["/kev.json"] = readFileSync("test/fixtures/feeds/kev/kev-entries.json");
-    const third = await sync.run(["kev"]);
+    const third = await feeds.sync(["kev"]);
     expect(by(third, "/kev.json")).toMatchObject({ status: "imported", http_status: 200 });
   });
 
   it("is a command: feeds sync [--source S]... --json, refusing an unknown source", async () => {
-    const res = await executeCommand({ ...t.services, feedSync: sync }, t.database, ["feeds", "sync", "--source", "epss", "--json"]);
+    const res = await executeCommand({ ...t.services, feeds }, t.database, ["feeds", "sync", "--source", "epss", "--json"]);
     expect(res).toMatchObject({ ok: true, result: { sources: [{ source: "epss", status: "not_modified" }] } });
     const bad = await executeCommand(t.services, t.database, ["feeds", "sync", "--source", "mitre"]);
     expect(bad).toMatchObject({ ok: false, message: expect.stringMatching(/mitre inconnue/) });

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
-import { FormatError, mergeIds } from "../src/feeds/pipeline.js";
+import { mergeIds } from "../src/feeds/cve-merge.js";
+import { FormatError } from "../src/feeds/reader.js";
 import { bearer, createTenant, createTestApp, createWorkflow, workflowsUrl } from "./helpers.js";
 
 const t = await createTestApp();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { cronOf, JOBS, startJobs } from "../src/platform/jobs/jobs.js";
+import { JOBS, startJobs } from "../src/jobs.js";
+import { cronOf } from "../src/platform/jobs/jobs.js";
 import { createLogger } from "../src/platform/log.js";
 import { createTenant, createTestApp, createWorkflow } from "./helpers.js";
 

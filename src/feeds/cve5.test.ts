@@ -5,7 +5,8 @@ import { resolve } from "node:path";
 import { createGunzip } from "node:zlib";
 import { describe, it, expect } from "vitest";
 import { isReserved, normalizeTimestamp, parseCve5, versionExpression } from "./cve5.js";
-import { RecordError, type AffectedEntry, type CveContribution } from "./types.js";
+import type { AffectedEntry } from "../matching/affected.js";
+import { RecordError, type CveContribution } from "./types.js";
 
 const FIXTURES = new URL("../../test/fixtures/feeds/", import.meta.url);
 const fixture = (rel: string): unknown => JSON.parse(readFileSync(new URL(rel, FIXTURES), "utf8"));

@@ -23,14 +23,9 @@
  *   Both are `null` when the record carries none.
  * - Affected rows: see `collectAffected`.
  */
-import { cpe22UriTo23, parseCpe } from "./cpe.js";
-import {
-  RecordError,
-  type AffectedEntry,
-  type CveContribution,
-  type CvssMetric,
-  type Origin,
-} from "./types.js";
+import { cpe22UriTo23, parseCpe } from "../matching/cpe.js";
+import type { AffectedEntry, Origin } from "../matching/affected.js";
+import { RecordError, type CveContribution, type CvssMetric } from "./types.js";
 
 type Obj = Record<string, unknown>;
 

@@ -1,9 +1,10 @@
-import { normalizeName } from "./cpe.js";
+import { normalizeName } from "../matching/cpe.js";
 import { severityFromScore } from "./cvss.js";
 import { exploitMaturity } from "./poc.js";
 import type { OsvPackage } from "./osv.js";
 import { osvIntervals } from "../matching/osv-range.js";
-import type { AffectedEntry, CveContribution, CvssMetric, KevFacts } from "./types.js";
+import type { AffectedEntry } from "../matching/affected.js";
+import type { CveContribution, CvssMetric, KevFacts } from "./types.js";
 
 /**
  * Merging: one CVE record from every source. Precedence (documented in the README):

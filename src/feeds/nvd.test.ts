@@ -4,7 +4,8 @@ import { resolve } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { describe, it, expect } from "vitest";
 import { parseNvd11Item, parseNvd20 } from "./nvd.js";
-import { RecordError, type AffectedEntry } from "./types.js";
+import type { AffectedEntry } from "../matching/affected.js";
+import { RecordError } from "./types.js";
 
 const FIXTURES = new URL("../../test/fixtures/feeds/", import.meta.url);
 const fixture = (rel: string): unknown => JSON.parse(readFileSync(new URL(rel, FIXTURES), "utf8"));

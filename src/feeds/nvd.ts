@@ -19,7 +19,7 @@
  *   format has no KEV fields, so `kev` is left undefined there ("source says nothing").
  * - `parseNvd20` also accepts the API response's `vulnerabilities[]` element (`{ cve: {...} }`).
  */
-import { parseCpe23Head } from "./cpe.js";
+import { parseCpe23Head } from "../matching/cpe.js";
 import {
   addReferences,
   arr,
@@ -31,7 +31,8 @@ import {
   pickEnglish,
   str,
 } from "./cve5.js";
-import { RecordError, type AffectedEntry, type CveContribution, type CvssMetric } from "./types.js";
+import type { AffectedEntry } from "../matching/affected.js";
+import { RecordError, type CveContribution, type CvssMetric } from "./types.js";
 
 type Obj = Record<string, unknown>;
 

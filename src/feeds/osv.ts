@@ -7,18 +7,12 @@
  * before 1970) becomes null. The CVSS score is computed from the v3.x vector when only a vector
  * is given (OSV never carries a numeric score).
  */
+import type { OsvEvent } from "../matching/osv-range.js";
 import { cvss3BaseScore, severityFromScore } from "./cvss.js";
 import { RecordError } from "./types.js";
 
 export type OsvSource = "ghsa" | "go" | "pysec" | "rustsec" | "osv";
 export type OsvRangeType = "SEMVER" | "ECOSYSTEM" | "GIT";
-
-export interface OsvEvent {
-  introduced?: string;
-  fixed?: string;
-  last_affected?: string;
-  limit?: string;
-}
 
 export interface OsvRange {
   type: OsvRangeType;

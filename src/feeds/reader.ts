@@ -9,8 +9,13 @@ export class FormatError extends Error {
   override name = "FormatError";
 }
 
+/** True when the file name ends with one of `endings`, plain or gzip-compressed. */
+export function hasEnding(path: string, endings: readonly string[]): boolean {
+  return endings.some((end) => path.endsWith(end) || path.endsWith(`${end}.gz`));
+}
+
 /** Files under the given paths (directories recursively, sorted), keeping only the wanted endings. */
-export function expandPaths(paths: string[], endings: string[]): string[] {
+export function expandPaths(paths: string[], endings: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
     let st;
@@ -21,7 +26,7 @@ export function expandPaths(paths: string[], endings: string[]): string[] {
     }
     if (st.isDirectory()) {
       for (const e of readdirSync(p).sort()) walk(join(p, e));
-    } else if (endings.some((end) => p.endsWith(end) || p.endsWith(`${end}.gz`))) {
+    } else if (hasEnding(p, endings)) {
       out.push(p);
     } else if (paths.includes(p)) {
       throw new FormatError(`${p} : extension non reconnue (attendu : ${endings.map((e) => `${e}, ${e}.gz`).join(", ")})`);

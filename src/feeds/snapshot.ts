@@ -6,17 +6,15 @@ import type { Logger } from "pino";
 import type { Db } from "../platform/db/client.js";
 import { cves, snapshotProgress } from "../platform/db/schema/index.js";
 import { importFeed } from "./import.js";
-import type { ImportResult, Source } from "./pipeline.js";
+import { SOURCES, type Source } from "./importers/index.js";
+import type { ImportResult } from "./records.js";
 
 /** The bundled real data (fixtures/snapshot, made by scripts/make-snapshot.mjs): the same path from src/ and dist/. */
 export const SNAPSHOT_DIR = fileURLToPath(new URL("../../fixtures/snapshot", import.meta.url));
 
-/** Import order: records first, then what enriches them. */
-const ORDER: Source[] = ["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"];
-
 /**
- * Imports the bundled snapshot so that a new user sees real data at once, and finishes one that a
- * crash interrupted. Each source's import is recorded in `snapshot_progress` (started, then
+ * Imports the bundled snapshot (each source's directory, in the registry's order) so that a new
+ * user sees real data at once, and finishes one that a crash interrupted. Each source's import is recorded in `snapshot_progress` (started, then
  * completed), so a start decides from the record:
  * - no record, no CVE: a first start, every source is imported;
  * - records, some not completed: the previous start was interrupted; the sources not completed
@@ -32,15 +30,15 @@ const ORDER: Source[] = ["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "
 export async function importSnapshotIfEmpty(db: Db, logger: Logger, dir = SNAPSHOT_DIR): Promise<ImportResult[] | null> {
   const rows = await db.select({ source: snapshotProgress.source, completedAt: snapshotProgress.completedAt }).from(snapshotProgress);
   const completed = new Set(rows.filter((r) => r.completedAt).map((r) => r.source));
-  const pending = ORDER.filter((s) => !completed.has(s));
+  const pending = SOURCES.filter((s) => !completed.has(s));
   if (!pending.length) return null;
   if (rows.length) {
-    logger.warn({ completed: ORDER.filter((s) => completed.has(s)), resume_from: pending[0] }, `instantané interrompu : reprise à la source ${pending[0]}`);
+    logger.warn({ completed: SOURCES.filter((s) => completed.has(s)), resume_from: pending[0] }, `instantané interrompu : reprise à la source ${pending[0]}`);
   } else if ((await db.select({ id: cves.cveId }).from(cves).limit(1)).length) {
     if (!(await onlySnapshotData(db, dir))) return null;
     logger.warn("instantané : base remplie par un instantané antérieur au suivi de progression, peut-être interrompu : import repris en entier");
   } else {
-    logger.info({ sources: ORDER }, "instantané : base vide, import des données réelles fournies");
+    logger.info({ sources: SOURCES }, "instantané : base vide, import des données réelles fournies");
   }
 
   const results: ImportResult[] = [];

@@ -8,14 +8,10 @@ import type { Config } from "../config.js";
 import type { Db } from "../platform/db/client.js";
 import { feedSyncState } from "../platform/db/schema/index.js";
 import { importFeed } from "./import.js";
-import type { ImportResult } from "./pipeline.js";
-import type { Source } from "./sources.js";
+import { feedSourceOf, type Source } from "./importers/index.js";
+import { hasEnding } from "./reader.js";
+import type { ImportResult } from "./records.js";
 
-/** What the importers recognise a downloaded file by, when the address does not end with it. */
-const DEFAULT_ENDING: Record<Source, string> = {
-  cve5: ".jsonl", nvd: ".json", epss: ".csv", kev: ".json", poc: ".jsonl", osv: ".jsonl", certfr: ".jsonl", rss: ".xml",
-};
-const ENDING = /\.(jsonl|json|csv|xml|rss|atom)(\.gz)?$/;
 const TIMEOUT_MS = 120_000;
 
 export interface SyncOutcome {
@@ -83,9 +79,10 @@ export class FeedSync {
     const id = createHash("sha1").update(url).digest("hex").slice(0, 12);
     const partial = join(dir, `${id}.part`);
     await pipeline(Readable.fromWeb(res.body as import("node:stream/web").ReadableStream), createWriteStream(partial));
-    // The remote name is kept when it has a known ending (an EPSS file's name may carry its score date).
+    // The remote name is kept when it has an ending of the source (an EPSS file's name may carry its score date).
+    const { endings, defaultEnding } = feedSourceOf(source);
     const remote = basename(new URL(url).pathname);
-    let name = ENDING.test(remote) ? remote : `feed${DEFAULT_ENDING[source]}`;
+    let name = hasEnding(remote, endings) ? remote : `feed${defaultEnding}`;
     if (!name.endsWith(".gz") && isGzip(partial)) name += ".gz";
     const file = join(dir, `${id}-${name}`);
     renameSync(partial, file);

@@ -1,14 +1,10 @@
 /**
  * What each importer's parser produces from one source record: plain, source-independent values
  * that the merge step combines into one CVE record. Parsers are pure functions (record → result),
- * so they are unit-tested on real records; the pipeline (reading files, batching, database writes,
- * provenance) is shared by every source.
+ * so they are unit-tested on real records; reading files, batching, database writes and
+ * provenance are shared by every source (records.ts, batch-writer.ts, cve-merge.ts).
  */
-
-/** Where a piece of CVE data came from (precedence is decided by the merge step). */
-export type Origin = "cna" | "adp" | "nvd";
-/** Who stated an affected product: a CVE-record source, KEV (vendor and product, no versions) or an OSV advisory (packages). */
-export type AffectedOrigin = Origin | "kev" | "osv";
+import type { AffectedEntry, Origin } from "../matching/affected.js";
 
 export interface CvssMetric {
   version: "4.0" | "3.1" | "3.0" | "2.0";
@@ -19,31 +15,6 @@ export interface CvssMetric {
   origin: Origin;
   /** Who provided it: CNA short name, "CISA-ADP", "nvd@nist.gov"… */
   provider: string | null;
-}
-
-/**
- * One affected-product statement. For a single version: version_from = version_to = that
- * version, both inclusive. For a range: bounds with their inclusiveness (null = unbounded).
- */
-export interface AffectedEntry {
-  origin: AffectedOrigin;
-  /** As written by the source (display form). */
-  vendor: string | null;
-  product: string | null;
-  /** CPE 2.3 string when the source gives one. */
-  cpe: string | null;
-  version_from: string | null;
-  version_from_inclusive: boolean;
-  version_to: string | null;
-  version_to_inclusive: boolean;
-  /** "affected" | "unaffected" | "unknown". */
-  version_status: string;
-  /** CVE 5 versionType (semver, custom, rpm, git…) or null. */
-  version_type: string | null;
-  /** CVE 5 defaultStatus of the product entry, or null. */
-  default_status: string | null;
-  /** For NVD CPE matches: whether the configuration node says "vulnerable". */
-  vulnerable?: boolean;
 }
 
 export interface KevFacts {

@@ -16,13 +16,13 @@
  * Vendors compare in a squashed form ("palo_alto_networks" = "paloaltonetworks"): CNAs write display
  * names, NVD and the CISA ADP write CPE names.
  */
-import type { AffectedEntry } from "../feeds/types.js";
+import type { AffectedEntry } from "./affected.js";
 import { osvAffects, osvIntervals, type OsvEvent } from "./osv-range.js";
-import { parseCpe } from "../feeds/cpe.js";
-import { vendorKey } from "../feeds/names.js";
+import { parseCpe } from "./cpe.js";
+import { vendorKey } from "./names.js";
 import { compareVersions, inRange, isConcreteVersion } from "./version.js";
 
-/** A stored cve_affected row (see src/feeds/types.ts AffectedEntry), as the candidate query reads it. */
+/** A stored cve_affected row (see AffectedEntry), as the candidate query reads it. */
 export interface AffectedRow extends Omit<AffectedEntry, "origin" | "vulnerable"> {
   origin: string;
   vendor_norm: string | null;

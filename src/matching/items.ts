@@ -13,7 +13,7 @@
  * - `keyword`: every word appears in the CVE (id, description, vendor, product).
  * - `cve`: one CVE id, or an alias (GHSA-…, PYSEC-…) resolved to its CVE when Vigie knows it.
  */
-import { normalizeName, parseCpe } from "../feeds/cpe.js";
+import { normalizeName, parseCpe } from "./cpe.js";
 import type { StackItemType } from "../platform/db/schema/alerting.js";
 import { isConcreteVersion } from "./version.js";
 

@@ -9,7 +9,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { bumpVersions } from "../platform/db/versions.js";
-import { palier } from "../modules/cves/priority.js";
+import { palier } from "./priority.js";
 import { vendorEquivalents } from "./equivalences.js";
 import { decideAffected, decideOsv, decidePackageCpe, decideVendor, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
 

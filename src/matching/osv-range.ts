@@ -10,10 +10,15 @@
  *   the repository, and OSV producers enumerate their tags in `versions` anyway.
  * Both range types use compareVersions; ECOSYSTEM orderings it approximates are listed there.
  */
-import type { OsvEvent } from "../feeds/osv.js";
 import { compareVersions, isConcreteVersion } from "./version.js";
 
-export type { OsvEvent };
+/** One event of an OSV range, as the advisory writes it. */
+export interface OsvEvent {
+  introduced?: string;
+  fixed?: string;
+  last_affected?: string;
+  limit?: string;
+}
 
 export interface OsvRange {
   type: string;

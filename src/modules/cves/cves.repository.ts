@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { cveAffected, cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
-import { productKey, vendorKey } from "../../feeds/names.js";
+import { productKey, vendorKey } from "../../matching/names.js";
 import type { CveListQueryT } from "./cves.schemas.js";
 
 /** A CVE with its current EPSS score (kept apart in epss_current: see the schema). */
@@ -36,7 +36,7 @@ function filters(q: CveListQueryT): SQL | undefined {
     where.push(/^CVE-\d{4}-\d{4,}$/.test(id) ? eq(cves.cveId, id) : sql`${cves.search} @@ plainto_tsquery('simple', ${q.q})`);
   }
   if (q.state !== "all") where.push(eq(cves.state, q.state === "rejected" ? "REJECTED" : "PUBLISHED"));
-  // The comparison matching uses (src/feeds/names.ts), on indexed expressions.
+  // The comparison matching uses (src/matching/names.ts), on indexed expressions.
   if (q.vendor) where.push(sql`vigie_vendor_key(${cves.vendorNorm}) = ${vendorKey(q.vendor)}`);
   if (q.product) where.push(eq(cves.productNorm, productKey(q.product)));
   if (q.cwe) where.push(sql`${cves.cweIds} @> array[${q.cwe}]::text[]`);

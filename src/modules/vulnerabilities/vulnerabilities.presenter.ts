@@ -1,4 +1,4 @@
-import { palier } from "../cves/priority.js";
+import { palier } from "../../matching/priority.js";
 import type { PublicVulnWithSignals } from "./vulnerabilities.repository.js";
 import type { PublicVuln } from "./vulnerabilities.schemas.js";
 

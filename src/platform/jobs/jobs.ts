@@ -1,67 +1,44 @@
 import PgBoss from "pg-boss";
 import type { Logger } from "pino";
-import { z } from "zod";
-import type { Services } from "../../app.js";
+import type { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Database } from "../db/client.js";
 
 /**
- * The typed job catalog: each job name has a payload schema, a retry policy, an optional cron
- * schedule and exactly one handler. Jobs run in pg-boss over the same database (PGlite or
- * PostgreSQL), so a deployment needs nothing else.
+ * One job of a catalog: a payload schema, a retry policy, an optional cron schedule and exactly
+ * one handler, run with the application's services `S`. Jobs run in pg-boss over the same
+ * database (PGlite or PostgreSQL), so a deployment needs nothing else.
  */
-interface JobDef<P extends z.ZodType> {
+export interface JobDef<P extends z.ZodType, S> {
   payload: P;
   retryLimit: number;
   /** Cron expression (UTC) when the job is scheduled; from the configuration when it may be off (null). */
   cron?: string | ((config: Config) => string | null);
-  handler(payload: z.output<P>, services: Services, logger: Logger): Promise<void>;
+  handler(payload: z.output<P>, services: S, logger: Logger): Promise<void>;
 }
 
-function job<P extends z.ZodType>(def: JobDef<P>): JobDef<z.ZodType> {
-  return def as unknown as JobDef<z.ZodType>;
-}
+/** Jobs by name, each handled with services `S`. */
+export type JobCatalog<S> = Record<string, JobDef<z.ZodType, S>>;
 
-export const JOBS = {
-  /** Hourly: forgets idempotency keys past retention, old login failures and expired sessions. */
-  "maintenance.purge": job({
-    payload: z.object({}),
-    retryLimit: 2,
-    cron: "17 * * * *",
-    handler: async (_p, services, logger) => {
-      const keys = await services.workflows.purgeIdempotencyKeys();
-      await services.sessions.purge();
-      logger.info({ idempotencyKeys: keys }, "maintenance.purge done");
-    },
-  }),
-  /** Downloads and imports the configured feeds (VIGIE_FEEDS_SYNC=on, every VIGIE_FEEDS_CRON). */
-  "feeds.sync": job({
-    payload: z.object({}),
-    retryLimit: 1,
-    cron: (config) => config.feedsCron,
-    handler: async (_p, services, logger) => {
-      const outcomes = await services.feedSync.run();
-      for (const o of outcomes) logger[o.status === "failed" ? "warn" : "info"]({ source: o.source, url: o.url, status: o.status, error: o.error, read: o.result?.read }, "feeds.sync");
-    },
-  }),
-} as const;
+/** The `job()` declaration helper of a catalog over services `S` (each handler typed by its own payload). */
+export function jobOf<S>() {
+  return <P extends z.ZodType>(def: JobDef<P, S>): JobDef<z.ZodType, S> => def as unknown as JobDef<z.ZodType, S>;
+}
 
 /** A job's schedule under this configuration (null: not scheduled). */
 export function cronOf(def: { cron?: string | ((config: Config) => string | null) }, config: Config): string | null {
   return typeof def.cron === "function" ? def.cron(config) : (def.cron ?? null);
 }
 
-export type JobName = keyof typeof JOBS;
-
-export interface Jobs {
+export interface Jobs<C extends Record<string, { payload: z.ZodType }>> {
   boss: PgBoss;
   /** Enqueues a job (call after the transaction that motivates it has committed). */
-  send<N extends JobName>(name: N, payload: z.input<(typeof JOBS)[N]["payload"]>): Promise<string | null>;
+  send<N extends keyof C & string>(name: N, payload: z.input<C[N]["payload"]>): Promise<string | null>;
   stop(): Promise<void>;
 }
 
-/** Starts pg-boss on the service's database, creates the queues, schedules cron jobs and workers. */
-export async function startJobs(database: Database, services: Services, logger: Logger, config: Config): Promise<Jobs> {
+/** Starts pg-boss on the service's database, creates the catalog's queues, schedules cron jobs and workers. */
+export async function startJobQueue<S, C extends JobCatalog<S>>(database: Database, catalog: C, services: S, logger: Logger, config: Config): Promise<Jobs<C>> {
   const boss = new PgBoss({
     db: { executeSql: (text: string, values: unknown[]) => database.executeSql(text, values) as Promise<{ rows: unknown[] }> },
     schema: "pgboss",
@@ -71,7 +48,7 @@ export async function startJobs(database: Database, services: Services, logger: 
   } as unknown as PgBoss.ConstructorOptions);
   boss.on("error", (err) => logger.error({ err }, "pg-boss"));
   await boss.start();
-  for (const [name, def] of Object.entries(JOBS)) {
+  for (const [name, def] of Object.entries(catalog)) {
     await boss.createQueue(name, { name, retryLimit: def.retryLimit, retryBackoff: true });
     const cron = cronOf(def, config);
     if (cron) await boss.schedule(name, cron, {}, { tz: "UTC" });
@@ -84,7 +61,7 @@ export async function startJobs(database: Database, services: Services, logger: 
   }
   return {
     boss,
-    send: (name, payload) => boss.send(name, JOBS[name].payload.parse(payload) as object),
+    send: (name, payload) => boss.send(name, catalog[name]!.payload.parse(payload) as object),
     stop: () => boss.stop({ graceful: true, timeout: 10_000 }),
   };
 }

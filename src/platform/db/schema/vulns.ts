@@ -50,7 +50,7 @@ export const cves = pgTable("cves", {
   // GET /cves default order and date filters.
   index("cves_published_idx").on(t.datePublished.desc().nullsLast(), t.cveId),
   // vendor / product filters, in the default order: a page is read off the index. Vendors compare
-  // by their key (src/feeds/names.ts vendorKey = SQL vigie_vendor_key, migration 0013).
+  // by their key (src/matching/names.ts vendorKey = SQL vigie_vendor_key, migration 0013).
   index("cves_vendor_key_idx").on(sql`vigie_vendor_key(${t.vendorNorm})`, t.datePublished.desc().nullsLast(), t.cveId),
   index("cves_product_idx").on(t.productNorm, t.datePublished.desc().nullsLast(), t.cveId),
   // cwe filter and full-text q.

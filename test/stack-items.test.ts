@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { VALUE_FORMATS } from "../modules/stacks/stacks.schemas.js";
-import { BadItem, itemKeys, packageName } from "./items.js";
+import { VALUE_FORMATS } from "../src/modules/stacks/stacks.schemas.js";
+import { BadItem, itemKeys, packageName } from "../src/matching/items.js";
 
 describe("stack item values → match keys", () => {
   it.each([
