@@ -23,6 +23,7 @@ import { cvesRoutes } from "./modules/cves/cves.routes.js";
 import { VulnerabilitiesService } from "./modules/vulnerabilities/vulnerabilities.service.js";
 import { vulnerabilitiesRoutes } from "./modules/vulnerabilities/vulnerabilities.routes.js";
 import { FeedsService } from "./feeds/feeds.service.js";
+import { feedUrls } from "./feeds/importers/index.js";
 import { AlertsService } from "./modules/alerts/alerts.service.js";
 import { alertsRoutes } from "./modules/alerts/alerts.routes.js";
 import { StacksService } from "./modules/stacks/stacks.service.js";
@@ -78,7 +79,7 @@ export function createServices(database: Database, config: Config): Services {
     cves,
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
-    feeds: new FeedsService(database.db, config),
+    feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
     stacks: new StacksService(database.db),
     tags: new TagsService(database.db),
     alerts: new AlertsService(database.db),

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { z } from "zod";
-import { feedUrls, type Source } from "./feeds/importers/index.js";
 
 const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
@@ -69,12 +68,28 @@ export type Config = Readonly<{
   feedsCron: string | null;
   /** Where `feeds sync` downloads to (each file is removed once imported). */
   feedsCacheDir: string;
-  /** Addresses of each source (VIGIE_FEED_URLS_<SOURCE>, else the official ones). */
-  feedUrls: Partial<Record<Source, string[]>>;
+  /**
+   * The addresses set by VIGIE_FEED_URLS_<SOURCE>, keyed by the lower-cased source id (an empty
+   * list disables the source). The feeds layer checks the ids and adds the official addresses of
+   * the sources left unset: configuration sits below the feeds and does not know their registry.
+   */
+  feedUrlSettings: Readonly<Record<string, string[]>>;
   http: HttpLimits;
   /** Derived: which database driver runs. */
   driver: "pglite" | "postgres";
 }>;
+
+const FEED_URLS_VAR = /^VIGIE_FEED_URLS_([A-Z0-9_]+)$/;
+
+/** `VIGIE_FEED_URLS_<SOURCE>` variables (comma-separated addresses; empty: none), by lower-cased source id. */
+function feedUrlSettings(env: NodeJS.ProcessEnv): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(env)) {
+    const m = FEED_URLS_VAR.exec(name);
+    if (m && value !== undefined) out[m[1]!.toLowerCase()] = value.split(",").map((u) => u.trim()).filter(Boolean);
+  }
+  return out;
+}
 
 /** Reads and validates the environment once; throws a readable message on bad values. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -85,7 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Configuration invalide :\n${lines.join("\n")}`);
   }
   const e = parsed.data;
-  const urls = feedUrls(env);
+  const urls = feedUrlSettings(env);
   const bad = Object.values(urls).flat().filter((u) => !/^https?:\/\/\S+$/.test(u));
   if (bad.length) throw new ConfigError(`Configuration invalide :\n  VIGIE_FEED_URLS_* : adresse http(s) attendue : ${bad.join(", ")}`);
   if (e.VIGIE_HTTP_HEADERS_TIMEOUT_MS > e.VIGIE_HTTP_REQUEST_TIMEOUT_MS) {
@@ -105,7 +120,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.VIGIE_TRUST_PROXY === "true",
     feedsCron: e.VIGIE_FEEDS_SYNC === "on" ? e.VIGIE_FEEDS_CRON : null,
     feedsCacheDir: e.VIGIE_FEEDS_CACHE_DIR ?? join(e.VIGIE_DATA_DIR, "feeds-cache"),
-    feedUrls: urls,
+    feedUrlSettings: urls,
     http: Object.freeze({
       requestTimeoutMs: e.VIGIE_HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: e.VIGIE_HTTP_HEADERS_TIMEOUT_MS,

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FeedsService } from "../src/feeds/feeds.service.js";
+import { feedUrls } from "../src/feeds/importers/index.js";
 import { loadConfig } from "../src/config.js";
 import { executeCommand } from "../src/main.js";
 import { bearer, createTenant, createTestApp } from "./helpers.js";
@@ -78,9 +79,10 @@ describe("feeds sync (conditional downloads, then import)", () => {
 
   it("takes its addresses from VIGIE_FEED_URLS_<SOURCE> (empty: the source is off) and refuses a bad one", () => {
     const config = loadConfig({ VIGIE_FEED_URLS_KEV: `${base}/a.json, ${base}/b.json`, VIGIE_FEED_URLS_RSS: "" });
-    expect(config.feedUrls.kev).toEqual([`${base}/a.json`, `${base}/b.json`]);
-    expect(config.feedUrls.rss).toBeUndefined();
-    expect(config.feedUrls.epss?.[0]).toMatch(/^https:\/\/epss\./);
+    const urls = feedUrls(config.feedUrlSettings);
+    expect(urls.kev).toEqual([`${base}/a.json`, `${base}/b.json`]);
+    expect(urls.rss).toBeUndefined();
+    expect(urls.epss?.[0]).toMatch(/^https:\/\/epss\./);
     expect(config.feedsCron).toBeNull();
     expect(loadConfig({ VIGIE_FEEDS_SYNC: "on" }).feedsCron).toBe("23 */6 * * *");
     expect(() => loadConfig({ VIGIE_FEED_URLS_KEV: "ftp://example.org/kev.json" })).toThrow(/http\(s\)/);

@@ -1,11 +1,10 @@
 import type { Logger } from "pino";
-import type { Config } from "../config.js";
 import type { Db } from "../platform/db/client.js";
 import { importFeed } from "./import.js";
 import type { Source } from "./importers/index.js";
 import type { ImportOptions, ImportResult } from "./records.js";
 import { importSnapshotIfEmpty } from "./snapshot.js";
-import { FeedSync, type SyncOutcome } from "./sync.js";
+import { FeedSync, type FeedSyncSettings, type SyncOutcome } from "./sync.js";
 
 /**
  * The one entry point to the feeds for the rest of the application: `feeds import`, `feeds sync`,
@@ -14,7 +13,7 @@ import { FeedSync, type SyncOutcome } from "./sync.js";
 export class FeedsService {
   private readonly feedSync: FeedSync;
 
-  constructor(private readonly db: Db, config: Pick<Config, "feedUrls" | "feedsCacheDir">) {
+  constructor(private readonly db: Db, config: FeedSyncSettings) {
     this.feedSync = new FeedSync(db, config);
   }
 

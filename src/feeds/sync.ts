@@ -4,7 +4,6 @@ import { basename, join } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { eq } from "drizzle-orm";
-import type { Config } from "../config.js";
 import type { Db } from "../platform/db/client.js";
 import { feedSyncState } from "../platform/db/schema/index.js";
 import { importFeed } from "./import.js";
@@ -13,6 +12,12 @@ import { hasEnding } from "./reader.js";
 import type { ImportResult } from "./records.js";
 
 const TIMEOUT_MS = 120_000;
+
+/** What `feeds sync` fetches (the configured or official addresses of each source) and where it downloads to. */
+export interface FeedSyncSettings {
+  feedUrls: Partial<Record<Source, string[]>>;
+  feedsCacheDir: string;
+}
 
 export interface SyncOutcome {
   source: Source;
@@ -32,7 +37,7 @@ export interface SyncOutcome {
 export class FeedSync {
   constructor(
     private readonly db: Db,
-    private readonly config: Pick<Config, "feedUrls" | "feedsCacheDir">,
+    private readonly config: FeedSyncSettings,
   ) {}
 
   async run(only?: Source[]): Promise<SyncOutcome[]> {

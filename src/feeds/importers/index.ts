@@ -7,6 +7,7 @@
  * Nothing else changes: `--source` and the CLI help, `VIGIE_FEED_URLS_<SOURCE>` in the
  * configuration, `feeds sync`, the sync job and the snapshot all read this list.
  */
+import { ConfigError } from "../../config.js";
 import { certfr } from "./certfr.js";
 import { cve5 } from "./cve5.js";
 import { epss } from "./epss.js";
@@ -35,13 +36,22 @@ export function feedSourceOf(id: Source): FeedSource<Source> {
   return FEED_SOURCES.find((s) => s.id === id)!;
 }
 
-/** The configured addresses of each source: `VIGIE_FEED_URLS_<SOURCE>` (comma-separated; empty disables) or the default. */
-export function feedUrls(env: NodeJS.ProcessEnv): Partial<Record<Source, string[]>> {
+/**
+ * The addresses `feeds sync` fetches for each source: those set in the configuration
+ * (`VIGIE_FEED_URLS_<SOURCE>`, an empty list disabling the source), else the source's defaults.
+ * A setting that names no source of the registry is a configuration error (a typo would silently
+ * leave the official address in use).
+ */
+export function feedUrls(settings: Readonly<Record<string, string[]>>): Partial<Record<Source, string[]>> {
+  const unknown = Object.keys(settings).filter((id) => !isSource(id));
+  if (unknown.length) {
+    const names = unknown.map((id) => `VIGIE_FEED_URLS_${id.toUpperCase()}`).join(", ");
+    throw new ConfigError(`Configuration invalide :\n  ${names} : source inconnue (sources : ${SOURCES.join(", ")})`);
+  }
   const out: Partial<Record<Source, string[]>> = {};
   for (const { id, defaultUrls } of FEED_SOURCES) {
-    const set = env[`VIGIE_FEED_URLS_${id.toUpperCase()}`];
-    const urls = set === undefined ? [...defaultUrls] : set.split(",").map((u) => u.trim()).filter(Boolean);
-    if (urls.length) out[id] = urls;
+    const urls = settings[id] ?? defaultUrls;
+    if (urls.length) out[id] = [...urls];
   }
   return out;
 }

@@ -4,6 +4,7 @@ import { PgTable } from "drizzle-orm/pg-core";
 import { describe, expect, it } from "vitest";
 import * as schema from "../../platform/db/schema/index.js";
 import { expandPaths, hasEnding, head } from "../reader.js";
+import { loadConfig } from "../../config.js";
 import { FEED_SOURCES, feedUrls, isSource, SOURCES } from "./index.js";
 
 // Real files of each source the bundled snapshot carries (fixtures/snapshot/<source>/).
@@ -32,8 +33,12 @@ describe("the feed source registry", () => {
     expect(SOURCES).toEqual(FEED_SOURCES.map((s) => s.id));
     expect(isSource("mitre")).toBe(false);
     const env = Object.fromEntries(SOURCES.map((id) => [`VIGIE_FEED_URLS_${id.toUpperCase()}`, `https://mirror.example/${id}`]));
-    expect(feedUrls(env)).toEqual(Object.fromEntries(SOURCES.map((id) => [id, [`https://mirror.example/${id}`]])));
+    const settings = loadConfig(env).feedUrlSettings;
+    expect(feedUrls(settings)).toEqual(Object.fromEntries(SOURCES.map((id) => [id, [`https://mirror.example/${id}`]])));
     expect(feedUrls({})).toEqual(Object.fromEntries(FEED_SOURCES.filter((s) => s.defaultUrls.length).map((s) => [s.id, s.defaultUrls])));
+    // An empty variable disables its source; one naming no source is refused.
+    expect(feedUrls(loadConfig({ VIGIE_FEED_URLS_KEV: "" }).feedUrlSettings)).not.toHaveProperty("kev");
+    expect(() => feedUrls(loadConfig({ VIGIE_FEED_URLS_KEVV: "https://mirror.example/kev" }).feedUrlSettings)).toThrow(/VIGIE_FEED_URLS_KEVV : source inconnue/);
   });
 
   it.each(samples.map((s) => [s.id, s] as const))("%s recognises its own snapshot file and no other source takes it", (id, { file, head }) => {
