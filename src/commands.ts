@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Services } from "./app.js";
 import type { Database } from "./platform/db/client.js";
-import { ValidationFailed } from "./platform/errors.js";
+import { RequestInvalid } from "./platform/http/error-body.js";
 import { validate, type PydanticError } from "./platform/http/pydantic.js";
 import { presentApiKey } from "./modules/apikeys/apikeys.presenter.js";
 import { presentOrg, presentPlan } from "./modules/organizations/organizations.presenter.js";
@@ -171,7 +171,7 @@ export const COMMANDS: Record<string, Command> = {
       }
       const errors: PydanticError[] = [];
       const body = validate(WorkflowEcritureIn, json, ["body"], errors) as WorkflowEcriture;
-      if (errors.length) throw new ValidationFailed(errors);
+      if (errors.length) throw new RequestInvalid(errors);
       const project = v.project ? await s.projects.getInOrg(v.org as string, v.project as string) : null;
       return presentWorkflow(await s.workflows.createAsOperator({ ...body, orgId: v.org as string, projectId: project?.id ?? null }));
     },

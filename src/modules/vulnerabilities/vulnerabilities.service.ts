@@ -1,5 +1,6 @@
 import type { Db } from "../../platform/db/client.js";
 import { NotFound } from "../../platform/errors.js";
+import { NOT_FOUND } from "../../platform/messages.js";
 import { vulnerabilitiesRepository as repo, type PublicVulnWithSignals } from "./vulnerabilities.repository.js";
 import type { VulnListQueryT } from "./vulnerabilities.schemas.js";
 
@@ -13,7 +14,7 @@ export class VulnerabilitiesService {
 
   async get(id: string): Promise<PublicVulnWithSignals> {
     const row = await repo.get(this.db, id);
-    if (!row) throw new NotFound("Vulnérabilité introuvable");
+    if (!row) throw new NotFound(NOT_FOUND.vulnerability);
     return row;
   }
 }
