@@ -8,7 +8,7 @@ import { presentApiKey } from "./modules/apikeys/apikeys.presenter.js";
 import { presentOrg, presentPlan } from "./modules/organizations/organizations.presenter.js";
 import { presentProject } from "./modules/projects/projects.presenter.js";
 import { presentWorkflow } from "./modules/workflows/workflows.presenter.js";
-import { WorkflowEcritureIn, type WorkflowEcriture } from "./modules/workflows/workflows.schemas.js";
+import { WorkflowEcritureIn } from "./modules/workflows/workflows.schemas.js";
 import { importFeed } from "./feeds/import.js";
 import { FormatError, SOURCES, type Source } from "./feeds/pipeline.js";
 
@@ -170,7 +170,7 @@ export const COMMANDS: Record<string, Command> = {
         throw new UsageError(`--file : JSON illisible (${(err as Error).message})`);
       }
       const errors: PydanticError[] = [];
-      const body = validate(WorkflowEcritureIn, json, ["body"], errors) as WorkflowEcriture;
+      const body = validate(WorkflowEcritureIn, json, ["body"], errors) as WorkflowEcritureIn;
       if (errors.length) throw new RequestInvalid(errors);
       const project = v.project ? await s.projects.getInOrg(v.org as string, v.project as string) : null;
       return presentWorkflow(await s.workflows.createAsOperator({ ...body, orgId: v.org as string, projectId: project?.id ?? null }));

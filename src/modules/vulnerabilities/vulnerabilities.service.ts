@@ -2,13 +2,13 @@ import type { Db } from "../../platform/db/client.js";
 import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
 import { vulnerabilitiesRepository as repo, type PublicVulnWithSignals } from "./vulnerabilities.repository.js";
-import type { VulnListQueryT } from "./vulnerabilities.schemas.js";
+import type { VulnListQuery } from "./vulnerabilities.schemas.js";
 
 /** Public advisories (GHSA, GO, PYSEC, RUSTSEC, CERT-FR). */
 export class VulnerabilitiesService {
   constructor(private readonly db: Db) {}
 
-  list(q: VulnListQueryT) {
+  list(q: VulnListQuery) {
     return repo.list(this.db, q);
   }
 

@@ -10,14 +10,14 @@ import { issueOf } from "../../platform/http/error-body.js";
 import type { PydanticError } from "../../platform/http/pydantic.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { workflowsRepository as repo, type RunRow, type WorkflowListRow, type WorkflowRow } from "./workflows.repository.js";
-import type { WorkflowEcriture, WorkflowMiseAJour } from "./workflows.schemas.js";
+import type { WorkflowEcritureIn, WorkflowMiseAJourIn } from "./workflows.schemas.js";
 
 const CREATE_ROUTE = "POST /api/v1/organizations/{org_id}/projects/{project_id}/workflows";
 
 /** Where the dry run reads what Vigie knows of a CVE; null when it knows nothing. */
 export type CveFactsLoader = (ex: Executor, cveId: string) => Promise<Facts | null>;
 
-type Forms = Pick<WorkflowEcriture, "graph" | "trigger" | "actions"> & { create_case?: boolean };
+type Forms = Pick<WorkflowEcritureIn, "graph" | "trigger" | "actions"> & { create_case?: boolean };
 
 /** A failure of the body as a whole, as a model validator reports it. */
 function modelError(message: string, input: unknown): Invalid {
@@ -104,7 +104,7 @@ export class WorkflowsService {
    * Creates a workflow under an idempotency key. Returns created=false for a replay of the same
    * request (the workflow as it is now); 409 when the key was used with another request.
    */
-  async create(project: ProjectScope, idempotencyKey: string, body: WorkflowEcriture): Promise<{ workflow: WorkflowRow; created: boolean }> {
+  async create(project: ProjectScope, idempotencyKey: string, body: WorkflowEcritureIn): Promise<{ workflow: WorkflowRow; created: boolean }> {
     const { orgId } = project;
     const graph = graphOf(body);
     if (!graph) throw modelError(INVALID.graphOrShortForm, body);
@@ -139,7 +139,7 @@ export class WorkflowsService {
     }
   }
 
-  async update(project: ProjectScope, id: string, body: WorkflowMiseAJour): Promise<WorkflowRow> {
+  async update(project: ProjectScope, id: string, body: WorkflowMiseAJourIn): Promise<WorkflowRow> {
     const graph = graphOf(body);
     const set: Parameters<typeof repo.updateIfVersion>[4] = {};
     if (body.name !== undefined) set.name = body.name;
