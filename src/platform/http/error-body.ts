@@ -48,12 +48,6 @@ export function issueItem(issue: Issue): PydanticError {
   return pydanticItem({ type: issue.check.type, loc: issue.loc, msg: issue.message, input: issue.input, ctx: issue.check.ctx });
 }
 
-/** A Pydantic item as a domain issue (the inverse of issueItem), for values checked with the shared validator. */
-export function issueOf(e: PydanticError): Issue {
-  if (e.type === "value_error") return { loc: e.loc, message: e.msg.replace(/^Value error, /, ""), input: e.input };
-  return { loc: e.loc, message: e.msg, input: e.input, check: { type: e.type, ...(e.ctx ? { ctx: e.ctx } : {}) } };
-}
-
 function answer(status: number, detail: unknown, headers: Record<string, string> = {}): ErrorAnswer {
   return { status, headers, body: { detail } };
 }
