@@ -74,7 +74,7 @@ export function createServices(database: Database, config: Config): Services {
   return {
     cacheFeed,
     authenticator,
-    projectAccess: new ProjectAccess(database.db, cacheFeed.cache<ProjectScope>(PROJECT_TOPIC, 10_000)),
+    projectAccess: new ProjectAccess(database, cacheFeed.cache<ProjectScope>(PROJECT_TOPIC, 10_000)),
     organizations: new OrganizationsService(database.db, authChanged),
     projects: new ProjectsService(database.db, (tx, project) => workflows.createDefault(tx, project)),
     apiKeys: new ApiKeysService(database.db, authChanged),

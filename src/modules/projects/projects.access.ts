@@ -1,6 +1,6 @@
 import { keyAllowsProject, type ApiKeyContext, type ProjectResolver, type ProjectScope, type SessionContext } from "../../platform/auth/context.js";
 import type { NotifiedCache } from "../../platform/db/cache-feed.js";
-import type { Db } from "../../platform/db/client.js";
+import type { Database } from "../../platform/db/client.js";
 import { projectsRepository as repo } from "./projects.repository.js";
 
 /**
@@ -13,7 +13,7 @@ import { projectsRepository as repo } from "./projects.repository.js";
  * from memory. Only the id and organization are cached: no trigger watches the other columns.
  */
 export class ProjectAccess implements ProjectResolver {
-  constructor(private readonly db: Db, private readonly orgOf: NotifiedCache<ProjectScope>) {}
+  constructor(private readonly database: Database, private readonly orgOf: NotifiedCache<ProjectScope>) {}
 
   async resolve(caller: ApiKeyContext | SessionContext, projectId: string, orgId?: string): Promise<ProjectScope | null> {
     if (caller.kind === "apiKey" && (orgId !== caller.orgId || !keyAllowsProject(caller, projectId))) return null;
@@ -27,9 +27,9 @@ export class ProjectAccess implements ProjectResolver {
     const cached = this.orgOf.get(projectId);
     if (cached) return cached;
     const ticket = this.orgOf.ticket();
-    const row = await repo.byId(this.db, projectId);
-    if (!row) return null;
-    const scope = { id: row.id, orgId: row.orgId };
+    const orgId = await repo.orgOf(this.database, projectId);
+    if (!orgId) return null;
+    const scope = { id: projectId, orgId };
     this.orgOf.set(projectId, scope, ticket);
     return scope;
   }

@@ -30,10 +30,10 @@
  *    (email, url, datetime…) are validated as plain `str`.
  */
 import { z } from "zod";
-import type { Issue } from "../errors.js";
+import type { Issue, Loc } from "../errors.js";
 import { parsePythonDate } from "./pydate.js";
 
-export type Loc = (string | number)[];
+export type { Loc };
 export interface PydanticError {
   type: string;
   loc: Loc;
