@@ -21,7 +21,7 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
       method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's alerts (filters, sort, paging) with total and unread_count",
       params: ProjectParams, query: AlertListQuery,
       responses: { 200: AlertListOut },
-      handler: async ({ project, params, query }) => {
+      handler: async ({ project, query }) => {
         const r = await service.list(project, query);
         return { items: r.rows.map((a) => presentAlert(a, r.tags.get(a.id))), total: r.total, unread_count: r.unread, page: query.page, page_size: query.page_size };
       },
@@ -41,7 +41,7 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
       method: "POST", url: `${BASE}/read`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Mark alerts read: {\"ids\": [...]} or {\"all\": true}",
       params: ProjectParams, body: AlertsReadIn,
       responses: { 200: AlertsReadOut },
-      handler: async ({ project, params, body }) => ({ updated: await service.markRead(project, body) }),
+      handler: async ({ project, body }) => ({ updated: await service.markRead(project, body) }),
     }),
     route({
       operationId: "tagAlert",
@@ -66,21 +66,21 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
       method: "GET", url: `${PROJECT}/stats`, auth: "apiKey", project: true, tags: ["stats"], summary: "Project statistics (exact counts, consistent with the alert list)",
       params: ProjectParams,
       responses: { 200: ProjectStatsOut },
-      handler: async ({ project, params }) => service.stats(project),
+      handler: async ({ project }) => service.stats(project),
     }),
     route({
       operationId: "getAlertSettings",
       method: "GET", url: `${PROJECT}/alert-settings`, auth: "apiKey", project: true, tags: TAGS, summary: "What a new stack item alerts on among the stored CVEs",
       params: ProjectParams,
       responses: { 200: AlertSettings },
-      handler: async ({ project, params }) => service.settings(project),
+      handler: async ({ project }) => service.settings(project),
     }),
     route({
       operationId: "updateAlertSettings",
       method: "PATCH", url: `${PROJECT}/alert-settings`, auth: "apiKey", project: true, scope: "stacks-write", tags: TAGS, summary: "Change the project's alert backfill setting",
       params: ProjectParams, body: AlertSettingsIn,
       responses: { 200: AlertSettings },
-      handler: async ({ project, params, body }) => service.updateSettings(project, body),
+      handler: async ({ project, body }) => service.updateSettings(project, body),
     }),
   ];
 }

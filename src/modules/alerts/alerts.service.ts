@@ -20,8 +20,7 @@ export class AlertsService {
    * the project's alerts version holds: every transaction that adds, updates, reads or tags the
    * project's alerts bumps it (see alertsVersion), so counting 50,000 alerts is done once per change.
    */
-  async list(project: ProjectScope, q: AlertListQuery): Promise<{ rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number }> {
-    const projectId = project.id;
+  async list({ id: projectId }: ProjectScope, q: AlertListQuery): Promise<{ rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number }> {
     const { sort: _s, page: _p, page_size: _ps, ...filters } = q;
     const key = `${projectId} ${JSON.stringify(filters)}`;
     // The version is read before counting: a count newer than its version is only recounted once more.
@@ -31,8 +30,7 @@ export class AlertsService {
     return { rows, tags, total: counts.total, unread: counts.unread };
   }
 
-  async setRead(project: ProjectScope, alertId: string, isRead: boolean): Promise<{ row: AlertRow; tags: TagRow[] }> {
-    const projectId = project.id;
+  async setRead({ id: projectId }: ProjectScope, alertId: string, isRead: boolean): Promise<{ row: AlertRow; tags: TagRow[] }> {
     const changed = await this.db.transaction(async (tx) => {
       if (!(await repo.setRead(tx, projectId, alertId, isRead))) return false;
       await bumpVersions(tx, [alertsVersion(projectId)]);
@@ -44,8 +42,7 @@ export class AlertsService {
   }
 
   /** Marks these alerts read, or every one with `all: true`; ids of other projects are ignored. */
-  async markRead(project: ProjectScope, body: { ids?: string[]; all?: boolean }): Promise<number> {
-    const projectId = project.id;
+  async markRead({ id: projectId }: ProjectScope, body: { ids?: string[]; all?: boolean }): Promise<number> {
     const hasIds = body.ids !== undefined && body.ids.length > 0;
     if (hasIds === (body.all === true)) throw invalid(["body"], INVALID.idsOrAll, body);
     return this.db.transaction(async (tx) => {
@@ -55,8 +52,7 @@ export class AlertsService {
     });
   }
 
-  async tag(project: ProjectScope, alertId: string, tagId: string, attach: boolean): Promise<void> {
-    const projectId = project.id;
+  async tag({ id: projectId }: ProjectScope, alertId: string, tagId: string, attach: boolean): Promise<void> {
     if (!(await repo.exists(this.db, projectId, alertId))) throw new NotFound(NOT_FOUND.alert);
     await getTag(this.db, projectId, tagId);
     await this.db.transaction(async (tx) => {
@@ -67,8 +63,7 @@ export class AlertsService {
   }
 
   /** ProjectStatsOut. URLs and end-of-life subscriptions arrive in later modules: none can exist yet. */
-  async stats(project: ProjectScope) {
-    const projectId = project.id;
+  async stats({ id: projectId }: ProjectScope) {
     const [a, items] = await Promise.all([repo.stats(this.db, projectId), stacksRepository.countInProject(this.db, projectId)]);
     return {
       total_alerts: a.total, unread_alerts: a.unread, kev_alerts: a.kev, poc_alerts: a.poc, stack_items: items,
@@ -76,13 +71,11 @@ export class AlertsService {
     };
   }
 
-  async settings(project: ProjectScope) {
-    const projectId = project.id;
+  async settings({ id: projectId }: ProjectScope) {
     return alertSettingsRepository.get(this.db, projectId);
   }
 
-  async updateSettings(project: ProjectScope, body: { alert_backfill?: string; alert_backfill_days?: number }) {
-    const projectId = project.id;
+  async updateSettings({ id: projectId }: ProjectScope, body: { alert_backfill?: string; alert_backfill_days?: number }) {
     // The project's items are matched again under the new setting (new alerts only), in one transaction.
     await this.db.transaction(async (tx) => {
       await alertSettingsRepository.set(tx, projectId, body);

@@ -20,7 +20,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's stacks with their items",
       params: ProjectParams,
       responses: { 200: z.array(Stack) },
-      handler: async ({ project, params }) => (await service.list(project)).map(presentStack),
+      handler: async ({ project }) => (await service.list(project)).map(presentStack),
     }),
     route({
       operationId: "createStack",
@@ -29,7 +29,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       summary: "Create a stack (optionally with items); its items are matched against the stored CVEs at once",
       params: ProjectParams, body: StackIn,
       responses: { 201: StackCreated },
-      handler: async ({ project, params, body }) => {
+      handler: async ({ project, body }) => {
         const v = await service.create(project, body);
         return { ...presentStack(v), alertes_creees: v.raised };
       },

@@ -17,7 +17,7 @@ export function tagsRoutes(service: TagsService): RouteDef[] {
       method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's tags",
       params: ProjectParams,
       responses: { 200: z.array(TagBrief) },
-      handler: async ({ project, params }) => (await service.list(project)).map(presentTag),
+      handler: async ({ project }) => (await service.list(project)).map(presentTag),
     }),
     route({
       operationId: "createTag",
@@ -25,7 +25,7 @@ export function tagsRoutes(service: TagsService): RouteDef[] {
       method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201, summary: "Create a tag (names unique per project, case-insensitive)",
       params: ProjectParams, body: TagIn,
       responses: { 201: TagBrief },
-      handler: async ({ project, params, body }) => presentTag(await service.create(project, body)),
+      handler: async ({ project, body }) => presentTag(await service.create(project, body)),
     }),
     route({
       operationId: "updateTag",

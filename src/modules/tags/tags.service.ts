@@ -43,8 +43,7 @@ export class TagsService {
     }
   }
 
-  async update(project: ProjectScope, tagId: string, body: TagUpdateIn): Promise<TagRow> {
-    const projectId = project.id;
+  async update({ id: projectId }: ProjectScope, tagId: string, body: TagUpdateIn): Promise<TagRow> {
     try {
       const patch = { ...(body.name !== undefined && { name: body.name }), ...(body.color !== undefined && { color: body.color }) };
       // A renamed tag changes what the alert list's `tag` filter selects: cached counts go.
