@@ -2,7 +2,8 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { ApiKeyAuthenticator, rateHeaders, type WindowQuota } from "./platform/auth/api-key-auth.js";
-import { CacheFeed } from "./platform/db/cache-feed.js";
+import type { ProjectScope } from "./platform/auth/context.js";
+import { CacheFeed, PROJECT_TOPIC } from "./platform/db/cache-feed.js";
 import type { Database } from "./platform/db/client.js";
 import { buildServer } from "./platform/http/server.js";
 import { ApiKeysService } from "./modules/apikeys/apikeys.service.js";
@@ -13,7 +14,9 @@ import { projectsRoutes } from "./modules/projects/projects.routes.js";
 import { SessionsService } from "./modules/sessions/sessions.service.js";
 import { sessionsRoutes, sessionToken } from "./modules/sessions/sessions.routes.js";
 import { UsersService } from "./modules/users/users.service.js";
-import { WORKFLOW_LISTS_TOPIC, WorkflowsService, type CachedWorkflowList } from "./modules/workflows/workflows.service.js";
+import { ProjectAccess } from "./modules/projects/projects.access.js";
+import type { WorkflowListRow } from "./modules/workflows/workflows.repository.js";
+import { WorkflowsService } from "./modules/workflows/workflows.service.js";
 import { workflowsRoutes } from "./modules/workflows/workflows.routes.js";
 import { VERSION } from "./version.js";
 import { ArticlesService } from "./modules/articles/articles.service.js";
@@ -42,6 +45,8 @@ export interface Services {
   /** LISTEN/NOTIFY behind the in-memory caches; started and stopped with the HTTP app. */
   cacheFeed: CacheFeed;
   authenticator: ApiKeyAuthenticator;
+  /** Tenancy of the project-scoped routes. */
+  projectAccess: ProjectAccess;
   organizations: OrganizationsService;
   projects: ProjectsService;
   apiKeys: ApiKeysService;
@@ -62,7 +67,7 @@ export function createServices(database: Database, config: Config): Services {
   const cves = new CvesService(database.db);
   // A dry run evaluates the workflow on the merged CVE record (every field unknown when Vigie holds none).
   const cacheFeed = new CacheFeed(database);
-  const workflows = new WorkflowsService(database, (ex, id) => cves.facts(ex, id), cacheFeed.cache<CachedWorkflowList>(WORKFLOW_LISTS_TOPIC, 10_000));
+  const workflows = new WorkflowsService(database, (ex, id) => cves.facts(ex, id), cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000));
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
@@ -70,8 +75,9 @@ export function createServices(database: Database, config: Config): Services {
   return {
     cacheFeed,
     authenticator,
+    projectAccess: new ProjectAccess(database, cacheFeed.cache<ProjectScope>(PROJECT_TOPIC, 10_000)),
     organizations: new OrganizationsService(database.db, authChanged),
-    projects: new ProjectsService(database.db, workflows),
+    projects: new ProjectsService(database.db, (tx, project) => workflows.createDefault(tx, project)),
     apiKeys: new ApiKeysService(database.db, authChanged),
     users: new UsersService(database.db),
     sessions: new SessionsService(database, config),
@@ -115,6 +121,7 @@ export async function buildApp(opts: { config: Config; database: Database; logge
       },
       session: (req) => services.sessions.authenticate(sessionToken(req)),
     },
+    projects: services.projectAccess,
   });
   // X-RateLimit-* are read when the answer leaves, so that the Remaining figures of one process's
   // answers never increase, in the order they are sent (429s carry theirs from the error).

@@ -2,13 +2,13 @@ import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Services } from "./app.js";
 import type { Database } from "./platform/db/client.js";
-import { ValidationFailed } from "./platform/errors.js";
+import { RequestInvalid } from "./platform/http/error-body.js";
 import { validate, type PydanticError } from "./platform/http/pydantic.js";
 import { presentApiKey } from "./modules/apikeys/apikeys.presenter.js";
 import { presentOrg, presentPlan } from "./modules/organizations/organizations.presenter.js";
 import { presentProject } from "./modules/projects/projects.presenter.js";
 import { presentWorkflow } from "./modules/workflows/workflows.presenter.js";
-import { WorkflowEcritureIn, type WorkflowEcriture } from "./modules/workflows/workflows.schemas.js";
+import { WorkflowEcritureIn } from "./modules/workflows/workflows.schemas.js";
 import { isSource, SOURCES } from "./feeds/importers/index.js";
 import { FormatError } from "./feeds/reader.js";
 
@@ -170,8 +170,8 @@ export const COMMANDS: Record<string, Command> = {
         throw new UsageError(`--file : JSON illisible (${(err as Error).message})`);
       }
       const errors: PydanticError[] = [];
-      const body = validate(WorkflowEcritureIn, json, ["body"], errors) as WorkflowEcriture;
-      if (errors.length) throw new ValidationFailed(errors);
+      const body = validate(WorkflowEcritureIn, json, ["body"], errors) as WorkflowEcritureIn;
+      if (errors.length) throw new RequestInvalid(errors);
       const project = v.project ? await s.projects.getInOrg(v.org as string, v.project as string) : null;
       return presentWorkflow(await s.workflows.createAsOperator({ ...body, orgId: v.org as string, projectId: project?.id ?? null }));
     },

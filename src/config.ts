@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { z } from "zod";
 
 const LogLevel = z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+type LogLevel = z.infer<typeof LogLevel>;
 
 const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -57,7 +58,7 @@ export type Config = Readonly<{
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
-  logLevel: z.infer<typeof LogLevel>;
+  logLevel: LogLevel;
   defaultMaxApiCallsPerHour: number;
   sessionTtlHours: number;
   jobs: boolean;

@@ -6,7 +6,7 @@ import type { Config } from "./config.js";
 import { listenAdminSocket, type AdminResponse } from "./platform/admin-socket.js";
 import { openDatabase, type Database } from "./platform/db/client.js";
 import { acquireLock } from "./platform/db/lock.js";
-import { DomainError } from "./platform/errors.js";
+import { errorAnswer } from "./platform/http/error-body.js";
 import { createLogger } from "./platform/log.js";
 import { startJobs } from "./jobs.js";
 
@@ -32,7 +32,8 @@ export async function executeCommand(services: Services, database: Database, arg
     return { ok: true, result: await command.run(services, database, values, positionals) };
   } catch (err) {
     if (err instanceof UsageError) return { ok: false, usage: true, message: err.message };
-    if (err instanceof DomainError) return { ok: false, usage: err.status === 422, message: err.message, detail: err.detail };
+    const known = errorAnswer(err);
+    if (known) return { ok: false, usage: known.status === 422, message: (err as Error).message, detail: known.body.detail };
     throw err;
   }
 }

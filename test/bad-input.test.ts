@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { loadConfig } from "../src/config.js";
-import { ValidationFailed } from "../src/platform/errors.js";
+import { Invalid } from "../src/platform/errors.js";
 import { route } from "../src/platform/http/route.js";
 import { buildServer } from "../src/platform/http/server.js";
 import { NUL_MESSAGE } from "../src/platform/http/validation.js";
@@ -208,10 +208,11 @@ describe("the error handler", () => {
       trustProxy: false,
       limits: loadConfig({}).http,
       auth: { apiKey: async () => { throw new Error("unused"); }, session: async () => { throw new Error("unused"); } },
+      projects: { resolve: async () => { throw new Error("unused"); } },
       routes: [route({
         method: "POST", url: "/x", operationId: "testInput", auth: "none", tags: ["test"], summary: "test", responses: { 200: null },
         handler: async () => {
-          throw new ValidationFailed([{ type: "value_error", loc: ["body"], msg: "Value error, x", input: undefined, ctx: { error: {} } }]);
+          throw new Invalid([{ loc: ["body"], message: "x", input: undefined }]);
         },
       })],
     });

@@ -27,7 +27,7 @@ describe("every new project has one default workflow", () => {
     const [item] = res.json();
     expect(Object.keys(item).sort()).toEqual(["created_at", "id", "is_default", "is_enabled", "name", "updated_at"]);
     expect(item).toMatchObject({ is_default: true, is_enabled: true });
-    const wf = await t.services.workflows.getForMember({ kind: "session", sessionId: "s", userId: "u", email: "e", roles: new Map([[tenant.orgId, "viewer"]]) }, tenant.projectId, item.id);
+    const wf = await t.services.workflows.get({ id: tenant.projectId, orgId: tenant.orgId }, item.id);
     expect(wf.graph).toEqual({
       nodes: [
         { id: "trigger", type: "trigger", event: "cve.new_match", params: {} },

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { PydanticError } from "../platform/http/pydantic.js";
-import { checkGraph, defaultGraph, shortFormToGraph, type GraphIn } from "./graph.js";
+import { checkGraph, defaultGraph, shortFormToGraph, type Graph } from "./graph.js";
 
-function check(graph: GraphIn) {
+function check(graph: Graph) {
   const errors: PydanticError[] = [];
   const stored = checkGraph(graph, ["graph"], errors);
   return { stored, errors };

@@ -66,10 +66,10 @@ export const ShortAction = z.object({
   on_error: z.enum(["continue", "stop"]).default("continue"),
 }).meta({ id: "WorkflowShortAction" });
 
-export type GraphIn = z.output<typeof Graph>;
-export type RuleT = z.output<typeof Rule>;
-export type ShortTriggerT = z.output<typeof ShortTrigger>;
-export type ShortActionT = z.output<typeof ShortAction>;
+export type Graph = z.output<typeof Graph>;
+export type Rule = z.output<typeof Rule>;
+export type ShortTrigger = z.output<typeof ShortTrigger>;
+export type ShortAction = z.output<typeof ShortAction>;
 
 /** The stored form: params always an object, `when` only where it means something. */
 export interface StoredGraph {
@@ -135,7 +135,7 @@ function checkActionParams(action: ActionName, params: Record<string, unknown> |
 }
 
 /** Checks that a rule fits its event, its field's type and its operator. */
-function checkRule(rule: RuleT, event: EventName | null, loc: Loc, errors: PydanticError[]) {
+function checkRule(rule: Rule, event: EventName | null, loc: Loc, errors: PydanticError[]) {
   const type = FIELDS[rule.field];
   const namespace = rule.field.split(".")[0]!;
   if (event && !EVENT_NAMESPACES[event].includes(namespace)) {
@@ -197,7 +197,7 @@ function stripNullish<T extends { value?: unknown }>(rule: T): T {
  * existing nodes, no cycle, every node reachable from the trigger, at least one action, rules
  * that fit the event and field types, valid parameters. Errors point at the failing location.
  */
-export function checkGraph(graph: GraphIn, loc: Loc, errors: PydanticError[]): StoredGraph {
+export function checkGraph(graph: Graph, loc: Loc, errors: PydanticError[]): StoredGraph {
   const nodes = graph.nodes;
   const index = new Map<string, number>();
   nodes.forEach((n, i) => {
@@ -278,8 +278,8 @@ export function checkGraph(graph: GraphIn, loc: Loc, errors: PydanticError[]): S
  * with create_case first when asked for and not already listed.
  */
 export function shortFormToGraph(
-  trigger: ShortTriggerT,
-  actions: ShortActionT[],
+  trigger: ShortTrigger,
+  actions: ShortAction[],
   createCase: boolean,
   loc: Loc,
   errors: PydanticError[],

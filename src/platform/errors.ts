@@ -1,91 +1,59 @@
-import { valueError, type PydanticError } from "./http/pydantic.js";
+import type { RateLimitState } from "./auth/rate-limiter.js";
 
 /**
- * Domain errors: services throw these; they know nothing of HTTP. The HTTP error handler maps
- * each to its status and a FastAPI-shaped body ({"detail": ...}).
+ * Domain errors: services throw these. They say what went wrong in the domain's terms and know
+ * nothing of HTTP: the HTTP layer (http/error-body.ts) alone turns them into statuses and
+ * FastAPI-shaped bodies.
  */
-export abstract class DomainError extends Error {
-  abstract readonly status: number;
-  /** The value of "detail" in the response body. */
-  abstract get detail(): unknown;
-  headers?: Record<string, string>;
+export abstract class DomainError extends Error {}
+
+/** Where in an input a value sits: field names and list indexes from the top. */
+export type Loc = (string | number)[];
+
+/** Why a value is refused: where, why (French), and the value refused. */
+export interface Issue {
+  loc: Loc;
+  message: string;
+  input: unknown;
+  /** Set when a schema check refused the value (its kind and facts, e.g. "missing"); absent for a rule of the domain. */
+  check?: { type: string; ctx?: Record<string, unknown> };
 }
 
-/** 404: the resource does not exist for this tenant (never reveal that it exists elsewhere). */
-export class NotFound extends DomainError {
-  readonly status = 404;
-  get detail() {
-    return this.message;
-  }
-}
+/** The resource does not exist for this caller (never reveal that it exists elsewhere). */
+export class NotFound extends DomainError {}
 
-/** 409 with a stable code: {"detail": {"code", "message", ...extra}}. */
+/** The change conflicts with the current state: a stable code, its message, and facts of the conflict. */
 export class Conflict extends DomainError {
-  readonly status = 409;
   constructor(readonly code: string, message: string, readonly extra: Record<string, unknown> = {}) {
     super(message);
   }
-  get detail() {
-    return { code: this.code, message: this.message, ...this.extra };
-  }
 }
 
-/** 403: the credential is valid but lacks a right. */
-export class Forbidden extends DomainError {
-  readonly status = 403;
-  get detail() {
-    return this.message;
-  }
-}
+/** The caller is known but lacks a right. */
+export class Forbidden extends DomainError {}
 
-/** 401 with WWW-Authenticate: Bearer. */
+/** The caller is not known (no credential, or a bad one). */
 export class Unauthorized extends DomainError {
-  readonly status = 401;
   constructor(message = "Not authenticated") {
     super(message);
-    this.headers = { "www-authenticate": "Bearer" };
-  }
-  get detail() {
-    return this.message;
   }
 }
 
-/** 429 with Retry-After (seconds). */
+/** Too many calls: try again in `retryAfterSeconds`; `window` is the call window that is spent, when there is one. */
 export class TooManyRequests extends DomainError {
-  readonly status = 429;
-  constructor(message: string, readonly retryAfterSeconds: number) {
+  constructor(message: string, readonly retryAfterSeconds: number, readonly window?: RateLimitState) {
     super(message);
-    this.headers = { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) };
-  }
-  get detail() {
-    return this.message;
   }
 }
 
-/**
- * 400 "There was an error parsing the body": what FastAPI answers when json.loads raises something
- * other than a JSONDecodeError (a RecursionError for a body nested too deep).
- */
-export class BodyParseError extends DomainError {
-  readonly status = 400;
-  get detail() {
-    return "There was an error parsing the body";
+/** The input is refused: every issue at once. */
+export class Invalid extends DomainError {
+  constructor(readonly issues: Issue[]) {
+    super(issues.map((i) => `${i.loc.join(".")}: ${i.message}`).join("; "));
   }
 }
 
-/** 422 with FastAPI/Pydantic-shaped entries: {"detail": [{type, loc, msg, input, ctx?}]}. */
-export class ValidationFailed extends DomainError {
-  readonly status = 422;
-  constructor(readonly errors: PydanticError[]) {
-    super(errors.map((e) => `${e.loc.join(".")}: ${e.msg.replace(/^Value error, /, "")}`).join("; "));
-  }
-  /** Every item carries `input`, as Pydantic's do (null when a validator left it unset). */
-  get detail() {
-    return this.errors.map(({ type, loc, msg, input, ctx }) => ({ type, loc, msg, input: input ?? null, ...(ctx ? { ctx } : {}) }));
-  }
-}
-
-/** One bad operator input (CLI option or service argument), reported as a Pydantic value_error. */
-export function invalid(field: string, message: string, input: unknown): ValidationFailed {
-  return new ValidationFailed([valueError([field], message, input)]);
+/** One bad input at `field` (CLI option or service argument). */
+export function invalid(field: string | Loc, message: string, input: unknown): Invalid {
+  return new Invalid([{ loc: typeof field === "string" ? [field] : field, message, input }]);
 }

@@ -1,9 +1,9 @@
 import type { TagRow } from "../tags/tags.repository.js";
 import { presentTag } from "../tags/tags.presenter.js";
 import type { AlertRow } from "./alerts.repository.js";
-import type { AlertOutT } from "./alerts.schemas.js";
+import type { AlertOut } from "./alerts.schemas.js";
 
-export function presentAlert(a: AlertRow, tags: TagRow[] = []): AlertOutT {
+export function presentAlert(a: AlertRow, tags: TagRow[] = []): AlertOut {
   return {
     id: a.id,
     cve_id: a.cve_id,

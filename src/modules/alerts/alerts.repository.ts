@@ -1,7 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { likeContains, pgArray, rowsOf } from "../../platform/db/sql.js";
-import type { AlertListQueryT } from "./alerts.schemas.js";
+import type { AlertListQuery } from "./alerts.schemas.js";
 
 export interface AlertRow {
   id: string;
@@ -31,7 +31,7 @@ const JOIN = sql`left join cves c on c.cve_id = a.cve_id`;
 
 // Newest first is read off alerts_project_triggered_idx (its DESC NULLS LAST order, spelled out).
 const NEWEST = sql`a.triggered_at desc nulls last, a.id desc nulls last`;
-const ORDER: Record<AlertListQueryT["sort"], SQL> = {
+const ORDER: Record<AlertListQuery["sort"], SQL> = {
   "-triggered_at": NEWEST,
   "triggered_at": sql`a.triggered_at asc nulls first, a.id asc nulls first`,
   "-cvss": sql`a.cvss_score desc nulls last, ${NEWEST}`,
@@ -42,7 +42,7 @@ const ORDER: Record<AlertListQueryT["sort"], SQL> = {
 };
 
 /** The filters of the alert list, is_read aside (the unread count ignores it). */
-function filters(projectId: string, q: AlertListQueryT): SQL[] {
+function filters(projectId: string, q: AlertListQuery): SQL[] {
   const where: SQL[] = [sql`a.project_id = ${projectId}`];
   if (q.severity?.length) where.push(sql`a.severity in (${sql.join(q.severity.map((s) => sql`${s}`), sql`, `)})`);
   if (q.is_kev !== undefined) where.push(sql`a.is_kev = ${q.is_kev}`);
@@ -62,7 +62,7 @@ function filters(projectId: string, q: AlertListQueryT): SQL[] {
 
 /** SQL of alerts; every method takes the project it works within. */
 export const alertsRepository = {
-  async page(ex: Executor, projectId: string, q: AlertListQueryT): Promise<AlertRow[]> {
+  async page(ex: Executor, projectId: string, q: AlertListQuery): Promise<AlertRow[]> {
     const where = filters(projectId, q);
     if (q.is_read !== undefined) where.push(sql`a.is_read = ${q.is_read}`);
     // The page is chosen on the alerts alone, then completed from the CVE records (20 lookups, not 50,000).
@@ -72,7 +72,7 @@ export const alertsRepository = {
   },
 
   /** total (every filter) and unread_count (is_read aside), in one pass. */
-  async counts(ex: Executor, projectId: string, q: AlertListQueryT): Promise<{ total: number; unread: number }> {
+  async counts(ex: Executor, projectId: string, q: AlertListQuery): Promise<{ total: number; unread: number }> {
     const total = q.is_read === undefined ? sql`count(*)` : sql`count(*) filter (where a.is_read = ${q.is_read})`;
     const [r] = await rowsOf<{ total: number; unread: number }>(ex, sql`
       select ${total}::int as total, (count(*) filter (where not a.is_read))::int as unread

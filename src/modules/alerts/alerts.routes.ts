@@ -18,69 +18,69 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
   return [
     route({
       operationId: "listAlerts",
-      method: "GET", url: BASE, auth: "apiKey", tags: TAGS, summary: "List the project's alerts (filters, sort, paging) with total and unread_count",
+      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's alerts (filters, sort, paging) with total and unread_count",
       params: ProjectParams, query: AlertListQuery,
       responses: { 200: AlertListOut },
-      handler: async ({ auth, params, query }) => {
-        const r = await service.list(auth, params.org_id, params.project_id, query);
+      handler: async ({ project, query }) => {
+        const r = await service.list(project, query);
         return { items: r.rows.map((a) => presentAlert(a, r.tags.get(a.id))), total: r.total, unread_count: r.unread, page: query.page, page_size: query.page_size };
       },
     }),
     route({
       operationId: "setAlertRead",
-      method: "PATCH", url: `${BASE}/:alert_id`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Mark an alert read or unread",
+      method: "PATCH", url: `${BASE}/:alert_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Mark an alert read or unread",
       params: AlertParams, body: AlertReadIn,
       responses: { 200: AlertOut },
-      handler: async ({ auth, params, body }) => {
-        const r = await service.setRead(auth, params.org_id, params.project_id, params.alert_id, body.is_read);
+      handler: async ({ project, params, body }) => {
+        const r = await service.setRead(project, params.alert_id, body.is_read);
         return presentAlert(r.row, r.tags);
       },
     }),
     route({
       operationId: "markAlertsRead",
-      method: "POST", url: `${BASE}/read`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Mark alerts read: {\"ids\": [...]} or {\"all\": true}",
+      method: "POST", url: `${BASE}/read`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Mark alerts read: {\"ids\": [...]} or {\"all\": true}",
       params: ProjectParams, body: AlertsReadIn,
       responses: { 200: AlertsReadOut },
-      handler: async ({ auth, params, body }) => ({ updated: await service.markRead(auth, params.org_id, params.project_id, body) }),
+      handler: async ({ project, body }) => ({ updated: await service.markRead(project, body) }),
     }),
     route({
       operationId: "tagAlert",
-      method: "POST", url: `${BASE}/:alert_id/tags`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204, summary: "Attach a tag to an alert",
+      method: "POST", url: `${BASE}/:alert_id/tags`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Attach a tag to an alert",
       params: AlertParams, body: TagRefIn,
       responses: { 204: null },
-      handler: async ({ auth, params, body }) => {
-        await service.tag(auth, params.org_id, params.project_id, params.alert_id, body.tag_id, true);
+      handler: async ({ project, params, body }) => {
+        await service.tag(project, params.alert_id, body.tag_id, true);
       },
     }),
     route({
       operationId: "untagAlert",
-      method: "DELETE", url: `${BASE}/:alert_id/tags/:tag_id`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204, summary: "Detach a tag from an alert",
+      method: "DELETE", url: `${BASE}/:alert_id/tags/:tag_id`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Detach a tag from an alert",
       params: AlertParams.extend({ tag_id: z.uuid() }),
       responses: { 204: null },
-      handler: async ({ auth, params }) => {
-        await service.tag(auth, params.org_id, params.project_id, params.alert_id, params.tag_id, false);
+      handler: async ({ project, params }) => {
+        await service.tag(project, params.alert_id, params.tag_id, false);
       },
     }),
     route({
       operationId: "getProjectStats",
-      method: "GET", url: `${PROJECT}/stats`, auth: "apiKey", tags: ["stats"], summary: "Project statistics (exact counts, consistent with the alert list)",
+      method: "GET", url: `${PROJECT}/stats`, auth: "apiKey", project: true, tags: ["stats"], summary: "Project statistics (exact counts, consistent with the alert list)",
       params: ProjectParams,
       responses: { 200: ProjectStatsOut },
-      handler: async ({ auth, params }) => service.stats(auth, params.org_id, params.project_id),
+      handler: async ({ project }) => service.stats(project),
     }),
     route({
       operationId: "getAlertSettings",
-      method: "GET", url: `${PROJECT}/alert-settings`, auth: "apiKey", tags: TAGS, summary: "What a new stack item alerts on among the stored CVEs",
+      method: "GET", url: `${PROJECT}/alert-settings`, auth: "apiKey", project: true, tags: TAGS, summary: "What a new stack item alerts on among the stored CVEs",
       params: ProjectParams,
       responses: { 200: AlertSettings },
-      handler: async ({ auth, params }) => service.settings(auth, params.org_id, params.project_id),
+      handler: async ({ project }) => service.settings(project),
     }),
     route({
       operationId: "updateAlertSettings",
-      method: "PATCH", url: `${PROJECT}/alert-settings`, auth: "apiKey", scope: "stacks-write", tags: TAGS, summary: "Change the project's alert backfill setting",
+      method: "PATCH", url: `${PROJECT}/alert-settings`, auth: "apiKey", project: true, scope: "stacks-write", tags: TAGS, summary: "Change the project's alert backfill setting",
       params: ProjectParams, body: AlertSettingsIn,
       responses: { 200: AlertSettings },
-      handler: async ({ auth, params, body }) => service.updateSettings(auth, params.org_id, params.project_id, body),
+      handler: async ({ project, body }) => service.updateSettings(project, body),
     }),
   ];
 }

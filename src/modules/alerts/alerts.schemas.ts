@@ -78,8 +78,8 @@ export const ProjectStatsOut = z.object({
 
 export const AlertParams = ProjectParams.extend({ alert_id: z.uuid() });
 
-export type AlertListQueryT = z.output<typeof AlertListQuery>;
-export type AlertOutT = z.infer<typeof AlertOut>;
+export type AlertListQuery = z.output<typeof AlertListQuery>;
+export type AlertOut = z.infer<typeof AlertOut>;
 
 export const AlertSettings = z.object({
   alert_backfill: z.enum(["recent", "all"]).describe("What a new stack item alerts on among stored CVEs: recent (published in the last alert_backfill_days days, plus every KEV) or all"),

@@ -1,17 +1,14 @@
-import type { ApiKeyContext } from "../../platform/auth/context.js";
+import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db } from "../../platform/db/client.js";
 import { bumpVersions, readVersion, VersionedCache } from "../../platform/db/versions.js";
-import { NotFound, ValidationFailed } from "../../platform/errors.js";
+import { invalid, NotFound } from "../../platform/errors.js";
 import { alertsVersion, matchProjectItems } from "../../matching/matcher.js";
-import { valueError } from "../../platform/http/pydantic.js";
-import { getProjectForKey } from "../projects/projects.service.js";
+import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { stacksRepository } from "../stacks/stacks.repository.js";
 import { tagsRepository, type TagRow } from "../tags/tags.repository.js";
 import { getTag } from "../tags/tags.service.js";
 import { alertSettingsRepository, alertsRepository as repo, type AlertRow } from "./alerts.repository.js";
-import type { AlertListQueryT } from "./alerts.schemas.js";
-
-export const ALERT_NOT_FOUND = "Alerte introuvable";
+import type { AlertListQuery } from "./alerts.schemas.js";
 
 /** A project's alerts (raised by src/matching), their read state, tags and statistics. */
 export class AlertsService {
@@ -23,8 +20,7 @@ export class AlertsService {
    * the project's alerts version holds: every transaction that adds, updates, reads or tags the
    * project's alerts bumps it (see alertsVersion), so counting 50,000 alerts is done once per change.
    */
-  async list(ctx: ApiKeyContext, orgId: string, projectId: string, q: AlertListQueryT): Promise<{ rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number }> {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async list({ id: projectId }: ProjectScope, q: AlertListQuery): Promise<{ rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number }> {
     const { sort: _s, page: _p, page_size: _ps, ...filters } = q;
     const key = `${projectId} ${JSON.stringify(filters)}`;
     // The version is read before counting: a count newer than its version is only recounted once more.
@@ -34,23 +30,21 @@ export class AlertsService {
     return { rows, tags, total: counts.total, unread: counts.unread };
   }
 
-  async setRead(ctx: ApiKeyContext, orgId: string, projectId: string, alertId: string, isRead: boolean): Promise<{ row: AlertRow; tags: TagRow[] }> {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async setRead({ id: projectId }: ProjectScope, alertId: string, isRead: boolean): Promise<{ row: AlertRow; tags: TagRow[] }> {
     const changed = await this.db.transaction(async (tx) => {
       if (!(await repo.setRead(tx, projectId, alertId, isRead))) return false;
       await bumpVersions(tx, [alertsVersion(projectId)]);
       return true;
     });
-    if (!changed) throw new NotFound(ALERT_NOT_FOUND);
+    if (!changed) throw new NotFound(NOT_FOUND.alert);
     const row = (await repo.get(this.db, projectId, alertId))!;
     return { row, tags: (await tagsRepository.ofAlerts(this.db, [alertId])).get(alertId) ?? [] };
   }
 
   /** Marks these alerts read, or every one with `all: true`; ids of other projects are ignored. */
-  async markRead(ctx: ApiKeyContext, orgId: string, projectId: string, body: { ids?: string[]; all?: boolean }): Promise<number> {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async markRead({ id: projectId }: ProjectScope, body: { ids?: string[]; all?: boolean }): Promise<number> {
     const hasIds = body.ids !== undefined && body.ids.length > 0;
-    if (hasIds === (body.all === true)) throw new ValidationFailed([valueError(["body"], "fournir soit ids (non vide), soit all: true", body)]);
+    if (hasIds === (body.all === true)) throw invalid(["body"], INVALID.idsOrAll, body);
     return this.db.transaction(async (tx) => {
       const n = await repo.markRead(tx, projectId, body.all ? "all" : body.ids!);
       if (n) await bumpVersions(tx, [alertsVersion(projectId)]);
@@ -58,9 +52,8 @@ export class AlertsService {
     });
   }
 
-  async tag(ctx: ApiKeyContext, orgId: string, projectId: string, alertId: string, tagId: string, attach: boolean): Promise<void> {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
-    if (!(await repo.exists(this.db, projectId, alertId))) throw new NotFound(ALERT_NOT_FOUND);
+  async tag({ id: projectId }: ProjectScope, alertId: string, tagId: string, attach: boolean): Promise<void> {
+    if (!(await repo.exists(this.db, projectId, alertId))) throw new NotFound(NOT_FOUND.alert);
     await getTag(this.db, projectId, tagId);
     await this.db.transaction(async (tx) => {
       if (attach) await tagsRepository.attachToAlert(tx, alertId, tagId);
@@ -70,8 +63,7 @@ export class AlertsService {
   }
 
   /** ProjectStatsOut. URLs and end-of-life subscriptions arrive in later modules: none can exist yet. */
-  async stats(ctx: ApiKeyContext, orgId: string, projectId: string) {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async stats({ id: projectId }: ProjectScope) {
     const [a, items] = await Promise.all([repo.stats(this.db, projectId), stacksRepository.countInProject(this.db, projectId)]);
     return {
       total_alerts: a.total, unread_alerts: a.unread, kev_alerts: a.kev, poc_alerts: a.poc, stack_items: items,
@@ -79,13 +71,11 @@ export class AlertsService {
     };
   }
 
-  async settings(ctx: ApiKeyContext, orgId: string, projectId: string) {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async settings({ id: projectId }: ProjectScope) {
     return alertSettingsRepository.get(this.db, projectId);
   }
 
-  async updateSettings(ctx: ApiKeyContext, orgId: string, projectId: string, body: { alert_backfill?: string; alert_backfill_days?: number }) {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async updateSettings({ id: projectId }: ProjectScope, body: { alert_backfill?: string; alert_backfill_days?: number }) {
     // The project's items are matched again under the new setting (new alerts only), in one transaction.
     await this.db.transaction(async (tx) => {
       await alertSettingsRepository.set(tx, projectId, body);

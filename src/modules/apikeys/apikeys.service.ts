@@ -2,6 +2,7 @@ import type { Db } from "../../platform/db/client.js";
 import { isScope, SCOPES } from "../../platform/auth/scopes.js";
 import { hashToken, newApiKey } from "../../platform/auth/secrets.js";
 import { invalid, NotFound } from "../../platform/errors.js";
+import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { isUuid } from "../../platform/ids.js";
 import { organizationsRepository } from "../organizations/organizations.repository.js";
 import { apiKeysRepository as repo, type ApiKeyRow } from "./apikeys.repository.js";
@@ -15,17 +16,17 @@ export class ApiKeysService {
   async create(input: { orgId: string; name?: string; scopes: string[]; projectIds: string[] }): Promise<{ row: ApiKeyRow; key: string; projectIds: string[] }> {
     const bad = input.scopes.filter((s) => !isScope(s));
     if (bad.length) {
-      throw invalid("scope", `scope inconnu : ${bad.join(", ")} (scopes : ${SCOPES.join(", ")})`, bad);
+      throw invalid("scope", INVALID.unknownScope(bad, SCOPES), bad);
     }
     const name = (input.name ?? "").trim() || "default";
-    if (name.length > 100) throw invalid("name", "le nom fait au plus 100 caractères", name);
-    if (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId))) throw new NotFound("Organisation introuvable");
+    if (name.length > 100) throw invalid("name", INVALID.keyNameLength, name);
+    if (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId))) throw new NotFound(NOT_FOUND.organization);
     const projectIds = [...new Set(input.projectIds.map((p) => p.toLowerCase()))];
     const notUuid = projectIds.filter((p) => !isUuid(p));
     const owned = await repo.projectsOfOrg(this.db, input.orgId, projectIds.filter(isUuid));
     const foreign = projectIds.filter((p) => !owned.includes(p));
     if (notUuid.length || foreign.length) {
-      throw invalid("project", `projet introuvable dans cette organisation : ${[...notUuid, ...foreign].join(", ")}`, [...notUuid, ...foreign]);
+      throw invalid("project", INVALID.foreignProjects([...notUuid, ...foreign]), [...notUuid, ...foreign]);
     }
     const { key, prefix } = newApiKey();
     const scopes = [...new Set(input.scopes)].sort();
@@ -38,7 +39,7 @@ export class ApiKeysService {
   /** Revokes a key at once: the next request with it gets 401. Revoking twice keeps the first date. */
   async revoke(id: string): Promise<ApiKeyRow> {
     const row = isUuid(id) ? await repo.revoke(this.db, id) : undefined;
-    if (!row) throw new NotFound("Clé d'API introuvable");
+    if (!row) throw new NotFound(NOT_FOUND.apiKey);
     await this.authChanged();
     return row;
   }

@@ -1,7 +1,7 @@
 import type { ArticleRow } from "./articles.repository.js";
-import type { Article } from "./articles.schemas.js";
+import type { ArticleOut } from "./articles.schemas.js";
 
-export function presentArticle(a: ArticleRow): Article {
+export function presentArticle(a: ArticleRow): ArticleOut {
   return {
     id: a.id,
     title: a.title,

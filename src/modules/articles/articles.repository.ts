@@ -2,13 +2,13 @@ import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { likeContains } from "../../platform/db/sql.js";
 import { articles } from "../../platform/db/schema/index.js";
-import type { ArticleListQueryT } from "./articles.schemas.js";
+import type { ArticleListQuery } from "./articles.schemas.js";
 
 export type ArticleRow = typeof articles.$inferSelect;
 
 /** SQL of security news articles. */
 export const articlesRepository = {
-  async list(ex: Executor, q: ArticleListQueryT): Promise<{ rows: ArticleRow[]; total: number }> {
+  async list(ex: Executor, q: ArticleListQuery): Promise<{ rows: ArticleRow[]; total: number }> {
     const where: SQL[] = [];
     if (q.source) where.push(eq(articles.source, q.source));
     if (q.cve_id) where.push(sql`${articles.cveIds} @> array[${q.cve_id.toUpperCase()}]::text[]`);

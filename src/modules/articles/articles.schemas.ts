@@ -21,5 +21,5 @@ export const ArticleListQuery = z.object({
   ...PAGING,
 });
 
-export type ArticleListQueryT = z.output<typeof ArticleListQuery>;
-export type Article = z.infer<typeof ArticleOut>;
+export type ArticleListQuery = z.output<typeof ArticleListQuery>;
+export type ArticleOut = z.infer<typeof ArticleOut>;

@@ -1,9 +1,9 @@
 import type { CveAffectedRow, CveListRow, CveRow } from "./cves.repository.js";
-import type { CveDetail, CveListItemOut } from "./cves.schemas.js";
+import type { CveDetailOut, CveListItem } from "./cves.schemas.js";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export function presentCveListItem(r: CveListRow): CveListItemOut {
+export function presentCveListItem(r: CveListRow): CveListItem {
   return {
     cve_id: r.cveId,
     severity: r.severity,
@@ -26,7 +26,7 @@ export function presentAffected(a: CveAffectedRow) {
 
 interface KevJson { date_added?: string; due_date?: string | null; ransomware?: string | null; required_action?: string | null; source: string }
 
-function presentKev(k: KevJson | null): CveDetail["kev"] {
+function presentKev(k: KevJson | null): CveDetailOut["kev"] {
   if (!k) return null;
   return { date_added: k.date_added ?? null, due_date: k.due_date ?? null, ransomware: k.ransomware ?? null, required_action: k.required_action ?? null, source: k.source };
 }
@@ -40,7 +40,7 @@ interface MesureJson {
 const dayTime = (d: string | null | undefined) => (d ? `${d.slice(0, 10)}T00:00:00Z` : null);
 
 /** MesureProvisoireApiOut, field by field from the stored measure. */
-export function presentMesure(m: MesureJson): CveDetail["mesures_provisoires"][number] {
+export function presentMesure(m: MesureJson): CveDetailOut["mesures_provisoires"][number] {
   return {
     source: m.source,
     reference: m.reference,
@@ -56,7 +56,7 @@ export function presentMesure(m: MesureJson): CveDetail["mesures_provisoires"][n
   };
 }
 
-export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDetail {
+export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDetailOut {
   return {
     ...presentCveListItem(r),
     affected: affected.map(presentAffected),

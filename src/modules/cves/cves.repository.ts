@@ -2,7 +2,7 @@ import { and, asc, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "dr
 import type { Executor } from "../../platform/db/client.js";
 import { cveAffected, cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
 import { productKey, vendorKey } from "../../matching/names.js";
-import type { CveListQueryT } from "./cves.schemas.js";
+import type { CveListQuery } from "./cves.schemas.js";
 
 /** A CVE with its current EPSS score (kept apart in epss_current: see the schema). */
 const DETAIL_COLUMNS = {
@@ -29,7 +29,7 @@ const LIST_COLUMNS = {
 };
 export type CveListRow = Pick<CveRow, keyof typeof LIST_COLUMNS>;
 
-function filters(q: CveListQueryT): SQL | undefined {
+function filters(q: CveListQuery): SQL | undefined {
   const where: (SQL | undefined)[] = [];
   if (q.q) {
     const id = q.q.trim().toUpperCase();
@@ -50,7 +50,7 @@ function filters(q: CveListQueryT): SQL | undefined {
   return where.length ? and(...where) : undefined;
 }
 
-const ORDER: Record<CveListQueryT["sort"], SQL[]> = {
+const ORDER: Record<CveListQuery["sort"], SQL[]> = {
   "-date_published": [sql`${cves.datePublished} desc nulls last`, desc(cves.cveId)],
   date_published: [sql`${cves.datePublished} asc nulls last`, asc(cves.cveId)],
   "-cvss": [sql`${cves.cvssScore} desc nulls last`, desc(cves.cveId)],
@@ -62,13 +62,13 @@ const ORDER: Record<CveListQueryT["sort"], SQL[]> = {
 /** SQL of the merged CVE records (shared by every tenant: public data). */
 export const cvesRepository = {
   /** One page. */
-  page(ex: Executor, q: CveListQueryT): Promise<CveListRow[]> {
+  page(ex: Executor, q: CveListQuery): Promise<CveListRow[]> {
     return ex.select(LIST_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId))
       .where(filters(q)).orderBy(...ORDER[q.sort]).limit(q.page_size).offset((q.page - 1) * q.page_size);
   },
 
   /** How many CVEs match the filters. */
-  async count(ex: Executor, q: CveListQueryT): Promise<number> {
+  async count(ex: Executor, q: CveListQuery): Promise<number> {
     // The join is dropped by the planner when no EPSS filter uses it.
     const [row] = await ex.select({ n: sql<number>`count(*)::int` }).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(filters(q));
     return row!.n;

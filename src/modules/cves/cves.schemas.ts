@@ -90,6 +90,6 @@ export const CveListQuery = z.object({
   ...PAGING,
 });
 
-export type CveListQueryT = z.output<typeof CveListQuery>;
-export type CveListItemOut = z.infer<typeof CveListItem>;
-export type CveDetail = z.infer<typeof CveDetailOut>;
+export type CveListQuery = z.output<typeof CveListQuery>;
+export type CveListItem = z.infer<typeof CveListItem>;
+export type CveDetailOut = z.infer<typeof CveDetailOut>;

@@ -3,10 +3,10 @@ import { isCveId } from "../../feeds/merge.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { NotFound } from "../../platform/errors.js";
+import { NOT_FOUND } from "../../platform/messages.js";
 import { cvesRepository as repo, type CveAffectedRow, type CveListRow, type CveRow } from "./cves.repository.js";
-import type { CveListQueryT } from "./cves.schemas.js";
+import type { CveListQuery } from "./cves.schemas.js";
 
-export const CVE_NOT_FOUND = "CVE introuvable";
 
 /** The merged CVE records: search and detail. Public data, the same for every tenant. */
 export class CvesService {
@@ -18,7 +18,7 @@ export class CvesService {
    * unchanged (every import transaction that changes CVEs bumps it): counting a broad filter over
    * the whole corpus costs far more than the page itself.
    */
-  async list(q: CveListQueryT): Promise<{ rows: CveListRow[]; total: number }> {
+  async list(q: CveListQuery): Promise<{ rows: CveListRow[]; total: number }> {
     const { sort: _s, page: _p, page_size: _ps, ...filters } = q;
     const key = JSON.stringify(filters);
     // The version is read before counting: a count newer than its version is only recounted once more.
@@ -35,7 +35,7 @@ export class CvesService {
       const aliasOf = await repo.cveOfAlias(this.db, key);
       if (aliasOf) cve = await repo.get(this.db, aliasOf);
     }
-    if (!cve) throw new NotFound(CVE_NOT_FOUND);
+    if (!cve) throw new NotFound(NOT_FOUND.cve);
     return { cve, affected: await repo.affected(this.db, cve.cveId) };
   }
 

@@ -22,5 +22,5 @@ export const OrgItem = z.object({
 
 export const OrgParams = z.object({ org_id: z.uuid() });
 
-export type PlanInfoOut = z.infer<typeof PlanInfo>;
-export type OrgItemOut = z.infer<typeof OrgItem>;
+export type PlanInfo = z.infer<typeof PlanInfo>;
+export type OrgItem = z.infer<typeof OrgItem>;

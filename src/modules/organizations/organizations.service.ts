@@ -1,5 +1,6 @@
 import type { Db } from "../../platform/db/client.js";
 import { invalid, NotFound } from "../../platform/errors.js";
+import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import type { ApiKeyContext } from "../../platform/auth/context.js";
 import { organizationsRepository as repo, type OrgRow, type PlanRow } from "./organizations.repository.js";
 
@@ -10,10 +11,10 @@ export class OrganizationsService {
   constructor(private readonly db: Db, private readonly authChanged: () => Promise<void>) {}
 
   async upsertPlan(input: { slug: string; name: string; maxApiCallsPerHour: number }): Promise<PlanRow> {
-    if (!SLUG.test(input.slug)) throw invalid("slug", "slug invalide : minuscules, chiffres, - et _ (50 caractères au plus)", input.slug);
-    if (!input.name.trim()) throw invalid("name", "le nom ne peut pas être vide", input.name);
+    if (!SLUG.test(input.slug)) throw invalid("slug", INVALID.slug, input.slug);
+    if (!input.name.trim()) throw invalid("name", INVALID.nameEmpty, input.name);
     if (!Number.isInteger(input.maxApiCallsPerHour) || input.maxApiCallsPerHour < 1) {
-      throw invalid("max_api_calls_per_hour", "doit être un entier supérieur ou égal à 1", input.maxApiCallsPerHour);
+      throw invalid("max_api_calls_per_hour", INVALID.callsPerHour, input.maxApiCallsPerHour);
     }
     const plan = await repo.upsertPlan(this.db, { ...input, name: input.name.trim() });
     await this.authChanged(); // cached key contexts carry the plan and its limit
@@ -22,11 +23,11 @@ export class OrganizationsService {
 
   async createOrg(input: { name: string; planSlug?: string }): Promise<{ org: OrgRow; plan: PlanRow | null }> {
     const name = input.name.trim();
-    if (!name || name.length > 200) throw invalid("name", "le nom doit faire de 1 à 200 caractères", input.name);
+    if (!name || name.length > 200) throw invalid("name", INVALID.nameLength, input.name);
     let plan: PlanRow | null = null;
     if (input.planSlug !== undefined) {
       plan = (await repo.planBySlug(this.db, input.planSlug)) ?? null;
-      if (!plan) throw new NotFound(`Plan introuvable : ${input.planSlug}`);
+      if (!plan) throw new NotFound(NOT_FOUND.plan(input.planSlug));
     }
     const org = await repo.createOrg(this.db, { name, planId: plan?.id ?? null });
     return { org, plan };
@@ -34,7 +35,7 @@ export class OrganizationsService {
 
   async getOrg(orgId: string): Promise<{ org: OrgRow; plan: PlanRow | null }> {
     const found = await repo.orgWithPlan(this.db, orgId);
-    if (!found) throw new NotFound("Organisation introuvable");
+    if (!found) throw new NotFound(NOT_FOUND.organization);
     return found;
   }
 

@@ -1,7 +1,7 @@
 import type { ProjectRow } from "./projects.repository.js";
-import type { ProjectItemOut } from "./projects.schemas.js";
+import type { ProjectItem } from "./projects.schemas.js";
 
-export function presentProject(p: ProjectRow): ProjectItemOut {
+export function presentProject(p: ProjectRow): ProjectItem {
   return {
     id: p.id,
     name: p.name,

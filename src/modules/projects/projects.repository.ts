@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray } from "drizzle-orm";
-import type { Executor } from "../../platform/db/client.js";
+import type { Database, Executor } from "../../platform/db/client.js";
 import { projects } from "../../platform/db/schema/index.js";
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -16,9 +16,10 @@ export const projectsRepository = {
     return row;
   },
 
-  async byId(ex: Executor, projectId: string): Promise<ProjectRow | undefined> {
-    const [row] = await ex.select().from(projects).where(eq(projects.id, projectId));
-    return row;
+  /** The organization of a project, or undefined when it does not exist: a prepared statement, read on every project route whose resolution is not cached. */
+  async orgOf(database: Database, projectId: string): Promise<string | undefined> {
+    const [row] = await database.raw<{ org_id: string }>("vigie_project_org", "select org_id from projects where id = $1", [projectId]);
+    return row?.org_id;
   },
 
   /** Projects of an organization, optionally limited to some ids (a restricted key). */

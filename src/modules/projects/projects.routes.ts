@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { NotFound } from "../../platform/errors.js";
+import { NOT_FOUND } from "../../platform/messages.js";
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { OrgParams } from "../organizations/organizations.schemas.js";
 import { presentProject } from "./projects.presenter.js";
@@ -19,7 +20,7 @@ export function projectsRoutes(service: ProjectsService): RouteDef[] {
       params: OrgParams,
       responses: { 200: z.array(ProjectItem) },
       handler: async ({ auth, params }) => {
-        if (params.org_id !== auth.orgId) throw new NotFound("Organisation introuvable");
+        if (params.org_id !== auth.orgId) throw new NotFound(NOT_FOUND.organization);
         return (await service.listForKey(auth)).map(presentProject);
       },
     }),

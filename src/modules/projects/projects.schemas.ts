@@ -11,4 +11,4 @@ export const ProjectItem = z.object({
 
 export const ProjectParams = z.object({ org_id: z.uuid(), project_id: z.uuid() });
 
-export type ProjectItemOut = z.infer<typeof ProjectItem>;
+export type ProjectItem = z.infer<typeof ProjectItem>;

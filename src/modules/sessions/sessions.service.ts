@@ -4,6 +4,7 @@ import { API_KEY_PREFIX, DUMMY_PASSWORD_HASH, hashToken, newSessionToken, verify
 import type { Database } from "../../platform/db/client.js";
 import type { Role } from "../../platform/db/schema/index.js";
 import { TooManyRequests, Unauthorized } from "../../platform/errors.js";
+import { AUTH } from "../../platform/messages.js";
 import { normaliseEmail } from "../users/users.service.js";
 import { usersRepository } from "../users/users.repository.js";
 import { sessionsRepository as repo } from "./sessions.repository.js";
@@ -11,8 +12,6 @@ import { sessionsRepository as repo } from "./sessions.repository.js";
 /** Failures allowed in the window before each further attempt must wait (per account, per address). */
 const FREE_FAILURES = { email: 5, ip: 20 };
 const MAX_DELAY_SECONDS = 15 * 60;
-/** The 401 of a session operation given an API key. */
-const API_KEY_REFUSED = "Une clé d'API n'est pas acceptée ici : connectez-vous (POST /auth/login)";
 
 /** Seconds still to wait after n failures, the last at `last` (exponential: 1, 2, 4 … 900 s). */
 export function lockoutRemaining(n: number, free: number, last: Date, now = Date.now()): number {
@@ -34,14 +33,14 @@ export class SessionsService {
       0,
       ...failures.map((f) => lockoutRemaining(f.count, f.subject === subjects.email ? FREE_FAILURES.email : FREE_FAILURES.ip, f.last)),
     );
-    if (wait > 0) throw new TooManyRequests(`Trop de tentatives de connexion échouées : réessayez dans ${Math.ceil(wait)} s`, wait);
+    if (wait > 0) throw new TooManyRequests(AUTH.loginThrottled(Math.ceil(wait)), wait);
 
     const user = await usersRepository.byEmail(db, email);
     // Hash even for an unknown account, so that timing does not tell which accounts exist.
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     if (!user || !ok) {
       await repo.recordFailure(db, [subjects.email, subjects.ip]);
-      throw new Unauthorized("Identifiants invalides");
+      throw new Unauthorized(AUTH.badCredentials);
     }
     const token = newSessionToken();
     const expiresAt = new Date(Date.now() + this.config.sessionTtlHours * 3600_000);
@@ -54,16 +53,16 @@ export class SessionsService {
 
   /** Revokes the session of a token (none: nothing to do). An API key is not a session: 401, never a silent success. */
   async logout(token: string | null): Promise<void> {
-    if (token?.startsWith(API_KEY_PREFIX)) throw new Unauthorized(API_KEY_REFUSED);
+    if (token?.startsWith(API_KEY_PREFIX)) throw new Unauthorized(AUTH.apiKeyRefused);
     if (token) await repo.revoke(this.database.db, hashToken(token));
   }
 
   /** The signed-in user of a session token; API keys are refused here (401). */
   async authenticate(token: string | null): Promise<SessionContext> {
     if (!token) throw new Unauthorized();
-    if (token.startsWith(API_KEY_PREFIX)) throw new Unauthorized(API_KEY_REFUSED);
+    if (token.startsWith(API_KEY_PREFIX)) throw new Unauthorized(AUTH.apiKeyRefused);
     const s = await repo.live(this.database, hashToken(token));
-    if (!s) throw new Unauthorized("Session invalide ou expirée");
+    if (!s) throw new Unauthorized(AUTH.badSession);
     return {
       kind: "session",
       sessionId: s.id,

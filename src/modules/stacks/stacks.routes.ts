@@ -17,95 +17,95 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
   return [
     route({
       operationId: "listStacks",
-      method: "GET", url: BASE, auth: "apiKey", tags: TAGS, summary: "List the project's stacks with their items",
+      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's stacks with their items",
       params: ProjectParams,
       responses: { 200: z.array(Stack) },
-      handler: async ({ auth, params }) => (await service.list(auth, params.org_id, params.project_id)).map(presentStack),
+      handler: async ({ project }) => (await service.list(project)).map(presentStack),
     }),
     route({
       operationId: "createStack",
       errors: { 409: "a stack of the project has this name (nom_deja_utilise)" },
-      method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Create a stack (optionally with items); its items are matched against the stored CVEs at once",
       params: ProjectParams, body: StackIn,
       responses: { 201: StackCreated },
-      handler: async ({ auth, params, body }) => {
-        const v = await service.create(auth, params.org_id, params.project_id, body);
+      handler: async ({ project, body }) => {
+        const v = await service.create(project, body);
         return { ...presentStack(v), alertes_creees: v.raised };
       },
     }),
     route({
       operationId: "getStack",
-      method: "GET", url: `${BASE}/:stack_id`, auth: "apiKey", tags: TAGS, summary: "One stack with its items",
+      method: "GET", url: `${BASE}/:stack_id`, auth: "apiKey", project: true, tags: TAGS, summary: "One stack with its items",
       params: StackParams,
       responses: { 200: Stack },
-      handler: async ({ auth, params }) => presentStack(await service.get(auth, params.org_id, params.project_id, params.stack_id)),
+      handler: async ({ project, params }) => presentStack(await service.get(project, params.stack_id)),
     }),
     route({
       operationId: "renameStack",
       errors: { 409: "a stack of the project has this name (nom_deja_utilise)" },
-      method: "PATCH", url: `${BASE}/:stack_id`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Rename a stack",
+      method: "PATCH", url: `${BASE}/:stack_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Rename a stack",
       params: StackParams, body: StackUpdateIn,
       responses: { 200: Stack },
-      handler: async ({ auth, params, body }) => presentStack(await service.rename(auth, params.org_id, params.project_id, params.stack_id, body.name)),
+      handler: async ({ project, params, body }) => presentStack(await service.rename(project, params.stack_id, body.name)),
     }),
     route({
       operationId: "deleteStack",
-      method: "DELETE", url: `${BASE}/:stack_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204,
+      method: "DELETE", url: `${BASE}/:stack_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204,
       summary: "Delete a stack and its items (the alerts they raised stay)",
       params: StackParams,
       responses: { 204: null },
-      handler: async ({ auth, params }) => {
-        await service.delete(auth, params.org_id, params.project_id, params.stack_id);
+      handler: async ({ project, params }) => {
+        await service.delete(project, params.stack_id);
       },
     }),
     route({
       operationId: "addStackItem",
-      method: "POST", url: `${BASE}/:stack_id/items`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: `${BASE}/:stack_id/items`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Add an item; it is matched against the stored CVEs at once (one set-based query)",
       params: StackParams, body: StackItemIn,
       responses: { 201: StackItemCreated },
-      handler: async ({ auth, params, body }) => {
-        const r = await service.addItem(auth, params.org_id, params.project_id, params.stack_id, body);
+      handler: async ({ project, params, body }) => {
+        const r = await service.addItem(project, params.stack_id, body);
         return { ...presentItem(r.item, r.tags), alertes_creees: r.raised };
       },
     }),
     route({
       operationId: "updateStackItem",
-      method: "PATCH", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", scope: WRITE, tags: TAGS,
+      method: "PATCH", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS,
       summary: "Change an item (value, type, min_severity, tags); a changed item is matched again",
       params: StackItemParams, body: StackItemUpdateIn,
       responses: { 200: StackItem },
-      handler: async ({ auth, params, body }) => {
-        const r = await service.updateItem(auth, params.org_id, params.project_id, params.stack_id, params.item_id, body);
+      handler: async ({ project, params, body }) => {
+        const r = await service.updateItem(project, params.stack_id, params.item_id, body);
         return presentItem(r.item, r.tags);
       },
     }),
     route({
       operationId: "deleteStackItem",
-      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204, summary: "Remove an item",
+      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Remove an item",
       params: StackItemParams,
       responses: { 204: null },
-      handler: async ({ auth, params }) => {
-        await service.deleteItem(auth, params.org_id, params.project_id, params.stack_id, params.item_id);
+      handler: async ({ project, params }) => {
+        await service.deleteItem(project, params.stack_id, params.item_id);
       },
     }),
     route({
       operationId: "tagStackItem",
-      method: "POST", url: `${BASE}/:stack_id/items/:item_id/tags`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204,
+      method: "POST", url: `${BASE}/:stack_id/items/:item_id/tags`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204,
       summary: "Attach a tag to a stack item", params: StackItemParams, body: TagRefIn,
       responses: { 204: null },
-      handler: async ({ auth, params, body }) => {
-        await service.tagItem(auth, params.org_id, params.project_id, params.stack_id, params.item_id, body.tag_id, true);
+      handler: async ({ project, params, body }) => {
+        await service.tagItem(project, params.stack_id, params.item_id, body.tag_id, true);
       },
     }),
     route({
       operationId: "untagStackItem",
-      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id/tags/:tag_id`, auth: "apiKey", scope: "tags-write", tags: ["tags"], status: 204,
+      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id/tags/:tag_id`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204,
       summary: "Detach a tag from a stack item", params: StackItemParams.extend({ tag_id: z.uuid() }),
       responses: { 204: null },
-      handler: async ({ auth, params }) => {
-        await service.tagItem(auth, params.org_id, params.project_id, params.stack_id, params.item_id, params.tag_id, false);
+      handler: async ({ project, params }) => {
+        await service.tagItem(project, params.stack_id, params.item_id, params.tag_id, false);
       },
     }),
   ];

@@ -75,6 +75,6 @@ export const StackItemCreated = StackItem.extend({ alertes_creees: RAISED }).met
 export const StackParams = ProjectParams.extend({ stack_id: z.uuid() });
 export const StackItemParams = StackParams.extend({ item_id: z.uuid() });
 
-export type StackItemInT = z.output<typeof StackItemIn>;
-export type StackItemUpdateInT = z.output<typeof StackItemUpdateIn>;
-export type StackInT = z.output<typeof StackIn>;
+export type StackItemIn = z.output<typeof StackItemIn>;
+export type StackItemUpdateIn = z.output<typeof StackItemUpdateIn>;
+export type StackIn = z.output<typeof StackIn>;

@@ -14,34 +14,34 @@ export function tagsRoutes(service: TagsService): RouteDef[] {
   return [
     route({
       operationId: "listTags",
-      method: "GET", url: BASE, auth: "apiKey", tags: TAGS, summary: "List the project's tags",
+      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's tags",
       params: ProjectParams,
       responses: { 200: z.array(TagBrief) },
-      handler: async ({ auth, params }) => (await service.list(auth, params.org_id, params.project_id)).map(presentTag),
+      handler: async ({ project }) => (await service.list(project)).map(presentTag),
     }),
     route({
       operationId: "createTag",
       errors: { 409: "a tag of the project has this name, case aside (nom_deja_utilise)" },
-      method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201, summary: "Create a tag (names unique per project, case-insensitive)",
+      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201, summary: "Create a tag (names unique per project, case-insensitive)",
       params: ProjectParams, body: TagIn,
       responses: { 201: TagBrief },
-      handler: async ({ auth, params, body }) => presentTag(await service.create(auth, params.org_id, params.project_id, body)),
+      handler: async ({ project, body }) => presentTag(await service.create(project, body)),
     }),
     route({
       operationId: "updateTag",
       errors: { 409: "a tag of the project has this name, case aside (nom_deja_utilise)" },
-      method: "PATCH", url: `${BASE}/:tag_id`, auth: "apiKey", scope: WRITE, tags: TAGS, summary: "Rename or recolour a tag",
+      method: "PATCH", url: `${BASE}/:tag_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Rename or recolour a tag",
       params: TagParams, body: TagUpdateIn,
       responses: { 200: TagBrief },
-      handler: async ({ auth, params, body }) => presentTag(await service.update(auth, params.org_id, params.project_id, params.tag_id, body)),
+      handler: async ({ project, params, body }) => presentTag(await service.update(project, params.tag_id, body)),
     }),
     route({
       operationId: "deleteTag",
-      method: "DELETE", url: `${BASE}/:tag_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204, summary: "Delete a tag (detached everywhere)",
+      method: "DELETE", url: `${BASE}/:tag_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete a tag (detached everywhere)",
       params: TagParams,
       responses: { 204: null },
-      handler: async ({ auth, params }) => {
-        await service.delete(auth, params.org_id, params.project_id, params.tag_id);
+      handler: async ({ project, params }) => {
+        await service.delete(project, params.tag_id);
       },
     }),
   ];

@@ -20,6 +20,6 @@ export const TagRefIn = z.object({ tag_id: z.uuid() }).meta({ id: "TagRefIn" });
 
 export const TagParams = ProjectParams.extend({ tag_id: z.uuid() });
 
-export type TagBriefOut = z.infer<typeof TagBrief>;
-export type TagInT = z.output<typeof TagIn>;
-export type TagUpdateInT = z.output<typeof TagUpdateIn>;
+export type TagBrief = z.infer<typeof TagBrief>;
+export type TagIn = z.output<typeof TagIn>;
+export type TagUpdateIn = z.output<typeof TagUpdateIn>;

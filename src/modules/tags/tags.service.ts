@@ -1,55 +1,49 @@
-import type { ApiKeyContext } from "../../platform/auth/context.js";
+import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { bumpVersions } from "../../platform/db/versions.js";
 import { alertsVersion } from "../../matching/matcher.js";
-import { Conflict, NotFound, ValidationFailed } from "../../platform/errors.js";
-import { valueError } from "../../platform/http/pydantic.js";
-import { getProjectForKey } from "../projects/projects.service.js";
+import { Conflict, invalid, NotFound, type Loc } from "../../platform/errors.js";
+import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { tagsRepository as repo, type TagRow } from "./tags.repository.js";
-import type { TagInT, TagUpdateInT } from "./tags.schemas.js";
-
-export const TAG_NOT_FOUND = "Tag introuvable";
+import type { TagIn, TagUpdateIn } from "./tags.schemas.js";
 
 /** 422 on `loc` unless every tag id is one of the project's tags. */
-export async function checkTagIds(ex: Executor, projectId: string, ids: string[], loc: (string | number)[]): Promise<void> {
+export async function checkTagIds(ex: Executor, projectId: string, ids: string[], loc: Loc): Promise<void> {
   const found = await repo.existing(ex, projectId, ids);
   const missing = ids.filter((id) => !found.has(id));
-  if (missing.length) throw new ValidationFailed([valueError(loc, `tag inconnu dans ce projet : ${missing.join(", ")}`, missing)]);
+  if (missing.length) throw invalid(loc, INVALID.unknownTags(missing), missing);
 }
 
 /** A tag of the project, or 404. */
 export async function getTag(ex: Executor, projectId: string, tagId: string): Promise<TagRow> {
   const tag = await repo.get(ex, projectId, tagId);
-  if (!tag) throw new NotFound(TAG_NOT_FOUND);
+  if (!tag) throw new NotFound(NOT_FOUND.tag);
   return tag;
 }
 
 function nameTaken(name: string): Conflict {
-  return new Conflict("nom_deja_utilise", `Un tag nommé « ${name} » existe déjà dans ce projet`);
+  return new Conflict(CONFLICT.nameTaken.code, CONFLICT.nameTaken.message("Un tag nommé", name, " dans ce projet"));
 }
 
 /** Tags of a project (attached to alerts and stack items). */
 export class TagsService {
   constructor(private readonly db: Db) {}
 
-  async list(ctx: ApiKeyContext, orgId: string, projectId: string): Promise<TagRow[]> {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
-    return repo.list(this.db, projectId);
+  async list(project: ProjectScope): Promise<TagRow[]> {
+    return repo.list(this.db, project.id);
   }
 
-  async create(ctx: ApiKeyContext, orgId: string, projectId: string, body: TagInT): Promise<TagRow> {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async create(project: ProjectScope, body: TagIn): Promise<TagRow> {
     try {
-      return await repo.insert(this.db, { projectId, name: body.name, color: body.color });
+      return await repo.insert(this.db, { projectId: project.id, name: body.name, color: body.color });
     } catch (err) {
       if (isUniqueViolation(err, "tags_project_name_uq")) throw nameTaken(body.name);
       throw err;
     }
   }
 
-  async update(ctx: ApiKeyContext, orgId: string, projectId: string, tagId: string, body: TagUpdateInT): Promise<TagRow> {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async update({ id: projectId }: ProjectScope, tagId: string, body: TagUpdateIn): Promise<TagRow> {
     try {
       const patch = { ...(body.name !== undefined && { name: body.name }), ...(body.color !== undefined && { color: body.color }) };
       // A renamed tag changes what the alert list's `tag` filter selects: cached counts go.
@@ -58,7 +52,7 @@ export class TagsService {
         if (r && patch.name !== undefined) await bumpVersions(tx, [alertsVersion(projectId)]);
         return r;
       });
-      if (!row) throw new NotFound(TAG_NOT_FOUND);
+      if (!row) throw new NotFound(NOT_FOUND.tag);
       return row;
     } catch (err) {
       if (isUniqueViolation(err, "tags_project_name_uq")) throw nameTaken(body.name ?? "");
@@ -66,13 +60,12 @@ export class TagsService {
     }
   }
 
-  async delete(ctx: ApiKeyContext, orgId: string, projectId: string, tagId: string): Promise<void> {
-    await getProjectForKey(this.db, ctx, orgId, projectId);
+  async delete(project: ProjectScope, tagId: string): Promise<void> {
     const deleted = await this.db.transaction(async (tx) => {
-      const d = await repo.delete(tx, projectId, tagId);
-      if (d) await bumpVersions(tx, [alertsVersion(projectId)]);
+      const d = await repo.delete(tx, project.id, tagId);
+      if (d) await bumpVersions(tx, [alertsVersion(project.id)]);
       return d;
     });
-    if (!deleted) throw new NotFound(TAG_NOT_FOUND);
+    if (!deleted) throw new NotFound(NOT_FOUND.tag);
   }
 }

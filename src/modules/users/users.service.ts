@@ -2,9 +2,9 @@ import type { Db } from "../../platform/db/client.js";
 import { hashPassword } from "../../platform/auth/secrets.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { ROLES, type Role } from "../../platform/db/schema/index.js";
-import { Conflict, NotFound, ValidationFailed } from "../../platform/errors.js";
-import { valueError, type PydanticError } from "../../platform/http/pydantic.js";
+import { Conflict, Invalid, NotFound, type Issue } from "../../platform/errors.js";
 import { isUuid } from "../../platform/ids.js";
+import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { organizationsRepository } from "../organizations/organizations.repository.js";
 import { usersRepository as repo, type UserRow } from "./users.repository.js";
 
@@ -21,14 +21,14 @@ export class UsersService {
 
   async create(input: { email: string; password: string; orgId?: string; role?: string }): Promise<{ user: UserRow; orgId: string | null; role: Role | null }> {
     const email = normaliseEmail(input.email);
-    const errors: PydanticError[] = [];
-    if (!EMAIL.test(email) || email.length > 254) errors.push(valueError(["email"], "adresse e-mail invalide", input.email));
-    if (input.password.length < 8 || input.password.length > 1024) errors.push(valueError(["password"], "le mot de passe doit faire de 8 à 1024 caractères", "[redacted]"));
-    if (input.role !== undefined && !(ROLES as readonly string[]).includes(input.role)) errors.push(valueError(["role"], `rôle inconnu (rôles : ${ROLES.join(", ")})`, input.role));
-    if (input.role !== undefined && input.orgId === undefined) errors.push(valueError(["role"], "--role demande --org", input.role));
-    if (errors.length) throw new ValidationFailed(errors);
+    const errors: Issue[] = [];
+    if (!EMAIL.test(email) || email.length > 254) errors.push({ loc: ["email"], message: INVALID.email, input: input.email });
+    if (input.password.length < 8 || input.password.length > 1024) errors.push({ loc: ["password"], message: INVALID.passwordLength, input: "[redacted]" });
+    if (input.role !== undefined && !(ROLES as readonly string[]).includes(input.role)) errors.push({ loc: ["role"], message: INVALID.unknownRole(ROLES), input: input.role });
+    if (input.role !== undefined && input.orgId === undefined) errors.push({ loc: ["role"], message: INVALID.roleWithoutOrg, input: input.role });
+    if (errors.length) throw new Invalid(errors);
     if (input.orgId !== undefined && (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId)))) {
-      throw new NotFound("Organisation introuvable");
+      throw new NotFound(NOT_FOUND.organization);
     }
     const passwordHash = await hashPassword(input.password);
     const role = input.orgId ? ((input.role as Role | undefined) ?? "member") : null;
@@ -40,7 +40,7 @@ export class UsersService {
       });
       return { user, orgId: input.orgId ?? null, role };
     } catch (err) {
-      if (isUniqueViolation(err)) throw new Conflict("email_deja_utilise", `Un compte existe déjà pour ${email}`);
+      if (isUniqueViolation(err)) throw new Conflict(CONFLICT.emailTaken.code, CONFLICT.emailTaken.message(email));
       throw err;
     }
   }

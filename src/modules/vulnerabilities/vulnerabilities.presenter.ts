@@ -1,9 +1,9 @@
 import { palier } from "../../matching/priority.js";
 import type { PublicVulnWithSignals } from "./vulnerabilities.repository.js";
-import type { PublicVuln } from "./vulnerabilities.schemas.js";
+import type { PublicVulnOut } from "./vulnerabilities.schemas.js";
 
 /** An advisory: its packages or products as `correspondances`, the linked CVEs' signals. */
-export function presentPublicVuln(v: PublicVulnWithSignals): PublicVuln {
+export function presentPublicVuln(v: PublicVulnWithSignals): PublicVulnOut {
   const data = v.data as { packages?: Record<string, unknown>[]; produits?: string[] };
   const signaux = [v.kev ? "kev" : null, v.poc ? "poc" : null, v.epss !== null ? "epss" : null].filter((s): s is string => s !== null);
   return {

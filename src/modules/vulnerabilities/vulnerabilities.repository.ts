@@ -2,7 +2,7 @@ import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { likeContains } from "../../platform/db/sql.js";
 import { cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
-import type { VulnListQueryT } from "./vulnerabilities.schemas.js";
+import type { VulnListQuery } from "./vulnerabilities.schemas.js";
 
 export type PublicVulnRow = typeof publicVulns.$inferSelect;
 /** An advisory with the signals of the CVEs it covers. */
@@ -22,7 +22,7 @@ const WITH_SIGNALS = {
 
 /** SQL of public advisories. */
 export const vulnerabilitiesRepository = {
-  async list(ex: Executor, q: VulnListQueryT): Promise<{ rows: PublicVulnWithSignals[]; total: number }> {
+  async list(ex: Executor, q: VulnListQuery): Promise<{ rows: PublicVulnWithSignals[]; total: number }> {
     const where: SQL[] = [];
     if (q.source) where.push(eq(publicVulns.source, q.source));
     if (q.q) {

@@ -23,5 +23,5 @@ export const VulnListQuery = z.object({
   ...PAGING,
 });
 
-export type PublicVuln = z.infer<typeof PublicVulnOut>;
-export type VulnListQueryT = z.output<typeof VulnListQuery>;
+export type PublicVulnOut = z.infer<typeof PublicVulnOut>;
+export type VulnListQuery = z.output<typeof VulnListQuery>;

@@ -1,6 +1,6 @@
 import type { StoredGraph } from "../../engine/graph.js";
 import type { RunRow, WorkflowListRow, WorkflowRow } from "./workflows.repository.js";
-import type { RunOut, WorkflowItemOut, WorkflowOut } from "./workflows.schemas.js";
+import type { Run, WorkflowItem, Workflow } from "./workflows.schemas.js";
 
 /**
  * The graph with its keys in reading order (jsonb stores object keys sorted by length, which
@@ -19,7 +19,7 @@ export function presentGraph(g: StoredGraph): StoredGraph {
   };
 }
 
-export function presentWorkflow(w: WorkflowRow): WorkflowOut {
+export function presentWorkflow(w: WorkflowRow): Workflow {
   return {
     id: w.id,
     name: w.name,
@@ -28,13 +28,13 @@ export function presentWorkflow(w: WorkflowRow): WorkflowOut {
     is_default: w.isDefault,
     family: w.family,
     version: w.version,
-    graph: presentGraph(w.graph as StoredGraph) as WorkflowOut["graph"],
+    graph: presentGraph(w.graph as StoredGraph) as Workflow["graph"],
     created_at: w.createdAt.toISOString(),
     updated_at: w.updatedAt.toISOString(),
   };
 }
 
-export function presentWorkflowItem(w: WorkflowListRow): WorkflowItemOut {
+export function presentWorkflowItem(w: WorkflowListRow): WorkflowItem {
   return {
     id: w.id!,
     name: w.name,
@@ -45,7 +45,7 @@ export function presentWorkflowItem(w: WorkflowListRow): WorkflowItemOut {
   };
 }
 
-export function presentRun(r: RunRow): RunOut {
+export function presentRun(r: RunRow): Run {
   return {
     id: r.id,
     workflow_id: r.workflowId,

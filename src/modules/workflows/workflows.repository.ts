@@ -7,7 +7,7 @@ export type WorkflowRow = typeof workflows.$inferSelect;
 export type RunRow = typeof workflowRuns.$inferSelect;
 
 export interface WorkflowListRow {
-  id: string | null;
+  id: string;
   name: string;
   is_enabled: boolean;
   is_default: boolean;
@@ -15,25 +15,32 @@ export interface WorkflowListRow {
   updated_at: Date;
 }
 
-// Hot path: one prepared statement answers both "does the project exist in this organization"
-// (zero rows) and "its workflows" (one row with null id when it has none).
+// The list alone, the project being resolved by the route (ProjectAccess, cached). It replaced one
+// statement that also checked the project's organization: in the steady state neither runs (the
+// resolution and the list are cached), and on a miss — the first list after a change of the
+// project's workflows, in each process — resolve-then-list measured 0.66 ms against 0.44 ms
+// (PostgreSQL; PGlite 1.80 against 1.52 ms, loaded 2-core machine): 0.2 ms once per change,
+// for tenancy decided in one place rather than again in this query.
 const LIST_SQL = `
-select w.id, w.name, w.is_enabled, w.is_default, w.created_at, w.updated_at
-from projects p
-left join workflows w on w.project_id = p.id
-where p.id = $1 and p.org_id = $2
-order by w.created_at, w.id`;
+select id, name, is_enabled, is_default, created_at, updated_at
+from workflows
+where project_id = $1
+order by created_at, id`;
 
 /** Idempotency keys older than this are forgotten (and purged by the maintenance job). */
 export const IDEMPOTENCY_RETENTION = "48 hours";
 
 /** SQL of workflows, their runs and creation idempotency keys; every method takes its tenant. */
 export const workflowsRepository = {
-  /** Workflows of a project, or null when the project is not in the organization. */
-  async listForProject(database: Database, orgId: string, projectId: string): Promise<WorkflowListRow[] | null> {
-    const rows = await database.raw<WorkflowListRow>("vigie_workflows_list", LIST_SQL, [projectId, orgId]);
-    if (!rows.length) return null;
-    return rows[0]!.id === null ? [] : rows;
+  /** Workflows of a project. */
+  async listForProject(database: Database, projectId: string): Promise<WorkflowListRow[]> {
+    return database.raw<WorkflowListRow>("vigie_workflows_list", LIST_SQL, [projectId]);
+  },
+
+  /** The name of a project (a fact of the dry run). */
+  async projectName(ex: Executor, projectId: string): Promise<string> {
+    const [row] = await ex.select({ name: projects.name }).from(projects).where(eq(projects.id, projectId));
+    return row!.name;
   },
 
   async insert(

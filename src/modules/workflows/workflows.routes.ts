@@ -1,5 +1,7 @@
 import { z } from "zod";
+import { NotFound } from "../../platform/errors.js";
 import { route, type RouteDef } from "../../platform/http/route.js";
+import { NOT_FOUND } from "../../platform/messages.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { presentRun, presentWorkflow, presentWorkflowItem } from "./workflows.presenter.js";
 import {
@@ -30,27 +32,27 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
   return [
     route({
       operationId: "listWorkflows",
-      method: "GET", url: BASE, auth: "apiKey", tags: TAGS,
+      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS,
       summary: "List the project's workflows (without their graph)",
       params: ProjectParams,
       responses: { 200: z.array(WorkflowItem) },
-      handler: async ({ auth, params, reply }) => {
+      handler: async ({ project, reply }) => {
         reply.type("application/json; charset=utf-8");
-        return listBody(await service.list(auth, params.org_id, params.project_id));
+        return listBody(await service.list(project));
       },
     }),
     route({
       operationId: "createWorkflow",
       errors: { 409: "the Idempotency-Key was used with another body (cle_idempotence_reutilisee), or the name is taken on the project (nom_deja_utilise)" },
-      method: "POST", url: BASE, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Create a workflow (graph form or short form)",
       description: "Requires an Idempotency-Key header. The same key with the same body answers 200 with the workflow as it is now; with another body, 409.",
       params: ProjectParams,
       headers: IdempotencyHeaders,
       body: WorkflowEcritureIn,
       responses: { 201: Workflow, 200: Workflow },
-      handler: async ({ auth, params, headers, body, reply }) => {
-        const { workflow, created } = await service.create(auth, params.org_id, params.project_id, headers["idempotency-key"], body);
+      handler: async ({ project, headers, body, reply }) => {
+        const { workflow, created } = await service.create(project, headers["idempotency-key"], body);
         reply.code(created ? 201 : 200);
         return presentWorkflow(workflow);
       },
@@ -58,64 +60,61 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
     route({
       operationId: "updateWorkflow",
       errors: { 409: "version is not the current one (version_perimee, with current_version), or the name is taken (nom_deja_utilise)" },
-      method: "PATCH", url: `${BASE}/:workflow_id`, auth: "apiKey", scope: WRITE, tags: TAGS,
+      method: "PATCH", url: `${BASE}/:workflow_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS,
       summary: "Update a workflow (optimistic concurrency on version)",
       params: WorkflowParams,
       body: WorkflowMiseAJourIn,
       responses: { 200: Workflow },
-      handler: async ({ auth, params, body }) =>
-        presentWorkflow(await service.update(auth, params.org_id, params.project_id, params.workflow_id, body)),
+      handler: async ({ project, params, body }) => presentWorkflow(await service.update(project, params.workflow_id, body)),
     }),
     route({
       operationId: "setWorkflowEnabled",
-      method: "PATCH", url: `${BASE}/:workflow_id/enabled`, auth: "apiKey", scope: WRITE, tags: TAGS,
+      method: "PATCH", url: `${BASE}/:workflow_id/enabled`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS,
       summary: "Enable or disable a workflow (increments version)",
       params: WorkflowParams,
       body: WorkflowActivationIn,
       responses: { 200: Workflow },
-      handler: async ({ auth, params, body }) =>
-        presentWorkflow(await service.setEnabled(auth, params.org_id, params.project_id, params.workflow_id, body.enabled)),
+      handler: async ({ project, params, body }) => presentWorkflow(await service.setEnabled(project, params.workflow_id, body.enabled)),
     }),
     route({
       operationId: "deleteWorkflow",
       errors: { 409: "the project's default workflow (workflow_par_defaut), or its last one (dernier_workflow)" },
-      method: "DELETE", url: `${BASE}/:workflow_id`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 204,
+      method: "DELETE", url: `${BASE}/:workflow_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204,
       summary: "Delete a workflow (not the default one, nor the last one)",
       params: WorkflowParams,
       responses: { 204: null },
-      handler: async ({ auth, params }) => {
-        await service.delete(auth, params.org_id, params.project_id, params.workflow_id);
+      handler: async ({ project, params }) => {
+        await service.delete(project, params.workflow_id);
       },
     }),
     route({
       operationId: "listWorkflowRuns",
-      method: "GET", url: `${BASE}/:workflow_id/runs`, auth: "apiKey", tags: TAGS,
+      method: "GET", url: `${BASE}/:workflow_id/runs`, auth: "apiKey", project: true, tags: TAGS,
       summary: "List a workflow's runs, newest first",
       params: WorkflowParams,
       query: RunsQuery,
       responses: { 200: z.array(Run) },
-      handler: async ({ auth, params, query }) =>
-        (await service.runs(auth, params.org_id, params.project_id, params.workflow_id, query.limit)).map(presentRun),
+      handler: async ({ project, params, query }) => (await service.runs(project, params.workflow_id, query.limit)).map(presentRun),
     }),
     route({
       operationId: "dryRunWorkflow",
-      method: "POST", url: `${BASE}/:workflow_id/dry-run`, auth: "apiKey", scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: `${BASE}/:workflow_id/dry-run`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Evaluate a workflow against a CVE without acting; records a dry_run run",
       params: WorkflowParams,
       body: DryRunIn,
       responses: { 201: DryRunOut },
-      handler: async ({ auth, params, body }) => {
-        const r = await service.dryRun(auth, params.org_id, params.project_id, params.workflow_id, body.cve_id);
+      handler: async ({ project, params, body }) => {
+        const r = await service.dryRun(project, params.workflow_id, body.cve_id);
         return { ...presentRun(r.run), cve_connue: r.cve_connue, avertissement: r.avertissement, noeuds: r.noeuds };
       },
     }),
     route({
       operationId: "getProjectWorkflow",
-      method: "GET", url: "/projects/:project_id/workflows/:workflow_id", auth: "session", tags: ["session"],
+      method: "GET", url: "/projects/:project_id/workflows/:workflow_id", auth: "session", project: true, tags: ["session"],
       summary: "Read a project workflow with its graph (session cookie or account token)",
       params: z.object({ project_id: z.uuid(), workflow_id: z.uuid() }),
       responses: { 200: Workflow },
-      handler: async ({ auth, params }) => presentWorkflow(await service.getForMember(auth, params.project_id, params.workflow_id)),
+      handler: async ({ project, params }) => presentWorkflow(await service.get(project, params.workflow_id)),
     }),
     route({
       operationId: "getOrganizationWorkflow",
@@ -123,7 +122,10 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
       summary: "Read an organization workflow (applies to every project) with its graph",
       params: z.object({ org_id: z.uuid(), workflow_id: z.uuid() }),
       responses: { 200: Workflow },
-      handler: async ({ auth, params }) => presentWorkflow(await service.getOrgWorkflowForMember(auth, params.org_id, params.workflow_id)),
+      handler: async ({ auth, params }) => {
+        if (!auth.roles.has(params.org_id)) throw new NotFound(NOT_FOUND.organization);
+        return presentWorkflow(await service.getOrgWorkflow(params.org_id, params.workflow_id));
+      },
     }),
   ];
 }

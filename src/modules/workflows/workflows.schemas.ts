@@ -85,8 +85,11 @@ export const WorkflowParams = z.object({ org_id: z.uuid(), project_id: z.uuid(),
 export const RunsQuery = z.object({ limit: z.int().min(1).max(200).default(50) });
 export const IdempotencyHeaders = z.object({ "idempotency-key": z.string().min(1).max(255) });
 
-export type WorkflowOut = z.infer<typeof Workflow>;
-export type WorkflowItemOut = z.infer<typeof WorkflowItem>;
-export type RunOut = z.infer<typeof Run>;
-export type WorkflowEcriture = z.output<typeof WorkflowEcritureIn>;
-export type WorkflowMiseAJour = z.output<typeof WorkflowMiseAJourIn>;
+// Naming rule, everywhere: a schema and its type share one name. The type is what validation
+// returns — z.output, which z.infer is — so defaults and transforms are applied in it; nothing
+// here types the raw input (z.input).
+export type Workflow = z.infer<typeof Workflow>;
+export type WorkflowItem = z.infer<typeof WorkflowItem>;
+export type Run = z.infer<typeof Run>;
+export type WorkflowEcritureIn = z.output<typeof WorkflowEcritureIn>;
+export type WorkflowMiseAJourIn = z.output<typeof WorkflowMiseAJourIn>;

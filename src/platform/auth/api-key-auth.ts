@@ -1,6 +1,7 @@
 import type { CacheFeed, NotifiedCache } from "../db/cache-feed.js";
 import type { Database } from "../db/client.js";
 import { TooManyRequests, Unauthorized } from "../errors.js";
+import { AUTH } from "../messages.js";
 import type { ApiKeyContext } from "./context.js";
 import { RateLimiter, type RateLimitState, type WindowQuota } from "./rate-limiter.js";
 import { API_KEY_PREFIX, hashToken } from "./secrets.js";
@@ -68,21 +69,19 @@ export class ApiKeyAuthenticator {
   async authenticate(authorization: string | undefined): Promise<ApiKeyAuthResult> {
     const token = bearerToken(authorization);
     if (!token) throw new Unauthorized();
-    if (!token.startsWith(API_KEY_PREFIX)) throw new Unauthorized("Clé d'API invalide ou révoquée");
+    if (!token.startsWith(API_KEY_PREFIX)) throw new Unauthorized(AUTH.invalidApiKey);
     const hash = hashToken(token);
     let entry = this.cache.get(hash);
     if (!entry) {
       const ticket = this.cache.ticket();
       const [row] = await this.database.raw<Row>("vigie_api_key_lookup", LOOKUP_SQL, [hash]);
-      if (!row) throw new Unauthorized("Clé d'API invalide ou révoquée");
+      if (!row) throw new Unauthorized(AUTH.invalidApiKey);
       entry = { ctx: toContext(row), limit: row.plan_limit ?? this.defaultLimit };
       this.cache.set(hash, entry, ticket);
     }
     const { allowed, quota } = await this.limiter.hit(entry.ctx.orgId, entry.ctx.keyId, entry.limit);
     if (!allowed) {
-      const err = new TooManyRequests(`Limite de ${quota.limit} appels par heure atteinte pour cette organisation`, quota.resetAt - Date.now() / 1000);
-      Object.assign(err.headers!, rateHeaders(quota.state()));
-      throw err;
+      throw new TooManyRequests(AUTH.hourlyLimit(quota.limit), quota.resetAt - Date.now() / 1000, quota.state());
     }
     return { ctx: entry.ctx, quota };
   }

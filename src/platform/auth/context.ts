@@ -31,3 +31,19 @@ export interface SessionContext {
 export function keyAllowsProject(ctx: ApiKeyContext, projectId: string): boolean {
   return ctx.projectIds === null || ctx.projectIds.has(projectId);
 }
+
+/** A project its caller may work in, resolved where the route is declared (`project: true`) before the handler runs. */
+export interface ProjectScope {
+  id: string;
+  orgId: string;
+}
+
+/**
+ * The one place that decides tenancy for /api/v1 and the session API: the project a caller may
+ * reach, or null when it does not exist for them — another organization, outside an API key's
+ * restriction, a user who is not a member, or absent (the route answers 404 « Projet introuvable »).
+ */
+export interface ProjectResolver {
+  /** `orgId`: the organization the path names (the /api/v1 routes); the session routes name none. */
+  resolve(caller: ApiKeyContext | SessionContext, projectId: string, orgId?: string): Promise<ProjectScope | null>;
+}

@@ -4,6 +4,12 @@ import type { Database } from "./client.js";
 export const CACHE_CHANNEL = "vigie_cache";
 
 /**
+ * The topic of per-project caches: the triggers of migration 0011 notify 'workflows:<project id>' at
+ * every change to a project's organization, its deletion, and every change to its workflows.
+ */
+export const PROJECT_TOPIC = "workflows";
+
+/**
  * Caches of database rows in the memory of each server process, kept true across processes by
  * LISTEN/NOTIFY, so that the hot paths answer without a round trip.
  *
@@ -21,15 +27,15 @@ export const CACHE_CHANNEL = "vigie_cache";
  */
 export class CacheFeed {
   private listening = false;
-  private readonly caches = new Map<string, NotifiedCache<unknown>>();
+  private readonly caches = new Map<string, NotifiedCache<unknown>[]>();
   private stop: (() => Promise<void>) | null = null;
 
   constructor(private readonly database: Database) {}
 
-  /** A cache that the notifications of `topic` invalidate; at most `max` entries (oldest dropped first). */
+  /** A cache that the notifications of `topic` invalidate (several caches may share one); at most `max` entries (oldest dropped first). */
   cache<V>(topic: string, max: number): NotifiedCache<V> {
     const cache = new NotifiedCache<V>(this, max);
-    this.caches.set(topic, cache as NotifiedCache<unknown>);
+    this.caches.set(topic, [...(this.caches.get(topic) ?? []), cache as NotifiedCache<unknown>]);
     return cache;
   }
 
@@ -53,15 +59,15 @@ export class CacheFeed {
 
   private message(payload: string): void {
     const colon = payload.indexOf(":");
-    const cache = this.caches.get(colon < 0 ? payload : payload.slice(0, colon));
-    if (!cache) return;
-    if (colon < 0) cache.clear();
-    else cache.drop(payload.slice(colon + 1));
+    for (const cache of this.caches.get(colon < 0 ? payload : payload.slice(0, colon)) ?? []) {
+      if (colon < 0) cache.clear();
+      else cache.drop(payload.slice(colon + 1));
+    }
   }
 
   private status(listening: boolean): void {
     this.listening = listening;
-    for (const cache of this.caches.values()) cache.clear();
+    for (const caches of this.caches.values()) for (const cache of caches) cache.clear();
   }
 }
 

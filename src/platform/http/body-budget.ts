@@ -1,16 +1,11 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { DomainError } from "../errors.js";
+import { HttpError } from "./error-body.js";
 
 /** 503: the budget of buffered request bodies is spent; the connection is closed after the answer. */
-export class BodyBudgetExceeded extends DomainError {
+export class BodyBudgetExceeded extends HttpError {
   readonly status = 503;
-  override headers = { connection: "close", "retry-after": "5" };
-  constructor() {
-    super("Trop de corps de requête en cours de réception : réessayez plus tard");
-  }
-  get detail() {
-    return this.message;
-  }
+  override readonly headers = { connection: "close", "retry-after": "5" };
+  readonly detail = "Trop de corps de requête en cours de réception : réessayez plus tard";
 }
 
 /**

@@ -30,9 +30,10 @@
  *    (email, url, datetime…) are validated as plain `str`.
  */
 import { z } from "zod";
+import type { Issue, Loc } from "../errors.js";
 import { parsePythonDate } from "./pydate.js";
 
-export type Loc = (string | number)[];
+export type { Loc };
 export interface PydanticError {
   type: string;
   loc: Loc;
@@ -53,6 +54,15 @@ export function missing(loc: Loc, input: unknown): PydanticError {
  */
 export function valueError(loc: Loc, message: string, input: unknown): PydanticError {
   return { type: "value_error", loc, msg: `Value error, ${message}`, input, ctx: { error: {} } };
+}
+
+/**
+ * An error of this validator as a domain issue (the inverse of http/error-body's issueItem), for the
+ * checks a service runs with it (a workflow graph): a value_error is a rule, any other a schema check.
+ */
+export function issueOf(e: PydanticError): Issue {
+  if (e.type === "value_error") return { loc: e.loc, message: e.msg.replace(/^Value error, /, ""), input: e.input };
+  return { loc: e.loc, message: e.msg, input: e.input, check: { type: e.type, ...(e.ctx ? { ctx: e.ctx } : {}) } };
 }
 
 /**

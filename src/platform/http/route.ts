@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { z } from "zod";
-import type { ApiKeyContext, SessionContext } from "../auth/context.js";
-import { Forbidden } from "../errors.js";
+import type { ApiKeyContext, ProjectResolver, ProjectScope, SessionContext } from "../auth/context.js";
+import { Forbidden, NotFound } from "../errors.js";
+import { AUTH, NOT_FOUND } from "../messages.js";
 import { decodeBody, validateRequest, type RawRequest } from "./validation.js";
 
 export type AuthMode = "apiKey" | "session" | "none";
@@ -11,12 +12,14 @@ export type DeclaredError = 401 | 409 | 429;
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type AuthOf<M extends AuthMode> = M extends "apiKey" ? ApiKeyContext : M extends "session" ? SessionContext : null;
 
-export interface RouteInput<P, Q, H, B, A> {
+export interface RouteInput<P, Q, H, B, A, J> {
   params: Out<P>;
   query: Out<Q>;
   headers: Out<H>;
   body: Out<B>;
   auth: A;
+  /** The project the path names, resolved against the caller (routes declaring `project: true`). */
+  project: J extends true ? ProjectScope : undefined;
   req: FastifyRequest;
   reply: FastifyReply;
 }
@@ -28,6 +31,7 @@ export interface RouteDef<
   H extends z.ZodObject | undefined = z.ZodObject | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
   M extends AuthMode = AuthMode,
+  J extends true | undefined = true | undefined,
 > {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   url: string;
@@ -36,6 +40,11 @@ export interface RouteDef<
   auth: M;
   /** Scope the API key must hold (checked before request validation, as a FastAPI dependency would be). */
   scope?: string;
+  /**
+   * The path's project_id (and org_id on /api/v1) is resolved against the caller after request
+   * validation (ProjectResolver): 404 « Projet introuvable » before the handler, else `input.project`.
+   */
+  project?: J;
   summary: string;
   description?: string;
   tags: string[];
@@ -51,7 +60,7 @@ export interface RouteDef<
    * when: e.g. `{ 409: "name already used (nom_deja_utilise)" }`.
    */
   errors?: Partial<Record<DeclaredError, string>>;
-  handler(input: RouteInput<P, Q, H, B, AuthOf<M>>): Promise<unknown>;
+  handler(input: RouteInput<P, Q, H, B, AuthOf<M>, J>): Promise<unknown>;
 }
 
 /** Identity helper that keeps each route's types. */
@@ -61,7 +70,8 @@ export function route<
   H extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   M extends AuthMode = AuthMode,
->(def: RouteDef<P, Q, H, B, M>): RouteDef {
+  J extends true | undefined = undefined,
+>(def: RouteDef<P, Q, H, B, M, J>): RouteDef {
   return def as unknown as RouteDef;
 }
 
@@ -81,7 +91,7 @@ declare module "fastify" {
 const ALL_METHODS: HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /** Registers the routes, plus a 405 answer for the other methods of each path. */
-export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: Authenticators): void {
+export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: Authenticators, projects: ProjectResolver): void {
   const methodsByUrl = new Map<string, Set<string>>();
   const operationIds = new Set<string>();
   for (const def of routes) {
@@ -90,6 +100,9 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
     const methods = methodsByUrl.get(def.url) ?? new Set<string>();
     methods.add(def.method);
     methodsByUrl.set(def.url, methods);
+    if (def.project && (def.auth === "none" || !def.params?.shape.project_id || (def.auth === "apiKey" && !def.params.shape.org_id))) {
+      throw new Error(`${def.operationId}: project resolution needs a credential and the path's project_id (and org_id under /api/v1)`);
+    }
     app.route({
       method: def.method,
       url: def.url,
@@ -105,11 +118,17 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
         const decoded = def.body ? decodeBody(raw) : undefined;
         const ctx = def.auth === "none" ? null : await auth[def.auth](req, reply);
         if (def.scope && ctx?.kind === "apiKey" && !ctx.scopes.has(def.scope)) {
-          throw new Forbidden(`Scope manquant : cette opération exige le scope « ${def.scope} » sur la clé d'API`);
+          throw new Forbidden(AUTH.missingScope(def.scope));
         }
         const input = validateRequest(def, raw, decoded);
+        let project: ProjectScope | undefined;
+        if (def.project) {
+          const { project_id, org_id } = input.params as { project_id: string; org_id?: string };
+          project = (await projects.resolve(ctx!, project_id, org_id)) ?? undefined;
+          if (!project) throw new NotFound(NOT_FOUND.project);
+        }
         reply.code(def.status ?? 200); // the handler may choose another success status
-        const result = await def.handler({ ...input, auth: ctx, req, reply } as never);
+        const result = await def.handler({ ...input, auth: ctx, project, req, reply } as never);
         if (reply.sent) return reply;
         if (result === undefined) return reply.send();
         return result;

@@ -7,8 +7,9 @@ import type { Logger } from "pino";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
 import type { HttpLimits } from "../../config.js";
-import { DomainError } from "../errors.js";
+import type { ProjectResolver } from "../auth/context.js";
 import { BodyBudget } from "./body-budget.js";
+import { errorAnswer } from "./error-body.js";
 import { tidyComponents } from "./openapi.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
 
@@ -16,6 +17,8 @@ export interface ServerOptions {
   logger: Logger;
   routes: RouteDef[];
   auth: Authenticators;
+  /** Resolves the project of the routes that declare `project: true`. */
+  projects: ProjectResolver;
   version: string;
   trustProxy: boolean;
   /** Timeouts, connection cap and body budget (config.http). */
@@ -93,10 +96,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   app.setErrorHandler((err, req, reply) => {
-    if (err instanceof DomainError) {
-      if (err.headers) reply.headers(err.headers);
-      return reply.code(err.status).send({ detail: err.detail });
-    }
+    const known = errorAnswer(err);
+    if (known) return reply.code(known.status).headers(known.headers).send(known.body);
     const status = (err as { statusCode?: number }).statusCode;
     if (status && status >= 400 && status < 500) {
       return reply.code(status).send({ detail: STATUS_CODES[status] ?? "Bad Request" });
@@ -131,6 +132,6 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
 
-  registerRoutes(app, opts.routes, opts.auth);
+  registerRoutes(app, opts.routes, opts.auth, opts.projects);
   return app;
 }

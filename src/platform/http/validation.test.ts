@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { BodyParseError, ValidationFailed } from "../errors.js";
+import { BodyParseError, RequestInvalid } from "./error-body.js";
 import { MAX_PAGE, PAGING } from "./paging.js";
 import { decodeBody, findNul, NUL_MESSAGE, validateRequest, type RawRequest } from "./validation.js";
 import type { PydanticError } from "./pydantic.js";
@@ -17,10 +17,10 @@ function failures(fn: () => unknown): PydanticError[] {
   try {
     fn();
   } catch (e) {
-    if (e instanceof ValidationFailed) return e.errors;
+    if (e instanceof RequestInvalid) return e.errors;
     throw e;
   }
-  throw new Error("expected a ValidationFailed");
+  throw new Error("expected a RequestInvalid");
 }
 
 const nul = (loc: (string | number)[], input: string) => ({ type: "value_error", loc, msg: `Value error, ${NUL_MESSAGE}`, input, ctx: { error: {} } });

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { BodyParseError, ValidationFailed } from "../errors.js";
+import { BodyParseError, RequestInvalid } from "./error-body.js";
 import { missing, validate, valueError, type Loc, type PydanticError } from "./pydantic.js";
 import { parsePythonJson } from "./pyjson.js";
 
@@ -121,7 +121,7 @@ export function decodeBody(req: RawRequest): unknown {
   const parsed = parsePythonJson(req.rawBody.charCodeAt(0) === 0xfeff ? req.rawBody.slice(1) : req.rawBody);
   if (!parsed.ok && "tooDeep" in parsed) throw new BodyParseError();
   if (!parsed.ok) {
-    throw new ValidationFailed([
+    throw new RequestInvalid([
       { type: "json_invalid", loc: ["body", parsed.pos], msg: "JSON decode error", input: {}, ctx: { error: parsed.msg } },
     ]);
   }
@@ -130,7 +130,7 @@ export function decodeBody(req: RawRequest): unknown {
 
 /**
  * Validates path, query, header and body in FastAPI's order and returns the coerced values;
- * every failure of every part comes in one ValidationFailed.
+ * every failure of every part comes in one RequestInvalid.
  */
 export function validateRequest(schemas: RequestSchemas, req: RawRequest, body: unknown) {
   const errors: PydanticError[] = [];
@@ -149,6 +149,6 @@ export function validateRequest(schemas: RequestSchemas, req: RawRequest, body: 
       if (errors.length === before) value = validate(schemas.body, body, ["body"], errors);
     }
   }
-  if (errors.length) throw new ValidationFailed(errors);
+  if (errors.length) throw new RequestInvalid(errors);
   return { params, query, headers, body: value };
 }

@@ -1,0 +1,61 @@
+import { describe, expect, it, vi } from "vitest";
+import { z } from "zod";
+import { loadConfig } from "../../config.js";
+import type { ApiKeyContext, ProjectResolver } from "../auth/context.js";
+import { Unauthorized } from "../errors.js";
+import { createLogger } from "../log.js";
+import { responsesOf, route, type RouteDef } from "./route.js";
+import { buildServer } from "./server.js";
+
+const ORG = "00000000-0000-4000-8000-000000000001";
+const PROJECT = "00000000-0000-4000-8000-000000000002";
+const KEY: ApiKeyContext = { kind: "apiKey", keyId: "k", orgId: ORG, orgName: "o", scopes: new Set(), projectIds: null, plan: null };
+
+async function serve(routes: RouteDef[], projects: ProjectResolver) {
+  return buildServer({
+    logger: createLogger("silent"),
+    version: "test",
+    trustProxy: false,
+    limits: loadConfig({}).http,
+    auth: {
+      apiKey: async (req) => { if (!req.headers.authorization) throw new Unauthorized(); return KEY; },
+      session: async () => { throw new Unauthorized(); },
+    },
+    projects,
+    routes,
+  });
+}
+
+describe("project: true on a route", () => {
+  const params = z.object({ org_id: z.uuid(), project_id: z.uuid() });
+
+  it("resolves the path's project against the caller before the handler: 404 « Projet introuvable » when the resolver refuses, the handler not called", async () => {
+    const handler = vi.fn(async ({ project }: { project: { id: string } }) => ({ id: project.id }));
+    const resolve = vi.fn<ProjectResolver["resolve"]>(async (_caller, projectId) => (projectId === PROJECT ? { id: PROJECT, orgId: ORG } : null));
+    const app = await serve([route({ method: "GET", url: "/p/:org_id/:project_id", operationId: "p", auth: "apiKey", project: true, tags: ["t"], summary: "p", params, responses: { 200: null }, handler })], { resolve });
+    const auth = { authorization: "Bearer x" };
+    const other = await app.inject({ method: "GET", url: `/p/${ORG}/00000000-0000-4000-8000-000000000003`, headers: auth });
+    expect([other.statusCode, other.json()]).toEqual([404, { detail: "Projet introuvable" }]);
+    expect(handler).not.toHaveBeenCalled();
+    const own = await app.inject({ method: "GET", url: `/p/${ORG}/${PROJECT}`, headers: auth });
+    expect([own.statusCode, own.json()]).toEqual([200, { id: PROJECT }]);
+    expect(resolve).toHaveBeenLastCalledWith(KEY, PROJECT, ORG);
+    // 401 and 422 come first: the resolver is not asked.
+    resolve.mockClear();
+    expect((await app.inject({ method: "GET", url: `/p/${ORG}/${PROJECT}` })).statusCode).toBe(401);
+    expect((await app.inject({ method: "GET", url: `/p/${ORG}/not-a-uuid`, headers: auth })).statusCode).toBe(422);
+    expect(resolve).not.toHaveBeenCalled();
+    await app.close();
+  });
+
+  it("is refused at registration without a credential or the path's project_id and org_id", async () => {
+    const resolve = async () => null;
+    const bad = route({ method: "GET", url: "/q/:project_id", operationId: "q", auth: "apiKey", project: true, tags: ["t"], summary: "q", params: z.object({ project_id: z.uuid() }), responses: { 200: null }, handler: async () => null });
+    await expect(serve([bad], { resolve })).rejects.toThrow(/project resolution needs/);
+  });
+
+  it("documents the 404", () => {
+    const def = route({ method: "GET", url: "/p/:org_id/:project_id", operationId: "p", auth: "apiKey", project: true, tags: ["t"], summary: "p", params, responses: { 200: null }, handler: async () => null });
+    expect(Object.keys(responsesOf(def))).toContain("404");
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * The French messages of the answers Vigie gives, and the stable codes of its conflicts: part of
+ * the interface contract (../shared/spec/interface.md), so each is written here once and every
+ * module throws from this catalogue.
+ */
+
+/** 404 messages: the resource the path names does not exist for this caller. */
+export const NOT_FOUND = {
+  organization: "Organisation introuvable",
+  project: "Projet introuvable",
+  workflow: "Workflow introuvable",
+  stack: "Pile introuvable",
+  stackItem: "Élément de pile introuvable",
+  tag: "Tag introuvable",
+  alert: "Alerte introuvable",
+  cve: "CVE introuvable",
+  vulnerability: "Vulnérabilité introuvable",
+  apiKey: "Clé d'API introuvable",
+  plan: (slug: string) => `Plan introuvable : ${slug}`,
+} as const;
+
+/** 409 codes, each with the message of its conflict. */
+export const CONFLICT = {
+  /** A name unique within its parent; `what` reads "Un tag nommé", "Une pile nommée"… */
+  nameTaken: { code: "nom_deja_utilise", message: (what: string, name: string, within: string) => `${what} « ${name} » existe déjà${within}` },
+  emailTaken: { code: "email_deja_utilise", message: (email: string) => `Un compte existe déjà pour ${email}` },
+  idempotencyKeyReused: { code: "cle_idempotence_reutilisee", message: "Cette clé d'idempotence a déjà servi pour une autre requête" },
+  staleVersion: { code: "version_perimee", message: (version: number, current: number) => `La version ${version} est périmée : la version courante est ${current}` },
+  defaultWorkflow: { code: "workflow_par_defaut", message: "Le workflow par défaut du projet ne peut pas être supprimé" },
+  lastWorkflow: { code: "dernier_workflow", message: "Le dernier workflow du projet ne peut pas être supprimé" },
+} as const;
+
+/** 401 and 429 messages of the credentials. */
+export const AUTH = {
+  invalidApiKey: "Clé d'API invalide ou révoquée",
+  apiKeyRefused: "Une clé d'API n'est pas acceptée ici : connectez-vous (POST /auth/login)",
+  badCredentials: "Identifiants invalides",
+  badSession: "Session invalide ou expirée",
+  missingScope: (scope: string) => `Scope manquant : cette opération exige le scope « ${scope} » sur la clé d'API`,
+  hourlyLimit: (limit: number) => `Limite de ${limit} appels par heure atteinte pour cette organisation`,
+  loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,
+} as const;
+
+/** 422 messages of the rules services check (Pydantic prefixes them with "Value error, "). */
+export const INVALID = {
+  nameLength: "le nom doit faire de 1 à 200 caractères",
+  nameEmpty: "le nom ne peut pas être vide",
+  keyNameLength: "le nom fait au plus 100 caractères",
+  slug: "slug invalide : minuscules, chiffres, - et _ (50 caractères au plus)",
+  callsPerHour: "doit être un entier supérieur ou égal à 1",
+  unknownScope: (bad: string[], all: readonly string[]) => `scope inconnu : ${bad.join(", ")} (scopes : ${all.join(", ")})`,
+  foreignProjects: (ids: string[]) => `projet introuvable dans cette organisation : ${ids.join(", ")}`,
+  email: "adresse e-mail invalide",
+  passwordLength: "le mot de passe doit faire de 8 à 1024 caractères",
+  unknownRole: (roles: readonly string[]) => `rôle inconnu (rôles : ${roles.join(", ")})`,
+  roleWithoutOrg: "--role demande --org",
+  unknownTags: (ids: string[]) => `tag inconnu dans ce projet : ${ids.join(", ")}`,
+  idsOrAll: "fournir soit ids (non vide), soit all: true",
+  graphAndShortForm: "fournir soit graph, soit trigger/actions/create_case, pas les deux",
+  graphOrShortForm: "fournir graph, ou trigger et actions",
+  triggerWithActions: "trigger est requis avec actions",
+} as const;
