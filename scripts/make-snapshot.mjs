@@ -2,7 +2,7 @@
 // Rebuilds fixtures/snapshot/ — the real data `npm start` imports into an empty database — from
 // the shared data set (default ../shared/data; see its MANIFEST.md). Values are copied unchanged;
 // big files are streamed. Usage: node scripts/make-snapshot.mjs [SHARED_DATA_DIR]
-import { createReadStream, createWriteStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createReadStream, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip, gzipSync } from "node:zlib";
@@ -83,7 +83,10 @@ counts.cve5 = cve5.length;
     z.on("data", (c) => {
       s += c;
       // Enough text for NVD_ITEMS items: stop reading.
-      if ((s.match(/"CVE_data_meta"/g)?.length ?? 0) > NVD_ITEMS + 1) z.destroy(), resolve(s);
+      if ((s.match(/"CVE_data_meta"/g)?.length ?? 0) > NVD_ITEMS + 1) {
+        z.destroy();
+        resolve(s);
+      }
     });
     z.on("end", () => resolve(s));
     z.on("error", reject);
@@ -144,7 +147,10 @@ counts.cve5 = cve5.length;
   for await (const line of lines(join(DATA, "osv/osv-combined.jsonl.gz"))) {
     const adv = JSON.parse(line);
     if (readmeAdvisories.has(adv.id) || (adv.aliases ?? []).some((a) => ids.has(a))) out.push(line);
-    else if (extra < OSV_EXTRA) extra++, out.push(line);
+    else if (extra < OSV_EXTRA) {
+      extra++;
+      out.push(line);
+    }
   }
   write(join(OUT, "osv/osv-subset.jsonl.gz"), out.join("\n") + "\n");
   counts.osv = out.length;

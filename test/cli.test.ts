@@ -11,6 +11,7 @@ const run = promisify(execFile);
 const t = await createTestApp();
 const cmd = (...argv: string[]) => executeCommand(t.services, t.database, argv);
 
+// biome-ignore lint/suspicious/noExplicitAny: a command's JSON result, read field by field by the assertions.
 function ok(res: Awaited<ReturnType<typeof cmd>>): Record<string, any> {
   if (!res.ok) throw new Error(res.message);
   return res.result;

@@ -48,12 +48,15 @@ export async function freshStore(): Promise<ServerStore> {
   };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a pino log line is JSON of any shape; the tests read its fields directly.
+export type LogLine = Record<string, any>;
+
 export interface ServerProcess {
   proc: ChildProcess;
   /** Every log line (pino JSON) so far, parsed. */
-  logs: Record<string, any>[];
+  logs: LogLine[];
   /** Resolves with the first log line that satisfies `test` (already written or to come). */
-  waitForLog(test: (line: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  waitForLog(test: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
   /** Resolves with the base address once the server listens. */
   ready(timeoutMs?: number): Promise<string>;
   /** SIGTERM (or the given signal) and wait for the exit. */
@@ -66,7 +69,7 @@ export function startServer(env: Record<string, string>): ServerProcess {
     env: { ...process.env, PORT: "0", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  const logs: Record<string, any>[] = [];
+  const logs: LogLine[] = [];
   const waiters = new Set<() => void>();
   let stderr = "";
   let pending = "";
@@ -85,19 +88,19 @@ export function startServer(env: Record<string, string>): ServerProcess {
   });
   proc.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<void>((resolve) => proc.once("exit", () => resolve()));
-  exited.then(() => {
+  void exited.then(() => {
     for (const w of waiters) w();
   });
 
-  const waitForLog = (test: (line: Record<string, any>) => boolean, timeoutMs = 180_000) =>
-    new Promise<Record<string, any>>((resolve, reject) => {
+  const waitForLog = (test: (line: LogLine) => boolean, timeoutMs = 180_000) =>
+    new Promise<LogLine>((resolve, reject) => {
       const timer = setTimeout(() => done(new Error(`no such log line within ${timeoutMs} ms; stderr: ${stderr}`)), timeoutMs);
       const check = () => {
         const found = logs.find(test);
         if (found) done(null, found);
         else if (proc.exitCode !== null || proc.signalCode !== null) done(new Error(`server exited (${proc.exitCode ?? proc.signalCode}); stderr: ${stderr}`));
       };
-      const done = (err: Error | null, line?: Record<string, any>) => {
+      const done = (err: Error | null, line?: LogLine) => {
         clearTimeout(timer);
         waiters.delete(check);
         if (err) reject(err);

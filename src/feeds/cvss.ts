@@ -91,7 +91,7 @@ export function cvss3BaseScore(vector: string): number | null {
       base.set(key, value);
     } else {
       const allowed = OTHER_METRICS[key];
-      if (!allowed || !allowed.includes(value)) return null;
+      if (!allowed?.includes(value)) return null;
     }
   }
   if (base.size !== BASE_METRICS.length) return null;
@@ -106,7 +106,7 @@ export function cvss3BaseScore(vector: string): number | null {
   const a = CIA[base.get("A")!]!;
 
   const iss = 1 - (1 - c) * (1 - i) * (1 - a);
-  const impact = changed ? 7.52 * (iss - 0.029) - 3.25 * Math.pow(iss - 0.02, 15) : 6.42 * iss;
+  const impact = changed ? 7.52 * (iss - 0.029) - 3.25 * (iss - 0.02) ** 15 : 6.42 * iss;
   const exploitability = 8.22 * av * ac * pr * ui;
   if (impact <= 0) return 0;
   return changed

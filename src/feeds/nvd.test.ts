@@ -202,7 +202,7 @@ describe.skipIf(!existsSync(FEED))("parseNvd11Item — the whole nvdcve-1.1-2018
     let platformRows = 0;
     const t1 = performance.now();
     for (const item of feed.CVE_Items) {
-      let r;
+      let r: ReturnType<typeof parseNvd11Item>;
       try {
         r = parseNvd11Item(item);
       } catch (e) {

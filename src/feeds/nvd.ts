@@ -203,7 +203,7 @@ export function parseNvd11Item(item: unknown): CveContribution {
 
   return {
     cve_id: id,
-    state: description !== null && description.startsWith(REJECT_PREFIX) ? "REJECTED" : "PUBLISHED",
+    state: description?.startsWith(REJECT_PREFIX) ? "REJECTED" : "PUBLISHED",
     modified: normalizeTimestamp(item.lastModifiedDate),
     published: normalizeTimestamp(item.publishedDate),
     description,

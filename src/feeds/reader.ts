@@ -1,4 +1,4 @@
-import { createReadStream, statSync, readdirSync } from "node:fs";
+import { createReadStream, statSync, readdirSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
@@ -18,7 +18,7 @@ export function hasEnding(path: string, endings: readonly string[]): boolean {
 export function expandPaths(paths: string[], endings: readonly string[]): string[] {
   const out: string[] = [];
   const walk = (p: string) => {
-    let st;
+    let st: Stats;
     try {
       st = statSync(p);
     } catch {
@@ -130,7 +130,6 @@ export async function* jsonArrayItems(chunks: AsyncIterable<string | Buffer>, ke
         } else if (arrayDepth >= 0 && depth === arrayDepth - 1) {
           return; // end of the target array
         }
-        continue;
       }
       // Scalars as array elements are not records: ignored.
     }

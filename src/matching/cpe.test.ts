@@ -8,14 +8,17 @@ const fixture = (rel: string): unknown => JSON.parse(readFileSync(new URL(rel, F
 /** Every CPE string of the NVD fixtures (1.1 `cpe23Uri` and 2.0 `criteria`). */
 function fixtureCpes(): string[] {
   const out: string[] = [];
-  const walk = (n: any): void => {
-    for (const m of n.cpe_match ?? n.cpeMatch ?? []) out.push(m.cpe23Uri ?? m.criteria);
+  type ConfigNode = { cpe_match?: CpeMatch[]; cpeMatch?: CpeMatch[]; children?: ConfigNode[] };
+  type CpeMatch = { cpe23Uri?: string; criteria?: string };
+  type Configurations = { configurations: { nodes: ConfigNode[] } };
+  const walk = (n: ConfigNode): void => {
+    for (const m of n.cpe_match ?? n.cpeMatch ?? []) out.push((m.cpe23Uri ?? m.criteria)!);
     for (const c of n.children ?? []) walk(c);
   };
   for (const f of ["nvd11/CVE-2018-0257.json", "nvd11/CVE-2021-31799.json"]) {
-    for (const n of (fixture(f) as any).configurations.nodes) walk(n);
+    for (const n of (fixture(f) as Configurations).configurations.nodes) walk(n);
   }
-  for (const conf of (fixture("nvd20/CVE-2023-4966.json") as any).configurations) for (const n of conf.nodes) walk(n);
+  for (const conf of (fixture("nvd20/CVE-2023-4966.json") as { configurations: { nodes: ConfigNode[] }[] }).configurations) for (const n of conf.nodes) walk(n);
   return out;
 }
 

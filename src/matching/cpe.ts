@@ -171,7 +171,7 @@ export function parseCpe22Uri(uri: string): Cpe23 | null {
   let target_sw: string | null = "*";
   let target_hw: string | null = "*";
   let other: string | null = "*";
-  if (rawEdition !== undefined && rawEdition.startsWith("~")) {
+  if (rawEdition?.startsWith("~")) {
     const packed = rawEdition.split("~"); // ["", edition, sw_edition, target_sw, target_hw, other]
     if (packed.length !== 6) return null;
     edition = decodeUriComponentCpe(packed[1]);

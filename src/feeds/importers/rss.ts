@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { readWhole } from "../reader.js";
 import { hashOf } from "../records.js";
-import { parseFeed } from "../rss.js";
+import { parseFeed, type ParsedFeed } from "../rss.js";
 import { feedStore, type ArticleRow } from "../store.js";
 import { RecordError } from "../types.js";
 import { feedSource } from "./feed-source.js";
@@ -29,7 +29,7 @@ export const rss = feedSource({
   async importFiles(db, files, tally) {
     for (const file of files) {
       const name = basename(file);
-      let items;
+      let items: ParsedFeed["items"];
       try {
         items = parseFeed(await readWhole(file), null).items;
       } catch (err) {

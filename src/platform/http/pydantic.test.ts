@@ -23,7 +23,7 @@ function run(schema: z.ZodType, input: unknown, loc: (string | number)[] = ["bod
   return { value, errors };
 }
 const errorsOf = (schema: z.ZodType, input: unknown, loc?: (string | number)[]) => run(schema, input, loc).errors;
-const valueOf = (schema: z.ZodType, input: unknown) => {
+const validatedOf = (schema: z.ZodType, input: unknown) => {
   const r = run(schema, input);
   expect(r.errors).toEqual([]);
   return r.value;
@@ -84,7 +84,7 @@ describe("z.object → BaseModel", () => {
   });
 
   it("drops unknown keys (extra='ignore') and returns coerced values", () => {
-    expect(valueOf(Item, { name: "a", price: "1.5", junk: true })).toEqual({ name: "a", price: 1.5 });
+    expect(validatedOf(Item, { name: "a", price: "1.5", junk: true })).toEqual({ name: "a", price: 1.5 });
   });
 
   it("does not take prototype properties as fields", () => {
@@ -103,7 +103,7 @@ describe("z.object → BaseModel", () => {
       },
       { type: "extra_forbidden", loc: ["body", "b"], msg: "Extra inputs are not permitted", input: 2 },
     ]);
-    expect(valueOf(z.looseObject({ a: z.int() }), { a: "1", b: 2 })).toEqual({ a: 1, b: 2 });
+    expect(validatedOf(z.looseObject({ a: z.int() }), { a: "1", b: 2 })).toEqual({ a: 1, b: 2 });
   });
 
   it("nested models report nested locs", () => {
@@ -156,7 +156,7 @@ describe("z.string → str [types]", () => {
     ]);
     expect(errorsOf(z.string().max(1), "ab")[0]?.msg).toBe("String should have at most 1 character");
     // "😀😀" is 4 UTF-16 units but len() == 2 in Python
-    expect(valueOf(z.string().max(2), "😀😀")).toBe("😀😀");
+    expect(validatedOf(z.string().max(2), "😀😀")).toBe("😀😀");
     expect(errorsOf(z.string().length(3), "😀😀")[0]?.type).toBe("string_too_short");
   });
 
@@ -179,12 +179,12 @@ describe("z.string → str [types]", () => {
       msg: "Input should be a valid string, unable to parse raw data as a unicode string",
       input,
     });
-    expect(valueOf(z.string(), "a\ud800")).toBe("a\ud800"); // plain str keeps the PyString as is
+    expect(validatedOf(z.string(), "a\ud800")).toBe("a\ud800"); // plain str keeps the PyString as is
     expect(errorsOf(z.string().min(1), "a\ud800")).toEqual([unicode("a\ud800")]);
     expect(errorsOf(z.uuid(), "\udc00")).toEqual([unicode("\udc00")]);
     expect(errorsOf(z.int(), "1\ud800")).toEqual([unicode("1\ud800")]);
     expect(errorsOf(z.enum(["a"]), "\ud800")).toEqual([unicode("\ud800")]);
-    expect(valueOf(z.string().max(1), "😀")).toBe("😀"); // a proper pair is fine
+    expect(validatedOf(z.string().max(1), "😀")).toBe("😀"); // a proper pair is fine
   });
 
   it(".describe() / .meta() do not interfere", () => {
@@ -211,13 +211,13 @@ describe("UUIDs [uuidrs][uuidpy]", () => {
       "{67e55044-10b1-426f-9247-bb680e5fe0c8}",
       "urn:uuid:67e55044-10b1-426f-9247-bb680e5fe0c8",
     ]) {
-      expect(valueOf(U, input)).toBe(canonical);
+      expect(validatedOf(U, input)).toBe(canonical);
     }
-    expect(valueOf(U, "00000000-0000-0000-0000-000000000000")).toBe("00000000-0000-0000-0000-000000000000");
-    expect(valueOf(z.string().uuid(), "12345678-1234-5678-1234-567812345678")).toBe(
+    expect(validatedOf(U, "00000000-0000-0000-0000-000000000000")).toBe("00000000-0000-0000-0000-000000000000");
+    expect(validatedOf(z.string().uuid(), "12345678-1234-5678-1234-567812345678")).toBe(
       "12345678-1234-5678-1234-567812345678",
     );
-    expect(valueOf(z.guid(), "a6cc5730-2261-11ee-9c43-2eb5a363657c")).toBe("a6cc5730-2261-11ee-9c43-2eb5a363657c");
+    expect(validatedOf(z.guid(), "a6cc5730-2261-11ee-9c43-2eb5a363657c")).toBe("a6cc5730-2261-11ee-9c43-2eb5a363657c");
   });
 
   it("non-strings are uuid_type", () => {
@@ -281,7 +281,7 @@ describe("UUIDs [uuidrs][uuidpy]", () => {
         ctx: { expected_version: 4 },
       },
     ]);
-    expect(valueOf(z.uuidv4(), "0E7AC198-9ACD-4C0C-B4B4-761974BF71D7")).toBe("0e7ac198-9acd-4c0c-b4b4-761974bf71d7");
+    expect(validatedOf(z.uuidv4(), "0E7AC198-9ACD-4C0C-B4B4-761974BF71D7")).toBe("0e7ac198-9acd-4c0c-b4b4-761974bf71d7");
   });
 });
 
@@ -322,7 +322,7 @@ describe("integers [types][shared][pyinput]", () => {
       [false, 0],
       [3.0, 3],
     ];
-    for (const [input, out] of cases) expect(valueOf(z.int(), input)).toBe(out);
+    for (const [input, out] of cases) expect(validatedOf(z.int(), input)).toBe(out);
   });
 
   it("strings str_as_int rejects", () => {
@@ -378,9 +378,9 @@ describe("integers [types][shared][pyinput]", () => {
     expect(errorsOf(z.int().multipleOf(5), 12)).toEqual([
       { type: "multiple_of", loc: ["body"], msg: "Input should be a multiple of 5", input: 12, ctx: { multiple_of: 5 } },
     ]);
-    expect(valueOf(I, "150")).toBe(150);
+    expect(validatedOf(I, "150")).toBe(150);
     // z.int()'s safe-integer range is a JS artefact, not a Python bound
-    expect(valueOf(z.int(), 2 ** 60)).toBe(2 ** 60);
+    expect(validatedOf(z.int(), 2 ** 60)).toBe(2 ** 60);
   });
 });
 
@@ -399,8 +399,8 @@ describe("floats [types][shared]", () => {
       [true, 1],
       [7, 7],
     ];
-    for (const [input, out] of cases) expect(valueOf(z.number(), input)).toBe(out);
-    expect(Number.isNaN(valueOf(z.number(), "NaN"))).toBe(true);
+    for (const [input, out] of cases) expect(validatedOf(z.number(), input)).toBe(out);
+    expect(Number.isNaN(validatedOf(z.number(), "NaN"))).toBe(true);
   });
 
   it("errors", () => {
@@ -435,11 +435,11 @@ describe("floats [types][shared]", () => {
 
 describe("booleans [shared][pyinput]", () => {
   it("accepted inputs", () => {
-    for (const s of ["1", "on", "t", "true", "y", "yes", "TRUE", "Yes", "oN"]) expect(valueOf(z.boolean(), s)).toBe(true);
-    for (const s of ["0", "off", "f", "false", "n", "no", "FALSE", "No"]) expect(valueOf(z.boolean(), s)).toBe(false);
-    expect(valueOf(z.boolean(), 1)).toBe(true);
-    expect(valueOf(z.boolean(), 0)).toBe(false);
-    expect(valueOf(z.boolean(), false)).toBe(false);
+    for (const s of ["1", "on", "t", "true", "y", "yes", "TRUE", "Yes", "oN"]) expect(validatedOf(z.boolean(), s)).toBe(true);
+    for (const s of ["0", "off", "f", "false", "n", "no", "FALSE", "No"]) expect(validatedOf(z.boolean(), s)).toBe(false);
+    expect(validatedOf(z.boolean(), 1)).toBe(true);
+    expect(validatedOf(z.boolean(), 0)).toBe(false);
+    expect(validatedOf(z.boolean(), false)).toBe(false);
   });
 
   it("bool_parsing vs bool_type", () => {
@@ -476,9 +476,9 @@ describe("Literal (z.enum / z.literal) [literal]", () => {
   });
 
   it("matching is exact except Python's 1 == True", () => {
-    expect(valueOf(z.enum(["a", "b"]), "b")).toBe("b");
-    expect(valueOf(z.literal(1), true)).toBe(1);
-    expect(valueOf(z.literal(null), null)).toBe(null);
+    expect(validatedOf(z.enum(["a", "b"]), "b")).toBe("b");
+    expect(validatedOf(z.literal(1), true)).toBe(1);
+    expect(validatedOf(z.literal(null), null)).toBe(null);
     lit(z.literal(1), "1", "1");
   });
 });
@@ -529,7 +529,7 @@ describe("lists and dicts [list][types]", () => {
     expect(errorsOf(z.array(z.string()).max(1), ["a", "b"])[0]?.msg).toBe(
       "List should have at most 1 item after validation, not 2",
     );
-    expect(valueOf(L, ["1", 2])).toEqual([1, 2]);
+    expect(validatedOf(L, ["1", 2])).toEqual([1, 2]);
   });
 
   it("z.record → dict: dict_type, value errors under their key", () => {
@@ -543,13 +543,13 @@ describe("lists and dicts [list][types]", () => {
         input: "x",
       },
     ]);
-    expect(valueOf(D, { a: "1" })).toEqual({ a: 1 });
+    expect(validatedOf(D, { a: "1" })).toEqual({ a: 1 });
     expect(errorsOf(z.record(z.enum(["a"]), z.int()), { b: 1 })[0]?.loc).toEqual(["body", "b", "[key]"]);
   });
 
   it("z.unknown / z.any accept anything", () => {
     const A = z.object({ u: z.unknown(), a: z.any() });
-    expect(valueOf(A, { u: [1, { x: null }], a: "s" })).toEqual({ u: [1, { x: null }], a: "s" });
+    expect(validatedOf(A, { u: [1, { x: null }], a: "s" })).toEqual({ u: [1, { x: null }], a: "s" });
   });
 });
 
@@ -562,8 +562,8 @@ describe("optional / nullable / default / nullish", () => {
   });
 
   it("absent optional is left out, absent default is filled in, null only where nullable", () => {
-    expect(valueOf(M, { nul: null })).toEqual({ nul: null, def: 5 });
-    expect(valueOf(M, { nul: "x", both: null, def: "7" })).toEqual({ nul: "x", both: null, def: 7 });
+    expect(validatedOf(M, { nul: null })).toEqual({ nul: null, def: 5 });
+    expect(validatedOf(M, { nul: "x", both: null, def: "7" })).toEqual({ nul: "x", both: null, def: 7 });
     expect(errorsOf(M, { opt: null, def: null })).toEqual([
       { type: "string_type", loc: ["body", "opt"], msg: "Input should be a valid string", input: null },
       { type: "missing", loc: ["body", "nul"], msg: "Field required", input: { opt: null, def: null } },
@@ -590,7 +590,7 @@ describe("discriminated unions [tagged]", () => {
     ]);
     const input = { type: "action" };
     expect(errorsOf(Node, input)).toEqual([{ type: "missing", loc: ["body", "action", "run"], msg: "Field required", input }]);
-    expect(valueOf(Node, { type: "action", run: "3", x: 1 })).toEqual({ type: "action", run: 3 });
+    expect(validatedOf(Node, { type: "action", run: "3", x: 1 })).toEqual({ type: "action", run: 3 });
   });
 
   it("union_tag_not_found when the tag is absent", () => {
@@ -644,7 +644,7 @@ describe("discriminated unions [tagged]", () => {
 describe("plain unions (smart mode)", () => {
   it("X | None is nullable[X]: errors are X's, unlabelled", () => {
     const U = z.union([z.int(), z.null()]);
-    expect(valueOf(U, null)).toBe(null);
+    expect(validatedOf(U, null)).toBe(null);
     expect(errorsOf(U, "x")).toEqual([
       {
         type: "int_parsing",
@@ -656,9 +656,9 @@ describe("plain unions (smart mode)", () => {
   });
 
   it("exact matches win over coercions", () => {
-    expect(valueOf(z.union([z.int(), z.string()]), "1")).toBe("1");
-    expect(valueOf(z.union([z.string(), z.int()]), 1)).toBe(1);
-    expect(valueOf(z.union([z.boolean(), z.int()]), "1")).toBe(true); // lax pass, first member
+    expect(validatedOf(z.union([z.int(), z.string()]), "1")).toBe("1");
+    expect(validatedOf(z.union([z.string(), z.int()]), 1)).toBe(1);
+    expect(validatedOf(z.union([z.boolean(), z.int()]), "1")).toBe(true); // lax pass, first member
   });
 
   it("failures list every member's errors under pydantic-core's member names", () => {
@@ -682,7 +682,7 @@ describe("plain unions (smart mode)", () => {
       },
       { type: "missing", loc: ["body", "Dog", "bark"], msg: "Field required", input: { meow: "x" } },
     ]);
-    expect(valueOf(U, { bark: 1, name: "rex" })).toEqual({ bark: 1, name: "rex" });
+    expect(validatedOf(U, { bark: 1, name: "rex" })).toEqual({ bark: 1, name: "rex" });
   });
 });
 

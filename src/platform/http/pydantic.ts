@@ -150,7 +150,7 @@ function absentValue(node: Node, st: State): unknown {
   return absent.validated ? node.run(absent.value(), st) : absent.value();
 }
 
-const hasOwn = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+const hasOwn = (o: object, k: string) => Object.hasOwn(o, k);
 const isDict = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 /** Assignment that keeps a "__proto__" key an own data property. */
 function put(o: Record<string, unknown>, k: string, v: unknown): void {

@@ -42,7 +42,7 @@ describe("parsePythonJson: valid documents", () => {
   it("keeps a __proto__ key as an own property (both paths)", () => {
     for (const text of ['{"__proto__": 1}', '{"__proto__": 1, "n": NaN}']) {
       const r = parsePythonJson(text) as { ok: true; value: Record<string, unknown> };
-      expect(Object.prototype.hasOwnProperty.call(r.value, "__proto__")).toBe(true);
+      expect(Object.hasOwn(r.value, "__proto__")).toBe(true);
       expect(Object.getPrototypeOf(r.value)).toBe(Object.prototype);
     }
   });
