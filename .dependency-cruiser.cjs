@@ -45,7 +45,7 @@ module.exports = {
       comment:
         "A service that uses another module's repository receives it in its constructor (wired in app.ts); " +
         "only its row types may be imported.",
-      severity: "warn",
+      severity: "error",
       from: { path: "^src/modules/([^/]+)/", pathNot: TEST },
       to: { path: "^src/modules/([^/]+)/[^/]+\\.repository\\.ts$", pathNot: "^src/modules/$1/", dependencyTypesNot: ["type-only"] },
     },

@@ -7,12 +7,14 @@ import { CacheFeed, PROJECT_TOPIC } from "./platform/db/cache-feed.js";
 import type { Database } from "./platform/db/client.js";
 import { buildServer } from "./platform/http/server.js";
 import { ApiKeysService } from "./modules/apikeys/apikeys.service.js";
+import { organizationsRepository } from "./modules/organizations/organizations.repository.js";
 import { OrganizationsService } from "./modules/organizations/organizations.service.js";
 import { organizationsRoutes } from "./modules/organizations/organizations.routes.js";
 import { ProjectsService } from "./modules/projects/projects.service.js";
 import { projectsRoutes } from "./modules/projects/projects.routes.js";
 import { SessionsService } from "./modules/sessions/sessions.service.js";
 import { sessionsRoutes, sessionToken } from "./modules/sessions/sessions.routes.js";
+import { usersRepository } from "./modules/users/users.repository.js";
 import { UsersService } from "./modules/users/users.service.js";
 import { ProjectAccess } from "./modules/projects/projects.access.js";
 import type { WorkflowListRow } from "./modules/workflows/workflows.repository.js";
@@ -21,6 +23,7 @@ import { workflowsRoutes } from "./modules/workflows/workflows.routes.js";
 import { VERSION } from "./version.js";
 import { ArticlesService } from "./modules/articles/articles.service.js";
 import { articlesRoutes } from "./modules/articles/articles.routes.js";
+import { cvesRepository } from "./modules/cves/cves.repository.js";
 import { CvesService } from "./modules/cves/cves.service.js";
 import { cvesRoutes } from "./modules/cves/cves.routes.js";
 import { VulnerabilitiesService } from "./modules/vulnerabilities/vulnerabilities.service.js";
@@ -29,8 +32,10 @@ import { FeedsService } from "./feeds/feeds.service.js";
 import { feedUrls } from "./feeds/importers/index.js";
 import { AlertsService } from "./modules/alerts/alerts.service.js";
 import { alertsRoutes } from "./modules/alerts/alerts.routes.js";
+import { stacksRepository } from "./modules/stacks/stacks.repository.js";
 import { StacksService } from "./modules/stacks/stacks.service.js";
 import { stacksRoutes } from "./modules/stacks/stacks.routes.js";
+import { tagsRepository } from "./modules/tags/tags.repository.js";
 import { TagsService } from "./modules/tags/tags.service.js";
 import { tagsRoutes } from "./modules/tags/tags.routes.js";
 
@@ -77,18 +82,18 @@ export function createServices(database: Database, config: Config): Services {
     authenticator,
     projectAccess: new ProjectAccess(database, cacheFeed.cache<ProjectScope>(PROJECT_TOPIC, 10_000)),
     organizations: new OrganizationsService(database.db, authChanged),
-    projects: new ProjectsService(database.db, (tx, project) => workflows.createDefault(tx, project)),
-    apiKeys: new ApiKeysService(database.db, authChanged),
-    users: new UsersService(database.db),
-    sessions: new SessionsService(database, config),
+    projects: new ProjectsService(database.db, (tx, project) => workflows.createDefault(tx, project), organizationsRepository),
+    apiKeys: new ApiKeysService(database.db, authChanged, organizationsRepository),
+    users: new UsersService(database.db, organizationsRepository),
+    sessions: new SessionsService(database, config, usersRepository),
     workflows,
     cves,
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
-    stacks: new StacksService(database.db),
+    stacks: new StacksService(database.db, tagsRepository, cvesRepository),
     tags: new TagsService(database.db),
-    alerts: new AlertsService(database.db),
+    alerts: new AlertsService(database.db, tagsRepository, stacksRepository),
   };
 }
 

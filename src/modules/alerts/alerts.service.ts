@@ -4,8 +4,8 @@ import { bumpVersions, readVersion, VersionedCache } from "../../platform/db/ver
 import { invalid, NotFound } from "../../platform/errors.js";
 import { alertsVersion, matchProjectItems } from "../../matching/matcher.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
-import { stacksRepository } from "../stacks/stacks.repository.js";
-import { tagsRepository, type TagRow } from "../tags/tags.repository.js";
+import type { stacksRepository } from "../stacks/stacks.repository.js";
+import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
 import { getTag } from "../tags/tags.service.js";
 import { alertSettingsRepository, alertsRepository as repo, type AlertRow } from "./alerts.repository.js";
 import type { AlertListQuery } from "./alerts.schemas.js";
@@ -13,7 +13,11 @@ import type { AlertListQuery } from "./alerts.schemas.js";
 /** A project's alerts (raised by src/matching), their read state, tags and statistics. */
 export class AlertsService {
   private readonly counts = new VersionedCache<{ total: number; unread: number }>(2000);
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly tags: Pick<typeof tagsRepository, "ofAlerts" | "attachToAlert" | "detachFromAlert">,
+    private readonly stacks: Pick<typeof stacksRepository, "countInProject">,
+  ) {}
 
   /**
    * One page, its tags, total and unread_count. The counts are cached per (project, filters) while
@@ -26,7 +30,7 @@ export class AlertsService {
     // The version is read before counting: a count newer than its version is only recounted once more.
     const [rows, version] = await Promise.all([repo.page(this.db, projectId, q), readVersion(this.db, alertsVersion(projectId))]);
     const counts = await this.counts.through(key, version, () => repo.counts(this.db, projectId, q));
-    const tags = await tagsRepository.ofAlerts(this.db, rows.map((r) => r.id));
+    const tags = await this.tags.ofAlerts(this.db, rows.map((r) => r.id));
     return { rows, tags, total: counts.total, unread: counts.unread };
   }
 
@@ -38,7 +42,7 @@ export class AlertsService {
     });
     if (!changed) throw new NotFound(NOT_FOUND.alert);
     const row = (await repo.get(this.db, projectId, alertId))!;
-    return { row, tags: (await tagsRepository.ofAlerts(this.db, [alertId])).get(alertId) ?? [] };
+    return { row, tags: (await this.tags.ofAlerts(this.db, [alertId])).get(alertId) ?? [] };
   }
 
   /** Marks these alerts read, or every one with `all: true`; ids of other projects are ignored. */
@@ -56,15 +60,15 @@ export class AlertsService {
     if (!(await repo.exists(this.db, projectId, alertId))) throw new NotFound(NOT_FOUND.alert);
     await getTag(this.db, projectId, tagId);
     await this.db.transaction(async (tx) => {
-      if (attach) await tagsRepository.attachToAlert(tx, alertId, tagId);
-      else await tagsRepository.detachFromAlert(tx, alertId, tagId);
+      if (attach) await this.tags.attachToAlert(tx, alertId, tagId);
+      else await this.tags.detachFromAlert(tx, alertId, tagId);
       await bumpVersions(tx, [alertsVersion(projectId)]);
     });
   }
 
   /** ProjectStatsOut. URLs and end-of-life subscriptions arrive in later modules: none can exist yet. */
   async stats({ id: projectId }: ProjectScope) {
-    const [a, items] = await Promise.all([repo.stats(this.db, projectId), stacksRepository.countInProject(this.db, projectId)]);
+    const [a, items] = await Promise.all([repo.stats(this.db, projectId), this.stacks.countInProject(this.db, projectId)]);
     return {
       total_alerts: a.total, unread_alerts: a.unread, kev_alerts: a.kev, poc_alerts: a.poc, stack_items: items,
       monitored_urls: 0, eol_subscriptions: 0, alerts_by_severity: a.bySeverity,

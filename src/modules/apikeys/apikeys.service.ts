@@ -4,13 +4,17 @@ import { hashToken, newApiKey } from "../../platform/auth/secrets.js";
 import { invalid, NotFound } from "../../platform/errors.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { isUuid } from "../../platform/ids.js";
-import { organizationsRepository } from "../organizations/organizations.repository.js";
+import type { organizationsRepository } from "../organizations/organizations.repository.js";
 import { apiKeysRepository as repo, type ApiKeyRow } from "./apikeys.repository.js";
 
 
 /** API keys: issued to an organization, optionally restricted to some of its projects, stored as a hash. */
 export class ApiKeysService {
-  constructor(private readonly db: Db, private readonly authChanged: () => Promise<void>) {}
+  constructor(
+    private readonly db: Db,
+    private readonly authChanged: () => Promise<void>,
+    private readonly organizations: Pick<typeof organizationsRepository, "orgExists">,
+  ) {}
 
   /** Creates a key; the clear key is returned here and never again. */
   async create(input: { orgId: string; name?: string; scopes: string[]; projectIds: string[] }): Promise<{ row: ApiKeyRow; key: string; projectIds: string[] }> {
@@ -20,7 +24,7 @@ export class ApiKeysService {
     }
     const name = (input.name ?? "").trim() || "default";
     if (name.length > 100) throw invalid("name", INVALID.keyNameLength, name);
-    if (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId))) throw new NotFound(NOT_FOUND.organization);
+    if (!isUuid(input.orgId) || !(await this.organizations.orgExists(this.db, input.orgId))) throw new NotFound(NOT_FOUND.organization);
     const projectIds = [...new Set(input.projectIds.map((p) => p.toLowerCase()))];
     const notUuid = projectIds.filter((p) => !isUuid(p));
     const owned = await repo.projectsOfOrg(this.db, input.orgId, projectIds.filter(isUuid));

@@ -4,7 +4,7 @@ import { isUniqueViolation } from "../../platform/db/errors.js";
 import { Conflict, invalid, NotFound } from "../../platform/errors.js";
 import { isUuid } from "../../platform/ids.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
-import { organizationsRepository } from "../organizations/organizations.repository.js";
+import type { organizationsRepository } from "../organizations/organizations.repository.js";
 import { projectsRepository as repo, type ProjectRow } from "./projects.repository.js";
 
 /** What a new project gets besides its row, inside its creation transaction (its default workflow: app.ts wires it). */
@@ -12,13 +12,17 @@ export type ProjectSetup = (tx: Executor, project: ProjectScope) => Promise<unkn
 
 /** Projects of an organization. */
 export class ProjectsService {
-  constructor(private readonly db: Db, private readonly setUp: ProjectSetup) {}
+  constructor(
+    private readonly db: Db,
+    private readonly setUp: ProjectSetup,
+    private readonly organizations: Pick<typeof organizationsRepository, "orgExists">,
+  ) {}
 
   /** Creates a project with its default workflow, in one transaction. The first project of an organization is its default. */
   async create(input: { orgId: string; name: string; description?: string | null }): Promise<ProjectRow> {
     const name = input.name.trim();
     if (!name || name.length > 200) throw invalid("name", INVALID.nameLength, input.name);
-    if (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId))) throw new NotFound(NOT_FOUND.organization);
+    if (!isUuid(input.orgId) || !(await this.organizations.orgExists(this.db, input.orgId))) throw new NotFound(NOT_FOUND.organization);
     try {
       return await this.db.transaction(async (tx) => {
         const isDefault = (await repo.countInOrg(tx, input.orgId)) === 0;

@@ -6,7 +6,7 @@ import type { Role } from "../../platform/db/schema/index.js";
 import { TooManyRequests, Unauthorized } from "../../platform/errors.js";
 import { AUTH } from "../../platform/messages.js";
 import { normaliseEmail } from "../users/users.service.js";
-import { usersRepository } from "../users/users.repository.js";
+import type { usersRepository } from "../users/users.repository.js";
 import { sessionsRepository as repo } from "./sessions.repository.js";
 
 /** Failures allowed in the window before each further attempt must wait (per account, per address). */
@@ -22,7 +22,11 @@ export function lockoutRemaining(n: number, free: number, last: Date, now = Date
 
 /** Sign-in with e-mail and password, account tokens, and the session authenticator. */
 export class SessionsService {
-  constructor(private readonly database: Database, private readonly config: Config) {}
+  constructor(
+    private readonly database: Database,
+    private readonly config: Config,
+    private readonly users: Pick<typeof usersRepository, "byEmail">,
+  ) {}
 
   async login(emailInput: string, password: string, ip: string): Promise<{ token: string; expiresAt: Date }> {
     const db = this.database.db;
@@ -35,7 +39,7 @@ export class SessionsService {
     );
     if (wait > 0) throw new TooManyRequests(AUTH.loginThrottled(Math.ceil(wait)), wait);
 
-    const user = await usersRepository.byEmail(db, email);
+    const user = await this.users.byEmail(db, email);
     // Hash even for an unknown account, so that timing does not tell which accounts exist.
     const ok = await verifyPassword(password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
     if (!user || !ok) {

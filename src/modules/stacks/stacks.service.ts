@@ -6,8 +6,8 @@ import { isUniqueViolation } from "../../platform/db/errors.js";
 import type { StackItemType } from "../../platform/db/schema/index.js";
 import { Conflict, Invalid, NotFound, type Issue, type Loc } from "../../platform/errors.js";
 import { CONFLICT, NOT_FOUND } from "../../platform/messages.js";
-import { cvesRepository } from "../cves/cves.repository.js";
-import { tagsRepository, type TagRow } from "../tags/tags.repository.js";
+import type { cvesRepository } from "../cves/cves.repository.js";
+import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
 import { checkTagIds, getTag } from "../tags/tags.service.js";
 import { stacksRepository as repo, type NewItem, type StackItemRow, type StackRow } from "./stacks.repository.js";
 import type { StackIn, StackItemIn, StackItemUpdateIn } from "./stacks.schemas.js";
@@ -18,27 +18,31 @@ function nameTaken(name: string): Conflict {
   return new Conflict(CONFLICT.nameTaken.code, CONFLICT.nameTaken.message("Une pile nommée", name, " dans ce projet"));
 }
 
-/** The item as the matcher stores it; a value that cannot be matched is a 422 at `loc`. */
-async function newItem(ex: Executor, type: StackItemType, value: string, minSeverity: string | null, loc: Loc, errors: Issue[]): Promise<NewItem | null> {
-  try {
-    const keys = itemKeys(type, value);
-    // An alias (GHSA-…) is watched as the CVE it names, when Vigie knows it.
-    if (keys.matchCve && !keys.matchCve.startsWith("CVE-")) keys.matchCve = (await cvesRepository.cveOfAlias(ex, keys.matchCve)) ?? keys.matchCve;
-    return { itemType: type, value: value.trim(), minSeverity, keys };
-  } catch (err) {
-    if (!(err instanceof BadItem)) throw err;
-    errors.push({ loc, message: err.message, input: value });
-    return null;
-  }
-}
-
 /** Stacks of a project: what it runs, matched against every CVE. */
 export class StacksService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly tags: Pick<typeof tagsRepository, "ofItems" | "setItemTags" | "attachToItem" | "detachFromItem">,
+    private readonly cves: Pick<typeof cvesRepository, "cveOfAlias">,
+  ) {}
+
+  /** The item as the matcher stores it; a value that cannot be matched is a 422 at `loc`. */
+  private async newItem(ex: Executor, type: StackItemType, value: string, minSeverity: string | null, loc: Loc, errors: Issue[]): Promise<NewItem | null> {
+    try {
+      const keys = itemKeys(type, value);
+      // An alias (GHSA-…) is watched as the CVE it names, when Vigie knows it.
+      if (keys.matchCve && !keys.matchCve.startsWith("CVE-")) keys.matchCve = (await this.cves.cveOfAlias(ex, keys.matchCve)) ?? keys.matchCve;
+      return { itemType: type, value: value.trim(), minSeverity, keys };
+    } catch (err) {
+      if (!(err instanceof BadItem)) throw err;
+      errors.push({ loc, message: err.message, input: value });
+      return null;
+    }
+  }
 
   private async view(ex: Executor, stacks: StackRow[]): Promise<StackView[]> {
     const items = await repo.items(ex, stacks.map((s) => s.id));
-    const tags = await tagsRepository.ofItems(ex, items.map((i) => i.id));
+    const tags = await this.tags.ofItems(ex, items.map((i) => i.id));
     return stacks.map((stack) => ({ stack, items: items.filter((i) => i.stackId === stack.id), tags }));
   }
 
@@ -63,13 +67,13 @@ export class StacksService {
     const errors: Issue[] = [];
     const parsed: NewItem[] = [];
     for (const [i, it] of items.entries()) {
-      const n = await newItem(tx, it.item_type, it.value, it.min_severity ?? null, [...at(i), "value"], errors);
+      const n = await this.newItem(tx, it.item_type, it.value, it.min_severity ?? null, [...at(i), "value"], errors);
       if (n) parsed.push(n);
     }
     if (errors.length) throw new Invalid(errors);
     for (const [i, it] of items.entries()) if (it.tag_ids.length) await checkTagIds(tx, stack.projectId, it.tag_ids, [...at(i), "tag_ids"]);
     const rows = await repo.insertItems(tx, stack.id, stack.projectId, parsed);
-    for (const [i, row] of rows.entries()) if (items[i]!.tag_ids.length) await tagsRepository.setItemTags(tx, row.id, items[i]!.tag_ids);
+    for (const [i, row] of rows.entries()) if (items[i]!.tag_ids.length) await this.tags.setItemTags(tx, row.id, items[i]!.tag_ids);
     return { rows, raised: await matchNewItems(tx, rows.map((r) => r.id)) };
   }
 
@@ -118,7 +122,7 @@ export class StacksService {
     return this.db.transaction(async (tx) => {
       const { rows, raised } = await this.addItems(tx, stack, [body], () => ["body"]);
       const item = rows[0]!;
-      return { item, tags: (await tagsRepository.ofItems(tx, [item.id])).get(item.id) ?? [], raised };
+      return { item, tags: (await this.tags.ofItems(tx, [item.id])).get(item.id) ?? [], raised };
     });
   }
 
@@ -129,13 +133,13 @@ export class StacksService {
       const errors: Issue[] = [];
       const type = body.item_type ?? current.itemType;
       const minSeverity = body.min_severity === undefined ? current.minSeverity : body.min_severity;
-      const next = await newItem(tx, type, body.value ?? current.value, minSeverity, ["body", body.value === undefined ? "item_type" : "value"], errors);
+      const next = await this.newItem(tx, type, body.value ?? current.value, minSeverity, ["body", body.value === undefined ? "item_type" : "value"], errors);
       if (body.tag_ids) await checkTagIds(tx, project.id, body.tag_ids, ["body", "tag_ids"]);
       if (!next) throw new Invalid(errors);
       const item = (await repo.updateItem(tx, stackId, itemId, next))!;
-      if (body.tag_ids) await tagsRepository.setItemTags(tx, itemId, body.tag_ids);
+      if (body.tag_ids) await this.tags.setItemTags(tx, itemId, body.tag_ids);
       await matchNewItems(tx, [itemId]);
-      return { item, tags: (await tagsRepository.ofItems(tx, [itemId])).get(itemId) ?? [] };
+      return { item, tags: (await this.tags.ofItems(tx, [itemId])).get(itemId) ?? [] };
     });
   }
 
@@ -148,7 +152,7 @@ export class StacksService {
   async tagItem(project: ProjectScope, stackId: string, itemId: string, tagId: string, attach: boolean): Promise<void> {
     await this.itemOf(this.db, project, stackId, itemId);
     await getTag(this.db, project.id, tagId);
-    if (attach) await tagsRepository.attachToItem(this.db, itemId, tagId);
-    else await tagsRepository.detachFromItem(this.db, itemId, tagId);
+    if (attach) await this.tags.attachToItem(this.db, itemId, tagId);
+    else await this.tags.detachFromItem(this.db, itemId, tagId);
   }
 }

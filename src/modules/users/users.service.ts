@@ -5,7 +5,7 @@ import { ROLES, type Role } from "../../platform/db/schema/index.js";
 import { Conflict, Invalid, NotFound, type Issue } from "../../platform/errors.js";
 import { isUuid } from "../../platform/ids.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
-import { organizationsRepository } from "../organizations/organizations.repository.js";
+import type { organizationsRepository } from "../organizations/organizations.repository.js";
 import { usersRepository as repo, type UserRow } from "./users.repository.js";
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -17,7 +17,7 @@ export function normaliseEmail(email: string): string {
 
 /** User accounts (for the session API) and their organization memberships. */
 export class UsersService {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db, private readonly organizations: Pick<typeof organizationsRepository, "orgExists">) {}
 
   async create(input: { email: string; password: string; orgId?: string; role?: string }): Promise<{ user: UserRow; orgId: string | null; role: Role | null }> {
     const email = normaliseEmail(input.email);
@@ -27,7 +27,7 @@ export class UsersService {
     if (input.role !== undefined && !(ROLES as readonly string[]).includes(input.role)) errors.push({ loc: ["role"], message: INVALID.unknownRole(ROLES), input: input.role });
     if (input.role !== undefined && input.orgId === undefined) errors.push({ loc: ["role"], message: INVALID.roleWithoutOrg, input: input.role });
     if (errors.length) throw new Invalid(errors);
-    if (input.orgId !== undefined && (!isUuid(input.orgId) || !(await organizationsRepository.orgExists(this.db, input.orgId)))) {
+    if (input.orgId !== undefined && (!isUuid(input.orgId) || !(await this.organizations.orgExists(this.db, input.orgId)))) {
       throw new NotFound(NOT_FOUND.organization);
     }
     const passwordHash = await hashPassword(input.password);
