@@ -17,7 +17,14 @@ const plan = await services.organizations.upsertPlan({ slug: "bench", name: "Ben
 const { org } = await services.organizations.createOrg({ name: "Bench org", planSlug: plan.slug });
 const project = await services.projects.create({ orgId: org.id, name: "Bench project" });
 for (let i = 1; i <= 4; i++) {
-  await services.workflows.createAsOperator({ orgId: org.id, projectId: project.id, name: `Workflow ${i}`, trigger: { event: "cve.kev_added", match: "all" }, actions: [], create_case: true });
+  await services.workflows.createAsOperator({
+    orgId: org.id,
+    projectId: project.id,
+    name: `Workflow ${i}`,
+    trigger: { event: "cve.kev_added", match: "all" },
+    actions: [],
+    create_case: true,
+  });
 }
 const { key } = await services.apiKeys.create({ orgId: org.id, scopes: ["workflows-write"], projectIds: [] });
 
@@ -29,7 +36,9 @@ app.get("/bench/raw", async () => {
 
 await app.listen({ port: 0, host: "127.0.0.1" });
 const address = app.server.address();
-process.stdout.write(JSON.stringify({ port: typeof address === "object" && address ? address.port : 0, key, orgId: org.id, projectId: project.id }) + "\n");
+process.stdout.write(
+  JSON.stringify({ port: typeof address === "object" && address ? address.port : 0, key, orgId: org.id, projectId: project.id }) + "\n",
+);
 process.on("SIGTERM", async () => {
   await app.close();
   await database.close();

@@ -21,18 +21,37 @@ const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 10;
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
-interface Target { port: number; key: string; orgId: string; projectId: string }
-interface Row { driver: string; route: string; rps: number; p50: number; p99: number; errors: number }
+interface Target {
+  port: number;
+  key: string;
+  orgId: string;
+  projectId: string;
+}
+interface Row {
+  driver: string;
+  route: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
 
 async function startServer(env: Record<string, string>): Promise<{ target: Target; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/api-server.ts"], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/api-server.ts"], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", resolve);
     child.once("exit", (code) => reject(new Error(`bench server exited with ${code}`)));
   });
   return {
     target: JSON.parse(line) as Target,
-    stop: () => new Promise((resolve) => { child.once("exit", () => resolve()); child.kill("SIGTERM"); }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
   };
 }
 
@@ -111,12 +130,16 @@ async function sideBySide(): Promise<number[] | null> {
 }
 
 export async function benchApi(): Promise<void> {
-  console.log("Workflow list with API key and the exact hourly limit: Vigie against FastAPI + uvicorn (2 workers) + asyncpg, alternating rounds");
+  console.log(
+    "Workflow list with API key and the exact hourly limit: Vigie against FastAPI + uvicorn (2 workers) + asyncpg, alternating rounds",
+  );
   const ratios = await sideBySide();
   if (ratios?.length) {
     const sorted = [...ratios].sort((x, y) => x - y);
     const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
-    console.log(`side by side: ratio vigie/fastapi ${median.toFixed(2)}× (median of ${ratios.length} rounds; spread ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}×; goal ≥ 4×)`);
+    console.log(
+      `side by side: ratio vigie/fastapi ${median.toFixed(2)}× (median of ${ratios.length} rounds; spread ${sorted[0]!.toFixed(2)}–${sorted.at(-1)!.toFixed(2)}×; goal ≥ 4×)`,
+    );
   }
   if (process.env.BENCH_API_DETAIL === "off") return;
   const rows: Row[] = [];
@@ -137,10 +160,15 @@ export async function benchApi(): Promise<void> {
     console.log(`PostgreSQL not reachable at ${ADMIN_URL}: skipped`);
   }
   console.log(`\nAPI throughput — ${CONNECTIONS} connections, ${DURATION} s per route`);
-  console.table(rows.map((r) => ({ driver: r.driver, route: r.route, "req/s": Math.round(r.rps), "p50 ms": r.p50, "p99 ms": r.p99, errors: r.errors })));
+  console.table(
+    rows.map((r) => ({ driver: r.driver, route: r.route, "req/s": Math.round(r.rps), "p50 ms": r.p50, "p99 ms": r.p99, errors: r.errors })),
+  );
   for (const driver of ["pglite", "postgres"]) {
     const raw = rows.find((r) => r.driver === driver && r.route.startsWith("raw"));
     const list = rows.find((r) => r.driver === driver && r.route === "GET workflows list");
-    if (raw && list) console.log(`${driver}: workflow list = ${((100 * list.rps) / raw.rps).toFixed(0)}% of the one-query route (served from memory: above 100%)`);
+    if (raw && list)
+      console.log(
+        `${driver}: workflow list = ${((100 * list.rps) / raw.rps).toFixed(0)}% of the one-query route (served from memory: above 100%)`,
+      );
   }
 }

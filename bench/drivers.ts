@@ -5,7 +5,11 @@ import pg from "pg";
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
-export interface BenchTarget { driver: "postgres" | "pglite"; databaseUrl?: string; dataDir?: string }
+export interface BenchTarget {
+  driver: "postgres" | "pglite";
+  databaseUrl?: string;
+  dataDir?: string;
+}
 
 /**
  * Runs a benchmark on a fresh PostgreSQL database (BENCH_DATABASE_URL's server; skipped when

@@ -8,4 +8,6 @@ const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL || u
 await database.migrate();
 const result = await importFeed(database.db, source, paths);
 await database.close();
-process.stdout.write(JSON.stringify({ ...result, errors: result.errors.length, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }) + "\n");
+process.stdout.write(
+  JSON.stringify({ ...result, errors: result.errors.length, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }) + "\n",
+);

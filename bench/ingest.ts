@@ -25,13 +25,33 @@ const STEPS: [string, string, string[]][] = [
   ["cve5", "CVE JSON 5, unchanged re-import", [`${DATA}/cve-json5`]],
 ];
 
-interface Row { driver: string; step: string; read: number; inserted: number; updated: number; unchanged: number; skipped: number; seconds: number; "rec/s": number; "peak RSS MB": number }
+interface Row {
+  driver: string;
+  step: string;
+  read: number;
+  inserted: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  seconds: number;
+  "rec/s": number;
+  "peak RSS MB": number;
+}
 
 async function importStep(env: Record<string, string>, source: string, paths: string[]) {
   const { stdout } = await run(process.execPath, ["bench/ingest-child.mjs", source, ...paths], {
-    env: { ...process.env, ...env }, maxBuffer: 1 << 24,
+    env: { ...process.env, ...env },
+    maxBuffer: 1 << 24,
   });
-  return JSON.parse(stdout.trim().split("\n").at(-1)!) as { read: number; inserted: number; updated: number; unchanged: number; skipped: number; seconds: number; peak_rss_mb: number };
+  return JSON.parse(stdout.trim().split("\n").at(-1)!) as {
+    read: number;
+    inserted: number;
+    updated: number;
+    unchanged: number;
+    skipped: number;
+    seconds: number;
+    peak_rss_mb: number;
+  };
 }
 
 export async function latency(env: Record<string, string>): Promise<{ query: string; "first ms": number; p50: number; p95: number }[]> {
@@ -55,7 +75,12 @@ export async function latency(env: Record<string, string>): Promise<{ query: str
       if (i >= 20) times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    out.push({ query: `GET /api/v1/cves?${query}`, "first ms": +first.toFixed(1), p50: +times[Math.floor(times.length / 2)]!.toFixed(1), p95: +times[Math.floor(times.length * 0.95)]!.toFixed(1) });
+    out.push({
+      query: `GET /api/v1/cves?${query}`,
+      "first ms": +first.toFixed(1),
+      p50: +times[Math.floor(times.length / 2)]!.toFixed(1),
+      p95: +times[Math.floor(times.length * 0.95)]!.toFixed(1),
+    });
   }
   await app.close();
   await database.close();
@@ -66,7 +91,18 @@ async function benchDriver(driver: string, env: Record<string, string>) {
   const rows: Row[] = [];
   for (const [source, step, paths] of STEPS) {
     const r = await importStep(env, source, paths);
-    rows.push({ driver, step, read: r.read, inserted: r.inserted, updated: r.updated, unchanged: r.unchanged, skipped: r.skipped, seconds: +r.seconds.toFixed(1), "rec/s": Math.round(r.read / r.seconds), "peak RSS MB": r.peak_rss_mb });
+    rows.push({
+      driver,
+      step,
+      read: r.read,
+      inserted: r.inserted,
+      updated: r.updated,
+      unchanged: r.unchanged,
+      skipped: r.skipped,
+      seconds: +r.seconds.toFixed(1),
+      "rec/s": Math.round(r.read / r.seconds),
+      "peak RSS MB": r.peak_rss_mb,
+    });
     console.log(JSON.stringify(rows.at(-1)));
   }
   return { rows, lat: await latency(env) };
@@ -74,7 +110,8 @@ async function benchDriver(driver: string, env: Record<string, string>) {
 
 export async function benchIngest(): Promise<void> {
   const results = await onEachDriver("ingest", (t) =>
-    benchDriver(t.driver, t.driver === "postgres" ? { DATABASE_URL: t.databaseUrl! } : { DATABASE_URL: "", VIGIE_DATA_DIR: t.dataDir! }));
+    benchDriver(t.driver, t.driver === "postgres" ? { DATABASE_URL: t.databaseUrl! } : { DATABASE_URL: "", VIGIE_DATA_DIR: t.dataDir! }),
+  );
   for (const r of results) {
     console.log(`\nIngest — ${r.driver}`);
     console.table(r.rows);

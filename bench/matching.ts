@@ -37,10 +37,13 @@ async function sql<T>(database: Database, text: string, values: unknown[] = []):
 /** The 2024 CVE 5 file minus its last 1,000 records, and those 1,000 apart (imported later as "new"). */
 async function splitNewest(dir: string): Promise<{ firstImport: string[]; newOnes: string }> {
   const cve5 = join(DATA, "cve-json5");
-  const files = readdirSync(cve5).filter((f) => /^vulnrichment-\d{4}\.jsonl\.gz$/.test(f)).sort();
+  const files = readdirSync(cve5)
+    .filter((f) => /^vulnrichment-\d{4}\.jsonl\.gz$/.test(f))
+    .sort();
   const last = files.pop()!;
   const lines: string[] = [];
-  for await (const line of createInterface({ input: createReadStream(join(cve5, last)).pipe(createGunzip()) })) if (line.trim()) lines.push(line);
+  for await (const line of createInterface({ input: createReadStream(join(cve5, last)).pipe(createGunzip()) }))
+    if (line.trim()) lines.push(line);
   const head = join(dir, "head.jsonl");
   const tail = join(dir, "new.jsonl");
   writeFileSync(head, lines.slice(0, -HELD_OUT).join("\n") + "\n");
@@ -51,22 +54,31 @@ async function splitNewest(dir: string): Promise<{ firstImport: string[]; newOne
 /** 10,000 projects of one organization, each with one stack of 20 items drawn from real corpus values. */
 async function buildStacks(database: Database, orgId: string): Promise<void> {
   await sql(database, `update projects set alert_backfill_days = $1 where org_id = $2`, [BACKFILL_DAYS, orgId]);
-  await sql(database, `
+  await sql(
+    database,
+    `
     insert into projects (org_id, name, alert_backfill, alert_backfill_days)
-    select $1, 'bench ' || g, 'recent', $2 from generate_series(1, $3) g`, [orgId, BACKFILL_DAYS, PROJECTS]);
+    select $1, 'bench ' || g, 'recent', $2 from generate_series(1, $3) g`,
+    [orgId, BACKFILL_DAYS, PROJECTS],
+  );
   await sql(database, `insert into stacks (org_id, project_id, name) select org_id, id, 'stack' from projects where org_id = $1`, [orgId]);
   // Real (vendor, product, version) triples: exact versions NVD and CNAs list, most named products first.
-  await sql(database, `
+  await sql(
+    database,
+    `
     create temp table bench_values as
     select row_number() over (order by n desc, vendor_norm, product_norm) - 1 as k, vendor_norm, product_norm, version
     from (select vendor_norm, product_norm, max(version_from) as version, count(*) as n from cve_affected
           where vendor_norm is not null and product_norm is not null and version_from is not null and version_from = version_to
             and vendor_norm <> 'n/a' and product_norm <> 'n/a'
           group by 1, 2) v
-    limit 20000`);
+    limit 20000`,
+  );
   const n = (await sql<{ n: number }>(database, `select count(*)::int as n from bench_values`))[0]!.n;
   // Per project: 16 product items with a version, 2 CPEs, 1 whole product, 1 keyword (a product name).
-  await sql(database, `
+  await sql(
+    database,
+    `
     insert into stack_items (stack_id, project_id, item_type, value, match_vendor, match_product, match_version, match_words, match_anchor)
     select s.id, s.project_id,
       case when j < 16 then 'product' when j < 18 then 'cpe' when j < 19 then 'product' else 'keyword' end,
@@ -80,7 +92,9 @@ async function buildStacks(database: Database, orgId: string): Promise<void> {
       case when j = 19 then (select w from unnest(tsvector_to_array(to_tsvector('simple', v.product_norm))) w order by length(w) desc, w limit 1) end
     from (select id, project_id, row_number() over (order by id) as p from stacks where org_id = $1) s
     cross join generate_series(0, ${ITEMS_PER_PROJECT - 1}) j
-    join bench_values v on v.k = ((s.p * ${ITEMS_PER_PROJECT} + j) * 7919) % $2`, [orgId, n]);
+    join bench_values v on v.k = ((s.p * ${ITEMS_PER_PROJECT} + j) * 7919) % $2`,
+    [orgId, n],
+  );
   await sql(database, `analyze stack_items`);
 }
 
@@ -97,7 +111,11 @@ async function latency(database: Database, key: string, base: string): Promise<R
       if (i >= 10) times.push(performance.now() - t0);
     }
     times.sort((a, b) => a - b);
-    out.push({ query: `GET alerts?${query}`, p50: +times[Math.floor(times.length / 2)]!.toFixed(1), p95: +times[Math.floor(times.length * 0.95)]!.toFixed(1) });
+    out.push({
+      query: `GET alerts?${query}`,
+      p50: +times[Math.floor(times.length / 2)]!.toFixed(1),
+      p95: +times[Math.floor(times.length * 0.95)]!.toFixed(1),
+    });
     console.log(JSON.stringify(out.at(-1)));
   }
   await app.close();
@@ -134,7 +152,12 @@ async function benchDriver(driver: string, database: Database): Promise<{ steps:
       return { items: (await sql<{ n: number }>(database, `select count(*)::int as n from stack_items`))[0]!.n };
     });
     // "Recent" is counted from the corpus's newest CVE (the data ends in 2024; the clock says later).
-    const days = (await sql<{ days: number }>(database, `select (extract(day from now() - max(date_published)) + ${BACKFILL_DAYS})::int as days from cves`))[0]!.days;
+    const days = (
+      await sql<{ days: number }>(
+        database,
+        `select (extract(day from now() - max(date_published)) + ${BACKFILL_DAYS})::int as days from cves`,
+      )
+    )[0]!.days;
     await sql(database, `update projects set alert_backfill_days = $1 where org_id = $2`, [days, org.id]);
     await step(`full matching (with a version: every CVE; without: last ${BACKFILL_DAYS} days of the corpus + KEV)`, async () => {
       const t0 = performance.now();
@@ -151,14 +174,20 @@ async function benchDriver(driver: string, database: Database): Promise<{ steps:
     });
     const [p0] = await sql<{ id: string }>(database, `select id from projects where org_id = $1 order by created_at, id limit 1`, [org.id]);
     await step(`fill one project to ${ALERTS} alerts`, async () => {
-      await sql(database, `
+      await sql(
+        database,
+        `
         insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, source, match, is_read, triggered_at)
         select $1, $2, c.cve_id, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss, 'P4', 'bench', '{}'::jsonb, random() < 0.7,
           now() - random() * interval '365 days'
         from cves c left join epss_current e on e.cve_id = c.cve_id where not exists (select 1 from alerts a where a.project_id = $2 and a.cve_id = c.cve_id)
-        order by c.cve_id limit $3 - (select count(*) from alerts where project_id = $2)`, [org.id, p0!.id, ALERTS]);
+        order by c.cve_id limit $3 - (select count(*) from alerts where project_id = $2)`,
+        [org.id, p0!.id, ALERTS],
+      );
       await sql(database, `analyze alerts`);
-      return { alerts: (await sql<{ n: number }>(database, `select count(*)::int as n from alerts where project_id = $1`, [p0!.id]))[0]!.n };
+      return {
+        alerts: (await sql<{ n: number }>(database, `select count(*)::int as n from alerts where project_id = $1`, [p0!.id]))[0]!.n,
+      };
     });
     return { steps, lat: await latency(database, key, `/api/v1/organizations/${org.id}/projects/${p0!.id}`) };
   } finally {

@@ -88,7 +88,15 @@ async function settled(pid: number): Promise<number> {
   return last;
 }
 
-interface Figures { idleMb: number; peakMb: number; afterMb: number; closedS: number; statuses: string; lorisS: number; lorisStatus: string }
+interface Figures {
+  idleMb: number;
+  peakMb: number;
+  afterMb: number;
+  closedS: number;
+  statuses: string;
+  lorisS: number;
+  lorisStatus: string;
+}
 
 async function measure(target: BenchTarget): Promise<Figures> {
   if (target.driver === "pglite") {
@@ -115,9 +123,13 @@ async function measure(target: BenchTarget): Promise<Figures> {
     const after = rssKb(pid);
     const loris = await slowBody(port, false);
     return {
-      idleMb: mb(idle), peakMb: mb(peak), afterMb: mb(after), closedS,
+      idleMb: mb(idle),
+      peakMb: mb(peak),
+      afterMb: mb(after),
+      closedS,
       statuses: [...tally].map(([s, n]) => `${n}×${s}`).join(", "),
-      lorisS: loris.ms / 1000, lorisStatus: loris.status,
+      lorisS: loris.ms / 1000,
+      lorisStatus: loris.status,
     };
   } finally {
     child.kill("SIGTERM");
@@ -127,7 +139,9 @@ async function measure(target: BenchTarget): Promise<Figures> {
 
 /** `BENCH=slow`: prints idle, peak and one-minute-after RSS, and the slow-loris close time. */
 export async function benchSlowClients(): Promise<void> {
-  console.log(`\nSlow clients — ${CONNECTIONS} connections, each ${SENT / 1000} KB of a ${DECLARED / 1000} KB body then 1 byte / ${TRICKLE_MS / 1000} s`);
+  console.log(
+    `\nSlow clients — ${CONNECTIONS} connections, each ${SENT / 1000} KB of a ${DECLARED / 1000} KB body then 1 byte / ${TRICKLE_MS / 1000} s`,
+  );
   const rows = await onEachDriver("slow", measure);
   for (const r of rows) {
     const back = (100 * (r.afterMb - r.idleMb)) / r.idleMb;

@@ -37,8 +37,9 @@ const readmeAdvisories = new Set();
 const readmeCves = new Set();
 for await (const line of lines(join(DATA, "osv/osv-combined.jsonl.gz"))) {
   const adv = JSON.parse(line);
-  const hit = (adv.affected ?? []).some((a) => README_PACKAGES.some(([eco, name]) =>
-    a.package?.ecosystem?.toLowerCase() === eco && a.package?.name?.toLowerCase() === name));
+  const hit = (adv.affected ?? []).some((a) =>
+    README_PACKAGES.some(([eco, name]) => a.package?.ecosystem?.toLowerCase() === eco && a.package?.name?.toLowerCase() === name),
+  );
   if (!hit) continue;
   readmeAdvisories.add(adv.id);
   for (const a of adv.aliases ?? []) if (a.startsWith("CVE-")) readmeCves.add(a);
@@ -58,7 +59,9 @@ counts.cve5 = cve5.length;
 // cve5: the records of every year that the README's advisories name or that name its products.
 {
   const out = [];
-  for (const f of readdirSync(join(DATA, "cve-json5")).filter((f) => /^vulnrichment-\d{4}\.jsonl\.gz$/.test(f)).sort()) {
+  for (const f of readdirSync(join(DATA, "cve-json5"))
+    .filter((f) => /^vulnrichment-\d{4}\.jsonl\.gz$/.test(f))
+    .sort()) {
     for await (const line of lines(join(DATA, "cve-json5", f))) {
       const id = /"cveId":"(CVE-\d{4}-\d+)"/.exec(line)?.[1];
       if (!id || ids.has(id)) continue;
@@ -93,18 +96,38 @@ counts.cve5 = cve5.length;
   });
   const start = text.indexOf("[", text.indexOf('"CVE_Items"'));
   const items = [];
-  let depth = 0, from = -1, inStr = false, esc = false;
+  let depth = 0,
+    from = -1,
+    inStr = false,
+    esc = false;
   for (let i = start + 1; i < text.length && items.length < NVD_ITEMS; i++) {
     const c = text[i];
-    if (inStr) { if (esc) esc = false; else if (c === "\\") esc = true; else if (c === '"') inStr = false; continue; }
+    if (inStr) {
+      if (esc) esc = false;
+      else if (c === "\\") esc = true;
+      else if (c === '"') inStr = false;
+      continue;
+    }
     if (c === '"') inStr = true;
-    else if (c === "{") { if (depth++ === 0) from = i; }
-    else if (c === "}" && --depth === 0) items.push(JSON.parse(text.slice(from, i + 1)));
+    else if (c === "{") {
+      if (depth++ === 0) from = i;
+    } else if (c === "}" && --depth === 0) items.push(JSON.parse(text.slice(from, i + 1)));
   }
   for (const it of items) ids.add(it.cve.CVE_data_meta.ID);
-  write(join(OUT, "nvd/nvdcve-1.1-2025-subset.json.gz"),
-    JSON.stringify({ CVE_data_type: "CVE", CVE_data_format: "MITRE", CVE_data_version: "4.0", CVE_data_numberOfCVEs: String(items.length), CVE_Items: items }));
-  for (const [dir, file] of [["CVE-2024/CVE-2024-34xx", "CVE-2024-3400.json"], ["CVE-2023/CVE-2023-49xx", "CVE-2023-4966.json"]]) {
+  write(
+    join(OUT, "nvd/nvdcve-1.1-2025-subset.json.gz"),
+    JSON.stringify({
+      CVE_data_type: "CVE",
+      CVE_data_format: "MITRE",
+      CVE_data_version: "4.0",
+      CVE_data_numberOfCVEs: String(items.length),
+      CVE_Items: items,
+    }),
+  );
+  for (const [dir, file] of [
+    ["CVE-2024/CVE-2024-34xx", "CVE-2024-3400.json"],
+    ["CVE-2023/CVE-2023-49xx", "CVE-2023-4966.json"],
+  ]) {
     write(join(OUT, "nvd", `${file}.gz`), readFileSync(join(DATA, "nvd/api-2.0-sample", dir, file)));
     ids.add(file.replace(".json", ""));
   }

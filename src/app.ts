@@ -72,7 +72,11 @@ export function createServices(database: Database, config: Config): Services {
   const cves = new CvesService(database.db);
   // A dry run evaluates the workflow on the merged CVE record (every field unknown when Vigie holds none).
   const cacheFeed = new CacheFeed(database);
-  const workflows = new WorkflowsService(database, (ex, id) => cves.facts(ex, id), cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000));
+  const workflows = new WorkflowsService(
+    database,
+    (ex, id) => cves.facts(ex, id),
+    cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000),
+  );
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
@@ -98,7 +102,12 @@ export function createServices(database: Database, config: Config): Services {
 }
 
 /** The HTTP application over the services. */
-export async function buildApp(opts: { config: Config; database: Database; logger: Logger; services?: Services }): Promise<{ app: FastifyInstance; services: Services }> {
+export async function buildApp(opts: {
+  config: Config;
+  database: Database;
+  logger: Logger;
+  services?: Services;
+}): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, database, logger } = opts;
   const services = opts.services ?? createServices(database, config);
   const app = await buildServer({

@@ -18,7 +18,11 @@ function print(res: AdminResponse, json: boolean): number {
 }
 
 function humanize(obj: Record<string, unknown>): string {
-  return Object.entries(obj).map(([k, v]) => `${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`).join("\n") + "\n";
+  return (
+    Object.entries(obj)
+      .map(([k, v]) => `${k}: ${typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)}`)
+      .join("\n") + "\n"
+  );
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -87,7 +87,9 @@ export const COMMANDS: Record<string, Command> = {
     options: { org: str, name: str, description: str },
     required: ["org", "name"],
     run: async (s, _db, v) =>
-      presentProject(await s.projects.create({ orgId: v.org as string, name: v.name as string, description: v.description as string | undefined })),
+      presentProject(
+        await s.projects.create({ orgId: v.org as string, name: v.name as string, description: v.description as string | undefined }),
+      ),
   },
   "apikey create": {
     usage: "apikey create --org ORG_ID [--scope S]... [--project PROJECT_ID]... [--name N]",
@@ -123,7 +125,12 @@ export const COMMANDS: Record<string, Command> = {
     options: { email: str, password: str, org: str, role: str },
     required: ["email", "password"],
     run: async (s, _db, v) => {
-      const r = await s.users.create({ email: v.email as string, password: v.password as string, orgId: v.org as string | undefined, role: v.role as string | undefined });
+      const r = await s.users.create({
+        email: v.email as string,
+        password: v.password as string,
+        orgId: v.org as string | undefined,
+        role: v.role as string | undefined,
+      });
       return { id: r.user.id, email: r.user.email, created_at: r.user.createdAt.toISOString(), org_id: r.orgId, role: r.role };
     },
   },
@@ -188,15 +195,22 @@ export function parseCommand(argv: string[]): { name: string; command: Command; 
   let values: Values;
   let positionals: string[];
   try {
-    const parsed = parseArgs({ args: rest, options: { ...command.options, json: { type: "boolean" } }, strict: true, allowPositionals: !!command.positionals });
+    const parsed = parseArgs({
+      args: rest,
+      options: { ...command.options, json: { type: "boolean" } },
+      strict: true,
+      allowPositionals: !!command.positionals,
+    });
     values = parsed.values as Values;
     positionals = parsed.positionals;
   } catch (err) {
     throw new UsageError(`${(err as Error).message}\nusage : vigie ${command.usage} [--json]`);
   }
   const missingOpts = command.required.filter((r) => values[r] === undefined || values[r] === "");
-  if (missingOpts.length) throw new UsageError(`option requise : ${missingOpts.map((m) => `--${m}`).join(", ")}\nusage : vigie ${command.usage} [--json]`);
-  if (command.positionals && !positionals.length) throw new UsageError(`au moins un chemin est requis\nusage : vigie ${command.usage} [--json]`);
+  if (missingOpts.length)
+    throw new UsageError(`option requise : ${missingOpts.map((m) => `--${m}`).join(", ")}\nusage : vigie ${command.usage} [--json]`);
+  if (command.positionals && !positionals.length)
+    throw new UsageError(`au moins un chemin est requis\nusage : vigie ${command.usage} [--json]`);
   return { name, command, values, positionals, json: values.json === true };
 }
 

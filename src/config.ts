@@ -16,7 +16,12 @@ const EnvSchema = z.object({
   /** Limit applied to organizations that have no plan. */
   VIGIE_DEFAULT_MAX_API_CALLS_PER_HOUR: z.coerce.number().int().min(1).default(1000),
   /** Lifetime of a session (login) token, in hours. */
-  VIGIE_SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(12),
+  VIGIE_SESSION_TTL_HOURS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 90)
+    .default(12),
   /** Run background jobs (pg-boss) in this process. */
   VIGIE_JOBS: z.enum(["on", "off"]).default("on"),
   /** On an empty database, import the bundled snapshot of real data at start-up. */
@@ -27,7 +32,10 @@ const EnvSchema = z.object({
   VIGIE_COOKIE_SECURE: z.enum(["true", "false"]).default("false"),
   /** Scheduled feed sync (pg-boss cron) in this process. */
   VIGIE_FEEDS_SYNC: z.enum(["on", "off"]).default("off"),
-  VIGIE_FEEDS_CRON: z.string().regex(/^(\S+\s+){4}\S+$/, "expression cron à cinq champs").default("23 */6 * * *"),
+  VIGIE_FEEDS_CRON: z
+    .string()
+    .regex(/^(\S+\s+){4}\S+$/, "expression cron à cinq champs")
+    .default("23 */6 * * *"),
   VIGIE_FEEDS_CACHE_DIR: z.string().min(1).optional(),
   /** Whole request (headers and body) must arrive within this; else 408 and the connection is closed. */
   VIGIE_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
@@ -87,7 +95,11 @@ function feedUrlSettings(env: NodeJS.ProcessEnv): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const [name, value] of Object.entries(env)) {
     const m = FEED_URLS_VAR.exec(name);
-    if (m && value !== undefined) out[m[1]!.toLowerCase()] = value.split(",").map((u) => u.trim()).filter(Boolean);
+    if (m && value !== undefined)
+      out[m[1]!.toLowerCase()] = value
+        .split(",")
+        .map((u) => u.trim())
+        .filter(Boolean);
   }
   return out;
 }
@@ -102,7 +114,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const e = parsed.data;
   const urls = feedUrlSettings(env);
-  const bad = Object.values(urls).flat().filter((u) => !/^https?:\/\/\S+$/.test(u));
+  const bad = Object.values(urls)
+    .flat()
+    .filter((u) => !/^https?:\/\/\S+$/.test(u));
   if (bad.length) throw new ConfigError(`Configuration invalide :\n  VIGIE_FEED_URLS_* : adresse http(s) attendue : ${bad.join(", ")}`);
   if (e.VIGIE_HTTP_HEADERS_TIMEOUT_MS > e.VIGIE_HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError("Configuration invalide :\n  VIGIE_HTTP_HEADERS_TIMEOUT_MS : au plus VIGIE_HTTP_REQUEST_TIMEOUT_MS");

@@ -27,7 +27,11 @@ export const JOBS = {
     cron: (config) => config.feedsCron,
     handler: async (_p, services, logger) => {
       const outcomes = await services.feeds.sync();
-      for (const o of outcomes) logger[o.status === "failed" ? "warn" : "info"]({ source: o.source, url: o.url, status: o.status, error: o.error, read: o.result?.read }, "feeds.sync");
+      for (const o of outcomes)
+        logger[o.status === "failed" ? "warn" : "info"](
+          { source: o.source, url: o.url, status: o.status, error: o.error, read: o.result?.read },
+          "feeds.sync",
+        );
     },
   }),
 } as const;

@@ -68,4 +68,3 @@ export async function serve(config: Config): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   logger.info({ driver: database.driver, dataDir: database.driver === "pglite" ? config.dataDir : undefined }, "Vigie prêt");
 }
-

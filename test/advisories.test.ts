@@ -15,7 +15,21 @@ const IMPORT = "test/fixtures/import";
 const MATCH = "test/fixtures/matching";
 const SCOPES = ["stacks-write", "alerts-write", "tags-write"];
 
-interface Alert { id: string; cve_id: string; severity: string; cvss_score: number | null; is_kev: boolean; is_read: boolean; source: string; description: string | null; vendor: string | null; product: string | null; aliases: string[]; tags: { id: string; name: string }[]; correspondance: Record<string, unknown> }
+interface Alert {
+  id: string;
+  cve_id: string;
+  severity: string;
+  cvss_score: number | null;
+  is_kev: boolean;
+  is_read: boolean;
+  source: string;
+  description: string | null;
+  vendor: string | null;
+  product: string | null;
+  aliases: string[];
+  tags: { id: string; name: string }[];
+  correspondance: Record<string, unknown>;
+}
 
 async function tenant(name: string, items: { item_type: string; value: string }[]) {
   const tn = await createTenant(t, { name });
@@ -55,13 +69,27 @@ describe("advisories raise alerts", () => {
 
     const { body: cve } = await get("/api/v1/cves/CVE-2023-41164");
     expect(cve).toMatchObject({
-      cve_id: "CVE-2023-41164", state: "PUBLISHED", sources: ["pysec"], fusion_de: ["PYSEC-2023-225"],
-      date_published: "2023-11-03T05:15:00.000Z", vendor: "PyPI", product: "django",
+      cve_id: "CVE-2023-41164",
+      state: "PUBLISHED",
+      sources: ["pysec"],
+      fusion_de: ["PYSEC-2023-225"],
+      date_published: "2023-11-03T05:15:00.000Z",
+      vendor: "PyPI",
+      product: "django",
       // PYSEC gives no CVSS vector: unscored, not invented.
-      severity: "unknown", cvss_score: null, cvss_source: null,
+      severity: "unknown",
+      cvss_score: null,
+      cvss_source: null,
     });
     expect(cve.description).toMatch(/django\.utils\.encoding\.uri_to_iri\(\) is subject to a potential DoS/);
-    expect(cve.affected).toContainEqual({ vendor: "PyPI", product: "django", version_from: "4.2", version_to: "4.2.5", version_status: "affected", cpe: null });
+    expect(cve.affected).toContainEqual({
+      vendor: "PyPI",
+      product: "django",
+      version_from: "4.2",
+      version_to: "4.2.5",
+      version_status: "affected",
+      cpe: null,
+    });
     // Listed and resolved like any CVE.
     expect((await get("/api/v1/cves?q=CVE-2024-24680")).body.total).toBe(1);
     expect((await get("/api/v1/cves/PYSEC-2024-28")).body.cve_id).toBe("CVE-2024-24680");
@@ -82,16 +110,31 @@ describe("advisories raise alerts", () => {
   });
 
   it("an advisory naming no CVE alerts under its own id, with its score", async () => {
-    const a = await tenant("Rust", [{ item_type: "purl", value: "pkg:cargo/async-graphql@4.0.5" }, { item_type: "purl", value: "pkg:cargo/async-graphql@4.0.6" }]);
+    const a = await tenant("Rust", [
+      { item_type: "purl", value: "pkg:cargo/async-graphql@4.0.5" },
+      { item_type: "purl", value: "pkg:cargo/async-graphql@4.0.6" },
+    ]);
     await load("osv", `${ADV}/RUSTSEC-2022-0037.json`);
     const [alert, ...rest] = await a.alerts();
     expect(rest).toEqual([]);
-    expect(alert).toMatchObject({ cve_id: "RUSTSEC-2022-0037", aliases: ["GHSA-xq3c-8gqm-v648"], severity: "high", cvss_score: 7.5, vendor: "crates.io", product: "async-graphql" });
+    expect(alert).toMatchObject({
+      cve_id: "RUSTSEC-2022-0037",
+      aliases: ["GHSA-xq3c-8gqm-v648"],
+      severity: "high",
+      cvss_score: 7.5,
+      vendor: "crates.io",
+      product: "async-graphql",
+    });
     expect(alert!.source).toBe("purl pkg:cargo/async-graphql@4.0.5 : version 4.0.5 dans [0.0.0-0, 4.0.6[ (RUSTSEC-2022-0037)");
     const { body } = await get("/api/v1/cves/RUSTSEC-2022-0037");
     expect(body).toMatchObject({
-      cve_id: "RUSTSEC-2022-0037", severity: "high", cvss_score: 7.5, cvss_version: "3.1", cvss_source: "rustsec:RUSTSEC-2022-0037",
-      cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H", description: expect.stringMatching(/^Denial of service on deeply nested fragment requests/),
+      cve_id: "RUSTSEC-2022-0037",
+      severity: "high",
+      cvss_score: 7.5,
+      cvss_version: "3.1",
+      cvss_source: "rustsec:RUSTSEC-2022-0037",
+      cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:H",
+      description: expect.stringMatching(/^Denial of service on deeply nested fragment requests/),
     });
   });
 });
@@ -134,10 +177,16 @@ describe("an advisory that gains a CVE alias", () => {
   it("scores: no CVE-record source scores CVE-2021-44228, so the GHSA's CVSS 3.1 vector does, with its provenance", async () => {
     const { body } = await get("/api/v1/cves/CVE-2021-44228");
     expect(body).toMatchObject({
-      severity: "critical", cvss_score: 10, cvss_version: "3.1", cvss_source: "ghsa:GHSA-jfh8-c2jp-5v3q",
-      cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H", is_kev: true,
+      severity: "critical",
+      cvss_score: 10,
+      cvss_version: "3.1",
+      cvss_source: "ghsa:GHSA-jfh8-c2jp-5v3q",
+      cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H",
+      is_kev: true,
     });
-    expect((await get("/api/v1/cves?min_cvss=9.5&is_kev=true")).body.items.map((c: { cve_id: string }) => c.cve_id)).toContain("CVE-2021-44228");
+    expect((await get("/api/v1/cves?min_cvss=9.5&is_kev=true")).body.items.map((c: { cve_id: string }) => c.cve_id)).toContain(
+      "CVE-2021-44228",
+    );
   });
 
   it("signaux: a KEV CVE's advisory says kev", async () => {
@@ -167,7 +216,9 @@ describe("KEV names products", () => {
     expect(await v1025.ids()).toEqual(["CVE-2024-0012", "CVE-2024-3393", "CVE-2024-3400", "CVE-2024-9474"]);
     const unchecked = (await v1025.alerts()).find((x) => x.cve_id === "CVE-2024-0012")!;
     expect(unchecked.correspondance).toMatchObject({ rule: "unversioned", origin: "kev", version: "10.2.5" });
-    expect(unchecked.source).toBe("product paloaltonetworks:pan-os@10.2.5 : version 10.2.5 non vérifiable — KEV (exploitée) nomme le produit sans versions et aucune source ne donne de plage");
+    expect(unchecked.source).toBe(
+      "product paloaltonetworks:pan-os@10.2.5 : version 10.2.5 non vérifiable — KEV (exploitée) nomme le produit sans versions et aucune source ne donne de plage",
+    );
     expect(unchecked).toMatchObject({ is_kev: true, vendor: "Palo Alto Networks", product: "PAN-OS" });
     // An item added afterwards (KEV CVEs are always in the backfill): 10.2.9-h1 is past CVE-2024-3400's
     // fix in the CVE List ranges, so KEV naming PAN-OS does not alert it; the KEV-only ones do.
@@ -177,7 +228,8 @@ describe("KEV names products", () => {
 
   it("the CVE list's vendor and product filters compare names as matching does", async () => {
     await load("nvd", `${ADV}/nvdcve-1.1-2018-CVE-2018-7636.json`);
-    const ids = async (q: string) => ((await get(`/api/v1/cves?page_size=100&${q}`)).body.items as { cve_id: string }[]).map((c) => c.cve_id).sort();
+    const ids = async (q: string) =>
+      ((await get(`/api/v1/cves?page_size=100&${q}`)).body.items as { cve_id: string }[]).map((c) => c.cve_id).sort();
     const all = ["CVE-2018-7636", "CVE-2024-0012", "CVE-2024-3393", "CVE-2024-3400", "CVE-2024-9474"];
     // CNA and KEV write "Palo Alto Networks", NVD "paloaltonetworks".
     expect((await get("/api/v1/cves/CVE-2018-7636")).body.vendor).toBe("paloaltonetworks");
@@ -200,28 +252,48 @@ describe("a CVE known only from CERT-FR avis", () => {
 
   it("gets a thin record: listed, readable, dated by its avis, no product, no score; a cve or keyword item alerts, a product item does not", async () => {
     products = await tenant("GlobalProtect", [GLOBALPROTECT]);
-    watch = await tenant("Watching CVE-2024-2431", [{ item_type: "cve", value: "CVE-2024-2431" }, { item_type: "keyword", value: "CVE-2024-2432" }]);
+    watch = await tenant("Watching CVE-2024-2431", [
+      { item_type: "cve", value: "CVE-2024-2431" },
+      { item_type: "keyword", value: "CVE-2024-2432" },
+    ]);
     const r = await load("certfr", AVIS);
     expect(r).toMatchObject({ read: 3, inserted: 3 });
 
     const { status, body: cve } = await get("/api/v1/cves/CVE-2024-2431");
     expect(status).toBe(200);
     expect(cve).toMatchObject({
-      cve_id: "CVE-2024-2431", state: "PUBLISHED", sources: ["certfr"], aliases: ["CERTFR-2024-AVI-0221"], fusion_de: [],
-      description: "Mentionnée par l'avis CERT-FR CERTFR-2024-AVI-0221 (2024-03-14) : Multiples vulnérabilités dans les produits Palo Alto Networks",
+      cve_id: "CVE-2024-2431",
+      state: "PUBLISHED",
+      sources: ["certfr"],
+      aliases: ["CERTFR-2024-AVI-0221"],
+      fusion_de: [],
+      description:
+        "Mentionnée par l'avis CERT-FR CERTFR-2024-AVI-0221 (2024-03-14) : Multiples vulnérabilités dans les produits Palo Alto Networks",
       date_published: "2024-03-14T00:00:00.000Z",
-      severity: "unknown", cvss_score: null, cvss_vector: null, cvss_source: null, cwe_ids: [],
-      vendor: null, product: null, affected: [], is_kev: false,
+      severity: "unknown",
+      cvss_score: null,
+      cvss_vector: null,
+      cvss_source: null,
+      cwe_ids: [],
+      vendor: null,
+      product: null,
+      affected: [],
+      is_kev: false,
       references: ["https://www.cert.ssi.gouv.fr/avis/CERTFR-2024-AVI-0221/"],
     });
     // Its measures as today: the avis' patch and workaround pointers.
-    expect(cve.mesures_provisoires.map((m: { reference: string; categorie: string }) => `${m.reference} ${m.categorie}`))
-      .toEqual(["CERTFR-2024-AVI-0221 correctif", "CERTFR-2024-AVI-0221 contournement"]);
+    expect(cve.mesures_provisoires.map((m: { reference: string; categorie: string }) => `${m.reference} ${m.categorie}`)).toEqual([
+      "CERTFR-2024-AVI-0221 correctif",
+      "CERTFR-2024-AVI-0221 contournement",
+    ]);
     expect(cve.contournement_disponible).toBe(true);
     // Listed with the other CVEs; the avis, naming three CVEs, resolves to none of them.
     expect((await get("/api/v1/cves?q=CVE-2024-2433")).body.items.map((c: { cve_id: string }) => c.cve_id)).toEqual(["CVE-2024-2433"]);
-    expect((await get("/api/v1/cves?published_from=2024-03-14&published_to=2024-03-14&page_size=100")).body.items.map((c: { cve_id: string }) => c.cve_id).sort())
-      .toEqual(["CVE-2024-2431", "CVE-2024-2432", "CVE-2024-2433"]);
+    expect(
+      (await get("/api/v1/cves?published_from=2024-03-14&published_to=2024-03-14&page_size=100")).body.items
+        .map((c: { cve_id: string }) => c.cve_id)
+        .sort(),
+    ).toEqual(["CVE-2024-2431", "CVE-2024-2432", "CVE-2024-2433"]);
     expect((await get("/api/v1/cves/CERTFR-2024-AVI-0221")).status).toBe(404);
 
     // The avis lists GlobalProtect App, but that list is the avis', not each CVE's (CVE-2024-2433 is PAN-OS's): no product alert.
@@ -235,11 +307,17 @@ describe("a CVE known only from CERT-FR avis", () => {
   it("two avis naming one CVE: dated by the earliest, both in aliases", async () => {
     const { body } = await get("/api/v1/cves/CVE-2024-9680");
     expect(body).toMatchObject({
-      sources: ["certfr"], aliases: ["CERTFR-2024-AVI-0865", "CERTFR-2024-AVI-0869"], date_published: "2024-10-10T00:00:00.000Z",
-      description: "Mentionnée par l'avis CERT-FR CERTFR-2024-AVI-0865 (2024-10-10) : Vulnérabilité dans Mozilla Firefox ; également par 1 autre avis (voir aliases)",
+      sources: ["certfr"],
+      aliases: ["CERTFR-2024-AVI-0865", "CERTFR-2024-AVI-0869"],
+      date_published: "2024-10-10T00:00:00.000Z",
+      description:
+        "Mentionnée par l'avis CERT-FR CERTFR-2024-AVI-0865 (2024-10-10) : Vulnérabilité dans Mozilla Firefox ; également par 1 autre avis (voir aliases)",
       affected: [],
     });
-    expect(body.mesures_provisoires.map((m: { reference: string }) => m.reference).sort()).toEqual(["CERTFR-2024-AVI-0865", "CERTFR-2024-AVI-0869"]);
+    expect(body.mesures_provisoires.map((m: { reference: string }) => m.reference).sort()).toEqual([
+      "CERTFR-2024-AVI-0865",
+      "CERTFR-2024-AVI-0869",
+    ]);
   });
 
   it("the CVE List record arriving later takes over field by field, without a second alert", async () => {
@@ -247,8 +325,13 @@ describe("a CVE known only from CERT-FR avis", () => {
     await load("cve5", `${ADV}/cve5-CVE-2024-2431.jsonl`);
     const { body: cve } = await get("/api/v1/cves/CVE-2024-2431");
     expect(cve).toMatchObject({
-      sources: ["certfr", "cve5"], vendor: "Palo Alto Networks", product: "GlobalProtect App",
-      date_published: "2024-03-13T17:51:17.735Z", severity: "medium", cvss_score: 5.5, aliases: ["CERTFR-2024-AVI-0221"],
+      sources: ["certfr", "cve5"],
+      vendor: "Palo Alto Networks",
+      product: "GlobalProtect App",
+      date_published: "2024-03-13T17:51:17.735Z",
+      severity: "medium",
+      cvss_score: 5.5,
+      aliases: ["CERTFR-2024-AVI-0221"],
     });
     expect(cve.description).toMatch(/^An issue in the Palo Alto Networks GlobalProtect app/);
     expect(cve.references).not.toContain("https://www.cert.ssi.gouv.fr/avis/CERTFR-2024-AVI-0221/");

@@ -8,7 +8,24 @@ const IMPORT = "test/fixtures/import";
 const MATCH = "test/fixtures/matching";
 const WRITE_SCOPES = ["stacks-write", "alerts-write", "tags-write"];
 
-interface Alert { id: string; cve_id: string; severity: string; epss_score: number | null; is_kev: boolean; has_poc: boolean; palier: string; source: string; is_read: boolean; vendor: string | null; product: string | null; cvss_score: number | null; description: string | null; aliases: string[]; tags: { id: string; name: string }[]; correspondance: Record<string, unknown> }
+interface Alert {
+  id: string;
+  cve_id: string;
+  severity: string;
+  epss_score: number | null;
+  is_kev: boolean;
+  has_poc: boolean;
+  palier: string;
+  source: string;
+  is_read: boolean;
+  vendor: string | null;
+  product: string | null;
+  cvss_score: number | null;
+  description: string | null;
+  aliases: string[];
+  tags: { id: string; name: string }[];
+  correspondance: Record<string, unknown>;
+}
 
 async function tenantWithKeys(name: string) {
   const tenant = await createTenant(t, { name });
@@ -26,14 +43,19 @@ async function alertsOf(call: Awaited<ReturnType<typeof tenantWithKeys>>["call"]
 }
 
 async function events(projectId: string): Promise<{ event: string; cve_id: string; alert_id: string }[]> {
-  const { rows } = (await t.database.executeSql("select event, cve_id, alert_id from outbox_events where project_id = $1 order by id", [projectId])) as { rows: { event: string; cve_id: string; alert_id: string }[] };
+  const { rows } = (await t.database.executeSql("select event, cve_id, alert_id from outbox_events where project_id = $1 order by id", [
+    projectId,
+  ])) as { rows: { event: string; cve_id: string; alert_id: string }[] };
   return rows;
 }
 
 async function importAll() {
   for (const [source, path] of [
-    ["cve5", `${IMPORT}/cve5-sample.jsonl`], ["cve5", `${MATCH}/cve5-panos.jsonl`], ["cve5", `${MATCH}/cve5-django.jsonl`],
-    ["nvd", `${IMPORT}/nvd2-CVE-2024-3400.json`], ["osv", `${MATCH}/osv-django.jsonl`],
+    ["cve5", `${IMPORT}/cve5-sample.jsonl`],
+    ["cve5", `${MATCH}/cve5-panos.jsonl`],
+    ["cve5", `${MATCH}/cve5-django.jsonl`],
+    ["nvd", `${IMPORT}/nvd2-CVE-2024-3400.json`],
+    ["osv", `${MATCH}/osv-django.jsonl`],
   ] as const) {
     const r = await importFeed(db, source, [path]);
     expect(r.errors).toEqual([]);
@@ -48,7 +70,10 @@ describe("stacks, matching and alerts on real records", () => {
   it("an item added before the data alerts when its CVEs are imported (PAN-OS 10.2.5, Django 4.2.1)", async () => {
     const res = await a.call("POST", "/stacks", {
       name: "Production",
-      items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }, { item_type: "purl", value: "pkg:pypi/django@4.2.1" }],
+      items: [
+        { item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" },
+        { item_type: "purl", value: "pkg:pypi/django@4.2.1" },
+      ],
     });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toMatchObject({ name: "Production", project_id: a.projectId, alertes_creees: 0 });
@@ -88,12 +113,19 @@ describe("stacks, matching and alerts on real records", () => {
     // 10.2.9-h1 is vulnerable today to CVE-2024-9468 (published 2024-10, not KEV, fixed in 10.2.9-h11),
     // whatever its age; it is past CVE-2024-3400's fix (10.2.9-h1).
     const stackId = edge.json().id as string;
-    const added = await b.call("POST", `/stacks/${stackId}/items`, { item_type: "cpe", value: "cpe:2.3:o:paloaltonetworks:pan-os:10.2.9:h1:*:*:*:*:*:*" });
+    const added = await b.call("POST", `/stacks/${stackId}/items`, {
+      item_type: "cpe",
+      value: "cpe:2.3:o:paloaltonetworks:pan-os:10.2.9:h1:*:*:*:*:*:*",
+    });
     expect(added.statusCode).toBe(201);
     expect(added.json().alertes_creees).toBe(1);
     const alerts = await alertsOf(b.call);
     expect(ids(alerts)).toEqual(["CVE-2022-0028", "CVE-2024-3400", "CVE-2024-9468"]);
-    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-9468")!.correspondance).toMatchObject({ rule: "version_range", version: "10.2.9-h1", item_type: "cpe" });
+    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-9468")!.correspondance).toMatchObject({
+      rule: "version_range",
+      version: "10.2.9-h1",
+      item_type: "cpe",
+    });
   });
 
   it("changing alert_backfill re-evaluates the project's items (raising what it allows, deleting nothing)", async () => {
@@ -112,31 +144,47 @@ describe("stacks, matching and alerts on real records", () => {
   it("defaultStatus and version expressions as CNAs write them (Jenkins CVE-2024-23897, dropwizard CVE-2020-5245, MySQL CVE-2018-2562)", async () => {
     expect((await importFeed(db, "cve5", [`${MATCH}/cve5-expressions.jsonl`])).errors).toEqual([]);
     const e = await tenantWithKeys("Epsilon");
-    const res = await e.call("POST", "/stacks", { name: "Build", items: [
-      // Jenkins lists only its unaffected lines (< 1.606, 2.426.3–2.426.x, 2.440.1–2.440.x, ≥ 2.442), defaultStatus affected.
-      { item_type: "product", value: "jenkins:jenkins@2.426.2" },
-      // ">= 1.3.0, < 1.3.19" in `version`, without lessThan.
-      { item_type: "product", value: "dropwizard:dropwizard-validation@1.3.5" },
-      // "5.5.58 and prior" (one per series).
-      { item_type: "product", value: "oracle_corporation:mysql_server@5.5.40" },
-    ] });
+    const res = await e.call("POST", "/stacks", {
+      name: "Build",
+      items: [
+        // Jenkins lists only its unaffected lines (< 1.606, 2.426.3–2.426.x, 2.440.1–2.440.x, ≥ 2.442), defaultStatus affected.
+        { item_type: "product", value: "jenkins:jenkins@2.426.2" },
+        // ">= 1.3.0, < 1.3.19" in `version`, without lessThan.
+        { item_type: "product", value: "dropwizard:dropwizard-validation@1.3.5" },
+        // "5.5.58 and prior" (one per series).
+        { item_type: "product", value: "oracle_corporation:mysql_server@5.5.40" },
+      ],
+    });
     expect(res.statusCode).toBe(201);
     const alerts = await alertsOf(e.call);
     expect(ids(alerts)).toEqual(["CVE-2018-2562", "CVE-2020-5245", "CVE-2024-23897"]);
-    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-23897")!.correspondance).toMatchObject({ rule: "default_status", version: "2.426.2" });
+    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-23897")!.correspondance).toMatchObject({
+      rule: "default_status",
+      version: "2.426.2",
+    });
     expect(alerts.items.find((x) => x.cve_id === "CVE-2020-5245")!.source).toContain("[1.3.0, 1.3.19[");
     // Versions the records call unaffected raise nothing.
     const f = await tenantWithKeys("Zeta");
-    const none = await f.call("POST", "/stacks", { name: "Build", items: [
-      { item_type: "product", value: "jenkins:jenkins@2.426.3" }, { item_type: "product", value: "jenkins:jenkins@2.442" },
-      { item_type: "product", value: "dropwizard:dropwizard-validation@1.3.19" }, { item_type: "product", value: "oracle_corporation:mysql_server@5.5.59" },
-    ] });
+    const none = await f.call("POST", "/stacks", {
+      name: "Build",
+      items: [
+        { item_type: "product", value: "jenkins:jenkins@2.426.3" },
+        { item_type: "product", value: "jenkins:jenkins@2.442" },
+        { item_type: "product", value: "dropwizard:dropwizard-validation@1.3.19" },
+        { item_type: "product", value: "oracle_corporation:mysql_server@5.5.59" },
+      ],
+    });
     expect(none.json().alertes_creees).toBe(0);
   });
 
   it("products meet across the names CNAs and CPE data give them, learned from the records (Apache Tomcat = apache:tomcat)", async () => {
-    const q = async () => ((await t.database.executeSql(
-      "select kind, name, equivalent, evidence from name_equivalences where name in ('apache_tomcat', 'apache_software_foundation', 'accumulo') order by 1, 2, 3", [])).rows);
+    const q = async () =>
+      (
+        await t.database.executeSql(
+          "select kind, name, equivalent, evidence from name_equivalences where name in ('apache_tomcat', 'apache_software_foundation', 'accumulo') order by 1, 2, 3",
+          [],
+        )
+      ).rows;
     expect(await q()).toEqual([]);
     expect((await importFeed(db, "cve5", [`${MATCH}/cve5-tomcat.jsonl`])).errors).toEqual([]);
     // Four records where the CNA names "Apache Software Foundation / Apache Tomcat" and the CISA ADP
@@ -151,11 +199,23 @@ describe("stacks, matching and alerts on real records", () => {
     const alerts = await alertsOf(g.call);
     // CVE-2023-42795 (≤ 9.0.80), CVE-2024-23672 and CVE-2024-24549 (≤ 9.0.85) are stated by the CNA alone
     // ("Apache Tomcat"); not CVE-2023-41080 (≤ 9.0.79), not CVE-2023-34981 (9.0.74 only).
-    expect(ids(alerts)).toEqual(["CVE-2023-42795", "CVE-2023-45648", "CVE-2023-46589", "CVE-2024-23672", "CVE-2024-24549", "CVE-2024-34750"]);
-    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-23672")!.source).toBe("product apache:tomcat@9.0.80 : version 9.0.80 dans [9.0.0-M1, 9.0.85] (cna)");
+    expect(ids(alerts)).toEqual([
+      "CVE-2023-42795",
+      "CVE-2023-45648",
+      "CVE-2023-46589",
+      "CVE-2024-23672",
+      "CVE-2024-24549",
+      "CVE-2024-34750",
+    ]);
+    expect(alerts.items.find((x) => x.cve_id === "CVE-2024-23672")!.source).toBe(
+      "product apache:tomcat@9.0.80 : version 9.0.80 dans [9.0.0-M1, 9.0.85] (cna)",
+    );
     // The display form finds the CPE-named rows too.
     const h = await tenantWithKeys("Theta");
-    await h.call("POST", "/stacks", { name: "Web", items: [{ item_type: "product", value: "Apache Software Foundation:Apache Tomcat@9.0.80" }] });
+    await h.call("POST", "/stacks", {
+      name: "Web",
+      items: [{ item_type: "product", value: "Apache Software Foundation:Apache Tomcat@9.0.80" }],
+    });
     expect(ids(await alertsOf(h.call))).toEqual(ids(alerts));
   });
 
@@ -163,7 +223,9 @@ describe("stacks, matching and alerts on real records", () => {
     const mine = (await alertsOf(a.call)).items[0]!;
     expect((await alertsOf(b.call)).items.map((x) => x.id)).not.toContain(mine.id);
     // B's key on A's project, and A's alert through B's project: 404.
-    expect((await t.app.inject({ method: "GET", url: `${a.base}/alerts`, headers: bearer(b.key) })).json()).toEqual({ detail: "Projet introuvable" });
+    expect((await t.app.inject({ method: "GET", url: `${a.base}/alerts`, headers: bearer(b.key) })).json()).toEqual({
+      detail: "Projet introuvable",
+    });
     expect((await b.call("PATCH", `/alerts/${mine.id}`, { is_read: true })).statusCode).toBe(404);
     const stacks = (await a.call("GET", "/stacks")).json() as { id: string }[];
     expect((await b.call("GET", `/stacks/${stacks[0]!.id}`)).json()).toEqual({ detail: "Pile introuvable" });
@@ -216,17 +278,28 @@ describe("stacks, matching and alerts on real records", () => {
     const stacksBefore = ((await a.call("GET", "/stacks")).json() as unknown[]).length;
     const res = await a.call("POST", "/stacks", {
       name: "Bad",
-      items: [{ item_type: "product", value: "openbsd:openssh@9.6p1" }, { item_type: "cpe", value: "cpe:2.3:a:openbsd" }, { item_type: "purl", value: "pkg:unknown/x@1" }],
+      items: [
+        { item_type: "product", value: "openbsd:openssh@9.6p1" },
+        { item_type: "cpe", value: "cpe:2.3:a:openbsd" },
+        { item_type: "purl", value: "pkg:unknown/x@1" },
+      ],
     });
     expect(res.statusCode).toBe(422);
     const detail = res.json().detail as { type: string; loc: (string | number)[]; msg: string }[];
-    expect(detail.map((d) => d.loc)).toEqual([["body", "items", 1, "value"], ["body", "items", 2, "value"]]);
+    expect(detail.map((d) => d.loc)).toEqual([
+      ["body", "items", 1, "value"],
+      ["body", "items", 2, "value"],
+    ]);
     expect(detail[0]).toMatchObject({ type: "value_error", msg: expect.stringMatching(/^Value error, CPE mal formée/) });
     expect(detail[1]!.msg).toContain("type de purl non pris en charge : unknown");
     expect(((await a.call("GET", "/stacks")).json() as unknown[]).length).toBe(stacksBefore);
     // A tag of no project of this organization.
     const stackId = ((await a.call("GET", "/stacks")).json() as { id: string }[])[0]!.id;
-    const badTag = await a.call("POST", `/stacks/${stackId}/items`, { item_type: "vendor", value: "openbsd", tag_ids: ["00000000-0000-4000-8000-000000000000"] });
+    const badTag = await a.call("POST", `/stacks/${stackId}/items`, {
+      item_type: "vendor",
+      value: "openbsd",
+      tag_ids: ["00000000-0000-4000-8000-000000000000"],
+    });
     expect(badTag.statusCode).toBe(422);
     expect(badTag.json().detail[0]).toMatchObject({ type: "value_error", loc: ["body", "tag_ids"] });
 
@@ -259,7 +332,10 @@ describe("stacks, matching and alerts on real records", () => {
     expect(ids(kev)).toEqual(["CVE-2024-3400"]);
     expect(ids(await alertsOf(a.call, "&is_kev=true"))).toEqual(["CVE-2022-0028", "CVE-2024-3400"]);
     expect(ids(await alertsOf(a.call, "&q=django"))).toEqual(["CVE-2023-36053"]);
-    const highOrCritical = list.items.filter((x) => x.severity === "high" || x.severity === "critical").map((x) => x.cve_id).sort();
+    const highOrCritical = list.items
+      .filter((x) => x.severity === "high" || x.severity === "critical")
+      .map((x) => x.cve_id)
+      .sort();
     expect(highOrCritical.length).toBeGreaterThan(0);
     expect(ids(await alertsOf(a.call, "&severity=high&severity=critical"))).toEqual(highOrCritical);
     expect((await a.call("GET", "/alerts?severity=urgent")).statusCode).toBe(422);
@@ -285,7 +361,15 @@ describe("stacks, matching and alerts on real records", () => {
 
     const stats = (await a.call("GET", "/stats")).json();
     const now = await alertsOf(a.call);
-    expect(stats).toMatchObject({ total_alerts: now.total, unread_alerts: now.unread_count, kev_alerts: 2, poc_alerts: 1, stack_items: 1, monitored_urls: 0, eol_subscriptions: 0 });
+    expect(stats).toMatchObject({
+      total_alerts: now.total,
+      unread_alerts: now.unread_count,
+      kev_alerts: 2,
+      poc_alerts: 1,
+      stack_items: 1,
+      monitored_urls: 0,
+      eol_subscriptions: 0,
+    });
     expect(Object.values(stats.alerts_by_severity as Record<string, number>).reduce((x, y) => x + y, 0)).toBe(now.total);
 
     expect((await a.call("POST", "/alerts/read", {})).statusCode).toBe(422);

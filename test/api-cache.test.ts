@@ -17,7 +17,8 @@ async function tenant() {
   return { orgId: org.id, projectId: project.id, key, keyId: row.id };
 }
 
-const workflowsUrl = (t: { orgId: string; projectId: string }, suffix = "") => `/api/v1/organizations/${t.orgId}/projects/${t.projectId}/workflows${suffix}`;
+const workflowsUrl = (t: { orgId: string; projectId: string }, suffix = "") =>
+  `/api/v1/organizations/${t.orgId}/projects/${t.projectId}/workflows${suffix}`;
 
 const names = async (app: typeof a, t: Awaited<ReturnType<typeof tenant>>): Promise<string[]> => {
   const res = await app.app.inject({ method: "GET", url: workflowsUrl(t), headers: bearer(t.key) });
@@ -29,7 +30,8 @@ describe("in-memory caches of the /api/v1 hot path", () => {
     const t = await tenant();
     for (let i = 0; i < 50; i++) await b.app.inject({ method: "GET", url: workflowsUrl(t), headers: bearer(t.key) }); // warm-up
     const statements = await countingRaw(b.database, async () => {
-      for (let i = 0; i < 500; i++) expect((await b.app.inject({ method: "GET", url: workflowsUrl(t), headers: bearer(t.key) })).statusCode).toBe(200);
+      for (let i = 0; i < 500; i++)
+        expect((await b.app.inject({ method: "GET", url: workflowsUrl(t), headers: bearer(t.key) })).statusCode).toBe(200);
     });
     expect(statements.get("vigie_api_key_lookup")).toBeUndefined();
     expect(statements.get("vigie_workflows_list")).toBeUndefined();
@@ -50,7 +52,12 @@ describe("in-memory caches of the /api/v1 hot path", () => {
     expect(await names(a, t)).toEqual(["Nouvelle correspondance → dossier", "Second"]); // the writer reads its write
     await eventually(async () => (await names(b, t)).length === 2);
     const id = created.json().id as string;
-    const renamed = await a.app.inject({ method: "PATCH", url: workflowsUrl(t, `/${id}`), headers: bearer(t.key), payload: { version: 1, name: "Renamed" } });
+    const renamed = await a.app.inject({
+      method: "PATCH",
+      url: workflowsUrl(t, `/${id}`),
+      headers: bearer(t.key),
+      payload: { version: 1, name: "Renamed" },
+    });
     expect(renamed.statusCode).toBe(200);
     await eventually(async () => (await names(b, t)).includes("Renamed"));
     await a.app.inject({ method: "PATCH", url: workflowsUrl(t, `/${id}/enabled`), headers: bearer(t.key), payload: { enabled: false } });
@@ -76,12 +83,23 @@ describe("in-memory caches of the /api/v1 hot path", () => {
     const me = () => b.app.inject({ method: "GET", url: "/api/v1/me", headers: bearer(t.key) });
     expect((await me()).statusCode).toBe(200); // cached in b
     await a.services.organizations.upsertPlan({ slug: "cache-test", name: "Cache test", maxApiCallsPerHour: 5000 });
-    await database.executeSql("update organizations set plan_id = (select id from plans where slug = 'cache-test') where id = $1", [t.orgId]);
+    await database.executeSql("update organizations set plan_id = (select id from plans where slug = 'cache-test') where id = $1", [
+      t.orgId,
+    ]);
     await eventually(async () => (await me()).headers["x-ratelimit-limit"] === "5000");
     await database.executeSql("insert into api_key_projects (api_key_id, project_id) values ($1, $2)", [t.keyId, t.projectId]);
     await database.executeSql("update api_keys set restricted = true where id = $1", [t.keyId]);
     const other = await a.services.projects.create({ orgId: t.orgId, name: "Other" });
-    await eventually(async () => (await b.app.inject({ method: "GET", url: `/api/v1/organizations/${t.orgId}/projects/${other.id}/workflows`, headers: bearer(t.key) })).statusCode === 404);
+    await eventually(
+      async () =>
+        (
+          await b.app.inject({
+            method: "GET",
+            url: `/api/v1/organizations/${t.orgId}/projects/${other.id}/workflows`,
+            headers: bearer(t.key),
+          })
+        ).statusCode === 404,
+    );
     await a.services.apiKeys.revoke(t.keyId);
     await eventually(async () => (await me()).statusCode === 401);
   });
@@ -97,24 +115,27 @@ describe("in-memory caches of the /api/v1 hot path", () => {
     expect(statements.get("vigie_api_key_lookup")).toBeUndefined();
   });
 
-  it.runIf(database.driver === "postgres")("the listening connection lost: every cache is dropped and bypassed until it listens again", async () => {
-    const t = await tenant();
-    expect(await names(b, t)).toHaveLength(1);
-    expect(b.services.cacheFeed.live).toBe(true);
-    // Kill every LISTEN connection of this database (both processes' feeds).
-    await database.executeSql(
-      "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (query ilike 'listen%' or query = 'select 1')",
-      [],
-    );
-    await eventually(() => !b.services.cacheFeed.live);
-    // Meanwhile a change is made: no notification can reach b, and b must not answer from memory.
-    await database.executeSql("update workflows set name = 'Pendant la coupure' where project_id = $1", [t.projectId]);
-    const statements = await countingRaw(b.database, async () => {
+  it.runIf(database.driver === "postgres")(
+    "the listening connection lost: every cache is dropped and bypassed until it listens again",
+    async () => {
+      const t = await tenant();
+      expect(await names(b, t)).toHaveLength(1);
+      expect(b.services.cacheFeed.live).toBe(true);
+      // Kill every LISTEN connection of this database (both processes' feeds).
+      await database.executeSql(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and (query ilike 'listen%' or query = 'select 1')",
+        [],
+      );
+      await eventually(() => !b.services.cacheFeed.live);
+      // Meanwhile a change is made: no notification can reach b, and b must not answer from memory.
+      await database.executeSql("update workflows set name = 'Pendant la coupure' where project_id = $1", [t.projectId]);
+      const statements = await countingRaw(b.database, async () => {
+        expect(await names(b, t)).toEqual(["Pendant la coupure"]);
+        expect(await names(b, t)).toEqual(["Pendant la coupure"]);
+      });
+      expect(statements.get("vigie_workflows_list")).toBe(2); // not stored while not listening
+      await eventually(() => b.services.cacheFeed.live, 10_000);
       expect(await names(b, t)).toEqual(["Pendant la coupure"]);
-      expect(await names(b, t)).toEqual(["Pendant la coupure"]);
-    });
-    expect(statements.get("vigie_workflows_list")).toBe(2); // not stored while not listening
-    await eventually(() => b.services.cacheFeed.live, 10_000);
-    expect(await names(b, t)).toEqual(["Pendant la coupure"]);
-  });
+    },
+  );
 });

@@ -30,7 +30,9 @@ describe("API key authentication", () => {
   it("stores only a hash of the key, and records last_used_at", async () => {
     const tenant = await createTenant(t);
     await t.services.authenticator.limiter.flush(); // key usage is written with the batched counts
-    const { rows } = (await t.database.executeSql("select key_hash, prefix, last_used_at from api_keys where org_id = $1", [tenant.orgId])) as {
+    const { rows } = (await t.database.executeSql("select key_hash, prefix, last_used_at from api_keys where org_id = $1", [
+      tenant.orgId,
+    ])) as {
       rows: { key_hash: string; prefix: string; last_used_at: Date | null }[];
     };
     for (const r of rows) {
@@ -46,7 +48,11 @@ describe("context endpoints", () => {
   it("GET /me gives the organization and its plan, null when it has none", async () => {
     const withPlan = await createTenant(t, { plan: "pro", name: "Acme" });
     const res = await t.app.inject({ method: "GET", url: "/api/v1/me", headers: bearer(withPlan.readKey) });
-    expect(res.json()).toEqual({ org_id: withPlan.orgId, org_name: "Acme", plan: { name: "Pro", slug: "pro", max_api_calls_per_hour: 10000 } });
+    expect(res.json()).toEqual({
+      org_id: withPlan.orgId,
+      org_name: "Acme",
+      plan: { name: "Pro", slug: "pro", max_api_calls_per_hour: 10000 },
+    });
     const noPlan = await createTenant(t);
     const res2 = await t.app.inject({ method: "GET", url: "/api/v1/me", headers: bearer(noPlan.readKey) });
     expect(res2.json().plan).toBeNull();
@@ -65,15 +71,34 @@ describe("context endpoints", () => {
   it("GET /organizations/{org}/projects lists the projects within the key's restriction", async () => {
     const tenant = await createTenant(t);
     const second = await t.services.projects.create({ orgId: tenant.orgId, name: "Staging", description: "pré-production" });
-    const all = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${tenant.orgId}/projects`, headers: bearer(tenant.readKey) });
+    const all = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/${tenant.orgId}/projects`,
+      headers: bearer(tenant.readKey),
+    });
     expect(all.json().map((p: { name: string }) => p.name)).toEqual(["Production", "Staging"]);
-    expect(all.json()[0]).toEqual({ id: tenant.projectId, name: "Production", description: null, org_id: tenant.orgId, is_default: true, created_at: expect.any(String) });
+    expect(all.json()[0]).toEqual({
+      id: tenant.projectId,
+      name: "Production",
+      description: null,
+      org_id: tenant.orgId,
+      is_default: true,
+      created_at: expect.any(String),
+    });
     expect(all.json()[1].is_default).toBe(false);
     const restricted = await t.services.apiKeys.create({ orgId: tenant.orgId, scopes: [], projectIds: [second.id] });
-    const some = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${tenant.orgId}/projects`, headers: bearer(restricted.key) });
+    const some = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/${tenant.orgId}/projects`,
+      headers: bearer(restricted.key),
+    });
     expect(some.json().map((p: { id: string }) => p.id)).toEqual([second.id]);
     const other = await createTenant(t);
-    const foreign = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${other.orgId}/projects`, headers: bearer(tenant.readKey) });
+    const foreign = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/${other.orgId}/projects`,
+      headers: bearer(tenant.readKey),
+    });
     expect(foreign.statusCode).toBe(404);
   });
 });
@@ -96,10 +121,19 @@ describe("tenancy and scopes", () => {
       expect(res.statusCode, c.url).toBe(404);
       expect(res.json()).toEqual({ detail: "Projet introuvable" });
       expect(res.headers["x-ratelimit-limit"]).toBeDefined(); // error answers carry the rate-limit headers too
-      const post = await t.app.inject({ method: "POST", url: c.url, headers: { ...bearer(c.key), "idempotency-key": "x" }, payload: { name: "w", trigger: { event: "cve.new_match" } } });
+      const post = await t.app.inject({
+        method: "POST",
+        url: c.url,
+        headers: { ...bearer(c.key), "idempotency-key": "x" },
+        payload: { name: "w", trigger: { event: "cve.new_match" } },
+      });
       expect(post.statusCode).toBe(404);
     }
-    const inside = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${a.orgId}/projects/${extra.id}/workflows`, headers: bearer(restricted.key) });
+    const inside = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/${a.orgId}/projects/${extra.id}/workflows`,
+      headers: bearer(restricted.key),
+    });
     expect(inside.statusCode).toBe(200);
   });
 
@@ -107,14 +141,24 @@ describe("tenancy and scopes", () => {
     const tenant = await createTenant(t);
     const wf = `${workflowsUrl(tenant)}/${tenant.defaultWorkflowId}`;
     const writes = [
-      { method: "POST" as const, url: workflowsUrl(tenant), payload: { name: "x", trigger: { event: "cve.new_match" } }, headers: { "idempotency-key": "k" } },
+      {
+        method: "POST" as const,
+        url: workflowsUrl(tenant),
+        payload: { name: "x", trigger: { event: "cve.new_match" } },
+        headers: { "idempotency-key": "k" },
+      },
       { method: "PATCH" as const, url: wf, payload: { version: 1, name: "y" } },
       { method: "PATCH" as const, url: `${wf}/enabled`, payload: { enabled: false } },
       { method: "DELETE" as const, url: wf },
       { method: "POST" as const, url: `${wf}/dry-run`, payload: { cve_id: "CVE-2024-3400" } },
     ];
     for (const w of writes) {
-      const res = await t.app.inject({ method: w.method, url: w.url, payload: w.payload, headers: { ...bearer(tenant.readKey), ...w.headers } });
+      const res = await t.app.inject({
+        method: w.method,
+        url: w.url,
+        payload: w.payload,
+        headers: { ...bearer(tenant.readKey), ...w.headers },
+      });
       expect(res.statusCode, `${w.method} ${w.url}`).toBe(403);
       expect(res.json().detail).toContain("workflows-write");
     }

@@ -15,12 +15,22 @@ import { bearer, createTenant, createTestApp, createWorkflow, workflowsUrl } fro
 
 const t = await createTestApp();
 const tenant = await createTenant(t);
-const { key } = await t.services.apiKeys.create({ orgId: tenant.orgId, scopes: ["stacks-write", "alerts-write", "tags-write", "workflows-write"], projectIds: [] });
+const { key } = await t.services.apiKeys.create({
+  orgId: tenant.orgId,
+  scopes: ["stacks-write", "alerts-write", "tags-write", "workflows-write"],
+  projectIds: [],
+});
 const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
 const get = (url: string) => t.app.inject({ method: "GET", url, headers: bearer(key) });
 const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
   t.app.inject({ method: "POST", url, headers: { ...bearer(key), "content-type": "application/json", ...headers }, payload });
-const nul = (loc: (string | number)[], input: string) => ({ type: "value_error", loc, msg: `Value error, ${NUL_MESSAGE}`, input, ctx: { error: {} } });
+const nul = (loc: (string | number)[], input: string) => ({
+  type: "value_error",
+  loc,
+  msg: `Value error, ${NUL_MESSAGE}`,
+  input,
+  ctx: { error: {} },
+});
 const LISTS = ["/api/v1/cves", "/api/v1/vulnerabilities", "/api/v1/articles", `${base}/alerts`];
 
 describe("dates are validated as FastAPI's date type", () => {
@@ -33,12 +43,25 @@ describe("dates are validated as FastAPI's date type", () => {
       const res = await get(`/api/v1/cves?published_from=${input}`);
       expect(res.statusCode).toBe(422);
       expect(res.json()).toEqual({
-        detail: [{ type: "date_from_datetime_parsing", loc: ["query", "published_from"], msg: `Input should be a valid date or datetime, ${error}`, input, ctx: { error } }],
+        detail: [
+          {
+            type: "date_from_datetime_parsing",
+            loc: ["query", "published_from"],
+            msg: `Input should be a valid date or datetime, ${error}`,
+            input,
+            ctx: { error },
+          },
+        ],
       });
     }
     const inexact = await get("/api/v1/cves?published_to=2024-01-01T10:00:00");
     expect(inexact.json().detail).toEqual([
-      { type: "date_from_datetime_inexact", loc: ["query", "published_to"], msg: "Datetimes provided to dates should have zero time - e.g. be exact dates", input: "2024-01-01T10:00:00" },
+      {
+        type: "date_from_datetime_inexact",
+        loc: ["query", "published_to"],
+        msg: "Datetimes provided to dates should have zero time - e.g. be exact dates",
+        input: "2024-01-01T10:00:00",
+      },
     ]);
   });
 
@@ -57,34 +80,73 @@ describe("integer query parameters are bounded", () => {
       const res = await get(`${list}?page=99999999999999999999`);
       expect(res.statusCode, list).toBe(422);
       expect(res.json()).toEqual({
-        detail: [{ type: "less_than_equal", loc: ["query", "page"], msg: "Input should be less than or equal to 100000", input: "99999999999999999999", ctx: { le: 100000 } }],
+        detail: [
+          {
+            type: "less_than_equal",
+            loc: ["query", "page"],
+            msg: "Input should be less than or equal to 100000",
+            input: "99999999999999999999",
+            ctx: { le: 100000 },
+          },
+        ],
       });
     }
     const last = await get("/api/v1/cves?page=100000&page_size=100");
     expect(last.statusCode).toBe(200);
     expect(last.json()).toMatchObject({ items: [], page: 100000, page_size: 100 });
     const runs = await get(workflowsUrl(tenant, `/${tenant.defaultWorkflowId}/runs?limit=201`));
-    expect(runs.json().detail).toEqual([{ type: "less_than_equal", loc: ["query", "limit"], msg: "Input should be less than or equal to 200", input: "201", ctx: { le: 200 } }]);
+    expect(runs.json().detail).toEqual([
+      {
+        type: "less_than_equal",
+        loc: ["query", "limit"],
+        msg: "Input should be less than or equal to 200",
+        input: "201",
+        ctx: { le: 200 },
+      },
+    ]);
   });
 
   it("a workflow version past PostgreSQL's integer (was a 500): 422 less_than_equal", async () => {
     for (const version of [2147483648, 1e300]) {
-      const res = await t.app.inject({ method: "PATCH", url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`), headers: { ...bearer(key), "content-type": "application/json" }, payload: JSON.stringify({ version }) });
+      const res = await t.app.inject({
+        method: "PATCH",
+        url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`),
+        headers: { ...bearer(key), "content-type": "application/json" },
+        payload: JSON.stringify({ version }),
+      });
       expect(res.statusCode).toBe(422);
       expect(res.json()).toEqual({
-        detail: [{ type: "less_than_equal", loc: ["body", "version"], msg: "Input should be less than or equal to 2147483647", input: version, ctx: { le: 2147483647 } }],
+        detail: [
+          {
+            type: "less_than_equal",
+            loc: ["body", "version"],
+            msg: "Input should be less than or equal to 2147483647",
+            input: version,
+            ctx: { le: 2147483647 },
+          },
+        ],
       });
     }
   });
 
   it("the OpenAPI document states every bound: page maximum 100000, page_size 100, limit 200; dates have format date", async () => {
     const doc = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json();
-    const params = (path: string) => Object.fromEntries((doc.paths[path].get.parameters as { name: string; schema: Record<string, unknown> }[]).map((p) => [p.name, p.schema]));
-    for (const path of ["/api/v1/cves", "/api/v1/vulnerabilities", "/api/v1/articles", "/api/v1/organizations/{org_id}/projects/{project_id}/alerts"]) {
+    const params = (path: string) =>
+      Object.fromEntries(
+        (doc.paths[path].get.parameters as { name: string; schema: Record<string, unknown> }[]).map((p) => [p.name, p.schema]),
+      );
+    for (const path of [
+      "/api/v1/cves",
+      "/api/v1/vulnerabilities",
+      "/api/v1/articles",
+      "/api/v1/organizations/{org_id}/projects/{project_id}/alerts",
+    ]) {
       expect(params(path).page, path).toMatchObject({ type: "integer", minimum: 1, maximum: 100000 });
       expect(params(path).page_size, path).toMatchObject({ type: "integer", minimum: 1, maximum: 100 });
     }
-    expect(params("/api/v1/organizations/{org_id}/projects/{project_id}/workflows/{workflow_id}/runs").limit).toMatchObject({ maximum: 200 });
+    expect(params("/api/v1/organizations/{org_id}/projects/{project_id}/workflows/{workflow_id}/runs").limit).toMatchObject({
+      maximum: 200,
+    });
     expect(params("/api/v1/cves").published_from).toMatchObject({ type: "string", format: "date" });
   });
 });
@@ -119,11 +181,25 @@ describe("NUL (U+0000) is refused with a 422 at its loc, before any SQL", () => 
   it("in JSON bodies: workflow name, stack item value, tag name, login e-mail, and keys at any depth", async () => {
     const wf = await createWorkflow(t, tenant, { name: "a\0", trigger: { event: "cve.new_match" } });
     expect(wf.json()).toEqual({ detail: [nul(["body", "name"], "a\0")] });
-    const stack = await post(`${base}/stacks`, JSON.stringify({ name: "S", items: [{ item_type: "vendor", value: "ok" }, { item_type: "vendor", value: "x\0" }] }));
+    const stack = await post(
+      `${base}/stacks`,
+      JSON.stringify({
+        name: "S",
+        items: [
+          { item_type: "vendor", value: "ok" },
+          { item_type: "vendor", value: "x\0" },
+        ],
+      }),
+    );
     expect(stack.json()).toEqual({ detail: [nul(["body", "items", 1, "value"], "x\0")] });
     const tag = await post(`${base}/tags`, '{"name": "t\\u0000"}');
     expect(tag.json()).toEqual({ detail: [nul(["body", "name"], "t\0")] });
-    const login = await t.app.inject({ method: "POST", url: "/auth/login", headers: { "content-type": "application/json" }, payload: '{"email": "a\\u0000@b.c", "password": "x"}' });
+    const login = await t.app.inject({
+      method: "POST",
+      url: "/auth/login",
+      headers: { "content-type": "application/json" },
+      payload: '{"email": "a\\u0000@b.c", "password": "x"}',
+    });
     expect(login.statusCode).toBe(422);
     expect(login.json()).toEqual({ detail: [nul(["body", "email"], "a\0@b.c")] });
     const key = await createWorkflow(t, tenant, { name: "k", trigger: { event: "cve.new_match", params: { "p\0": 1 } } });
@@ -156,9 +232,15 @@ describe("% and _ in search terms are literal (ILIKE escaped once, in likeContai
   });
 
   it("alerts: q=_ and q=% match no alert whose vendor, product and id hold neither", async () => {
-    const stack = await post(`${base}/stacks`, JSON.stringify({ name: "PAN", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }] }));
+    const stack = await post(
+      `${base}/stacks`,
+      JSON.stringify({ name: "PAN", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }] }),
+    );
     expect(stack.statusCode).toBe(201);
-    for (const [source, path] of [["cve5", "test/fixtures/matching/cve5-panos.jsonl"], ["nvd", "test/fixtures/import/nvd2-CVE-2024-3400.json"]] as const) {
+    for (const [source, path] of [
+      ["cve5", "test/fixtures/matching/cve5-panos.jsonl"],
+      ["nvd", "test/fixtures/import/nvd2-CVE-2024-3400.json"],
+    ] as const) {
       expect((await importFeed(t.database.db, source, [path])).errors).toEqual([]);
     }
     const all = await get(`${base}/alerts`);
@@ -207,18 +289,39 @@ describe("the error handler", () => {
       version: "test",
       trustProxy: false,
       limits: loadConfig({}).http,
-      auth: { apiKey: async () => { throw new Error("unused"); }, session: async () => { throw new Error("unused"); } },
-      projects: { resolve: async () => { throw new Error("unused"); } },
-      routes: [route({
-        method: "POST", url: "/x", operationId: "testInput", auth: "none", tags: ["test"], summary: "test", responses: { 200: null },
-        handler: async () => {
-          throw new Invalid([{ loc: ["body"], message: "x", input: undefined }]);
+      auth: {
+        apiKey: async () => {
+          throw new Error("unused");
         },
-      })],
+        session: async () => {
+          throw new Error("unused");
+        },
+      },
+      projects: {
+        resolve: async () => {
+          throw new Error("unused");
+        },
+      },
+      routes: [
+        route({
+          method: "POST",
+          url: "/x",
+          operationId: "testInput",
+          auth: "none",
+          tags: ["test"],
+          summary: "test",
+          responses: { 200: null },
+          handler: async () => {
+            throw new Invalid([{ loc: ["body"], message: "x", input: undefined }]);
+          },
+        }),
+      ],
     });
     const res = await app.inject({ method: "POST", url: "/x" });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toEqual({ detail: [{ type: "value_error", loc: ["body"], msg: "Value error, x", input: null, ctx: { error: {} } }] });
+    expect(res.json()).toEqual({
+      detail: [{ type: "value_error", loc: ["body"], msg: "Value error, x", input: null, ctx: { error: {} } }],
+    });
     await app.close();
   });
 });

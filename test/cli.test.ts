@@ -26,12 +26,22 @@ describe("admin commands (the CLI contract)", () => {
     const project = ok(await cmd("project", "create", "--org", org.id, "--name", "Web", "--json"));
     expect(Object.keys(project).sort()).toEqual(["created_at", "description", "id", "is_default", "name", "org_id"]);
     expect(project).toMatchObject({ name: "Web", org_id: org.id, is_default: true, description: null });
-    const key = ok(await cmd("apikey", "create", "--org", org.id, "--scope", "workflows-write", "--project", project.id, "--name", "ci", "--json"));
-    expect(key).toMatchObject({ id: expect.any(String), key: expect.stringMatching(/^vk_/), scopes: ["workflows-write"], project_ids: [project.id], name: "ci" });
+    const key = ok(
+      await cmd("apikey", "create", "--org", org.id, "--scope", "workflows-write", "--project", project.id, "--name", "ci", "--json"),
+    );
+    expect(key).toMatchObject({
+      id: expect.any(String),
+      key: expect.stringMatching(/^vk_/),
+      scopes: ["workflows-write"],
+      project_ids: [project.id],
+      name: "ci",
+    });
     expect(key.key.startsWith(key.prefix)).toBe(true);
     const me = await t.app.inject({ method: "GET", url: "/api/v1/me", headers: bearer(key.key) });
     expect(me.json()).toMatchObject({ org_id: org.id, org_name: "Acme", plan: { slug: "team" } });
-    const user = ok(await cmd("user", "create", "--email", "ops@acme.example", "--password", "s3cret-pass", "--org", org.id, "--role", "admin", "--json"));
+    const user = ok(
+      await cmd("user", "create", "--email", "ops@acme.example", "--password", "s3cret-pass", "--org", org.id, "--role", "admin", "--json"),
+    );
     expect(user).toMatchObject({ id: expect.any(String), email: "ops@acme.example", role: "admin", org_id: org.id });
     const listed = ok(await cmd("apikey", "list", "--org", org.id));
     expect(listed.items[0]).not.toHaveProperty("key");
@@ -90,7 +100,14 @@ describe("admin commands (the CLI contract)", () => {
 
 describe("the vigie process", () => {
   const dir = mkdtempSync(join(tmpdir(), "vigie-cli-"));
-  const env = { ...process.env, VIGIE_DATA_DIR: join(dir, "data"), DATABASE_URL: "", LOG_LEVEL: "warn", VIGIE_JOBS: "off", VIGIE_SNAPSHOT: "off" };
+  const env = {
+    ...process.env,
+    VIGIE_DATA_DIR: join(dir, "data"),
+    DATABASE_URL: "",
+    LOG_LEVEL: "warn",
+    VIGIE_JOBS: "off",
+    VIGIE_SNAPSHOT: "off",
+  };
   const cli = (...args: string[]) => run(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { env });
   let server: ChildProcess | undefined;
   afterAll(() => {
@@ -103,7 +120,10 @@ describe("the vigie process", () => {
     expect(org).toMatchObject({ name: "Proc", plan: null });
     await expect(cli("org", "create")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--name") });
 
-    server = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], { env: { ...env, PORT: "0", LOG_LEVEL: "info" }, stdio: ["ignore", "pipe", "pipe"] });
+    server = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], {
+      env: { ...env, PORT: "0", LOG_LEVEL: "info" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     await new Promise<void>((resolve, reject) => {
       let out = "";
       server!.stdout!.on("data", (c: Buffer) => {

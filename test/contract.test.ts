@@ -19,7 +19,12 @@ const SEED = Number(process.env.CONTRACT_SEED ?? 20261124);
 const RUNS = Number(process.env.CONTRACT_RUNS ?? 40);
 
 type Schema = Record<string, unknown> & { $ref?: string };
-interface Parameter { name: string; in: "path" | "query" | "header"; required?: boolean; schema: Schema }
+interface Parameter {
+  name: string;
+  in: "path" | "query" | "header";
+  required?: boolean;
+  schema: Schema;
+}
 interface Operation {
   operationId: string;
   parameters?: Parameter[];
@@ -27,7 +32,11 @@ interface Operation {
   responses: Record<string, { description: string; content?: Record<string, { schema: Schema }> }>;
   security?: Record<string, string[]>[];
 }
-interface Doc { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> }; servers?: { url: string }[] }
+interface Doc {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema> };
+  servers?: { url: string }[];
+}
 
 // ---------------------------------------------------------------------------------------------
 // The application, one tenant with a key holding every scope, real data behind every path id.
@@ -38,27 +47,45 @@ const db = t.database.db;
 const tenant = await createTenant(t, { plan: "enterprise" });
 const { key } = await t.services.apiKeys.create({ orgId: tenant.orgId, scopes: [...SCOPES], projectIds: [] });
 await t.services.users.create({ email: "contract@example.org", password: "contract password", orgId: tenant.orgId, role: "owner" });
-const session = (await t.app.inject({ method: "POST", url: "/auth/login", payload: { email: "contract@example.org", password: "contract password" } })).json().token as string;
+const session = (
+  await t.app.inject({ method: "POST", url: "/auth/login", payload: { email: "contract@example.org", password: "contract password" } })
+).json().token as string;
 const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
 const call = async (method: "POST" | "GET", path: string, payload?: unknown) => {
-  const res = await t.app.inject({ method, url: `${base}${path}`, headers: bearer(key), ...(payload !== undefined && { payload: payload as object }) });
+  const res = await t.app.inject({
+    method,
+    url: `${base}${path}`,
+    headers: bearer(key),
+    ...(payload !== undefined && { payload: payload as object }),
+  });
   if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${res.body}`);
   return res.json();
 };
 
 // Items first, then the data: importing raises alerts on the project (PAN-OS, Django).
-const ITEMS = [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }, { item_type: "purl", value: "pkg:pypi/django@4.2.1" }];
+const ITEMS = [
+  { item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" },
+  { item_type: "purl", value: "pkg:pypi/django@4.2.1" },
+];
 const stack = await call("POST", "/stacks", { name: "Contrat", items: ITEMS });
 for (const [source, path] of [
-  ["cve5", "test/fixtures/import/cve5-sample.jsonl"], ["cve5", "test/fixtures/matching/cve5-panos.jsonl"], ["cve5", "test/fixtures/matching/cve5-django.jsonl"],
-  ["nvd", "test/fixtures/import/nvd2-CVE-2024-3400.json"], ["osv", "test/fixtures/matching/osv-django.jsonl"], ["kev", "test/fixtures/import/kev-sample.json"],
-  ["epss", "test/fixtures/matching/epss_scores-2026-08-16.csv"], ["poc", "test/fixtures/matching/poc-panos.jsonl"],
-  ["certfr", "test/fixtures/import/certfr-sample.jsonl"], ["rss", "test/fixtures/feeds/rss/bleepingcomputer.xml"],
+  ["cve5", "test/fixtures/import/cve5-sample.jsonl"],
+  ["cve5", "test/fixtures/matching/cve5-panos.jsonl"],
+  ["cve5", "test/fixtures/matching/cve5-django.jsonl"],
+  ["nvd", "test/fixtures/import/nvd2-CVE-2024-3400.json"],
+  ["osv", "test/fixtures/matching/osv-django.jsonl"],
+  ["kev", "test/fixtures/import/kev-sample.json"],
+  ["epss", "test/fixtures/matching/epss_scores-2026-08-16.csv"],
+  ["poc", "test/fixtures/matching/poc-panos.jsonl"],
+  ["certfr", "test/fixtures/import/certfr-sample.jsonl"],
+  ["rss", "test/fixtures/feeds/rss/bleepingcomputer.xml"],
 ] as const) {
   await importFeed(db, source, [path]);
 }
 const alerts = (await call("GET", "/alerts?page_size=100")).items as { id: string }[];
-const vulns = (await t.app.inject({ method: "GET", url: "/api/v1/vulnerabilities", headers: bearer(key) })).json().items as { id: string }[];
+const vulns = (await t.app.inject({ method: "GET", url: "/api/v1/vulnerabilities", headers: bearer(key) })).json().items as {
+  id: string;
+}[];
 if (!alerts.length || !vulns.length) throw new Error("the contract test needs alerts and advisories to address");
 
 /** Real ids of the tenant's resources, renewed when an operation deletes one. */
@@ -77,7 +104,8 @@ real.workflow_id!.push((await createWorkflow(t, { ...tenant, key }, { name: "Con
 
 /** After a successful DELETE, the resource is made again so that later requests still address one. */
 async function replenish(path: string): Promise<void> {
-  if (path.endsWith("/tags/{tag_id}") && !path.includes("/items/") && !path.includes("/alerts/")) real.tag_id = [(await call("POST", "/tags", { name: `contrat-${Date.now()}` })).id];
+  if (path.endsWith("/tags/{tag_id}") && !path.includes("/items/") && !path.includes("/alerts/"))
+    real.tag_id = [(await call("POST", "/tags", { name: `contrat-${Date.now()}` })).id];
   else if (path.endsWith("/stacks/{stack_id}")) {
     const s = await call("POST", "/stacks", { name: `Contrat ${Date.now()}`, items: ITEMS });
     real.stack_id = [s.id];
@@ -85,7 +113,10 @@ async function replenish(path: string): Promise<void> {
   } else if (path.endsWith("/items/{item_id}")) {
     real.item_id = [(await call("POST", `/stacks/${real.stack_id![0]}/items`, ITEMS[0])).id];
   } else if (path.endsWith("/workflows/{workflow_id}")) {
-    real.workflow_id = [tenant.defaultWorkflowId, (await createWorkflow(t, { ...tenant, key }, { name: `Contrat ${Date.now()}`, trigger: { event: "cve.new_match" } })).json().id];
+    real.workflow_id = [
+      tenant.defaultWorkflowId,
+      (await createWorkflow(t, { ...tenant, key }, { name: `Contrat ${Date.now()}`, trigger: { event: "cve.new_match" } })).json().id,
+    ];
   }
 }
 
@@ -117,9 +148,49 @@ function resolve(s: Schema): Schema {
 // ---------------------------------------------------------------------------------------------
 
 const HOSTILE_STRINGS = [
-  "\u0000", "a\u0000b", "%", "_", "%_%", "\\", "'", "\"", "' or 1=1 --", ";drop table cves;--", "2024-13-45", "0000-00-00", "2024-02-30",
-  "99999999999999999999", "-1", "0", "1e309", "NaN", "Infinity", "-0", "\uFFFF", "\uD800", "😀", "é", " ", "", "null", "true", "[]", "{}",
-  "CVE-2024-3400", "pkg:pypi/django@%E0%A4%A", "pkg:npm/%ZZ@1", "cpe:2.3:a:\\", "cpe:/a:%zz:x", "cpe:2.3:a:*:*:*:*:*:*:*:*:*:*", "a:b:c:d", "@1.0", "../../etc/passwd", "<script>alert(1)</script>", "x".repeat(201), "é".repeat(5000), "a".repeat(70_000),
+  "\u0000",
+  "a\u0000b",
+  "%",
+  "_",
+  "%_%",
+  "\\",
+  "'",
+  '"',
+  "' or 1=1 --",
+  ";drop table cves;--",
+  "2024-13-45",
+  "0000-00-00",
+  "2024-02-30",
+  "99999999999999999999",
+  "-1",
+  "0",
+  "1e309",
+  "NaN",
+  "Infinity",
+  "-0",
+  "\uFFFF",
+  "\uD800",
+  "😀",
+  "é",
+  " ",
+  "",
+  "null",
+  "true",
+  "[]",
+  "{}",
+  "CVE-2024-3400",
+  "pkg:pypi/django@%E0%A4%A",
+  "pkg:npm/%ZZ@1",
+  "cpe:2.3:a:\\",
+  "cpe:/a:%zz:x",
+  "cpe:2.3:a:*:*:*:*:*:*:*:*:*:*",
+  "a:b:c:d",
+  "@1.0",
+  "../../etc/passwd",
+  "<script>alert(1)</script>",
+  "x".repeat(201),
+  "é".repeat(5000),
+  "a".repeat(70_000),
 ];
 const hostileString = fc.oneof(fc.constantFrom(...HOSTILE_STRINGS), fc.string({ unit: "binary", maxLength: 40 }));
 // biome-ignore lint/correctness/noPrecisionLoss: numbers past 2^53 are the point (they reach the service rounded, as a client sends them)
@@ -140,8 +211,14 @@ const wrongType = fc.oneof(
 function merge(base: Schema, branch: Schema): Schema {
   const { oneOf: _o, anyOf: _a, allOf: _l, ...rest } = base;
   const properties = { ...(rest.properties as Record<string, Schema> | undefined) };
-  for (const [name, p] of Object.entries((branch.properties ?? {}) as Record<string, Schema>)) properties[name] = { ...resolve(properties[name] ?? {}), ...p };
-  return { ...rest, ...branch, properties, required: [...new Set([...((rest.required ?? []) as string[]), ...((branch.required ?? []) as string[])])] };
+  for (const [name, p] of Object.entries((branch.properties ?? {}) as Record<string, Schema>))
+    properties[name] = { ...resolve(properties[name] ?? {}), ...p };
+  return {
+    ...rest,
+    ...branch,
+    properties,
+    required: [...new Set([...((rest.required ?? []) as string[]), ...((branch.required ?? []) as string[])])],
+  };
 }
 
 /** A value of the schema, as JSON would carry it. */
@@ -152,7 +229,11 @@ function valid(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
     const branches = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
     if (branches) return fc.oneof(...branches.map((b) => valid(merge(s, b), depth)));
     const conditions = (s.allOf as Schema[] | undefined)?.filter((c) => c.if && c.then);
-    if (conditions?.length) return fc.oneof(valid({ ...s, allOf: undefined }, depth), ...conditions.map((c) => valid(merge(merge({ ...s, allOf: undefined }, c.if as Schema), c.then as Schema), depth)));
+    if (conditions?.length)
+      return fc.oneof(
+        valid({ ...s, allOf: undefined }, depth),
+        ...conditions.map((c) => valid(merge(merge({ ...s, allOf: undefined }, c.if as Schema), c.then as Schema), depth)),
+      );
   }
   if ("const" in s) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...(s.enum as unknown[]));
@@ -165,26 +246,43 @@ function valid(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
 
 function validOfType(type: string | undefined, s: Schema, depth: number): fc.Arbitrary<unknown> {
   switch (type) {
-    case "null": return fc.constant(null);
-    case "boolean": return fc.boolean();
+    case "null":
+      return fc.constant(null);
+    case "boolean":
+      return fc.boolean();
     case "integer": {
       const min = Math.max(Number(s.minimum ?? -1e6), -1e9);
       const max = Math.min(Number(s.maximum ?? 1e6), 1e9);
       return fc.oneof(fc.integer({ min, max }), fc.constantFrom(min, max));
     }
-    case "number": return fc.double({ min: Number(s.minimum ?? -1e6), max: Number(s.maximum ?? 1e6), noNaN: true, noDefaultInfinity: true });
+    case "number":
+      return fc.double({ min: Number(s.minimum ?? -1e6), max: Number(s.maximum ?? 1e6), noNaN: true, noDefaultInfinity: true });
     case "string": {
-      if (s.format === "uuid") return fc.oneof(fc.uuid(), fc.constantFrom(...Object.values(real).flat().filter((v) => /^[0-9a-f-]{36}$/.test(v))));
-      if (s.format === "date-time") return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }).map((d) => d.toISOString());
-      if (s.format === "date") return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }).map((d) => d.toISOString().slice(0, 10));
+      if (s.format === "uuid")
+        return fc.oneof(
+          fc.uuid(),
+          fc.constantFrom(
+            ...Object.values(real)
+              .flat()
+              .filter((v) => /^[0-9a-f-]{36}$/.test(v)),
+          ),
+        );
+      if (s.format === "date-time")
+        return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }).map((d) => d.toISOString());
+      if (s.format === "date")
+        return fc.date({ noInvalidDate: true, min: new Date(0), max: new Date(4e12) }).map((d) => d.toISOString().slice(0, 10));
       const minLength = Number(s.minLength ?? 0);
       const maxLength = Math.min(Number(s.maxLength ?? 60), 60);
-      if (typeof s.pattern === "string") return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= minLength && v.length <= Number(s.maxLength ?? Infinity));
+      if (typeof s.pattern === "string")
+        return fc.stringMatching(new RegExp(s.pattern)).filter((v) => v.length >= minLength && v.length <= Number(s.maxLength ?? Infinity));
       return fc.string({ minLength, maxLength: Math.max(minLength, maxLength) });
     }
     case "array": {
       if (depth > 4) return fc.constant([]);
-      return fc.array(valid((s.items as Schema) ?? {}, depth + 1), { minLength: Number(s.minItems ?? 0), maxLength: Math.min(Number(s.maxItems ?? 3), 3) });
+      return fc.array(valid((s.items as Schema) ?? {}, depth + 1), {
+        minLength: Number(s.minItems ?? 0),
+        maxLength: Math.min(Number(s.maxItems ?? 3), 3),
+      });
     }
     case "object": {
       const props = (s.properties ?? {}) as Record<string, Schema>;
@@ -194,7 +292,8 @@ function validOfType(type: string | undefined, s: Schema, depth: number): fc.Arb
       for (const [name, p] of Object.entries(props)) record[name] = valid(p, depth + 1);
       return fc.record(record, { requiredKeys: [...required].filter((r) => r in props) });
     }
-    default: return fc.jsonValue({ maxDepth: 2 });
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
   }
 }
 
@@ -212,7 +311,10 @@ function mixed(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
     );
   }
   if (s.type === "array" && s.items && depth < 4) {
-    return fc.oneof({ weight: 4, arbitrary: fc.array(mixed(s.items as Schema, depth + 1), { maxLength: 3 }) }, { weight: 1, arbitrary: wrongType });
+    return fc.oneof(
+      { weight: 4, arbitrary: fc.array(mixed(s.items as Schema, depth + 1), { maxLength: 3 }) },
+      { weight: 1, arbitrary: wrongType },
+    );
   }
   return fc.oneof({ weight: 4, arbitrary: valid(s, depth) }, { weight: 1, arbitrary: wrongType });
 }
@@ -223,7 +325,8 @@ function asText(v: unknown): string {
 }
 
 /** A path segment as a client sends it (a lone surrogate has no UTF-8: sent as U+FFFD, as URLSearchParams does). */
-const segment = (v: string) => encodeURIComponent(v.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
+const segment = (v: string) =>
+  encodeURIComponent(v.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD"));
 
 // Raw path segments a client could send: invalid UTF-8 once decoded, over-long, NUL.
 const RAW_SEGMENTS = ["%FF", "%C3%28", "%E0%A4%A", "%00", "a%00b", "%25", "_", "x".repeat(300), "%2F", "..", "%20"];
@@ -232,12 +335,26 @@ const RAW_SEGMENTS = ["%FF", "%C3%28", "%E0%A4%A", "%00", "a%00b", "%25", "_", "
 const name = fc.string({ minLength: 1, maxLength: 40 });
 const EXAMPLES: Record<string, fc.Arbitrary<unknown>> = {
   createWorkflow: fc.record({ name, trigger: fc.constant({ event: "cve.new_match" }), create_case: fc.boolean() }),
-  login: fc.constantFrom({ email: "contract@example.org", password: "contract password" }, { email: "Contract@Example.org ", password: "contract password" }),
-  addStackItem: fc.constantFrom(...ITEMS, { item_type: "cve", value: "CVE-2024-3400" }, { item_type: "keyword", value: "GlobalProtect" }, { item_type: "cpe", value: "cpe:2.3:a:openbsd:openssh:9.6p1:*:*:*:*:*:*:*" }),
+  login: fc.constantFrom(
+    { email: "contract@example.org", password: "contract password" },
+    { email: "Contract@Example.org ", password: "contract password" },
+  ),
+  addStackItem: fc.constantFrom(
+    ...ITEMS,
+    { item_type: "cve", value: "CVE-2024-3400" },
+    { item_type: "keyword", value: "GlobalProtect" },
+    { item_type: "cpe", value: "cpe:2.3:a:openbsd:openssh:9.6p1:*:*:*:*:*:*:*" },
+  ),
   dryRunWorkflow: fc.constantFrom({ cve_id: "CVE-2024-3400" }, { cve_id: " cve-2023-36053 " }, { cve_id: "CVE-1999-0001" }),
 };
 
-interface Req { method: string; url: string; headers: Record<string, string>; payload?: string; label: string }
+interface Req {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  payload?: string;
+  label: string;
+}
 
 function requestOf(path: string, method: string, op: Operation): fc.Arbitrary<Req> {
   const params = op.parameters ?? [];
@@ -254,13 +371,19 @@ function requestOf(path: string, method: string, op: Operation): fc.Arbitrary<Re
   const queryArbs: Record<string, fc.Arbitrary<string[]>> = {};
   for (const p of params.filter((x) => x.in === "query")) {
     const s = resolve(p.schema);
-    const one = fc.oneof({ weight: 5, arbitrary: valid(s.type === "array" ? (s.items as Schema) : s).map(asText) }, { weight: 2, arbitrary: hostileString });
+    const one = fc.oneof(
+      { weight: 5, arbitrary: valid(s.type === "array" ? (s.items as Schema) : s).map(asText) },
+      { weight: 2, arbitrary: hostileString },
+    );
     queryArbs[p.name] = s.type === "array" ? fc.array(one, { minLength: 1, maxLength: 3 }) : one.map((v) => [v]);
   }
   const headerArbs: Record<string, fc.Arbitrary<string>> = {};
   for (const p of params.filter((x) => x.in === "header")) {
     // Header values travel as visible ASCII (a NUL or a newline is not HTTP).
-    headerArbs[p.name] = fc.oneof({ weight: 5, arbitrary: valid(p.schema).map(asText) }, { weight: 1, arbitrary: fc.constantFrom("", " ", "x".repeat(300), "%00", "é") });
+    headerArbs[p.name] = fc.oneof(
+      { weight: 5, arbitrary: valid(p.schema).map(asText) },
+      { weight: 1, arbitrary: fc.constantFrom("", " ", "x".repeat(300), "%00", "é") },
+    );
   }
   const bodySchema = op.requestBody?.content["application/json"]?.schema;
   const examples = EXAMPLES[op.operationId];
@@ -269,37 +392,71 @@ function requestOf(path: string, method: string, op: Operation): fc.Arbitrary<Re
         ...(examples ? [{ weight: 6, arbitrary: examples.map((v) => JSON.stringify(v)) }] : []),
         { weight: 6, arbitrary: valid(bodySchema).map((v) => JSON.stringify(v)) },
         { weight: 6, arbitrary: mixed(bodySchema).map((v) => JSON.stringify(v)) },
-        { weight: 1, arbitrary: fc.constantFrom(undefined, "", "{", "{\"a\":1,,}", "[".repeat(5000) + "]".repeat(5000), JSON.stringify(deep(3000, 1)), "\"\u0000\"", `{"name": "${"x".repeat(1_100_000)}"}`) },
+        {
+          weight: 1,
+          arbitrary: fc.constantFrom(
+            undefined,
+            "",
+            "{",
+            '{"a":1,,}',
+            "[".repeat(5000) + "]".repeat(5000),
+            JSON.stringify(deep(3000, 1)),
+            '"\u0000"',
+            `{"name": "${"x".repeat(1_100_000)}"}`,
+          ),
+        },
       )
     : fc.constant(undefined);
   const contentType = fc.oneof(
     { weight: 12, arbitrary: fc.constant("application/json") },
-    { weight: 1, arbitrary: fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "application/json; charset=latin1", "multipart/form-data; boundary=x", "application/vnd.api+json", "", "/", "application/json;;;") },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/json; charset=latin1",
+        "multipart/form-data; boundary=x",
+        "application/vnd.api+json",
+        "",
+        "/",
+        "application/json;;;",
+      ),
+    },
   );
   const auth = fc.oneof({ weight: 12, arbitrary: fc.constant("ok") }, { weight: 1, arbitrary: fc.constantFrom("none", "bad", "read") });
   const optional = <T>(a: fc.Arbitrary<T>) => fc.option(a, { freq: 4, nil: undefined });
   const queryRecord: Record<string, fc.Arbitrary<string[] | undefined>> = {};
-  for (const p of params.filter((x) => x.in === "query")) queryRecord[p.name] = p.required ? queryArbs[p.name]! : optional(queryArbs[p.name]!);
+  for (const p of params.filter((x) => x.in === "query"))
+    queryRecord[p.name] = p.required ? queryArbs[p.name]! : optional(queryArbs[p.name]!);
   const headerRecord: Record<string, fc.Arbitrary<string | undefined>> = {};
-  for (const p of params.filter((x) => x.in === "header")) headerRecord[p.name] = fc.oneof({ weight: 8, arbitrary: headerArbs[p.name]! }, { weight: 1, arbitrary: fc.constant(undefined) });
+  for (const p of params.filter((x) => x.in === "header"))
+    headerRecord[p.name] = fc.oneof({ weight: 8, arbitrary: headerArbs[p.name]! }, { weight: 1, arbitrary: fc.constant(undefined) });
 
-  return fc.record({ path: fc.record(pathArbs), query: fc.record(queryRecord), headers: fc.record(headerRecord), body, auth, contentType }).map((r) => {
-    const url = path.replace(/\{(\w+)\}/g, (_, name: string) => r.path[name]!);
-    const search = new URLSearchParams();
-    for (const [name, values] of Object.entries(r.query)) for (const v of values ?? []) search.append(name, v);
-    const headers: Record<string, string> = {};
-    for (const [name, v] of Object.entries(r.headers)) if (v !== undefined) headers[name] = v;
-    const secured = (op.security ?? []).length > 0;
-    if (secured && r.auth !== "none") {
-      const session_ = (op.security ?? []).some((s) => "accountToken" in s);
-      const token = r.auth === "bad" ? "vk_not_a_key" : r.auth === "read" ? tenant.readKey : session_ ? session : key;
-      headers.authorization = `Bearer ${token}`;
-    }
-    if (r.body !== undefined) headers["content-type"] = r.contentType;
-    const qs = search.toString();
-    const full = qs ? `${url}?${qs}` : url;
-    return { method: method.toUpperCase(), url: full, headers, payload: r.body, label: `${method.toUpperCase()} ${full.slice(0, 300)} ${r.body === undefined ? "" : `(${r.contentType}) ${r.body.slice(0, 300)}`}` };
-  });
+  return fc
+    .record({ path: fc.record(pathArbs), query: fc.record(queryRecord), headers: fc.record(headerRecord), body, auth, contentType })
+    .map((r) => {
+      const url = path.replace(/\{(\w+)\}/g, (_, name: string) => r.path[name]!);
+      const search = new URLSearchParams();
+      for (const [name, values] of Object.entries(r.query)) for (const v of values ?? []) search.append(name, v);
+      const headers: Record<string, string> = {};
+      for (const [name, v] of Object.entries(r.headers)) if (v !== undefined) headers[name] = v;
+      const secured = (op.security ?? []).length > 0;
+      if (secured && r.auth !== "none") {
+        const session_ = (op.security ?? []).some((s) => "accountToken" in s);
+        const token = r.auth === "bad" ? "vk_not_a_key" : r.auth === "read" ? tenant.readKey : session_ ? session : key;
+        headers.authorization = `Bearer ${token}`;
+      }
+      if (r.body !== undefined) headers["content-type"] = r.contentType;
+      const qs = search.toString();
+      const full = qs ? `${url}?${qs}` : url;
+      return {
+        method: method.toUpperCase(),
+        url: full,
+        headers,
+        payload: r.body,
+        label: `${method.toUpperCase()} ${full.slice(0, 300)} ${r.body === undefined ? "" : `(${r.contentType}) ${r.body.slice(0, 300)}`}`,
+      };
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -319,10 +476,14 @@ function check(op: Operation, req: Req, status: number, text: string, contentTyp
   expect(contentType, where).toMatch(/^application\/json/);
   const body = JSON.parse(text) as unknown;
   if (status >= 300) {
-    expect(body !== null && typeof body === "object" && !Array.isArray(body) ? Object.keys(body) : body, `error bodies are {"detail": …} — ${where}`).toEqual(["detail"]);
+    expect(
+      body !== null && typeof body === "object" && !Array.isArray(body) ? Object.keys(body) : body,
+      `error bodies are {"detail": …} — ${where}`,
+    ).toEqual(["detail"]);
   }
   const validate = validatorOf(schema);
-  if (!validate(body)) throw new Error(`body does not match the documented ${status} schema: ${ajv.errorsText(validate.errors)} — ${where}`);
+  if (!validate(body))
+    throw new Error(`body does not match the documented ${status} schema: ${ajv.errorsText(validate.errors)} — ${where}`);
 }
 
 const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops).map(([method, op]) => ({ path, method, op })));
@@ -363,7 +524,12 @@ describe.each(operations)("$method $path", ({ path, method, op }) => {
   it(`answers only what the document says (${runs} generated requests)`, { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(requestOf(path, method, op), async (req) => {
-        const res = await t.app.inject({ method: req.method as "GET", url: req.url, headers: req.headers, ...(req.payload !== undefined && { payload: req.payload }) });
+        const res = await t.app.inject({
+          method: req.method as "GET",
+          url: req.url,
+          headers: req.headers,
+          ...(req.payload !== undefined && { payload: req.payload }),
+        });
         seen.set(op.operationId, (seen.get(op.operationId) ?? new Set()).add(res.statusCode));
         check(op, req, res.statusCode, res.body, res.headers["content-type"] as string | undefined);
         if (method === "delete" && res.statusCode === 204) await replenish(path);

@@ -18,7 +18,11 @@ describe("FastAPI-compatible errors", () => {
   });
 
   it("path UUIDs: uuid_parsing with the Pydantic message", async () => {
-    const res = await t.app.inject({ method: "GET", url: `/api/v1/organizations/not-a-uuid/projects/${tenant.projectId}/workflows`, headers: bearer(tenant.key) });
+    const res = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/not-a-uuid/projects/${tenant.projectId}/workflows`,
+      headers: bearer(tenant.key),
+    });
     expect(res.statusCode).toBe(422);
     const [err] = res.json().detail;
     expect(err).toMatchObject({ type: "uuid_parsing", loc: ["path", "org_id"], input: "not-a-uuid" });
@@ -34,13 +38,37 @@ describe("FastAPI-compatible errors", () => {
       payload: '{"name": "x",, }',
     });
     expect(res.statusCode).toBe(422);
-    expect(res.json()).toEqual({ detail: [{ type: "json_invalid", loc: ["body", 13], msg: "JSON decode error", input: {}, ctx: { error: "Expecting property name enclosed in double quotes" } }] });
+    expect(res.json()).toEqual({
+      detail: [
+        {
+          type: "json_invalid",
+          loc: ["body", 13],
+          msg: "JSON decode error",
+          input: {},
+          ctx: { error: "Expecting property name enclosed in double quotes" },
+        },
+      ],
+    });
   });
 
   it("a body that is not an object: model_attributes_type; an empty body: missing", async () => {
     const url = workflowsUrl(tenant, `/${tenant.defaultWorkflowId}/enabled`);
-    const arr = await t.app.inject({ method: "PATCH", url, headers: { ...bearer(tenant.key), "content-type": "application/json" }, payload: "[1]" });
-    expect(arr.json()).toEqual({ detail: [{ type: "model_attributes_type", loc: ["body"], msg: "Input should be a valid dictionary or object to extract fields from", input: [1] }] });
+    const arr = await t.app.inject({
+      method: "PATCH",
+      url,
+      headers: { ...bearer(tenant.key), "content-type": "application/json" },
+      payload: "[1]",
+    });
+    expect(arr.json()).toEqual({
+      detail: [
+        {
+          type: "model_attributes_type",
+          loc: ["body"],
+          msg: "Input should be a valid dictionary or object to extract fields from",
+          input: [1],
+        },
+      ],
+    });
     const empty = await t.app.inject({ method: "PATCH", url, headers: { ...bearer(tenant.key), "content-type": "application/json" } });
     expect(empty.json()).toEqual({ detail: [{ type: "missing", loc: ["body"], msg: "Field required", input: null }] });
   });
@@ -61,7 +89,13 @@ describe("FastAPI-compatible errors", () => {
       ["string_type", "body.description"],
       ["bool_parsing", "body.create_case"],
     ]);
-    expect(detail[2]).toEqual({ type: "string_too_short", loc: ["body", "name"], msg: "String should have at least 1 character", input: "", ctx: { min_length: 1 } });
+    expect(detail[2]).toEqual({
+      type: "string_too_short",
+      loc: ["body", "name"],
+      msg: "String should have at least 1 character",
+      input: "",
+      ctx: { min_length: 1 },
+    });
   });
 
   it("long names: string_too_long with ctx", async () => {
@@ -71,11 +105,24 @@ describe("FastAPI-compatible errors", () => {
       headers: { ...bearer(tenant.key), "idempotency-key": "long" },
       payload: { name: "x".repeat(101), trigger: { event: "cve.new_match" } },
     });
-    expect(res.json().detail).toEqual([{ type: "string_too_long", loc: ["body", "name"], msg: "String should have at most 100 characters", input: "x".repeat(101), ctx: { max_length: 100 } }]);
+    expect(res.json().detail).toEqual([
+      {
+        type: "string_too_long",
+        loc: ["body", "name"],
+        msg: "String should have at most 100 characters",
+        input: "x".repeat(101),
+        ctx: { max_length: 100 },
+      },
+    ]);
   });
 
   it("never leaks a stack trace or SQL", async () => {
-    const res = await t.app.inject({ method: "PATCH", url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`), headers: bearer(tenant.key), payload: { version: 2147483648 } });
+    const res = await t.app.inject({
+      method: "PATCH",
+      url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`),
+      headers: bearer(tenant.key),
+      payload: { version: 2147483648 },
+    });
     expect(res.body).not.toMatch(/at .*\.ts|select|insert|update /i);
   });
 });
@@ -94,24 +141,41 @@ describe("OpenAPI", () => {
     expect(doc.components.schemas.HTTPValidationError).toBeDefined();
     expect(doc.paths["/api/v1/organizations/{org_id}/projects/{project_id}/workflows/{workflow_id}"].get).toBeUndefined();
     // The vulnerability data API.
-    for (const path of ["/api/v1/cves", "/api/v1/cves/{cve_id}", "/api/v1/vulnerabilities", "/api/v1/vulnerabilities/{id}", "/api/v1/articles"]) {
+    for (const path of [
+      "/api/v1/cves",
+      "/api/v1/cves/{cve_id}",
+      "/api/v1/vulnerabilities",
+      "/api/v1/vulnerabilities/{id}",
+      "/api/v1/articles",
+    ]) {
       expect(doc.paths[path]?.get, path).toBeDefined();
     }
     expect(doc.components.schemas.CveListOut.properties.items.items.$ref).toContain("CveListItem");
     expect(doc.components.schemas.CveDetailOut.required).toEqual(expect.arrayContaining(["epss_publie", "affected", "poc_count"]));
-    expect(doc.paths["/api/v1/cves"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["q", "vendor", "severity", "min_epss", "page_size"]));
+    expect(doc.paths["/api/v1/cves"].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["q", "vendor", "severity", "min_epss", "page_size"]),
+    );
     // Stacks, alerts, tags and statistics.
     const P = "/api/v1/organizations/{org_id}/projects/{project_id}";
     for (const [path, methods] of [
-      [`${P}/stacks`, ["get", "post"]], [`${P}/stacks/{stack_id}`, ["get", "patch", "delete"]], [`${P}/stacks/{stack_id}/items`, ["post"]],
-      [`${P}/stacks/{stack_id}/items/{item_id}`, ["patch", "delete"]], [`${P}/alerts`, ["get"]], [`${P}/alerts/{alert_id}`, ["patch"]],
-      [`${P}/alerts/read`, ["post"]], [`${P}/tags`, ["get", "post"]], [`${P}/tags/{tag_id}`, ["patch", "delete"]], [`${P}/stats`, ["get"]],
+      [`${P}/stacks`, ["get", "post"]],
+      [`${P}/stacks/{stack_id}`, ["get", "patch", "delete"]],
+      [`${P}/stacks/{stack_id}/items`, ["post"]],
+      [`${P}/stacks/{stack_id}/items/{item_id}`, ["patch", "delete"]],
+      [`${P}/alerts`, ["get"]],
+      [`${P}/alerts/{alert_id}`, ["patch"]],
+      [`${P}/alerts/read`, ["post"]],
+      [`${P}/tags`, ["get", "post"]],
+      [`${P}/tags/{tag_id}`, ["patch", "delete"]],
+      [`${P}/stats`, ["get"]],
     ] as const) {
       for (const m of methods) expect(doc.paths[path]?.[m], `${m} ${path}`).toBeDefined();
     }
     expect(doc.components.schemas.AlertListOut.required).toEqual(expect.arrayContaining(["items", "total", "unread_count"]));
     expect(doc.components.schemas.StackOut.properties.items.items.$ref).toContain("StackItemOut");
-    expect(doc.components.schemas.ProjectStatsOut.required).toEqual(expect.arrayContaining(["total_alerts", "alerts_by_severity", "eol_subscriptions"]));
+    expect(doc.components.schemas.ProjectStatsOut.required).toEqual(
+      expect.arrayContaining(["total_alerts", "alerts_by_severity", "eol_subscriptions"]),
+    );
     expect(doc.components.schemas.StackItemIn.properties.item_type.enum).toEqual(["cpe", "product", "vendor", "purl", "keyword", "cve"]);
     const ui = await t.app.inject({ method: "GET", url: "/docs/" });
     expect(ui.statusCode).toBe(200);

@@ -40,7 +40,11 @@ afterAll(() => server.close());
 const cache = mkdtempSync(join(tmpdir(), "vigie-sync-"));
 const feeds = new FeedsService(t.database.db, {
   feedsCacheDir: cache,
-  feedUrls: { kev: [`${base}/kev.json`, `${base}/broken`, `${base}/not-kev.json`], epss: [`${base}/epss/epss_scores-2026-08-16.csv`], nvd: [`${base}/nvd`] },
+  feedUrls: {
+    kev: [`${base}/kev.json`, `${base}/broken`, `${base}/not-kev.json`],
+    epss: [`${base}/epss/epss_scores-2026-08-16.csv`],
+    nvd: [`${base}/nvd`],
+  },
 });
 
 describe("feeds sync (conditional downloads, then import)", () => {
@@ -50,7 +54,11 @@ describe("feeds sync (conditional downloads, then import)", () => {
     expect(by(first, "/kev.json")).toMatchObject({ source: "kev", status: "imported", http_status: 200, result: { read: 3, inserted: 3 } });
     expect(by(first, "/broken")).toMatchObject({ status: "failed", http_status: 500, error: "HTTP 500" });
     // A file of another format is refused by the importer, changing nothing.
-    expect(by(first, "/not-kev.json")).toMatchObject({ status: "failed", http_status: 200, error: expect.stringMatching(/pas au format kev/) });
+    expect(by(first, "/not-kev.json")).toMatchObject({
+      status: "failed",
+      http_status: 200,
+      error: expect.stringMatching(/pas au format kev/),
+    });
     expect(by(first, "/epss/epss_scores-2026-08-16.csv")).toMatchObject({ status: "imported", result: { inserted: 5 } });
     expect(by(first, "/nvd")).toMatchObject({ status: "imported", result: { inserted: 1 } });
     const cve = (await t.app.inject({ method: "GET", url: "/api/v1/cves/CVE-2024-3400", headers: bearer(tenant.readKey) })).json();
@@ -61,7 +69,10 @@ describe("feeds sync (conditional downloads, then import)", () => {
     seen.length = 0;
     const second = await feeds.sync(["kev"]);
     expect(by(second, "/kev.json")).toMatchObject({ status: "not_modified", http_status: 304 });
-    expect(seen.find((s) => s.url === "/kev.json")).toMatchObject({ ifNoneMatch: expect.stringMatching(/^"/), ifModifiedSince: lastModified });
+    expect(seen.find((s) => s.url === "/kev.json")).toMatchObject({
+      ifNoneMatch: expect.stringMatching(/^"/),
+      ifModifiedSince: lastModified,
+    });
     // A failed address keeps no validators: it is fetched again in full.
     expect(seen.find((s) => s.url === "/not-kev.json")?.ifNoneMatch).toBeUndefined();
 

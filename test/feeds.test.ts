@@ -26,7 +26,12 @@ describe("importing the real feeds (small cited subsets)", () => {
     const again = await importFeed(db, "cve5", [`${FIX}/cve5-sample.jsonl`]);
     expect(again).toMatchObject({ read: 4, inserted: 0, updated: 0, unchanged: 4 });
     // The same record pretty-printed (test/fixtures/feeds: values unchanged) is the same content: nothing rewritten.
-    expect(await importFeed(db, "cve5", ["test/fixtures/feeds/cve5/CVE-2024-3400.json"])).toMatchObject({ read: 1, inserted: 0, updated: 0, unchanged: 1 });
+    expect(await importFeed(db, "cve5", ["test/fixtures/feeds/cve5/CVE-2024-3400.json"])).toMatchObject({
+      read: 1,
+      inserted: 0,
+      updated: 0,
+      unchanged: 1,
+    });
     expect(await importFeed(db, "cve5", [`${FIX}/cve5-sample.jsonl`])).toMatchObject({ read: 4, inserted: 0, updated: 0, unchanged: 4 });
     const rejected = (await get("/api/v1/cves/CVE-2024-1216")).json();
     expect(rejected.cve_id).toBe("CVE-2024-1216");
@@ -39,7 +44,11 @@ describe("importing the real feeds (small cited subsets)", () => {
 
   it("counts every record read once: inserted, updated, unchanged or skipped", async () => {
     // The same two records twice in one import: the repeats are unchanged.
-    const r = await importFeed(db, "nvd", [`${FIX}/nvd2-CVE-2024-3400.json`, `${FIX}/nvd2-CVE-2023-4966.json`, `${FIX}/nvd2-CVE-2024-3400.json`]);
+    const r = await importFeed(db, "nvd", [
+      `${FIX}/nvd2-CVE-2024-3400.json`,
+      `${FIX}/nvd2-CVE-2023-4966.json`,
+      `${FIX}/nvd2-CVE-2024-3400.json`,
+    ]);
     expect(r.inserted + r.updated + r.unchanged + r.skipped).toBe(r.read);
   });
 
@@ -79,7 +88,10 @@ describe("importing the real feeds (small cited subsets)", () => {
   it("EPSS keeps each CVE's history; an older file does not replace a newer score", async () => {
     const older = await importFeed(db, "epss", [`${FIX}/epss_scores-2026-08-09.csv`]);
     expect(older.updated).toBe(0);
-    const { rows } = (await t.database.executeSql("select score_date::text as d from epss_scores where cve_id = 'CVE-2024-3400' order by 1", [])) as { rows: { d: string }[] };
+    const { rows } = (await t.database.executeSql(
+      "select score_date::text as d from epss_scores where cve_id = 'CVE-2024-3400' order by 1",
+      [],
+    )) as { rows: { d: string }[] };
     expect(rows.map((r) => r.d)).toEqual(["2026-08-09", "2026-08-16"]);
     const header = join(tmp, "synthetic.csv");
     // Synthetic: the real daily CSV starts with this comment line (shared/data's copies lost it).
@@ -134,7 +146,10 @@ describe("GET /api/v1/cves", () => {
     const bad = await get("/api/v1/cves?page=0&page_size=101&severity=severe&min_cvss=x");
     expect(bad.statusCode).toBe(422);
     expect(bad.json().detail.map((d: { type: string; loc: string[] }) => `${d.type}:${d.loc.join(".")}`)).toEqual([
-      "literal_error:query.severity.0", "float_parsing:query.min_cvss", "greater_than_equal:query.page", "less_than_equal:query.page_size",
+      "literal_error:query.severity.0",
+      "float_parsing:query.min_cvss",
+      "greater_than_equal:query.page",
+      "less_than_equal:query.page_size",
     ]);
     expect((await get("/api/v1/cves/CVE-1999-99999")).json()).toEqual({ detail: "CVE introuvable" });
   });
@@ -156,7 +171,9 @@ describe("PoC, OSV, CERT-FR and RSS imports", () => {
     expect(panos.maturite_exploit).toBe("in_the_wild");
     const flasharray = (await get("/api/v1/cves/CVE-2024-0001")).json();
     expect(flasharray).toMatchObject({ has_poc: true, maturite_exploit: "poc" });
-    expect((await get("/api/v1/cves?has_poc=true&page_size=100")).json().items.map((c: { cve_id: string }) => c.cve_id)).toContain("CVE-2024-0001");
+    expect((await get("/api/v1/cves?has_poc=true&page_size=100")).json().items.map((c: { cve_id: string }) => c.cve_id)).toContain(
+      "CVE-2024-0001",
+    );
     expect(await importFeed(db, "poc", [`${FEEDS}/poc/trickest-sample.jsonl`])).toMatchObject({ inserted: 0, updated: 0, unchanged: 3 });
   });
 
@@ -224,14 +241,20 @@ describe("partial refreshes", () => {
     const snapshot = async () => {
       const { rows } = (await t.database.executeSql("select * from cves order by cve_id", [])) as { rows: Record<string, unknown>[] };
       const affected = (await t.database.executeSql(
-        "select cve_id, origin, vendor, product, cpe, version_from, version_to, version_status from cve_affected order by 1, 2, 3, 4, 5, 6, 7, 8", [],
+        "select cve_id, origin, vendor, product, cpe, version_from, version_to, version_status from cve_affected order by 1, 2, 3, 4, 5, 6, 7, 8",
+        [],
       )) as { rows: unknown[] };
       return { cves: rows.map(({ merged_at: _m, ...r }) => r), affected: affected.rows };
     };
     const before = await snapshot();
     expect(before.cves.length).toBeGreaterThan(5);
     expect(before.affected.length).toBeGreaterThan(5);
-    await db.transaction((tx) => mergeIds(tx, before.cves.map((r) => r.cve_id as string)));
+    await db.transaction((tx) =>
+      mergeIds(
+        tx,
+        before.cves.map((r) => r.cve_id as string),
+      ),
+    );
     expect(await snapshot()).toEqual(before);
   });
 });
@@ -241,14 +264,32 @@ describe("workflow dry run on real CVE data", () => {
     const graph = {
       nodes: [
         { id: "t", type: "trigger", event: "cve.new_match" },
-        { id: "c", type: "condition", match: "all", rules: [{ field: "cve.is_kev", op: "eq", value: true }, { field: "cve.severity", op: "gte", value: "high" }] },
+        {
+          id: "c",
+          type: "condition",
+          match: "all",
+          rules: [
+            { field: "cve.is_kev", op: "eq", value: true },
+            { field: "cve.severity", op: "gte", value: "high" },
+          ],
+        },
         { id: "a", type: "action", action: "create_case" },
       ],
-      edges: [{ from: "t", to: "c" }, { from: "c", to: "a", when: "true" }],
+      edges: [
+        { from: "t", to: "c" },
+        { from: "c", to: "a", when: "true" },
+      ],
     };
     const wf = (await createWorkflow(t, tenant, { name: "kev-high", graph })).json();
     const run = async (cve_id: string) =>
-      (await t.app.inject({ method: "POST", url: workflowsUrl(tenant, `/${wf.id}/dry-run`), headers: bearer(tenant.key), payload: { cve_id } })).json();
+      (
+        await t.app.inject({
+          method: "POST",
+          url: workflowsUrl(tenant, `/${wf.id}/dry-run`),
+          headers: bearer(tenant.key),
+          payload: { cve_id },
+        })
+      ).json();
     const panos = await run("CVE-2024-3400");
     expect(panos).toMatchObject({ status: "dry_run", cve_connue: true, avertissement: null });
     const cond = panos.noeuds.find((n: { id: string }) => n.id === "c");

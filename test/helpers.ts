@@ -68,12 +68,25 @@ export interface Tenant {
 
 /** A new organization with one project and two keys (read-only and workflows-write). */
 export async function createTenant(t: TestApp, opts: { plan?: string; name?: string } = {}): Promise<Tenant> {
-  const { org } = await t.services.organizations.createOrg({ name: opts.name ?? `Org ${randomBytes(3).toString("hex")}`, planSlug: opts.plan });
+  const { org } = await t.services.organizations.createOrg({
+    name: opts.name ?? `Org ${randomBytes(3).toString("hex")}`,
+    planSlug: opts.plan,
+  });
   const project = await t.services.projects.create({ orgId: org.id, name: "Production" });
   const write = await t.services.apiKeys.create({ orgId: org.id, scopes: ["workflows-write"], projectIds: [] });
   const read = await t.services.apiKeys.create({ orgId: org.id, scopes: [], projectIds: [] });
-  const list = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${org.id}/projects/${project.id}/workflows`, headers: bearer(read.key) });
-  return { orgId: org.id, projectId: project.id, defaultWorkflowId: (list.json() as { id: string }[])[0]!.id, key: write.key, readKey: read.key };
+  const list = await t.app.inject({
+    method: "GET",
+    url: `/api/v1/organizations/${org.id}/projects/${project.id}/workflows`,
+    headers: bearer(read.key),
+  });
+  return {
+    orgId: org.id,
+    projectId: project.id,
+    defaultWorkflowId: (list.json() as { id: string }[])[0]!.id,
+    key: write.key,
+    readKey: read.key,
+  };
 }
 
 export function bearer(token: string): Record<string, string> {
@@ -85,7 +98,12 @@ export function workflowsUrl(t: Tenant, suffix = ""): string {
 }
 
 /** POST a workflow creation with a fresh idempotency key unless one is given. */
-export function createWorkflow(t: TestApp, tenant: Tenant, body: unknown, key = randomBytes(8).toString("hex")): Promise<LightMyRequestResponse> {
+export function createWorkflow(
+  t: TestApp,
+  tenant: Tenant,
+  body: unknown,
+  key = randomBytes(8).toString("hex"),
+): Promise<LightMyRequestResponse> {
   return t.app.inject({
     method: "POST",
     url: workflowsUrl(tenant),

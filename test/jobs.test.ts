@@ -10,7 +10,9 @@ describe("background jobs (pg-boss on the service database)", () => {
   it("starts on this driver, creates the queues and schedules the cron jobs", async () => {
     const jobs = await startJobs(t.database, t.services, createLogger("silent"), t.config);
     try {
-      const { rows } = (await t.database.executeSql("select name, cron from pgboss.schedule order by name", [])) as { rows: { name: string; cron: string }[] };
+      const { rows } = (await t.database.executeSql("select name, cron from pgboss.schedule order by name", [])) as {
+        rows: { name: string; cron: string }[];
+      };
       // feeds.sync is scheduled only when VIGIE_FEEDS_SYNC=on (off in tests).
       expect(rows).toEqual([{ name: "maintenance.purge", cron: "17 * * * *" }]);
       expect(cronOf(JOBS["feeds.sync"], { ...t.config, feedsCron: "5 4 * * *" })).toBe("5 4 * * *");
@@ -26,7 +28,9 @@ describe("background jobs (pg-boss on the service database)", () => {
     await createWorkflow(t, tenant, { name: "new", trigger: { event: "cve.new_match" } }, "new-key");
     await t.database.executeSql("update idempotency_keys set created_at = now() - interval '3 days' where key = 'old-key'", []);
     await JOBS["maintenance.purge"].handler({}, t.services, createLogger("silent"));
-    const { rows } = (await t.database.executeSql("select key from idempotency_keys where org_id = $1", [tenant.orgId])) as { rows: { key: string }[] };
+    const { rows } = (await t.database.executeSql("select key from idempotency_keys where org_id = $1", [tenant.orgId])) as {
+      rows: { key: string }[];
+    };
     expect(rows.map((r) => r.key)).toEqual(["new-key"]);
     // A key past retention is free again: reusing it with another body creates a new workflow.
     const reuse = await createWorkflow(t, tenant, { name: "again", trigger: { event: "cve.new_match" } }, "old-key");

@@ -21,14 +21,25 @@ async function tenant(limit: number): Promise<{ orgId: string; projectId: string
 }
 
 async function usage(orgId: string): Promise<number> {
-  const { rows } = (await database.executeSql("select coalesce(sum(count), 0)::int as n from api_usage where org_id = $1", [orgId])) as { rows: { n: number }[] };
+  const { rows } = (await database.executeSql("select coalesce(sum(count), 0)::int as n from api_usage where org_id = $1", [orgId])) as {
+    rows: { n: number }[];
+  };
   return rows[0]!.n;
 }
 
 /** Counts the statements a limiter sends. */
 function counting(db: Database): { db: Database; statements: () => number } {
   let n = 0;
-  return { db: { ...db, raw: (name, text, values) => { n++; return db.raw(name, text, values); } }, statements: () => n };
+  return {
+    db: {
+      ...db,
+      raw: (name, text, values) => {
+        n++;
+        return db.raw(name, text, values);
+      },
+    },
+    statements: () => n,
+  };
 }
 
 function remaining(res: LightMyRequestResponse): number {
@@ -53,7 +64,8 @@ describe("hourly call limit across processes", () => {
     expect(sent.a.some((r) => r.statusCode === 200) && sent.b.some((r) => r.statusCode === 200)).toBe(true); // both served
     for (const name of ["a", "b"] as const) {
       const figures = sent[name].map(remaining);
-      for (let i = 1; i < figures.length; i++) expect(figures[i], `${name} answer ${i}: ${figures.join(",")}`).toBeLessThanOrEqual(figures[i - 1]!);
+      for (let i = 1; i < figures.length; i++)
+        expect(figures[i], `${name} answer ${i}: ${figures.join(",")}`).toBeLessThanOrEqual(figures[i - 1]!);
       expect(figures.at(-1)).toBe(0);
     }
     for (const r of all.filter((x) => x.statusCode === 429)) {
@@ -80,7 +92,11 @@ describe("hourly call limit across processes", () => {
     // Concurrent calls: in the order the answers leave, never an increase.
     const u = await tenant(1000);
     const order: number[] = [];
-    await Promise.all(Array.from({ length: 300 }, () => a.app.inject({ method: "GET", url, headers: bearer(u.key) }).then((r) => void order.push(remaining(r)))));
+    await Promise.all(
+      Array.from({ length: 300 }, () =>
+        a.app.inject({ method: "GET", url, headers: bearer(u.key) }).then((r) => void order.push(remaining(r))),
+      ),
+    );
     for (let i = 1; i < order.length; i++) expect(order[i]).toBeLessThanOrEqual(order[i - 1]!);
     expect(order.at(-1)).toBe(700);
   });
@@ -138,7 +154,9 @@ describe("RateLimiter (quota reserved from the database)", () => {
     const limiter = new RateLimiter(database, 10);
     await limiter.hit(t.orgId, t.keyId, 100);
     await limiter.close();
-    const { rows } = (await database.executeSql("select last_used_at from api_keys where id = $1", [t.keyId])) as { rows: { last_used_at: Date | null }[] };
+    const { rows } = (await database.executeSql("select last_used_at from api_keys where id = $1", [t.keyId])) as {
+      rows: { last_used_at: Date | null }[];
+    };
     expect(rows[0]!.last_used_at).not.toBeNull();
   });
 });

@@ -18,7 +18,11 @@ import { freshStore, startServer } from "./server-process.js";
 const README = readFileSync(new URL("../README.md", import.meta.url), "utf8").split("\n");
 const SKIP = /^<!-- readme-test: skip\b.*-->$/;
 
-interface Block { start: number; lines: string[]; skipped: boolean }
+interface Block {
+  start: number;
+  lines: string[];
+  skipped: boolean;
+}
 
 /** The ```sh blocks: first line number (1-based, of the first command line), lines, marker. */
 function shBlocks(): Block[] {
@@ -105,13 +109,20 @@ describe("the README's examples work as written", () => {
       }
       writeFileSync(join(work, "readme.sh"), script.join("\n") + "\n");
       const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-        execFile("bash", [join(work, "readme.sh")], { env: { ...process.env, ...store.env, LOG_LEVEL: "silent" }, maxBuffer: 64 << 20 }, (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr })),
+        execFile(
+          "bash",
+          [join(work, "readme.sh")],
+          { env: { ...process.env, ...store.env, LOG_LEVEL: "silent" }, maxBuffer: 64 << 20 },
+          (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        ),
       );
       const trail = `stdout (end): ${run.stdout.slice(-3000)}\nstderr: ${run.stderr.slice(-3000)}`;
       expect(run.code, trail).toBe(0);
 
-      const seen = readFileSync(calls, "utf8").trim().split("\n").map((l) => l.split(" ").map(Number) as [number, number]);
+      const seen = readFileSync(calls, "utf8")
+        .trim()
+        .split("\n")
+        .map((l) => l.split(" ").map(Number) as [number, number]);
       expect(seen.length).toBeGreaterThan(15);
       for (const [bashLine, status] of seen) {
         const line = map[bashLine]!;

@@ -98,7 +98,8 @@ export function startServer(env: Record<string, string>): ServerProcess {
       const check = () => {
         const found = logs.find(test);
         if (found) done(null, found);
-        else if (proc.exitCode !== null || proc.signalCode !== null) done(new Error(`server exited (${proc.exitCode ?? proc.signalCode}); stderr: ${stderr}`));
+        else if (proc.exitCode !== null || proc.signalCode !== null)
+          done(new Error(`server exited (${proc.exitCode ?? proc.signalCode}); stderr: ${stderr}`));
       };
       const done = (err: Error | null, line?: LogLine) => {
         clearTimeout(timer);
@@ -115,7 +116,10 @@ export function startServer(env: Record<string, string>): ServerProcess {
     logs,
     waitForLog,
     async ready(timeoutMs) {
-      const line = await waitForLog((l) => typeof l.msg === "string" && l.msg.startsWith("Server listening at http://127.0.0.1"), timeoutMs);
+      const line = await waitForLog(
+        (l) => typeof l.msg === "string" && l.msg.startsWith("Server listening at http://127.0.0.1"),
+        timeoutMs,
+      );
       return /http:\/\/127\.0\.0\.1:\d+/.exec(line.msg)![0];
     },
     async stop(signal = "SIGTERM") {

@@ -22,7 +22,9 @@ describe("session API", () => {
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect((await login("alice@example.org", "wrong password")).statusCode).toBe(401);
     expect((await login("nobody@example.org", "whatever")).statusCode).toBe(401);
-    const { rows } = (await t.database.executeSql("select password_hash from users where email = 'alice@example.org'")) as { rows: { password_hash: string }[] };
+    const { rows } = (await t.database.executeSql("select password_hash from users where email = 'alice@example.org'")) as {
+      rows: { password_hash: string }[];
+    };
     expect(rows[0]!.password_hash).toMatch(/^scrypt\$/);
     expect(rows[0]!.password_hash).not.toContain("correct horse");
   });
@@ -35,25 +37,45 @@ describe("session API", () => {
     const url = `/projects/${tenant.projectId}/workflows/${tenant.defaultWorkflowId}`;
     const byToken = await t.app.inject({ method: "GET", url, headers: bearer(token) });
     expect(byToken.statusCode).toBe(200);
-    expect(byToken.json()).toMatchObject({ id: tenant.defaultWorkflowId, is_default: true, version: 1, graph: { nodes: expect.any(Array), edges: expect.any(Array) } });
+    expect(byToken.json()).toMatchObject({
+      id: tenant.defaultWorkflowId,
+      is_default: true,
+      version: 1,
+      graph: { nodes: expect.any(Array), edges: expect.any(Array) },
+    });
     const byCookie = await t.app.inject({ method: "GET", url, cookies: { vigie_session: token } });
     expect(byCookie.statusCode).toBe(200);
     const byKey = await t.app.inject({ method: "GET", url, headers: bearer(tenant.key) });
     expect(byKey.statusCode).toBe(401);
     const none = await t.app.inject({ method: "GET", url });
     expect(none.statusCode).toBe(401);
-    const foreign = await t.app.inject({ method: "GET", url: `/projects/${outsider.projectId}/workflows/${outsider.defaultWorkflowId}`, headers: bearer(token) });
+    const foreign = await t.app.inject({
+      method: "GET",
+      url: `/projects/${outsider.projectId}/workflows/${outsider.defaultWorkflowId}`,
+      headers: bearer(token),
+    });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toEqual({ detail: "Projet introuvable" });
     // The /api/v1 surface has no single-workflow GET.
-    const v1 = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}/workflows/${tenant.defaultWorkflowId}`, headers: bearer(tenant.key) });
+    const v1 = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}/workflows/${tenant.defaultWorkflowId}`,
+      headers: bearer(tenant.key),
+    });
     expect(v1.statusCode).toBe(405);
   });
 
   it("reads an organization workflow, for members of that organization only", async () => {
     const tenant = await createTenant(t);
     const outsider = await createTenant(t);
-    const wf = await t.services.workflows.createAsOperator({ orgId: tenant.orgId, projectId: null, name: "Org-wide KEV", trigger: { event: "cve.kev_added", match: "all" }, actions: [], create_case: true });
+    const wf = await t.services.workflows.createAsOperator({
+      orgId: tenant.orgId,
+      projectId: null,
+      name: "Org-wide KEV",
+      trigger: { event: "cve.kev_added", match: "all" },
+      actions: [],
+      create_case: true,
+    });
     await t.services.users.create({ email: "carol@example.org", password: "carol password", orgId: tenant.orgId, role: "admin" });
     await t.services.users.create({ email: "dave@example.org", password: "dave password", orgId: outsider.orgId, role: "owner" });
     const carol = (await login("carol@example.org", "carol password", "10.0.0.3")).json().token;
@@ -64,7 +86,11 @@ describe("session API", () => {
     const no = await t.app.inject({ method: "GET", url: `/organizations/${tenant.orgId}/workflows/${wf.id}`, headers: bearer(dave) });
     expect(no.statusCode).toBe(404);
     // A project workflow is not an organization workflow.
-    const proj = await t.app.inject({ method: "GET", url: `/organizations/${tenant.orgId}/workflows/${tenant.defaultWorkflowId}`, headers: bearer(carol) });
+    const proj = await t.app.inject({
+      method: "GET",
+      url: `/organizations/${tenant.orgId}/workflows/${tenant.defaultWorkflowId}`,
+      headers: bearer(carol),
+    });
     expect(proj.statusCode).toBe(404);
     expect((await createWorkflow(t, tenant, { name: "Org-wide KEV", trigger: { event: "cve.new_match" } })).statusCode).toBe(201);
   });

@@ -19,7 +19,8 @@ const TABLES = ["cves", "cve_sources", "cve_affected", "public_vulns", "articles
 /** Row counts of the tables the snapshot fills. */
 async function counts(database: Database): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
-  for (const table of TABLES) out[table] = Number((await rowsOf<{ n: string }>(database.db, sql.raw(`select count(*) as n from ${table}`)))[0]!.n);
+  for (const table of TABLES)
+    out[table] = Number((await rowsOf<{ n: string }>(database.db, sql.raw(`select count(*) as n from ${table}`)))[0]!.n);
   return out;
 }
 
@@ -42,10 +43,13 @@ describe("first start: the bundled snapshot of real data", () => {
     expect((await get("/api/v1/articles")).total).toBeGreaterThan(50);
     expect((await get("/api/v1/vulnerabilities?source=certfr")).total).toBe(1500);
     // CVEs the snapshot knows only from its CERT-FR avis (mostly 2025–2026, after its CVE List subset): thin records.
-    const thin = await rowsOf<{ n: number; dated: number; affected: number; scored: number }>(t.database.db, sql`
+    const thin = await rowsOf<{ n: number; dated: number; affected: number; scored: number }>(
+      t.database.db,
+      sql`
       select count(*)::int as n, count(date_published)::int as dated, count(*) filter (where cvss_score is not null)::int as scored,
         (select count(*)::int from cve_affected a join cves c2 on c2.cve_id = a.cve_id where c2.sources = array['certfr']) as affected
-      from cves where sources = array['certfr']`);
+      from cves where sources = array['certfr']`,
+    );
     expect(thin[0]).toEqual({ n: 18546, dated: 18546, scored: 0, affected: 0 });
     expect(await importSnapshotIfEmpty(t.database.db, createLogger("silent"))).toBeNull();
     clean = await counts(t.database);
@@ -54,15 +58,26 @@ describe("first start: the bundled snapshot of real data", () => {
   it("the README's stack example raises the alerts of the versions it names, whatever their age", async () => {
     const { key } = await t.services.apiKeys.create({ orgId: tenant.orgId, scopes: ["stacks-write"], projectIds: [] });
     const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
-    const res = await t.app.inject({ method: "POST", url: `${base}/stacks`, headers: bearer(key), payload: { name: "Production", items: [
-      { item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" },
-      { item_type: "purl", value: "pkg:pypi/django@4.2.1", min_severity: "high" },
-    ] } });
+    const res = await t.app.inject({
+      method: "POST",
+      url: `${base}/stacks`,
+      headers: bearer(key),
+      payload: {
+        name: "Production",
+        items: [
+          { item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" },
+          { item_type: "purl", value: "pkg:pypi/django@4.2.1", min_severity: "high" },
+        ],
+      },
+    });
     expect(res.statusCode).toBe(201);
     // The README's figure: 18 PAN-OS alerts (12 by a range holding 10.2.5, 6 KEV-only "non vérifiable") and 7 Django
     // ones; the snapshot's 18,546 thin CERT-FR records name no product and add none.
     expect(res.json().alertes_creees).toBe(25);
-    const alerts = (await t.app.inject({ method: "GET", url: `${base}/alerts?page_size=100`, headers: bearer(key) })).json() as { items: { cve_id: string; source: string }[]; total: number };
+    const alerts = (await t.app.inject({ method: "GET", url: `${base}/alerts?page_size=100`, headers: bearer(key) })).json() as {
+      items: { cve_id: string; source: string }[];
+      total: number;
+    };
     const ids = alerts.items.map((a) => a.cve_id);
     // PAN-OS 10.2.5: CVE-2024-3400 and the later CVE-2024-9468 (< 10.2.9-h11), published long before this run.
     expect(ids).toEqual(expect.arrayContaining(["CVE-2024-3400", "CVE-2024-9468"]));
@@ -104,7 +119,10 @@ describe("the first-start snapshot survives a crash", () => {
       expect(after.articles).toBeGreaterThan(0);
       expect(after.public_vulns).toBeGreaterThan(0);
       expect(after).toEqual(clean);
-      const progress = await rowsOf<{ source: string; completed_at: unknown }>(database.db, sql`select source, completed_at from snapshot_progress`);
+      const progress = await rowsOf<{ source: string; completed_at: unknown }>(
+        database.db,
+        sql`select source, completed_at from snapshot_progress`,
+      );
       expect(progress).toHaveLength(8);
       expect(progress.every((p) => p.completed_at)).toBe(true);
     } finally {

@@ -5,7 +5,11 @@ import { BadItem, itemKeys, packageName } from "../src/matching/items.js";
 describe("stack item values → match keys", () => {
   it.each([
     // CVE-2024-3400's ADP CPE, with the PAN-OS hotfix in the update part.
-    ["cpe", "cpe:2.3:o:paloaltonetworks:pan-os:10.2.9:h1:*:*:*:*:*:*", { matchVendor: "paloaltonetworks", matchProduct: "pan-os", matchVersion: "10.2.9-h1" }],
+    [
+      "cpe",
+      "cpe:2.3:o:paloaltonetworks:pan-os:10.2.9:h1:*:*:*:*:*:*",
+      { matchVendor: "paloaltonetworks", matchProduct: "pan-os", matchVersion: "10.2.9-h1" },
+    ],
     ["cpe", "cpe:2.3:a:openbsd:openssh:*:*:*:*:*:*:*:*", { matchVendor: "openbsd", matchProduct: "openssh", matchVersion: null }],
     ["cpe", "cpe:/a:openbsd:openssh:9.6p1", { matchVendor: "openbsd", matchProduct: "openssh", matchVersion: "9.6p1" }],
     ["product", "Palo Alto Networks:PAN-OS@10.2.5", { matchVendor: "palo_alto_networks", matchProduct: "pan-os", matchVersion: "10.2.5" }],
@@ -15,9 +19,21 @@ describe("stack item values → match keys", () => {
     ["purl", "pkg:pypi/Django@4.2.1", { matchEcosystem: "pypi", matchProduct: "django", matchVersion: "4.2.1", matchCpeProduct: "django" }],
     ["purl", "pkg:pypi/zope.interface@5.0", { matchEcosystem: "pypi", matchProduct: "zope-interface", matchVersion: "5.0" }],
     // A scoped npm package has no product name CPE data would use ("core" would be noise).
-    ["purl", "pkg:npm/%40angular/core@16.0.0", { matchEcosystem: "npm", matchProduct: "@angular/core", matchVersion: "16.0.0", matchCpeProduct: null }],
-    ["purl", "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1", { matchEcosystem: "maven", matchProduct: "org.apache.logging.log4j:log4j-core", matchVersion: "2.14.1" }],
-    ["purl", "pkg:golang/github.com/gin-gonic/gin@v1.5.0", { matchEcosystem: "go", matchProduct: "github.com/gin-gonic/gin", matchVersion: "v1.5.0", matchCpeProduct: "gin" }],
+    [
+      "purl",
+      "pkg:npm/%40angular/core@16.0.0",
+      { matchEcosystem: "npm", matchProduct: "@angular/core", matchVersion: "16.0.0", matchCpeProduct: null },
+    ],
+    [
+      "purl",
+      "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1",
+      { matchEcosystem: "maven", matchProduct: "org.apache.logging.log4j:log4j-core", matchVersion: "2.14.1" },
+    ],
+    [
+      "purl",
+      "pkg:golang/github.com/gin-gonic/gin@v1.5.0",
+      { matchEcosystem: "go", matchProduct: "github.com/gin-gonic/gin", matchVersion: "v1.5.0", matchCpeProduct: "gin" },
+    ],
     // Without a version, CPE ranges say nothing about the package: OSV only.
     ["purl", "pkg:cargo/smallvec", { matchEcosystem: "crates.io", matchProduct: "smallvec", matchVersion: null, matchCpeProduct: null }],
     ["keyword", "GlobalProtect command injection", { keywordText: "GlobalProtect command injection" }],

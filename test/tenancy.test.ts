@@ -29,11 +29,19 @@ describe("the route resolves the project before the handler", () => {
     for (const { path, spy: spyOn } of ROUTES) {
       const spy = spyOn();
       for (const c of cases) {
-        const res = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${c.org}/projects/${c.project}${path}`, headers: bearer(c.key) });
+        const res = await t.app.inject({
+          method: "GET",
+          url: `/api/v1/organizations/${c.org}/projects/${c.project}${path}`,
+          headers: bearer(c.key),
+        });
         expect([res.statusCode, res.json()], `${path}: ${c.why}`).toEqual([404, { detail: "Projet introuvable" }]);
       }
       expect(spy, path).not.toHaveBeenCalled();
-      const ok = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}${path}`, headers: bearer(restricted.key) });
+      const ok = await t.app.inject({
+        method: "GET",
+        url: `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}${path}`,
+        headers: bearer(restricted.key),
+      });
       expect(ok.statusCode, path).toBe(200);
       expect(spy.mock.calls[0]![0], path).toEqual({ id: tenant.projectId, orgId: tenant.orgId });
       spy.mockRestore();
@@ -44,14 +52,23 @@ describe("the route resolves the project before the handler", () => {
     const tenant = await createTenant(t);
     const outsider = await createTenant(t);
     await t.services.users.create({ email: "carol@example.org", password: "carol password", orgId: tenant.orgId, role: "member" });
-    const { token } = (await t.app.inject({ method: "POST", url: "/auth/login", payload: { email: "carol@example.org", password: "carol password" } })).json();
+    const { token } = (
+      await t.app.inject({ method: "POST", url: "/auth/login", payload: { email: "carol@example.org", password: "carol password" } })
+    ).json();
     const spy = vi.spyOn(t.services.workflows, "get");
-    for (const url of [`/projects/${outsider.projectId}/workflows/${outsider.defaultWorkflowId}`, `/projects/${randomUUID()}/workflows/${outsider.defaultWorkflowId}`]) {
+    for (const url of [
+      `/projects/${outsider.projectId}/workflows/${outsider.defaultWorkflowId}`,
+      `/projects/${randomUUID()}/workflows/${outsider.defaultWorkflowId}`,
+    ]) {
       const res = await t.app.inject({ method: "GET", url, headers: bearer(token) });
       expect([res.statusCode, res.json()]).toEqual([404, { detail: "Projet introuvable" }]);
     }
     expect(spy).not.toHaveBeenCalled();
-    const own = await t.app.inject({ method: "GET", url: `/projects/${tenant.projectId}/workflows/${tenant.defaultWorkflowId}`, headers: bearer(token) });
+    const own = await t.app.inject({
+      method: "GET",
+      url: `/projects/${tenant.projectId}/workflows/${tenant.defaultWorkflowId}`,
+      headers: bearer(token),
+    });
     expect(own.statusCode).toBe(200);
     expect(spy).toHaveBeenCalledOnce();
     spy.mockRestore();
@@ -61,7 +78,8 @@ describe("the route resolves the project before the handler", () => {
     const tenant = await createTenant(t);
     const other = await createTenant(t);
     const foreign = `/api/v1/organizations/${tenant.orgId}/projects/${other.projectId}/tags`;
-    const post = (headers: Record<string, string>, payload: unknown) => t.app.inject({ method: "POST", url: foreign, headers, payload: payload as object });
+    const post = (headers: Record<string, string>, payload: unknown) =>
+      t.app.inject({ method: "POST", url: foreign, headers, payload: payload as object });
     expect((await post({}, { name: "x" })).statusCode).toBe(401);
     expect((await post(bearer(tenant.readKey), { name: "x" })).statusCode).toBe(403);
     const tagKey = await t.services.apiKeys.create({ orgId: tenant.orgId, scopes: ["tags-write"], projectIds: [] });

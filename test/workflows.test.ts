@@ -6,7 +6,15 @@ const t = await createTestApp();
 const GRAPH = {
   nodes: [
     { id: "t", type: "trigger", event: "cve.new_match" },
-    { id: "c", type: "condition", match: "any", rules: [{ field: "cve.is_kev", op: "eq", value: true }, { field: "cve.cvss_score", op: "gte", value: 9 }] },
+    {
+      id: "c",
+      type: "condition",
+      match: "any",
+      rules: [
+        { field: "cve.is_kev", op: "eq", value: true },
+        { field: "cve.cvss_score", op: "gte", value: 9 },
+      ],
+    },
     { id: "a1", type: "action", action: "create_case" },
     { id: "a2", type: "action", action: "notify_webhook", params: { url: "https://hooks.example.org/vigie" }, on_error: "stop" },
   ],
@@ -45,9 +53,20 @@ describe("create", () => {
     expect(res.statusCode).toBe(201);
     const wf = res.json();
     expect(Object.keys(wf).sort()).toEqual(FULL_KEYS);
-    expect(wf).toMatchObject({ name: "KEV ou critique", description: "tri", is_enabled: true, is_default: false, family: "alerting", version: 1 });
+    expect(wf).toMatchObject({
+      name: "KEV ou critique",
+      description: "tri",
+      is_enabled: true,
+      is_default: false,
+      family: "alerting",
+      version: 1,
+    });
     expect(wf.graph.nodes[1]).toEqual(GRAPH.nodes[1]);
-    expect(wf.graph.edges).toEqual([{ from: "t", to: "c" }, { from: "c", to: "a1", when: "true" }, { from: "c", to: "a2", when: "false" }]);
+    expect(wf.graph.edges).toEqual([
+      { from: "t", to: "c" },
+      { from: "c", to: "a1", when: "true" },
+      { from: "c", to: "a2", when: "false" },
+    ]);
     expect(JSON.stringify(wf.graph.edges[0])).toBe('{"from":"t","to":"c"}'); // reading order, not jsonb's
     const list = await t.app.inject({ method: "GET", url: workflowsUrl(tenant), headers: bearer(tenant.key) });
     expect(list.json().map((w: { name: string }) => w.name)).toContain("KEV ou critique");
@@ -74,13 +93,23 @@ describe("create", () => {
         { from: "action-1", to: "action-2" },
       ],
     });
-    const noCase = await createWorkflow(t, tenant, { name: "sans dossier", trigger: { event: "cve.new_match" }, actions: [{ type: "set_alert_read" }], create_case: false });
+    const noCase = await createWorkflow(t, tenant, {
+      name: "sans dossier",
+      trigger: { event: "cve.new_match" },
+      actions: [{ type: "set_alert_read" }],
+      create_case: false,
+    });
     expect(noCase.json().graph.nodes.map((n: { action?: string }) => n.action ?? "trigger")).toEqual(["trigger", "set_alert_read"]);
   });
 
   it("requires Idempotency-Key (422 missing header) and rejects both forms at once (422)", async () => {
     const tenant = await createTenant(t);
-    const noKey = await t.app.inject({ method: "POST", url: workflowsUrl(tenant), headers: bearer(tenant.key), payload: { name: "x", graph: GRAPH } });
+    const noKey = await t.app.inject({
+      method: "POST",
+      url: workflowsUrl(tenant),
+      headers: bearer(tenant.key),
+      payload: { name: "x", graph: GRAPH },
+    });
     expect(noKey.statusCode).toBe(422);
     expect(noKey.json()).toEqual({ detail: [{ type: "missing", loc: ["header", "idempotency-key"], msg: "Field required", input: null }] });
     const both = await createWorkflow(t, tenant, { name: "x", graph: GRAPH, trigger: { event: "cve.new_match" } });
@@ -98,7 +127,12 @@ describe("create", () => {
     const first = await createWorkflow(t, tenant, body, "key-1");
     expect(first.statusCode).toBe(201);
     const id = first.json().id;
-    await t.app.inject({ method: "PATCH", url: workflowsUrl(tenant, `/${id}/enabled`), headers: bearer(tenant.key), payload: { enabled: false } });
+    await t.app.inject({
+      method: "PATCH",
+      url: workflowsUrl(tenant, `/${id}/enabled`),
+      headers: bearer(tenant.key),
+      payload: { enabled: false },
+    });
     const replay = await createWorkflow(t, tenant, { trigger: { event: "cve.new_match" }, name: "idem" }, "key-1");
     expect(replay.statusCode).toBe(200);
     expect(replay.json()).toMatchObject({ id, is_enabled: false, version: 2 });
@@ -137,7 +171,10 @@ describe("create", () => {
     expect(dup.statusCode).toBe(409);
     expect(dup.json().detail.code).toBe("nom_deja_utilise");
     await expect(
-      t.database.executeSql("insert into workflows (org_id, project_id, name, graph) values ($1, $2, 'doublon', '{}')", [tenant.orgId, tenant.projectId]),
+      t.database.executeSql("insert into workflows (org_id, project_id, name, graph) values ($1, $2, 'doublon', '{}')", [
+        tenant.orgId,
+        tenant.projectId,
+      ]),
     ).rejects.toThrow();
   });
 
@@ -145,20 +182,99 @@ describe("create", () => {
     const tenant = await createTenant(t);
     const cases: [unknown, (string | number)[], string][] = [
       [{ nodes: [{ id: "a", type: "action", action: "create_case" }], edges: [] }, ["body", "graph", "nodes"], "value_error"],
-      [{ ...GRAPH, nodes: [...GRAPH.nodes, { id: "t2", type: "trigger", event: "cve.kev_added" }], edges: [...GRAPH.edges, { from: "t2", to: "a1" }] }, ["body", "graph", "nodes", 4], "value_error"],
+      [
+        {
+          ...GRAPH,
+          nodes: [...GRAPH.nodes, { id: "t2", type: "trigger", event: "cve.kev_added" }],
+          edges: [...GRAPH.edges, { from: "t2", to: "a1" }],
+        },
+        ["body", "graph", "nodes", 4],
+        "value_error",
+      ],
       [{ ...GRAPH, edges: [...GRAPH.edges, { from: "c", to: "zz" }] }, ["body", "graph", "edges", 3, "to"], "value_error"],
       [{ ...GRAPH, edges: [...GRAPH.edges, { from: "a1", to: "c" }] }, ["body", "graph", "edges", 3], "value_error"],
       [{ ...GRAPH, edges: [...GRAPH.edges, { from: "a1", to: "t" }] }, ["body", "graph", "edges", 3, "to"], "value_error"],
-      [{ ...GRAPH, nodes: [{ id: "t", type: "trigger", event: "cve.unknown" }, ...GRAPH.nodes.slice(1)] }, ["body", "graph", "nodes", 0, "trigger", "event"], "literal_error"],
-      [{ ...GRAPH, nodes: [...GRAPH.nodes.slice(0, 3), { id: "a2", type: "action", action: "launch_missiles" }] }, ["body", "graph", "nodes", 3, "action", "action"], "literal_error"],
-      [{ ...GRAPH, nodes: [GRAPH.nodes[0], { id: "c", type: "condition", rules: [{ field: "cve.cvss_score", op: "between", value: 1 }] }, ...GRAPH.nodes.slice(2)] }, ["body", "graph", "nodes", 1, "condition", "rules", 0, "op"], "literal_error"],
-      [{ ...GRAPH, nodes: [GRAPH.nodes[0], { id: "c", type: "condition", rules: [{ field: "cve.nope", op: "eq", value: 1 }] }, ...GRAPH.nodes.slice(2)] }, ["body", "graph", "nodes", 1, "condition", "rules", 0, "field"], "literal_error"],
-      [{ ...GRAPH, nodes: [GRAPH.nodes[0], { id: "c", type: "condition", rules: [{ field: "cve.cvss_score", op: "gte", value: "high" }] }, ...GRAPH.nodes.slice(2)] }, ["body", "graph", "nodes", 1, "condition", "rules", 0, "value"], "value_error"],
-      [{ ...GRAPH, nodes: [GRAPH.nodes[0], { id: "c", type: "condition", rules: [{ field: "eol.days_left", op: "lt", value: 3 }] }, ...GRAPH.nodes.slice(2)] }, ["body", "graph", "nodes", 1, "condition", "rules", 0, "field"], "value_error"],
-      [{ ...GRAPH, nodes: [...GRAPH.nodes.slice(0, 3), { id: "a2", type: "action", action: "notify_webhook", params: { url: "ftp://x" } }] }, ["body", "graph", "nodes", 3, "action", "params", "url"], "value_error"],
-      [{ ...GRAPH, nodes: [...GRAPH.nodes, { id: "lonely", type: "action", action: "create_case" }] }, ["body", "graph", "nodes", 4], "value_error"],
-      [{ ...GRAPH, edges: [{ from: "t", to: "c", when: "true" }, ...GRAPH.edges.slice(1)] }, ["body", "graph", "edges", 0, "when"], "value_error"],
-      [{ ...GRAPH, nodes: [{ id: "t", event: "cve.new_match" }, ...GRAPH.nodes.slice(1)] }, ["body", "graph", "nodes", 0], "union_tag_not_found"],
+      [
+        { ...GRAPH, nodes: [{ id: "t", type: "trigger", event: "cve.unknown" }, ...GRAPH.nodes.slice(1)] },
+        ["body", "graph", "nodes", 0, "trigger", "event"],
+        "literal_error",
+      ],
+      [
+        { ...GRAPH, nodes: [...GRAPH.nodes.slice(0, 3), { id: "a2", type: "action", action: "launch_missiles" }] },
+        ["body", "graph", "nodes", 3, "action", "action"],
+        "literal_error",
+      ],
+      [
+        {
+          ...GRAPH,
+          nodes: [
+            GRAPH.nodes[0],
+            { id: "c", type: "condition", rules: [{ field: "cve.cvss_score", op: "between", value: 1 }] },
+            ...GRAPH.nodes.slice(2),
+          ],
+        },
+        ["body", "graph", "nodes", 1, "condition", "rules", 0, "op"],
+        "literal_error",
+      ],
+      [
+        {
+          ...GRAPH,
+          nodes: [
+            GRAPH.nodes[0],
+            { id: "c", type: "condition", rules: [{ field: "cve.nope", op: "eq", value: 1 }] },
+            ...GRAPH.nodes.slice(2),
+          ],
+        },
+        ["body", "graph", "nodes", 1, "condition", "rules", 0, "field"],
+        "literal_error",
+      ],
+      [
+        {
+          ...GRAPH,
+          nodes: [
+            GRAPH.nodes[0],
+            { id: "c", type: "condition", rules: [{ field: "cve.cvss_score", op: "gte", value: "high" }] },
+            ...GRAPH.nodes.slice(2),
+          ],
+        },
+        ["body", "graph", "nodes", 1, "condition", "rules", 0, "value"],
+        "value_error",
+      ],
+      [
+        {
+          ...GRAPH,
+          nodes: [
+            GRAPH.nodes[0],
+            { id: "c", type: "condition", rules: [{ field: "eol.days_left", op: "lt", value: 3 }] },
+            ...GRAPH.nodes.slice(2),
+          ],
+        },
+        ["body", "graph", "nodes", 1, "condition", "rules", 0, "field"],
+        "value_error",
+      ],
+      [
+        {
+          ...GRAPH,
+          nodes: [...GRAPH.nodes.slice(0, 3), { id: "a2", type: "action", action: "notify_webhook", params: { url: "ftp://x" } }],
+        },
+        ["body", "graph", "nodes", 3, "action", "params", "url"],
+        "value_error",
+      ],
+      [
+        { ...GRAPH, nodes: [...GRAPH.nodes, { id: "lonely", type: "action", action: "create_case" }] },
+        ["body", "graph", "nodes", 4],
+        "value_error",
+      ],
+      [
+        { ...GRAPH, edges: [{ from: "t", to: "c", when: "true" }, ...GRAPH.edges.slice(1)] },
+        ["body", "graph", "edges", 0, "when"],
+        "value_error",
+      ],
+      [
+        { ...GRAPH, nodes: [{ id: "t", event: "cve.new_match" }, ...GRAPH.nodes.slice(1)] },
+        ["body", "graph", "nodes", 0],
+        "union_tag_not_found",
+      ],
     ];
     for (const [graph, loc, type] of cases) {
       const res = await createWorkflow(t, tenant, { name: "invalide", graph });
@@ -175,20 +291,40 @@ describe("update, enable/disable, delete", () => {
     const tenant = await createTenant(t);
     const created = (await createWorkflow(t, tenant, { name: "v", graph: GRAPH })).json();
     const url = workflowsUrl(tenant, `/${created.id}`);
-    const ok = await t.app.inject({ method: "PATCH", url, headers: bearer(tenant.key), payload: { version: 1, name: "v2", trigger: { event: "cve.epss_spike", params: { min_delta: 0.2 } }, actions: [{ type: "notify_email", params: { to: ["soc@example.org"] } }] } });
+    const ok = await t.app.inject({
+      method: "PATCH",
+      url,
+      headers: bearer(tenant.key),
+      payload: {
+        version: 1,
+        name: "v2",
+        trigger: { event: "cve.epss_spike", params: { min_delta: 0.2 } },
+        actions: [{ type: "notify_email", params: { to: ["soc@example.org"] } }],
+      },
+    });
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toMatchObject({ id: created.id, name: "v2", version: 2, description: null });
     expect(ok.json().graph.nodes[0]).toEqual({ id: "trigger", type: "trigger", event: "cve.epss_spike", params: { min_delta: 0.2 } });
     const stale = await t.app.inject({ method: "PATCH", url, headers: bearer(tenant.key), payload: { version: 1, name: "v3" } });
     expect(stale.statusCode).toBe(409);
     expect(stale.json()).toEqual({ detail: { code: "version_perimee", message: expect.any(String), current_version: 2 } });
-    const descOnly = await t.app.inject({ method: "PATCH", url, headers: bearer(tenant.key), payload: { version: 2, description: "nouvelle" } });
+    const descOnly = await t.app.inject({
+      method: "PATCH",
+      url,
+      headers: bearer(tenant.key),
+      payload: { version: 2, description: "nouvelle" },
+    });
     expect(descOnly.json()).toMatchObject({ name: "v2", description: "nouvelle", version: 3 });
     expect(descOnly.json().graph).toEqual(ok.json().graph);
     const noVersion = await t.app.inject({ method: "PATCH", url, headers: bearer(tenant.key), payload: { name: "x" } });
     expect(noVersion.statusCode).toBe(422);
     expect(noVersion.json().detail).toEqual([{ type: "missing", loc: ["body", "version"], msg: "Field required", input: { name: "x" } }]);
-    const missing = await t.app.inject({ method: "PATCH", url: workflowsUrl(tenant, "/00000000-0000-4000-8000-000000000000"), headers: bearer(tenant.key), payload: { version: 1 } });
+    const missing = await t.app.inject({
+      method: "PATCH",
+      url: workflowsUrl(tenant, "/00000000-0000-4000-8000-000000000000"),
+      headers: bearer(tenant.key),
+      payload: { version: 1 },
+    });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ detail: "Workflow introuvable" });
   });
@@ -197,7 +333,12 @@ describe("update, enable/disable, delete", () => {
     const tenant = await createTenant(t);
     await createWorkflow(t, tenant, { name: "a", trigger: { event: "cve.new_match" } });
     const b = (await createWorkflow(t, tenant, { name: "b", trigger: { event: "cve.new_match" } })).json();
-    const res = await t.app.inject({ method: "PATCH", url: workflowsUrl(tenant, `/${b.id}`), headers: bearer(tenant.key), payload: { version: 1, name: "a" } });
+    const res = await t.app.inject({
+      method: "PATCH",
+      url: workflowsUrl(tenant, `/${b.id}`),
+      headers: bearer(tenant.key),
+      payload: { version: 1, name: "a" },
+    });
     expect(res.statusCode).toBe(409);
     expect(res.json().detail.code).toBe("nom_deja_utilise");
   });
@@ -213,12 +354,23 @@ describe("update, enable/disable, delete", () => {
     expect(on.json()).toMatchObject({ is_enabled: true, version: 3 });
     const bad = await t.app.inject({ method: "PATCH", url, headers: bearer(tenant.key), payload: { enabled: "peut-être" } });
     expect(bad.statusCode).toBe(422);
-    expect(bad.json().detail).toEqual([{ type: "bool_parsing", loc: ["body", "enabled"], msg: "Input should be a valid boolean, unable to interpret input", input: "peut-être" }]);
+    expect(bad.json().detail).toEqual([
+      {
+        type: "bool_parsing",
+        loc: ["body", "enabled"],
+        msg: "Input should be a valid boolean, unable to interpret input",
+        input: "peut-être",
+      },
+    ]);
   });
 
   it("deletes with 204, but never the default workflow nor the last one (409)", async () => {
     const tenant = await createTenant(t);
-    const def = await t.app.inject({ method: "DELETE", url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`), headers: bearer(tenant.key) });
+    const def = await t.app.inject({
+      method: "DELETE",
+      url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`),
+      headers: bearer(tenant.key),
+    });
     expect(def.statusCode).toBe(409);
     expect(def.json().detail.code).toBe("workflow_par_defaut");
     const other = (await createWorkflow(t, tenant, { name: "jetable", trigger: { event: "cve.new_match" } })).json();
@@ -229,7 +381,11 @@ describe("update, enable/disable, delete", () => {
     expect(again.statusCode).toBe(404);
     // A project whose only workflow is not the default one: the last-workflow rule answers.
     await t.database.executeSql("update workflows set is_default = false where id = $1", [tenant.defaultWorkflowId]);
-    const last = await t.app.inject({ method: "DELETE", url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`), headers: bearer(tenant.key) });
+    const last = await t.app.inject({
+      method: "DELETE",
+      url: workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`),
+      headers: bearer(tenant.key),
+    });
     expect(last.statusCode).toBe(409);
     expect(last.json().detail.code).toBe("dernier_workflow");
   });
@@ -238,13 +394,21 @@ describe("update, enable/disable, delete", () => {
     const a = await createTenant(t);
     const b = await createTenant(t);
     const url = workflowsUrl(a, `/${a.defaultWorkflowId}`);
-    for (const [method, payload] of [["PATCH", { version: 1, name: "pirate" }], ["DELETE", undefined]] as const) {
+    for (const [method, payload] of [
+      ["PATCH", { version: 1, name: "pirate" }],
+      ["DELETE", undefined],
+    ] as const) {
       const res = await t.app.inject({ method, url, headers: bearer(b.key), payload });
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ detail: "Projet introuvable" });
     }
     // b's project with a's workflow id: the workflow is not on that project.
-    const cross = await t.app.inject({ method: "PATCH", url: workflowsUrl(b, `/${a.defaultWorkflowId}/enabled`), headers: bearer(b.key), payload: { enabled: false } });
+    const cross = await t.app.inject({
+      method: "PATCH",
+      url: workflowsUrl(b, `/${a.defaultWorkflowId}/enabled`),
+      headers: bearer(b.key),
+      payload: { enabled: false },
+    });
     expect(cross.statusCode).toBe(404);
     expect(cross.json()).toEqual({ detail: "Workflow introuvable" });
   });
@@ -254,18 +418,47 @@ describe("runs and dry run", () => {
   it("dry-runs against an unknown CVE: 201, records a dry_run run, says the fields were empty", async () => {
     const tenant = await createTenant(t);
     const wf = (await createWorkflow(t, tenant, { name: "dry", graph: GRAPH })).json();
-    const res = await t.app.inject({ method: "POST", url: workflowsUrl(tenant, `/${wf.id}/dry-run`), headers: bearer(tenant.key), payload: { cve_id: "cve-2024-3400" } });
+    const res = await t.app.inject({
+      method: "POST",
+      url: workflowsUrl(tenant, `/${wf.id}/dry-run`),
+      headers: bearer(tenant.key),
+      payload: { cve_id: "cve-2024-3400" },
+    });
     expect(res.statusCode).toBe(201);
     const body = res.json();
-    expect(body).toMatchObject({ workflow_id: wf.id, trigger_event: "cve.new_match", cve_id: "CVE-2024-3400", status: "dry_run", cve_connue: false });
+    expect(body).toMatchObject({
+      workflow_id: wf.id,
+      trigger_event: "cve.new_match",
+      cve_id: "CVE-2024-3400",
+      status: "dry_run",
+      cve_connue: false,
+    });
     expect(body.finished_at).toEqual(expect.any(String));
     expect(body.avertissement).toContain("CVE-2024-3400");
     expect(body.noeuds.map((n: { id: string; resultat: string }) => [n.id, n.resultat])).toEqual([
-      ["t", "declenche"], ["c", "faux"], ["a1", "non_atteint"], ["a2", "serait_executee"],
+      ["t", "declenche"],
+      ["c", "faux"],
+      ["a1", "non_atteint"],
+      ["a2", "serait_executee"],
     ]);
     const runs = await t.app.inject({ method: "GET", url: workflowsUrl(tenant, `/${wf.id}/runs`), headers: bearer(tenant.readKey) });
-    expect(runs.json()).toEqual([{ id: body.id, workflow_id: wf.id, trigger_event: "cve.new_match", cve_id: "CVE-2024-3400", status: "dry_run", started_at: body.started_at, finished_at: body.finished_at }]);
-    const bad = await t.app.inject({ method: "POST", url: workflowsUrl(tenant, `/${wf.id}/dry-run`), headers: bearer(tenant.key), payload: { cve_id: "pas-une-cve" } });
+    expect(runs.json()).toEqual([
+      {
+        id: body.id,
+        workflow_id: wf.id,
+        trigger_event: "cve.new_match",
+        cve_id: "CVE-2024-3400",
+        status: "dry_run",
+        started_at: body.started_at,
+        finished_at: body.finished_at,
+      },
+    ]);
+    const bad = await t.app.inject({
+      method: "POST",
+      url: workflowsUrl(tenant, `/${wf.id}/dry-run`),
+      headers: bearer(tenant.key),
+      payload: { cve_id: "pas-une-cve" },
+    });
     expect(bad.statusCode).toBe(422);
     expect(bad.json().detail[0]).toMatchObject({ type: "string_pattern_mismatch", loc: ["body", "cve_id"] });
   });
@@ -274,18 +467,42 @@ describe("runs and dry run", () => {
     const tenant = await createTenant(t);
     const url = workflowsUrl(tenant, `/${tenant.defaultWorkflowId}`);
     for (let i = 0; i < 3; i++) {
-      await t.app.inject({ method: "POST", url: `${url}/dry-run`, headers: bearer(tenant.key), payload: { cve_id: `CVE-2024-000${i + 1}` } });
+      await t.app.inject({
+        method: "POST",
+        url: `${url}/dry-run`,
+        headers: bearer(tenant.key),
+        payload: { cve_id: `CVE-2024-000${i + 1}` },
+      });
     }
     const runs = await t.app.inject({ method: "GET", url: `${url}/runs?limit=2`, headers: bearer(tenant.key) });
     expect(runs.json().map((r: { cve_id: string }) => r.cve_id)).toEqual(["CVE-2024-0003", "CVE-2024-0002"]);
     const tooMany = await t.app.inject({ method: "GET", url: `${url}/runs?limit=201`, headers: bearer(tenant.key) });
     expect(tooMany.statusCode).toBe(422);
-    expect(tooMany.json()).toEqual({ detail: [{ type: "less_than_equal", loc: ["query", "limit"], msg: "Input should be less than or equal to 200", input: "201", ctx: { le: 200 } }] });
+    expect(tooMany.json()).toEqual({
+      detail: [
+        {
+          type: "less_than_equal",
+          loc: ["query", "limit"],
+          msg: "Input should be less than or equal to 200",
+          input: "201",
+          ctx: { le: 200 },
+        },
+      ],
+    });
     const zero = await t.app.inject({ method: "GET", url: `${url}/runs?limit=0`, headers: bearer(tenant.key) });
     expect(zero.json().detail[0]).toMatchObject({ type: "greater_than_equal", ctx: { ge: 1 } });
     const nan = await t.app.inject({ method: "GET", url: `${url}/runs?limit=abc`, headers: bearer(tenant.key) });
-    expect(nan.json().detail[0]).toEqual({ type: "int_parsing", loc: ["query", "limit"], msg: "Input should be a valid integer, unable to parse string as an integer", input: "abc" });
-    const otherWf = await t.app.inject({ method: "GET", url: workflowsUrl(tenant, "/00000000-0000-4000-8000-000000000000/runs"), headers: bearer(tenant.key) });
+    expect(nan.json().detail[0]).toEqual({
+      type: "int_parsing",
+      loc: ["query", "limit"],
+      msg: "Input should be a valid integer, unable to parse string as an integer",
+      input: "abc",
+    });
+    const otherWf = await t.app.inject({
+      method: "GET",
+      url: workflowsUrl(tenant, "/00000000-0000-4000-8000-000000000000/runs"),
+      headers: bearer(tenant.key),
+    });
     expect(otherWf.json()).toEqual({ detail: "Workflow introuvable" });
   });
 });

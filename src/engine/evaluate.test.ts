@@ -3,7 +3,13 @@ import { evaluateRule, simulate } from "./evaluate.js";
 import type { StoredGraph } from "./graph.js";
 
 describe("evaluateRule", () => {
-  const facts = { "cve.severity": "high", "cve.cvss_score": 8.1, "cve.vendor": "Palo Alto Networks", "cve.cwe_ids": ["CWE-77", "CWE-20"], "cve.is_kev": true };
+  const facts = {
+    "cve.severity": "high",
+    "cve.cvss_score": 8.1,
+    "cve.vendor": "Palo Alto Networks",
+    "cve.cwe_ids": ["CWE-77", "CWE-20"],
+    "cve.is_kev": true,
+  };
   it.each([
     [{ field: "cve.severity", op: "gte", value: "high" }, true],
     [{ field: "cve.severity", op: "gt", value: "high" }, false],

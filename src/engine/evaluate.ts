@@ -5,12 +5,12 @@ import { FIELDS, SEVERITIES, type EventName, type FieldName } from "./vocabulary
 export type Facts = Partial<Record<FieldName, unknown>>;
 
 export type NodeOutcome =
-  | "declenche"       // trigger fired
-  | "non_declenche"   // trigger did not fire (another event)
-  | "vrai"            // condition true
-  | "faux"            // condition false
+  | "declenche" // trigger fired
+  | "non_declenche" // trigger did not fire (another event)
+  | "vrai" // condition true
+  | "faux" // condition false
   | "serait_executee" // action that would run
-  | "non_atteint";    // node not reached
+  | "non_atteint"; // node not reached
 
 export interface NodeReport {
   id: string;
@@ -38,20 +38,34 @@ export function evaluateRule(rule: { field: FieldName; op: string; value?: unkno
   const text = (x: unknown) => String(x).toLowerCase();
   const v = rule.value;
   switch (rule.op) {
-    case "eq": return typeof actual === "string" && typeof v === "string" ? text(actual) === text(v) : actual === v;
-    case "ne": return typeof actual === "string" && typeof v === "string" ? text(actual) !== text(v) : actual !== v;
-    case "gt": return cmp(actual, v) > 0;
-    case "gte": return cmp(actual, v) >= 0;
-    case "lt": return cmp(actual, v) < 0;
-    case "lte": return cmp(actual, v) <= 0;
-    case "in": return (v as unknown[]).some((x) => (typeof x === "string" ? text(x) === text(actual) : x === actual));
-    case "not_in": return !(v as unknown[]).some((x) => (typeof x === "string" ? text(x) === text(actual) : x === actual));
-    case "contains": return Array.isArray(actual) ? actual.some((x) => text(x) === text(v)) : text(actual).includes(text(v));
-    case "not_contains": return Array.isArray(actual) ? !actual.some((x) => text(x) === text(v)) : !text(actual).includes(text(v));
-    case "starts_with": return text(actual).startsWith(text(v));
-    case "ends_with": return text(actual).endsWith(text(v));
-    case "matches": return new RegExp(v as string, "i").test(String(actual));
-    default: return false;
+    case "eq":
+      return typeof actual === "string" && typeof v === "string" ? text(actual) === text(v) : actual === v;
+    case "ne":
+      return typeof actual === "string" && typeof v === "string" ? text(actual) !== text(v) : actual !== v;
+    case "gt":
+      return cmp(actual, v) > 0;
+    case "gte":
+      return cmp(actual, v) >= 0;
+    case "lt":
+      return cmp(actual, v) < 0;
+    case "lte":
+      return cmp(actual, v) <= 0;
+    case "in":
+      return (v as unknown[]).some((x) => (typeof x === "string" ? text(x) === text(actual) : x === actual));
+    case "not_in":
+      return !(v as unknown[]).some((x) => (typeof x === "string" ? text(x) === text(actual) : x === actual));
+    case "contains":
+      return Array.isArray(actual) ? actual.some((x) => text(x) === text(v)) : text(actual).includes(text(v));
+    case "not_contains":
+      return Array.isArray(actual) ? !actual.some((x) => text(x) === text(v)) : !text(actual).includes(text(v));
+    case "starts_with":
+      return text(actual).startsWith(text(v));
+    case "ends_with":
+      return text(actual).endsWith(text(v));
+    case "matches":
+      return new RegExp(v as string, "i").test(String(actual));
+    default:
+      return false;
   }
 }
 
@@ -86,17 +100,35 @@ export function simulate(graph: StoredGraph, event: EventName, facts: Facts): No
     let pass: "true" | "false" | null = null; // which outgoing edges become active
     if (node.type === "trigger") {
       const fired = node.event === event;
-      reports.set(id, { id, type: "trigger", resultat: fired ? "declenche" : "non_declenche", detail: fired ? `événement ${event}` : `ce workflow attend ${node.event}, pas ${event}` });
+      reports.set(id, {
+        id,
+        type: "trigger",
+        resultat: fired ? "declenche" : "non_declenche",
+        detail: fired ? `événement ${event}` : `ce workflow attend ${node.event}, pas ${event}`,
+      });
       if (fired) pass = "true";
     } else if (!reached) {
       reports.set(id, { id, type: node.type, resultat: "non_atteint", detail: "non atteint" });
     } else if (node.type === "condition") {
       const regles = node.rules.map((r) => ({ ...r, valeur_observee: facts[r.field] ?? null, resultat: evaluateRule(r, facts) }));
       const ok = node.match === "all" ? regles.every((r) => r.resultat) : regles.some((r) => r.resultat);
-      reports.set(id, { id, type: "condition", resultat: ok ? "vrai" : "faux", detail: `${regles.filter((r) => r.resultat).length}/${regles.length} règle(s) vérifiée(s) (${node.match})`, regles });
+      reports.set(id, {
+        id,
+        type: "condition",
+        resultat: ok ? "vrai" : "faux",
+        detail: `${regles.filter((r) => r.resultat).length}/${regles.length} règle(s) vérifiée(s) (${node.match})`,
+        regles,
+      });
       pass = ok ? "true" : "false";
     } else {
-      reports.set(id, { id, type: "action", resultat: "serait_executee", detail: ACTION_LABELS[node.action] ?? node.action, action: node.action, params: node.params });
+      reports.set(id, {
+        id,
+        type: "action",
+        resultat: "serait_executee",
+        detail: ACTION_LABELS[node.action] ?? node.action,
+        action: node.action,
+        params: node.params,
+      });
       pass = "true";
     }
     for (const e of graph.edges) {

@@ -1,8 +1,18 @@
 import { z } from "zod";
 import { validate, valueError, type Loc, type PydanticError } from "../platform/http/pydantic.js";
 import {
-  ACTIONS, EVENTS, EVENT_NAMESPACES, FIELDS, FIELD_NAMES, OPERATORS, OPERATORS_BY_TYPE, SEVERITIES,
-  type ActionName, type EventName, type FieldName, type Operator,
+  ACTIONS,
+  EVENTS,
+  EVENT_NAMESPACES,
+  FIELDS,
+  FIELD_NAMES,
+  OPERATORS,
+  OPERATORS_BY_TYPE,
+  SEVERITIES,
+  type ActionName,
+  type EventName,
+  type FieldName,
+  type Operator,
 } from "./vocabulary.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -12,59 +22,75 @@ import {
 const NodeId = z.string().min(1).max(64);
 const Params = z.record(z.string(), z.unknown());
 
-export const Rule = z.object({
-  field: z.enum(FIELD_NAMES),
-  op: z.enum(OPERATORS),
-  value: z.unknown().optional(),
-}).meta({ id: "WorkflowRule" });
+export const Rule = z
+  .object({
+    field: z.enum(FIELD_NAMES),
+    op: z.enum(OPERATORS),
+    value: z.unknown().optional(),
+  })
+  .meta({ id: "WorkflowRule" });
 
-export const TriggerNode = z.object({
-  id: NodeId,
-  type: z.literal("trigger"),
-  event: z.enum(EVENTS),
-  params: Params.nullish(),
-}).meta({ id: "WorkflowTriggerNode" });
+export const TriggerNode = z
+  .object({
+    id: NodeId,
+    type: z.literal("trigger"),
+    event: z.enum(EVENTS),
+    params: Params.nullish(),
+  })
+  .meta({ id: "WorkflowTriggerNode" });
 
-export const ConditionNode = z.object({
-  id: NodeId,
-  type: z.literal("condition"),
-  match: z.enum(["all", "any"]).default("all"),
-  rules: z.array(Rule).min(1).max(50),
-}).meta({ id: "WorkflowConditionNode" });
+export const ConditionNode = z
+  .object({
+    id: NodeId,
+    type: z.literal("condition"),
+    match: z.enum(["all", "any"]).default("all"),
+    rules: z.array(Rule).min(1).max(50),
+  })
+  .meta({ id: "WorkflowConditionNode" });
 
-export const ActionNode = z.object({
-  id: NodeId,
-  type: z.literal("action"),
-  action: z.enum(ACTIONS),
-  params: Params.nullish(),
-  on_error: z.enum(["continue", "stop"]).default("continue"),
-}).meta({ id: "WorkflowActionNode" });
+export const ActionNode = z
+  .object({
+    id: NodeId,
+    type: z.literal("action"),
+    action: z.enum(ACTIONS),
+    params: Params.nullish(),
+    on_error: z.enum(["continue", "stop"]).default("continue"),
+  })
+  .meta({ id: "WorkflowActionNode" });
 
 export const GraphNode = z.discriminatedUnion("type", [TriggerNode, ConditionNode, ActionNode]);
 
-export const Edge = z.object({
-  from: NodeId,
-  to: NodeId,
-  when: z.enum(["true", "false"]).nullish().describe("Only on edges leaving a condition node; default \"true\""),
-}).meta({ id: "WorkflowEdge" });
+export const Edge = z
+  .object({
+    from: NodeId,
+    to: NodeId,
+    when: z.enum(["true", "false"]).nullish().describe('Only on edges leaving a condition node; default "true"'),
+  })
+  .meta({ id: "WorkflowEdge" });
 
-export const Graph = z.object({
-  nodes: z.array(GraphNode).min(1).max(100),
-  edges: z.array(Edge).max(500).default([]),
-}).meta({ id: "WorkflowGraph" });
+export const Graph = z
+  .object({
+    nodes: z.array(GraphNode).min(1).max(100),
+    edges: z.array(Edge).max(500).default([]),
+  })
+  .meta({ id: "WorkflowGraph" });
 
-export const ShortTrigger = z.object({
-  event: z.enum(EVENTS),
-  params: Params.nullish(),
-  match: z.enum(["all", "any"]).default("all"),
-  conditions: z.array(Rule).max(50).nullish(),
-}).meta({ id: "WorkflowShortTrigger" });
+export const ShortTrigger = z
+  .object({
+    event: z.enum(EVENTS),
+    params: Params.nullish(),
+    match: z.enum(["all", "any"]).default("all"),
+    conditions: z.array(Rule).max(50).nullish(),
+  })
+  .meta({ id: "WorkflowShortTrigger" });
 
-export const ShortAction = z.object({
-  type: z.enum(ACTIONS),
-  params: Params.nullish(),
-  on_error: z.enum(["continue", "stop"]).default("continue"),
-}).meta({ id: "WorkflowShortAction" });
+export const ShortAction = z
+  .object({
+    type: z.enum(ACTIONS),
+    params: Params.nullish(),
+    on_error: z.enum(["continue", "stop"]).default("continue"),
+  })
+  .meta({ id: "WorkflowShortAction" });
 
 export type Graph = z.output<typeof Graph>;
 export type Rule = z.output<typeof Rule>;
@@ -115,7 +141,12 @@ function checkUrl(url: string, loc: Loc, errors: PydanticError[], httpsOnly: boo
   if (!ok) errors.push(valueError(loc, httpsOnly ? "une URL https:// est attendue" : "une URL http:// ou https:// est attendue", url));
 }
 
-function checkParams(schema: z.ZodObject | undefined, params: Record<string, unknown> | null | undefined, loc: Loc, errors: PydanticError[]) {
+function checkParams(
+  schema: z.ZodObject | undefined,
+  params: Record<string, unknown> | null | undefined,
+  loc: Loc,
+  errors: PydanticError[],
+) {
   if (!schema) return params ?? {};
   return (validate(schema, params ?? {}, loc, errors) as Record<string, unknown> | undefined) ?? {};
 }
@@ -143,7 +174,13 @@ function checkRule(rule: Rule, event: EventName | null, loc: Loc, errors: Pydant
     return;
   }
   if (!OPERATORS_BY_TYPE[type].includes(rule.op)) {
-    errors.push(valueError([...loc, "op"], `l'opérateur ${rule.op} ne s'applique pas au champ ${rule.field} (${type}) ; opérateurs permis : ${OPERATORS_BY_TYPE[type].join(", ")}`, rule.op));
+    errors.push(
+      valueError(
+        [...loc, "op"],
+        `l'opérateur ${rule.op} ne s'applique pas au champ ${rule.field} (${type}) ; opérateurs permis : ${OPERATORS_BY_TYPE[type].join(", ")}`,
+        rule.op,
+      ),
+    );
     return;
   }
   const vloc = [...loc, "value"];
@@ -154,7 +191,14 @@ function checkRule(rule: Rule, event: EventName | null, loc: Loc, errors: Pydant
     if (type === "severity") return typeof x === "string" && (SEVERITIES as readonly string[]).includes(x);
     return typeof x === "string";
   };
-  const expected = type === "severity" ? `une sévérité (${SEVERITIES.join(", ")})` : type === "number" ? "un nombre" : type === "boolean" ? "un booléen" : "une chaîne";
+  const expected =
+    type === "severity"
+      ? `une sévérité (${SEVERITIES.join(", ")})`
+      : type === "number"
+        ? "un nombre"
+        : type === "boolean"
+          ? "un booléen"
+          : "une chaîne";
   switch (rule.op) {
     case "exists":
     case "not_exists":
@@ -170,7 +214,8 @@ function checkRule(rule: Rule, event: EventName | null, loc: Loc, errors: Pydant
     case "not_contains":
     case "starts_with":
     case "ends_with":
-      if (typeof v !== "string" || v.length === 0 || v.length > 500) errors.push(valueError(vloc, "une chaîne non vide (500 caractères au plus) est attendue", v));
+      if (typeof v !== "string" || v.length === 0 || v.length > 500)
+        errors.push(valueError(vloc, "une chaîne non vide (500 caractères au plus) est attendue", v));
       return;
     case "matches":
       if (typeof v !== "string" || v.length === 0 || v.length > 200) {
@@ -205,9 +250,13 @@ export function checkGraph(graph: Graph, loc: Loc, errors: PydanticError[]): Sto
     else index.set(n.id, i);
   });
   const triggers = nodes.map((n, i) => [n, i] as const).filter(([n]) => n.type === "trigger");
-  if (triggers.length === 0) errors.push(valueError([...loc, "nodes"], "le graphe doit contenir exactement un nœud trigger (aucun trouvé)", graph.nodes));
-  triggers.slice(1).forEach(([n, i]) => errors.push(valueError([...loc, "nodes", i], "le graphe doit contenir exactement un nœud trigger", n)));
-  if (!nodes.some((n) => n.type === "action")) errors.push(valueError([...loc, "nodes"], "le graphe doit contenir au moins un nœud action", graph.nodes));
+  if (triggers.length === 0)
+    errors.push(valueError([...loc, "nodes"], "le graphe doit contenir exactement un nœud trigger (aucun trouvé)", graph.nodes));
+  triggers
+    .slice(1)
+    .forEach(([n, i]) => errors.push(valueError([...loc, "nodes", i], "le graphe doit contenir exactement un nœud trigger", n)));
+  if (!nodes.some((n) => n.type === "action"))
+    errors.push(valueError([...loc, "nodes"], "le graphe doit contenir au moins un nœud action", graph.nodes));
   const trigger = triggers[0]?.[0];
   const event = trigger?.type === "trigger" ? trigger.event : null;
 
@@ -216,12 +265,20 @@ export function checkGraph(graph: Graph, loc: Loc, errors: PydanticError[]): Sto
   graph.edges.forEach((e, i) => {
     const eloc = [...loc, "edges", i];
     let ok = true;
-    if (!index.has(e.from)) { errors.push(valueError([...eloc, "from"], `nœud inconnu : ${e.from}`, e.from)); ok = false; }
-    if (!index.has(e.to)) { errors.push(valueError([...eloc, "to"], `nœud inconnu : ${e.to}`, e.to)); ok = false; }
+    if (!index.has(e.from)) {
+      errors.push(valueError([...eloc, "from"], `nœud inconnu : ${e.from}`, e.from));
+      ok = false;
+    }
+    if (!index.has(e.to)) {
+      errors.push(valueError([...eloc, "to"], `nœud inconnu : ${e.to}`, e.to));
+      ok = false;
+    }
     if (!ok) return;
     const source = nodes[index.get(e.from)!]!;
-    if (nodes[index.get(e.to)!]!.type === "trigger") errors.push(valueError([...eloc, "to"], "le nœud trigger ne peut pas avoir d'arête entrante", e.to));
-    if (e.when != null && source.type !== "condition") errors.push(valueError([...eloc, "when"], "« when » n'est permis que sur une arête issue d'un nœud condition", e.when));
+    if (nodes[index.get(e.to)!]!.type === "trigger")
+      errors.push(valueError([...eloc, "to"], "le nœud trigger ne peut pas avoir d'arête entrante", e.to));
+    if (e.when != null && source.type !== "condition")
+      errors.push(valueError([...eloc, "when"], "« when » n'est permis que sur une arête issue d'un nœud condition", e.when));
     const key = `${e.from}\u0000${e.to}\u0000${e.when ?? "true"}`;
     if (seen.has(key)) errors.push(valueError(eloc, "arête en double", e));
     seen.add(key);
@@ -237,19 +294,35 @@ export function checkGraph(graph: Graph, loc: Loc, errors: PydanticError[]): Sto
     while (stack.length) {
       const top = stack[stack.length - 1]!;
       const out = adjacency.get(top.id) ?? [];
-      if (top.next >= out.length) { colour.set(top.id, 2); stack.pop(); continue; }
+      if (top.next >= out.length) {
+        colour.set(top.id, 2);
+        stack.pop();
+        continue;
+      }
       const { to, edge } = out[top.next++]!;
       const c = colour.get(to);
-      if (c === 1) errors.push(valueError([...loc, "edges", edge], `cette arête forme un cycle (${graph.edges[edge]!.from} → ${to})`, graph.edges[edge]));
-      else if (!c) { colour.set(to, 1); stack.push({ id: to, next: 0 }); }
+      if (c === 1)
+        errors.push(
+          valueError([...loc, "edges", edge], `cette arête forme un cycle (${graph.edges[edge]!.from} → ${to})`, graph.edges[edge]),
+        );
+      else if (!c) {
+        colour.set(to, 1);
+        stack.push({ id: to, next: 0 });
+      }
     }
   }
   if (trigger) {
     const reached = new Set([trigger.id]);
     const queue = [trigger.id];
-    while (queue.length) for (const { to } of adjacency.get(queue.shift()!) ?? []) if (!reached.has(to)) { reached.add(to); queue.push(to); }
+    while (queue.length)
+      for (const { to } of adjacency.get(queue.shift()!) ?? [])
+        if (!reached.has(to)) {
+          reached.add(to);
+          queue.push(to);
+        }
     nodes.forEach((n, i) => {
-      if (!reached.has(n.id) && index.get(n.id) === i) errors.push(valueError([...loc, "nodes", i], `nœud non relié au déclencheur : ${n.id}`, n));
+      if (!reached.has(n.id) && index.get(n.id) === i)
+        errors.push(valueError([...loc, "nodes", i], `nœud non relié au déclencheur : ${n.id}`, n));
     });
   }
 
@@ -258,12 +331,23 @@ export function checkGraph(graph: Graph, loc: Loc, errors: PydanticError[]): Sto
     // Inside a node, locations carry the node type as Pydantic does for a tagged union member.
     const nloc = [...loc, "nodes", i, n.type];
     if (n.type === "trigger") {
-      stored.nodes.push({ id: n.id, type: "trigger", event: n.event, params: checkParams(TRIGGER_PARAMS[n.event], n.params, [...nloc, "params"], errors) });
+      stored.nodes.push({
+        id: n.id,
+        type: "trigger",
+        event: n.event,
+        params: checkParams(TRIGGER_PARAMS[n.event], n.params, [...nloc, "params"], errors),
+      });
     } else if (n.type === "condition") {
       n.rules.forEach((r, j) => checkRule(r, event, [...nloc, "rules", j], errors));
       stored.nodes.push({ id: n.id, type: "condition", match: n.match, rules: n.rules.map(stripNullish) });
     } else {
-      stored.nodes.push({ id: n.id, type: "action", action: n.action, params: checkActionParams(n.action, n.params, [...nloc, "params"], errors), on_error: n.on_error });
+      stored.nodes.push({
+        id: n.id,
+        type: "action",
+        action: n.action,
+        params: checkActionParams(n.action, n.params, [...nloc, "params"], errors),
+        on_error: n.on_error,
+      });
     }
   });
   stored.edges = graph.edges.map((e) => {
@@ -293,7 +377,8 @@ export function shortFormToGraph(
     params: checkActionParams(a.type, a.params, [...loc, "actions", i, "params"], errors),
     on_error: a.on_error,
   }));
-  if (createCase && !steps.some((s) => s.action === "create_case")) steps.unshift({ action: "create_case", params: {}, on_error: "continue" });
+  if (createCase && !steps.some((s) => s.action === "create_case"))
+    steps.unshift({ action: "create_case", params: {}, on_error: "continue" });
   if (steps.length === 0) errors.push(valueError([...loc, "actions"], "au moins une action est requise (ou create_case: true)", actions));
 
   const graph: StoredGraph = { nodes: [{ id: "trigger", type: "trigger", event, params: triggerParams }], edges: [] };

@@ -69,8 +69,21 @@ export const EVENT_NAMESPACES: Record<EventName, readonly string[]> = {
 };
 
 export const OPERATORS = [
-  "eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in",
-  "contains", "not_contains", "starts_with", "ends_with", "matches", "exists", "not_exists",
+  "eq",
+  "ne",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "in",
+  "not_in",
+  "contains",
+  "not_contains",
+  "starts_with",
+  "ends_with",
+  "matches",
+  "exists",
+  "not_exists",
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 

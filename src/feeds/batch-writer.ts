@@ -21,7 +21,11 @@ interface BatchSpec<R> {
 export class BatchWriter<R> {
   private pending = new Map<string, R>();
   private inflight: Promise<void>[] = [];
-  constructor(private readonly db: Db, private readonly tally: Tally, private readonly spec: BatchSpec<R>) {}
+  constructor(
+    private readonly db: Db,
+    private readonly tally: Tally,
+    private readonly spec: BatchSpec<R>,
+  ) {}
 
   async add(row: R): Promise<void> {
     const key = this.spec.key(row);
@@ -43,12 +47,14 @@ export class BatchWriter<R> {
     // Rows in key order: two batches in flight lock shared rows in the same order (no deadlock).
     const rows = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
     this.pending = new Map();
-    const batch = retryOnDeadlock(() => this.db.transaction(async (tx) => {
-      const written = await this.spec.write(tx, rows);
-      // Last, so that two batches in flight wait on this row only for the other's commit.
-      if (written.length) await feedStore.bumpVersion(tx, "cves");
-      return written;
-    })).then((written) => {
+    const batch = retryOnDeadlock(() =>
+      this.db.transaction(async (tx) => {
+        const written = await this.spec.write(tx, rows);
+        // Last, so that two batches in flight wait on this row only for the other's commit.
+        if (written.length) await feedStore.bumpVersion(tx, "cves");
+        return written;
+      }),
+    ).then((written) => {
       const inserted = written.filter((w) => w.inserted).length;
       this.tally.result.inserted += inserted;
       this.tally.result.updated += written.length - inserted;

@@ -5,8 +5,13 @@ import { fileURLToPath } from "node:url";
 import { createGunzip } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
-  attributionText, contournement_disponible, isLinkOnly, normaliseText, parseCertfrAvis,
-  type CertfrRecord, type MesureProvisoire,
+  attributionText,
+  contournement_disponible,
+  isLinkOnly,
+  normaliseText,
+  parseCertfrAvis,
+  type CertfrRecord,
+  type MesureProvisoire,
 } from "./certfr.js";
 import { RecordError } from "./types.js";
 
@@ -44,7 +49,11 @@ describe("parseCertfrAvis", () => {
       cve_ids: ["CVE-2024-12425", "CVE-2024-12426"],
       produits: ["LibreOffice"],
       systemes_affectes: ["LibreOffice versions antérieures à 24.8.4"],
-      risks: ["Atteinte à l'intégrité des données", "Contournement de la politique de sécurité", "Atteinte à la confidentialité des données"],
+      risks: [
+        "Atteinte à l'intégrité des données",
+        "Contournement de la politique de sécurité",
+        "Atteinte à la confidentialité des données",
+      ],
       mesures: [
         {
           source: "CERT-FR",
@@ -96,7 +105,10 @@ describe("parseCertfrAvis", () => {
     ]);
     expect(contournement_disponible(r)).toBe(true);
     expect(r.produits).toEqual([]); // no structured affected_systems in this avis…
-    expect(r.systemes_affectes.slice(0, 2)).toEqual(["Drupal 9.x versions antérieures à 9.0.9", "Drupal 8.9.x versions antérieures à 8.9.10"]); // …but an HTML list
+    expect(r.systemes_affectes.slice(0, 2)).toEqual([
+      "Drupal 9.x versions antérieures à 9.0.9",
+      "Drupal 8.9.x versions antérieures à 8.9.10",
+    ]); // …but an HTML list
   });
 
   it("marks a workaround that only points to the vendor as link-only (F5, Fortinet)", () => {
@@ -107,14 +119,20 @@ describe("parseCertfrAvis", () => {
     expect(f5.lien_seulement).toBe(true);
     const forti = avis("CERTFR-2024-AVI-0212");
     expect(forti.produits).toEqual([
-      "Fortinet FortiClientEMS", "Fortinet FortiManager", "Fortinet FortiProxy", "Fortinet FortiOS", "Fortinet FortiAnalyzer", "Fortinet FortiPortal",
+      "Fortinet FortiClientEMS",
+      "Fortinet FortiManager",
+      "Fortinet FortiProxy",
+      "Fortinet FortiOS",
+      "Fortinet FortiAnalyzer",
+      "Fortinet FortiPortal",
     ]);
     expect(forti.summary).toBe(
       "De multiples vulnérabilités ont été découvertes dans les produits Fortinet. Elles permettent à un attaquant de provoquer une exécution de code arbitraire à distance, un contournement de la politique de sécurité et une élévation de privilèges.",
     ); // inline <span class="textit"> removed
     expect(forti.mesures.find((m) => m.categorie === "contournement")).toMatchObject({
       lien_seulement: true,
-      texte: "S’il n’est pas possible de procéder à l’installation d’une version corrigeant la vulnérabilité, se référer aux mesures de contournement proposées par l’éditeur à la section *Workaround*.",
+      texte:
+        "S’il n’est pas possible de procéder à l’installation d’une version corrigeant la vulnérabilité, se référer aux mesures de contournement proposées par l’éditeur à la section *Workaround*.",
     });
   });
 
@@ -144,7 +162,11 @@ describe("parseCertfrAvis", () => {
   it("extracts a concrete old CERTA workaround (CERTA-2005-AVI-313: 'Filtrer le port 10000/tcp.')", () => {
     const r = avis("CERTA-2005-AVI-313");
     expect(r.mesures.map((m) => [m.categorie, m.lien_seulement, m.texte])).toEqual([
-      ["correctif", false, "Appliquer le correctif de Symantec tel qu'indiqué dans le bulletin de sécurité SYM05-011 (voir Documentation)."],
+      [
+        "correctif",
+        false,
+        "Appliquer le correctif de Symantec tel qu'indiqué dans le bulletin de sécurité SYM05-011 (voir Documentation).",
+      ],
       ["contournement", false, "Filtrer le port 10000/tcp."],
     ]);
     expect(r.cve_ids).toEqual([]);
@@ -168,16 +190,26 @@ describe("parseCertfrAvis", () => {
 
 describe("text helpers", () => {
   it("normaliseText joins wrapped lines and keeps list items", () => {
-    expect(normaliseText("Se référer au bulletin\nde l'éditeur.\n\n- un\n- deux\n")).toBe("Se référer au bulletin de l'éditeur.\n\n- un\n- deux");
+    expect(normaliseText("Se référer au bulletin\nde l'éditeur.\n\n- un\n- deux\n")).toBe(
+      "Se référer au bulletin de l'éditeur.\n\n- un\n- deux",
+    );
     expect(normaliseText('<span class="mx_EventTile_body" dir="auto"> Texte</span>')).toBe("Texte");
   });
 
   it("isLinkOnly tells pointers from instructions", () => {
     expect(isLinkOnly(PATCH_LINK)).toBe(true);
     expect(isLinkOnly("Voir article Microsoft 816930 :\n\nhttp://support.microsoft.com/default.aspx?scid=kb;EN-US;816930")).toBe(true);
-    expect(isLinkOnly("L'éditeur propose des mesures de contournement pour les systèmes AMD. Se référer au bulletin de sécurité dans la section Documentation.")).toBe(true);
+    expect(
+      isLinkOnly(
+        "L'éditeur propose des mesures de contournement pour les systèmes AMD. Se référer au bulletin de sécurité dans la section Documentation.",
+      ),
+    ).toBe(true);
     expect(isLinkOnly("Désactiver le protocole CDP sur le matériel vulnérable (cf section documentation).")).toBe(false);
-    expect(isLinkOnly("Dans l'attente d'appliquer le correctif il est possible de désactiver le protocole HTML Help InfoTech (cf. bulletin de sécurité de l'éditeur, section documentation)")).toBe(false);
+    expect(
+      isLinkOnly(
+        "Dans l'attente d'appliquer le correctif il est possible de désactiver le protocole HTML Help InfoTech (cf. bulletin de sécurité de l'éditeur, section documentation)",
+      ),
+    ).toBe(false);
     expect(isLinkOnly("L'éditeur propose une mesure de contournement temporaire en annulant l'enregistrement de l'agent.exe.")).toBe(false);
   });
 
@@ -226,7 +258,9 @@ describe.skipIf(!existsSync(all))("whole CERT-FR files (shared/data)", () => {
     // Every 2025–2026 avis has only the link-only patch measure.
     const recent = [...byRef.values()].filter((r) => /^CERTFR-202[56]-/.test(r.reference));
     expect(recent).toHaveLength(1338);
-    expect(recent.every((r) => r.mesures.length === 1 && r.mesures[0]!.categorie === "correctif" && r.mesures[0]!.lien_seulement)).toBe(true);
+    expect(recent.every((r) => r.mesures.length === 1 && r.mesures[0]!.categorie === "correctif" && r.mesures[0]!.lien_seulement)).toBe(
+      true,
+    );
 
     // The raw per-avis files are the same documents.
     let raw = 0;

@@ -260,9 +260,7 @@ function extractMesures(content: string): RawMesure[] {
     }
   }
   for (const t of workaroundTexts) out.push({ categorie: "contournement", texte: t });
-  return out.filter(
-    (m, k) => out.findIndex((o) => o.categorie === m.categorie && o.texte === m.texte) === k,
-  );
+  return out.filter((m, k) => out.findIndex((o) => o.categorie === m.categorie && o.texte === m.texte) === k);
 }
 
 /** One avis JSON document (already parsed). Throws RecordError when it has no valid reference. */

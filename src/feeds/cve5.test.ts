@@ -21,7 +21,19 @@ function contribution(rel: string): CveContribution {
 
 /** Compact view of a row for exact comparisons. */
 const row = (a: AffectedEntry) =>
-  [a.origin, a.vendor, a.product, a.cpe, a.version_from, a.version_from_inclusive, a.version_to, a.version_to_inclusive, a.version_status, a.version_type, a.default_status] as const;
+  [
+    a.origin,
+    a.vendor,
+    a.product,
+    a.cpe,
+    a.version_from,
+    a.version_from_inclusive,
+    a.version_to,
+    a.version_to_inclusive,
+    a.version_status,
+    a.version_type,
+    a.default_status,
+  ] as const;
 
 describe("parseCve5 — CVE-2024-3400 (PAN-OS, CVE 5.1, CNA + CVE Program + CISA ADP with kev)", () => {
   const r = contribution("cve5/CVE-2024-3400.json");
@@ -39,7 +51,14 @@ describe("parseCve5 — CVE-2024-3400 (PAN-OS, CVE 5.1, CNA + CVE Program + CISA
 
   it("takes the CNA CVSS 3.1 with its provider", () => {
     expect(r.cvss).toEqual([
-      { version: "3.1", score: 10, vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H", severity: "critical", origin: "cna", provider: "palo_alto" },
+      {
+        version: "3.1",
+        score: 10,
+        vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H",
+        severity: "critical",
+        origin: "cna",
+        provider: "palo_alto",
+      },
     ]);
   });
 
@@ -77,9 +96,45 @@ describe("parseCve5 — CVE-2024-3400 (PAN-OS, CVE 5.1, CNA + CVE Program + CISA
       ["cna", "Palo Alto Networks", "Cloud NGFW", null, null, false, null, false, "unaffected", null, "unaffected"],
       ["cna", "Palo Alto Networks", "Prisma Access", null, null, false, null, false, "unaffected", null, "unaffected"],
       // CISA ADP: CPE-style names, lessThan "10.2.9-h1 " trimmed, cpes[0] carried
-      ["adp", "paloaltonetworks", "pan-os", "cpe:2.3:o:paloaltonetworks:pan-os:10.2.0:*:*:*:*:*:*:*", "10.2.0", true, "10.2.9-h1", false, "affected", "custom", "unknown"],
-      ["adp", "paloaltonetworks", "pan-os", "cpe:2.3:o:paloaltonetworks:pan-os:11.0.0:*:*:*:*:*:*:*", "11.0.0", true, "11.0.4-h1", false, "affected", "custom", "unknown"],
-      ["adp", "paloaltonetworks", "pan-os", "cpe:2.3:o:paloaltonetworks:pan-os:11.1.0:-:*:*:*:*:*:*", "11.1.0", true, "11.1.2-h3", false, "affected", "custom", "unknown"],
+      [
+        "adp",
+        "paloaltonetworks",
+        "pan-os",
+        "cpe:2.3:o:paloaltonetworks:pan-os:10.2.0:*:*:*:*:*:*:*",
+        "10.2.0",
+        true,
+        "10.2.9-h1",
+        false,
+        "affected",
+        "custom",
+        "unknown",
+      ],
+      [
+        "adp",
+        "paloaltonetworks",
+        "pan-os",
+        "cpe:2.3:o:paloaltonetworks:pan-os:11.0.0:*:*:*:*:*:*:*",
+        "11.0.0",
+        true,
+        "11.0.4-h1",
+        false,
+        "affected",
+        "custom",
+        "unknown",
+      ],
+      [
+        "adp",
+        "paloaltonetworks",
+        "pan-os",
+        "cpe:2.3:o:paloaltonetworks:pan-os:11.1.0:-:*:*:*:*:*:*",
+        "11.1.0",
+        true,
+        "11.1.2-h3",
+        false,
+        "affected",
+        "custom",
+        "unknown",
+      ],
     ]);
     expect(r.affected.every((a) => a.vulnerable === undefined)).toBe(true);
   });
@@ -90,7 +145,14 @@ describe("parseCve5 — CVE-2024-6387 (OpenSSH regreSSHion, Red Hat CNA)", () =>
 
   it("reads CVSS, CWE, SSVC and no KEV", () => {
     expect(r.cvss).toEqual([
-      { version: "3.1", score: 8.1, vector: "CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:H/A:H", severity: "high", origin: "cna", provider: "redhat" },
+      {
+        version: "3.1",
+        score: 8.1,
+        vector: "CVSS:3.1/AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:H/A:H",
+        severity: "high",
+        origin: "cna",
+        provider: "redhat",
+      },
     ]);
     expect(r.cwes).toEqual(["CWE-364"]);
     expect(r.kev).toBeNull();
@@ -113,17 +175,46 @@ describe("parseCve5 — CVE-2024-6387 (OpenSSH regreSSHion, Red Hat CNA)", () =>
     // unaffected from 0:8.7p1-38.el9_4.1 upwards (lessThan "*" = unbounded); defaultStatus affected;
     // cpes ["cpe:/o:redhat:enterprise_linux:9::baseos", "cpe:/a:…:appstream"] = one product → first, converted
     expect(rows[1]).toEqual([
-      "cna", "Red Hat", "Red Hat Enterprise Linux 9", "cpe:2.3:o:redhat:enterprise_linux:9:*:baseos:*:*:*:*:*",
-      "0:8.7p1-38.el9_4.1", true, null, false, "unaffected", "rpm", "affected",
+      "cna",
+      "Red Hat",
+      "Red Hat Enterprise Linux 9",
+      "cpe:2.3:o:redhat:enterprise_linux:9:*:baseos:*:*:*:*:*",
+      "0:8.7p1-38.el9_4.1",
+      true,
+      null,
+      false,
+      "unaffected",
+      "rpm",
+      "affected",
     ]);
     // the source lists RHEL 9 twice, identically: kept once
     expect(rows.filter((x) => x[2] === "Red Hat Enterprise Linux 9")).toHaveLength(1);
     // entry without versions → one row, status = defaultStatus
     expect(rows.find((x) => x[2] === "Red Hat Ceph Storage 6")).toEqual([
-      "cna", "Red Hat", "Red Hat Ceph Storage 6", "cpe:2.3:a:redhat:ceph_storage:6:*:*:*:*:*:*:*", null, false, null, false, "affected", null, "affected",
+      "cna",
+      "Red Hat",
+      "Red Hat Ceph Storage 6",
+      "cpe:2.3:a:redhat:ceph_storage:6:*:*:*:*:*:*:*",
+      null,
+      false,
+      null,
+      false,
+      "affected",
+      null,
+      "affected",
     ]);
     expect(rows.find((x) => x[2] === "Red Hat Enterprise Linux 8")).toEqual([
-      "cna", "Red Hat", "Red Hat Enterprise Linux 8", "cpe:2.3:o:redhat:enterprise_linux:8:*:*:*:*:*:*:*", null, false, null, false, "unaffected", null, "unaffected",
+      "cna",
+      "Red Hat",
+      "Red Hat Enterprise Linux 8",
+      "cpe:2.3:o:redhat:enterprise_linux:8:*:*:*:*:*:*:*",
+      null,
+      false,
+      null,
+      false,
+      "unaffected",
+      null,
+      "unaffected",
     ]);
     expect(rows).toHaveLength(14);
   });
@@ -160,11 +251,20 @@ describe("parseCve5 — other real shapes", () => {
     expect(r.cwes).toEqual(["CWE-732"]); // CNA problem type is text only
     expect(r.published).toBe("2019-01-22T14:00:00.000Z");
     expect(r.cvss).toEqual([
-      { version: "3.1", score: 4.3, vector: "CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:L/I:N/A:N", severity: "medium", origin: "cna", provider: "fortinet" },
+      {
+        version: "3.1",
+        score: 4.3,
+        vector: "CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:L/I:N/A:N",
+        severity: "medium",
+        origin: "cna",
+        provider: "fortinet",
+      },
     ]);
     // free-text version kept as written (a lone version: from = to)
     const v = "FortiOS 6.0.2, 5.6.7 and before, FortiADC 6.1.0, 6.0.0 to 6.0.1, 5.4.0 to 5.4.4";
-    expect(r.affected.map(row)).toEqual([["cna", "Fortinet", "Fortinet FortiOS, fortiADC", null, v, true, v, true, "affected", null, null]]);
+    expect(r.affected.map(row)).toEqual([
+      ["cna", "Fortinet", "Fortinet FortiOS, fortiADC", null, v, true, v, true, "affected", null, null],
+    ]);
   });
 
   it("Linux kernel ranges: git ranges, '0' lower bound, lessThanOrEqual '*' (CVE-2022-48959)", () => {
@@ -201,17 +301,35 @@ describe("parseCve5 — other real shapes", () => {
     ]);
     expect(r.cwes).toEqual(["CWE-79"]);
     // source: version "4.1.3", lessThan "< 4.3.1"
-    expect(r.affected.map(row)).toEqual([["cna", "LG Electronics", "SuperSign CMS", null, "4.1.3", true, "4.3.1", false, "affected", "custom", "unaffected"]]);
+    expect(r.affected.map(row)).toEqual([
+      ["cna", "LG Electronics", "SuperSign CMS", null, "4.1.3", true, "4.3.1", false, "affected", "custom", "unaffected"],
+    ]);
   });
 
   it("CVSS 3.1 + 3.0 + 2.0 of one CNA; lone versions (CVE-2023-5222)", () => {
     const r = contribution("cve5/CVE-2023-5222.json");
     expect(r.cvss).toEqual([
-      { version: "3.1", score: 6.3, vector: "CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:L/I:L/A:L", severity: "medium", origin: "cna", provider: "VulDB" },
-      { version: "3.0", score: 6.3, vector: "CVSS:3.0/AV:A/AC:L/PR:N/UI:N/S:U/C:L/I:L/A:L", severity: "medium", origin: "cna", provider: "VulDB" },
+      {
+        version: "3.1",
+        score: 6.3,
+        vector: "CVSS:3.1/AV:A/AC:L/PR:N/UI:N/S:U/C:L/I:L/A:L",
+        severity: "medium",
+        origin: "cna",
+        provider: "VulDB",
+      },
+      {
+        version: "3.0",
+        score: 6.3,
+        vector: "CVSS:3.0/AV:A/AC:L/PR:N/UI:N/S:U/C:L/I:L/A:L",
+        severity: "medium",
+        origin: "cna",
+        provider: "VulDB",
+      },
       { version: "2.0", score: 5.8, vector: "AV:A/AC:L/Au:N/C:P/I:P/A:P", severity: null, origin: "cna", provider: "VulDB" },
     ]);
-    expect(r.affected.map((a) => [a.version_from, a.version_to, a.version_from_inclusive, a.version_to_inclusive, a.default_status])).toEqual([
+    expect(
+      r.affected.map((a) => [a.version_from, a.version_to, a.version_from_inclusive, a.version_to_inclusive, a.default_status]),
+    ).toEqual([
       ["2.1.0", "2.1.0", true, true, null],
       ["2.1.1", "2.1.1", true, true, null],
       ["2.1.2", "2.1.2", true, true, null],
@@ -225,13 +343,42 @@ describe("parseCve5 — other real shapes", () => {
     expect(r.state).toBe("PUBLISHED");
     expect(r.modified).toBe("2026-09-08T14:36:37.191Z");
     expect(r.cvss).toEqual([
-      { version: "3.1", score: 4.4, vector: "CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:L/I:L/A:N", severity: "medium", origin: "adp", provider: "CISA-ADP" },
+      {
+        version: "3.1",
+        score: 4.4,
+        vector: "CVSS:3.1/AV:L/AC:L/PR:L/UI:N/S:U/C:L/I:L/A:N",
+        severity: "medium",
+        origin: "adp",
+        provider: "CISA-ADP",
+      },
     ]);
     expect(r.cwes).toEqual(["CWE-416"]);
     expect(r.affected).toHaveLength(11);
-    expect(row(r.affected[0]!)).toEqual(["cna", "Arm Ltd", "Bifrost GPU Kernel Driver", null, "r41p0", true, "r49p5", true, "affected", "patch", "unaffected"]);
+    expect(row(r.affected[0]!)).toEqual([
+      "cna",
+      "Arm Ltd",
+      "Bifrost GPU Kernel Driver",
+      null,
+      "r41p0",
+      true,
+      "r49p5",
+      true,
+      "affected",
+      "patch",
+      "unaffected",
+    ]);
     expect(row(r.affected[10]!)).toEqual([
-      "cna", "Arm Ltd", "Arm 5th Gen GPU Architecture Kernel Driver", null, "r56p0", true, "r56p0", true, "unaffected", "patch", "unaffected",
+      "cna",
+      "Arm Ltd",
+      "Arm 5th Gen GPU Architecture Kernel Driver",
+      null,
+      "r56p0",
+      true,
+      "r56p0",
+      true,
+      "unaffected",
+      "patch",
+      "unaffected",
     ]);
   });
 
@@ -254,7 +401,19 @@ describe("parseCve5 — other real shapes", () => {
     );
     // version "0" + lessThan → unbounded lower bound
     expect(r.affected.map(row)).toEqual([
-      ["cna", "github.com/gin-gonic/gin", "github.com/gin-gonic/gin", null, null, false, "1.6.0", false, "affected", "semver", "unaffected"],
+      [
+        "cna",
+        "github.com/gin-gonic/gin",
+        "github.com/gin-gonic/gin",
+        null,
+        null,
+        false,
+        "1.6.0",
+        false,
+        "affected",
+        "semver",
+        "unaffected",
+      ],
     ]);
     expect(r.references).toHaveLength(3);
   });
@@ -356,8 +515,10 @@ describe.skipIf(!existsSync(YEAR_FILE))("parseCve5 — the whole vulnrichment-20
       for (const m of r.cvss) if (!(m.score >= 0 && m.score <= 10)) bad.push(`${r.cve_id}: score ${m.score}`);
       for (const a of r.affected) {
         if (a.cpe !== null && !a.cpe.startsWith("cpe:2.3:")) bad.push(`${r.cve_id}: cpe ${a.cpe}`);
-        if (a.version_to === "*" || (a.version_from !== null && OPEN.has(a.version_from.toLowerCase()))) bad.push(`${r.cve_id}: bounds ${a.version_from}..${a.version_to}`);
-        if ((a.version_from === null && a.version_from_inclusive) || (a.version_to === null && a.version_to_inclusive)) bad.push(`${r.cve_id}: inclusive null`);
+        if (a.version_to === "*" || (a.version_from !== null && OPEN.has(a.version_from.toLowerCase())))
+          bad.push(`${r.cve_id}: bounds ${a.version_from}..${a.version_to}`);
+        if ((a.version_from === null && a.version_from_inclusive) || (a.version_to === null && a.version_to_inclusive))
+          bad.push(`${r.cve_id}: inclusive null`);
       }
     }
     const totalMs = performance.now() - started;
@@ -374,7 +535,12 @@ describe.skipIf(!existsSync(YEAR_FILE))("parseCve5 — the whole vulnrichment-20
 });
 
 describe("version expressions in `version` (no lessThan), as CNAs write them", () => {
-  const R = (from: string | null, fromInclusive: boolean, to: string | null, toInclusive: boolean) => ({ from, fromInclusive, to, toInclusive });
+  const R = (from: string | null, fromInclusive: boolean, to: string | null, toInclusive: boolean) => ({
+    from,
+    fromInclusive,
+    to,
+    toInclusive,
+  });
   it("reads the forms found in cisagov/vulnrichment (counts in the README)", () => {
     expect(versionExpression(">= 1.3.0, < 1.3.19")).toEqual(R("1.3.0", true, "1.3.19", false));
     expect(versionExpression(">=10.4, < 10.6.2")).toEqual(R("10.4", true, "10.6.2", false));
@@ -401,12 +567,21 @@ describe("version expressions in `version` (no lessThan), as CNAs write them", (
   });
 
   it("keeps plain versions, labels and commits as written", () => {
-    for (const v of ["1.2.3", "10.2.9-h1", "RomePI 1.0.0.C", "stable < 3.0.5", "Tuleap Community Edition < 14.10.99.4", "< c40665f44509724b64938c85def9fb2e79f62ec8"]) {
+    for (const v of [
+      "1.2.3",
+      "10.2.9-h1",
+      "RomePI 1.0.0.C",
+      "stable < 3.0.5",
+      "Tuleap Community Edition < 14.10.99.4",
+      "< c40665f44509724b64938c85def9fb2e79f62ec8",
+    ]) {
       expect(versionExpression(v), v).toBeNull();
     }
   });
 
-  const records = readFileSync(new URL("../../test/fixtures/matching/cve5-expressions.jsonl", import.meta.url), "utf8").split("\n").filter(Boolean);
+  const records = readFileSync(new URL("../../test/fixtures/matching/cve5-expressions.jsonl", import.meta.url), "utf8")
+    .split("\n")
+    .filter(Boolean);
   const parsed = (id: string) => {
     const r = parseCve5(JSON.parse(records.find((l) => l.includes(`"cveId":"${id}"`))!));
     if (isReserved(r)) throw new Error("RESERVED");
@@ -414,18 +589,44 @@ describe("version expressions in `version` (no lessThan), as CNAs write them", (
   };
 
   it("stores them as bounds with their inclusiveness (real records)", () => {
-    expect(parsed("CVE-2020-5245")[0]).toEqual(["cna", "dropwizard", "dropwizard-validation", null, "1.3.0", true, "1.3.19", false, "affected", null, null]);
+    expect(parsed("CVE-2020-5245")[0]).toEqual([
+      "cna",
+      "dropwizard",
+      "dropwizard-validation",
+      null,
+      "1.3.0",
+      true,
+      "1.3.19",
+      false,
+      "affected",
+      null,
+      null,
+    ]);
     expect(parsed("CVE-2021-37615")[0]).toEqual(["cna", "Exiv2", "exiv2", null, null, false, "0.27.4", true, "affected", null, null]);
     expect(parsed("CVE-2017-10159")[1]!.slice(4, 8)).toEqual(["12", true, "13", false]);
     // Oracle: one "N and prior" per series → each from its series.
-    expect(parsed("CVE-2018-2562").map((r) => r.slice(4, 8))).toEqual([["5.5", true, "5.5.58", true], ["5.6", true, "5.6.38", true], ["5.7", true, "5.7.19", true]]);
+    expect(parsed("CVE-2018-2562").map((r) => r.slice(4, 8))).toEqual([
+      ["5.5", true, "5.5.58", true],
+      ["5.6", true, "5.6.38", true],
+      ["5.7", true, "5.7.19", true],
+    ]);
   });
 
   it("reads wildcard bounds as the end of a series: Jenkins lessThan 2.426.*, Linux lessThanOrEqual 5.4.*, QNAP 4.3.*", () => {
-    const jenkins = parsed("CVE-2024-23897").filter((r) => r[0] === "cna").map((r) => r.slice(4, 9));
-    expect(jenkins).toEqual([[null, false, "1.606", false, "unaffected"], ["2.442", true, null, false, "unaffected"],
-      ["2.426.3", true, "2.427", false, "unaffected"], ["2.440.1", true, "2.441", false, "unaffected"]]);
-    expect(parsed("CVE-2020-36775").filter((r) => r[9] !== "git").map((r) => r.slice(4, 8))).toContainEqual(["5.4.189", true, "5.5", false]);
+    const jenkins = parsed("CVE-2024-23897")
+      .filter((r) => r[0] === "cna")
+      .map((r) => r.slice(4, 9));
+    expect(jenkins).toEqual([
+      [null, false, "1.606", false, "unaffected"],
+      ["2.442", true, null, false, "unaffected"],
+      ["2.426.3", true, "2.427", false, "unaffected"],
+      ["2.440.1", true, "2.441", false, "unaffected"],
+    ]);
+    expect(
+      parsed("CVE-2020-36775")
+        .filter((r) => r[9] !== "git")
+        .map((r) => r.slice(4, 8)),
+    ).toContainEqual(["5.4.189", true, "5.5", false]);
     expect(parsed("CVE-2023-23363")[0]!.slice(4, 8)).toEqual(["4.3", true, "4.3.6.2441 build 20230621", false]);
   });
 });

@@ -101,7 +101,8 @@ export function normalizeTimestamp(v: unknown): string | null {
   if (t > 0) {
     const last = s.charCodeAt(s.length - 1);
     const hasZone =
-      last === 90 /* Z */ || last === 122 /* z */ ||
+      last === 90 /* Z */ ||
+      last === 122 /* z */ ||
       // +hh:mm / -hh:mm / +hhmm after the time part
       /[+-]\d{2}:?\d{2}$/.test(s.slice(t));
     if (!hasZone) input = s + "Z";
@@ -118,10 +119,22 @@ function isDigit(s: string, i: number): boolean {
 /** "YYYY-MM-DDTHH:MM" at the start of s. */
 function isDateTimeMinutes(s: string): boolean {
   return (
-    isDigit(s, 0) && isDigit(s, 1) && isDigit(s, 2) && isDigit(s, 3) && s.charCodeAt(4) === 45 &&
-    isDigit(s, 5) && isDigit(s, 6) && s.charCodeAt(7) === 45 && isDigit(s, 8) && isDigit(s, 9) &&
-    s.charCodeAt(10) === 84 && isDigit(s, 11) && isDigit(s, 12) && s.charCodeAt(13) === 58 &&
-    isDigit(s, 14) && isDigit(s, 15)
+    isDigit(s, 0) &&
+    isDigit(s, 1) &&
+    isDigit(s, 2) &&
+    isDigit(s, 3) &&
+    s.charCodeAt(4) === 45 &&
+    isDigit(s, 5) &&
+    isDigit(s, 6) &&
+    s.charCodeAt(7) === 45 &&
+    isDigit(s, 8) &&
+    isDigit(s, 9) &&
+    s.charCodeAt(10) === 84 &&
+    isDigit(s, 11) &&
+    isDigit(s, 12) &&
+    s.charCodeAt(13) === 58 &&
+    isDigit(s, 14) &&
+    isDigit(s, 15)
   );
 }
 
@@ -146,7 +159,12 @@ export function pickEnglish(list: unknown): string | null {
     const lang = typeof d.lang === "string" ? d.lang : "";
     if (lang.length === 2) {
       if (lang === "en" || lang.toLowerCase() === "en") return value;
-    } else if (enVariant === null && lang.length > 3 && (lang.charCodeAt(2) === 45 /* - */ || lang.charCodeAt(2) === 95 /* _ */) && lang.slice(0, 2).toLowerCase() === "en") {
+    } else if (
+      enVariant === null &&
+      lang.length > 3 &&
+      (lang.charCodeAt(2) === 45 /* - */ || lang.charCodeAt(2) === 95) /* _ */ &&
+      lang.slice(0, 2).toLowerCase() === "en"
+    ) {
       enVariant = value;
     }
     if (first === null) first = value;
@@ -294,9 +312,27 @@ function entryCpes(cpes: unknown): readonly (string | null)[] {
  * Other free text ("See references", "FortiOS 6.0.2, 5.6.7 and before…") is kept as written.
  */
 const OPEN_LOWER = new Set([
-  "0", "*", "-", "n/a", "na", "unspecified", "unknown", "?", "all", "all versions", "all releases",
-  "any", "any version", "various", "multiple versions", "earlier", "earlier version", "earlier versions",
-  "previous versions", "early versions", "vers:all/*",
+  "0",
+  "*",
+  "-",
+  "n/a",
+  "na",
+  "unspecified",
+  "unknown",
+  "?",
+  "all",
+  "all versions",
+  "all releases",
+  "any",
+  "any version",
+  "various",
+  "multiple versions",
+  "earlier",
+  "earlier version",
+  "earlier versions",
+  "previous versions",
+  "early versions",
+  "vers:all/*",
 ]);
 
 function isOpenLower(v: string | null): boolean {
@@ -348,7 +384,10 @@ const OP_RE = new RegExp(String.raw`(<=|=<|>=|=>|<|>|=)\s*(${VTOKEN})`, "g");
 /** "5.5.58 and prior", "7.2.26 and earlier (versions)", "2.8.3 or earlier", "4.0 and below". */
 const AND_EARLIER = new RegExp(String.raw`^(${VTOKEN})\s+(?:and|or)\s+(?:prior|earlier|below|lower)(?:\s+versions?)?$`, "i");
 /** "prior to 5.0.32", "before 7.0", "before version 7.0", "through 8.1.0", "up to 3.2", "prior to and including 2.1". */
-const BEFORE = new RegExp(String.raw`^(prior\s+to\s+and\s+including|prior\s+to|before|through|up\s+to)\s+(?:versions?\s+|ver\.?\s*)?(${VTOKEN})$`, "i");
+const BEFORE = new RegExp(
+  String.raw`^(prior\s+to\s+and\s+including|prior\s+to|before|through|up\s+to)\s+(?:versions?\s+|ver\.?\s*)?(${VTOKEN})$`,
+  "i",
+);
 /** A version and nothing else: no operator, no space, no trailing wildcard. */
 const PLAIN_VERSION = /^[vV]?\d[\w.+~:-]*(?<![.][xX*])$/;
 /** "1.0 through 2.3" (both included). */
@@ -394,11 +433,29 @@ export function versionExpression(raw: string): VersionExpr | null {
     rest = rest.replace(op[0], "");
     const v = op[2]!;
     switch (op[1]) {
-      case "<": out.to = v; out.toInclusive = false; break;
-      case "<=": case "=<": out.to = v; out.toInclusive = true; break;
-      case ">": out.from = v; out.fromInclusive = false; break;
-      case ">=": case "=>": out.from = v; out.fromInclusive = true; break;
-      case "=": out.from = v; out.to = v; out.fromInclusive = out.toInclusive = true; break;
+      case "<":
+        out.to = v;
+        out.toInclusive = false;
+        break;
+      case "<=":
+      case "=<":
+        out.to = v;
+        out.toInclusive = true;
+        break;
+      case ">":
+        out.from = v;
+        out.fromInclusive = false;
+        break;
+      case ">=":
+      case "=>":
+        out.from = v;
+        out.fromInclusive = true;
+        break;
+      case "=":
+        out.from = v;
+        out.to = v;
+        out.fromInclusive = out.toInclusive = true;
+        break;
     }
   }
   // Only separators may remain: anything else is a label or a second product we cannot place.
@@ -408,9 +465,27 @@ export function versionExpression(raw: string): VersionExpr | null {
 
 function rowKey(r: AffectedEntry): string {
   return (
-    r.origin + "\u0000" + r.vendor + "\u0000" + r.product + "\u0000" + r.cpe + "\u0000" + r.version_from + "\u0000" +
-    (r.version_from_inclusive ? 1 : 0) + "\u0000" + r.version_to + "\u0000" + (r.version_to_inclusive ? 1 : 0) + "\u0000" +
-    r.version_status + "\u0000" + r.version_type + "\u0000" + r.default_status
+    r.origin +
+    "\u0000" +
+    r.vendor +
+    "\u0000" +
+    r.product +
+    "\u0000" +
+    r.cpe +
+    "\u0000" +
+    r.version_from +
+    "\u0000" +
+    (r.version_from_inclusive ? 1 : 0) +
+    "\u0000" +
+    r.version_to +
+    "\u0000" +
+    (r.version_to_inclusive ? 1 : 0) +
+    "\u0000" +
+    r.version_status +
+    "\u0000" +
+    r.version_type +
+    "\u0000" +
+    r.default_status
   );
 }
 
@@ -456,10 +531,11 @@ function collectAffected(list: unknown, origin: Origin, out: AffectedEntry[], se
     // Oracle writes one "5.5.58 and prior" per supported series: with several such open-ended
     // expressions in one entry, each starts at its own series (5.5.58 → [5.5, 5.5.58]).
     let openEnded = 0;
-    if (versions.length > 1) for (const v of versions) {
-      const e = isObj(v) && v.lessThan === undefined && v.lessThanOrEqual === undefined ? versionExpression(str(v.version) ?? "") : null;
-      if (e !== null && e.from === null && e.to !== null) openEnded++;
-    }
+    if (versions.length > 1)
+      for (const v of versions) {
+        const e = isObj(v) && v.lessThan === undefined && v.lessThanOrEqual === undefined ? versionExpression(str(v.version) ?? "") : null;
+        if (e !== null && e.from === null && e.to !== null) openEnded++;
+      }
     for (const v of versions) {
       if (!isObj(v)) continue;
       const version = str(v.version);
@@ -555,7 +631,8 @@ export function parseCve5(record: unknown): CveContribution | { reserved: string
 
   const rawState = meta.state;
   let state: "PUBLISHED" | "REJECTED";
-  if (rawState === undefined) state = "PUBLISHED"; // submission form: cveMetadata = { cveId }
+  if (rawState === undefined)
+    state = "PUBLISHED"; // submission form: cveMetadata = { cveId }
   else if (rawState === "PUBLISHED" || rawState === "REJECTED") state = rawState;
   else if (rawState === "RESERVED") return { reserved: cveId };
   else fail(`${cveId}: unknown state "${String(rawState)}"`);

@@ -109,9 +109,7 @@ export function cvss3BaseScore(vector: string): number | null {
   const impact = changed ? 7.52 * (iss - 0.029) - 3.25 * (iss - 0.02) ** 15 : 6.42 * iss;
   const exploitability = 8.22 * av * ac * pr * ui;
   if (impact <= 0) return 0;
-  return changed
-    ? roundup(Math.min(1.08 * (impact + exploitability), 10))
-    : roundup(Math.min(impact + exploitability, 10));
+  return changed ? roundup(Math.min(1.08 * (impact + exploitability), 10)) : roundup(Math.min(impact + exploitability, 10));
 }
 
 /**

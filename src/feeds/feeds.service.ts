@@ -13,7 +13,10 @@ import { FeedSync, type FeedSyncSettings, type SyncOutcome } from "./sync.js";
 export class FeedsService {
   private readonly feedSync: FeedSync;
 
-  constructor(private readonly db: Db, config: FeedSyncSettings) {
+  constructor(
+    private readonly db: Db,
+    config: FeedSyncSettings,
+  ) {
     this.feedSync = new FeedSync(db, config);
   }
 

@@ -72,7 +72,7 @@ describe("parseKevJsonEntry", () => {
     expect(() => parseKevJsonEntry(null)).toThrow(RecordError);
     expect(() => parseKevJsonEntry([])).toThrow(RecordError);
     expect(() => parseKevJsonEntry({ dateAdded: "2024-01-01" })).toThrow(/missing cveID/);
-    expect(() => parseKevJsonEntry({ cveID: "CVE-24-1" , dateAdded: "2024-01-01" })).toThrow(/invalid cveID/);
+    expect(() => parseKevJsonEntry({ cveID: "CVE-24-1", dateAdded: "2024-01-01" })).toThrow(/invalid cveID/);
     expect(() => parseKevJsonEntry({ cveID: "CVE-2024-3400" })).toThrow(/missing dateAdded/);
     expect(() => parseKevJsonEntry({ cveID: "CVE-2024-3400", dateAdded: "12/04/2024" })).toThrow(/invalid dateAdded/);
     expect(() => parseKevJsonEntry({ cveID: "CVE-2024-3400", dateAdded: "2024-04-12", cwes: ["XSS"] })).toThrow(/invalid CWE/);
@@ -80,8 +80,17 @@ describe("parseKevJsonEntry", () => {
 
   it("accepts a minimal entry (optional fields null, cwes empty)", () => {
     expect(parseKevJsonEntry({ cveID: "cve-2024-3400", dateAdded: "2024-04-12" })).toEqual({
-      cve_id: "CVE-2024-3400", date_added: "2024-04-12", due_date: null, ransomware: null, required_action: null,
-      name: null, vendor: null, product: null, cwes: [], notes: null, short_description: null,
+      cve_id: "CVE-2024-3400",
+      date_added: "2024-04-12",
+      due_date: null,
+      ransomware: null,
+      required_action: null,
+      name: null,
+      vendor: null,
+      product: null,
+      cwes: [],
+      notes: null,
+      short_description: null,
     });
   });
 });
@@ -108,7 +117,11 @@ describe("parseCsvLine (RFC 4180)", () => {
   it("splits plain, quoted, empty and quote-escaped fields", () => {
     expect(parseCsvLine("a,b,c")).toEqual(["a", "b", "c"]);
     expect(parseCsvLine('CVE-2024-8068,Citrix,"Session Recording","a, b",x')).toEqual([
-      "CVE-2024-8068", "Citrix", "Session Recording", "a, b", "x",
+      "CVE-2024-8068",
+      "Citrix",
+      "Session Recording",
+      "a, b",
+      "x",
     ]);
     expect(parseCsvLine('"say ""hi""",2')).toEqual(['say "hi"', "2"]);
     expect(parseCsvLine('""')).toEqual([""]);
@@ -122,7 +135,9 @@ describe("parseCsvLine (RFC 4180)", () => {
   });
 
   it("splits a real KEV line with quoted commas and URLs", () => {
-    const line = readFileSync(resolve(FIX, "kev-rows.csv"), "utf8").split("\n").find((l) => l.startsWith("CVE-2024-3400,"))!;
+    const line = readFileSync(resolve(FIX, "kev-rows.csv"), "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("CVE-2024-3400,"))!;
     const f = parseCsvLine(line);
     expect(f).toHaveLength(11);
     expect(f[1]).toBe("Palo Alto Networks");
@@ -198,7 +213,9 @@ describe.skipIf(!existsSync(json))("whole KEV catalog (shared/data)", () => {
     expect(counts).toEqual({ "2025.01.24": 1252, "2025.03.31": 1312, "2025.06.25": 1370, "2025.08.18": 1400 });
     let rows = 0;
     let newest = "";
-    for await (const { row } of csvRecords(fileLines(resolve(DATA, "history/known_exploited_vulnerabilities-2025-11-csv-from-bhojwani-lobstr.csv")))) {
+    for await (const { row } of csvRecords(
+      fileLines(resolve(DATA, "history/known_exploited_vulnerabilities-2025-11-csv-from-bhojwani-lobstr.csv")),
+    )) {
       const r = parseKevCsvRow(row);
       rows++;
       if (r.date_added > newest) newest = r.date_added;

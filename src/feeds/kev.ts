@@ -176,9 +176,7 @@ function splitCsv(s: string): { fields: string[]; complete: boolean } {
  * Throws RecordError (with the line number) on a malformed line and when a record's field count
  * differs from the header's; the stream ending inside a quoted field is also an error.
  */
-export async function* csvRecords(
-  lines: AsyncIterable<string>,
-): AsyncIterable<{ line: number; row: Record<string, string> }> {
+export async function* csvRecords(lines: AsyncIterable<string>): AsyncIterable<{ line: number; row: Record<string, string> }> {
   let header: string[] | null = null;
   let lineNo = 0;
   let pending: string | null = null;
@@ -209,9 +207,7 @@ export async function* csvRecords(
       continue;
     }
     if (split.fields.length !== header.length) {
-      throw new RecordError(
-        `line ${startLine}: ${split.fields.length} fields, the header has ${header.length}`,
-      );
+      throw new RecordError(`line ${startLine}: ${split.fields.length} fields, the header has ${header.length}`);
     }
     const row: Record<string, string> = {};
     header.forEach((h, k) => {

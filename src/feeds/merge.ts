@@ -116,7 +116,11 @@ function maxDate(a: string | null, b: string | null): string | null {
 export function pocPart(contributions: { source: string; data: unknown }[], isKev: boolean) {
   const pocs = contributions.filter((c) => c.source.startsWith("poc:")).map((c) => c.data as { urls: string[]; first_seen: string | null });
   const urls = new Set(pocs.flatMap((p) => p.urls));
-  const first = pocs.map((p) => p.first_seen).filter((d): d is string => !!d).sort()[0] ?? null;
+  const first =
+    pocs
+      .map((p) => p.first_seen)
+      .filter((d): d is string => !!d)
+      .sort()[0] ?? null;
   return {
     has_poc: urls.size > 0,
     poc_count: urls.size,
@@ -129,7 +133,7 @@ export function pocPart(contributions: { source: string; data: unknown }[], isKe
 export function advisoryPart(cveId: string, advisories: MergeInput["advisories"]) {
   const osv = advisories.filter((a) => a.source !== "certfr");
   const certfr = advisories.filter((a) => a.source === "certfr");
-  const mesures = certfr.flatMap((a) => ((a.data as { mesures?: unknown[] }).mesures ?? []));
+  const mesures = certfr.flatMap((a) => (a.data as { mesures?: unknown[] }).mesures ?? []);
   // An avis names the CVE (it is listed under aliases) but covers others too: it is not merged into it.
   const aliases = new Set<string>(certfr.map((a) => a.id));
   for (const a of osv) {
@@ -142,7 +146,10 @@ export function advisoryPart(cveId: string, advisories: MergeInput["advisories"]
     contournement_disponible: mesures.some((m) => (m as { categorie?: string }).categorie === "contournement"),
     mesures_provisoires: mesures,
     aliases: [...aliases].sort(),
-    fusion_de: osv.map((a) => a.id).filter((id) => id !== cveId).sort(),
+    fusion_de: osv
+      .map((a) => a.id)
+      .filter((id) => id !== cveId)
+      .sort(),
   };
 }
 
@@ -165,10 +172,17 @@ const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 /** Whether a record key (or an alias) is a CVE id. */
 export const isCveId = (id: string) => CVE_ID.test(id);
 
-interface OsvData { packages?: OsvPackage[]; details?: string | null; cvss_vector?: string | null; cwes?: string[]; references?: string[] }
+interface OsvData {
+  packages?: OsvPackage[];
+  details?: string | null;
+  cvss_vector?: string | null;
+  cwes?: string[];
+  references?: string[];
+}
 const osvData = (a: MergeAdvisory) => (a.data ?? {}) as OsvData;
 const OSV_PREFERENCE: Record<string, number> = { ghsa: 0, pysec: 1, go: 2, rustsec: 3, osv: 4 };
-const byPreference = (a: MergeAdvisory, b: MergeAdvisory) => (OSV_PREFERENCE[a.source] ?? 9) - (OSV_PREFERENCE[b.source] ?? 9) || (a.id < b.id ? -1 : 1);
+const byPreference = (a: MergeAdvisory, b: MergeAdvisory) =>
+  (OSV_PREFERENCE[a.source] ?? 9) - (OSV_PREFERENCE[b.source] ?? 9) || (a.id < b.id ? -1 : 1);
 
 /** A RustSec maintenance notice ("unmaintained", "notice" on every package) is not a vulnerability. */
 function isNotice(a: MergeAdvisory): boolean {
@@ -195,7 +209,8 @@ export function advisoryCvss(advisories: MergeAdvisory[]): { score: number; vect
   for (const a of advisories) {
     const vector = osvData(a).cvss_vector;
     const m = vector ? /^CVSS:(3\.[01])\//.exec(vector) : null;
-    if (m && typeof a.cvss_score === "number") return { score: a.cvss_score, vector: vector!, version: m[1]!, source: `${a.source}:${a.id}` };
+    if (m && typeof a.cvss_score === "number")
+      return { score: a.cvss_score, vector: vector!, version: m[1]!, source: `${a.source}:${a.id}` };
   }
   return null;
 }
@@ -211,9 +226,17 @@ export function osvAffected(advisories: MergeAdvisory[]): AffectedEntry[] {
     for (const p of osvData(a).packages ?? []) {
       if (!p.name) continue;
       const row = (from: string | null, to: string | null, toInclusive: boolean, type: string | null): AffectedEntry => ({
-        origin: "osv", vendor: p.ecosystem || null, product: p.name, cpe: null,
-        version_from: from, version_from_inclusive: true, version_to: to, version_to_inclusive: toInclusive,
-        version_status: "affected", version_type: type, default_status: null,
+        origin: "osv",
+        vendor: p.ecosystem || null,
+        product: p.name,
+        cpe: null,
+        version_from: from,
+        version_from_inclusive: true,
+        version_to: to,
+        version_to_inclusive: toInclusive,
+        version_status: "affected",
+        version_type: type,
+        default_status: null,
       });
       const ranges = (p.ranges ?? []).filter((r) => r.type !== "GIT");
       if (!ranges.length) rows.push(row(null, null, true, null));
@@ -230,17 +253,29 @@ export function osvAffected(advisories: MergeAdvisory[]): AffectedEntry[] {
 /** KEV's vendor and product: an affected product like any other source's, without versions. */
 function kevAffected(kev: KevFacts | undefined): AffectedEntry[] {
   if (!kev || !usable(kev.product)) return [];
-  return [{
-    origin: "kev", vendor: usable(kev.vendor) ? kev.vendor : null, product: kev.product, cpe: null,
-    version_from: null, version_from_inclusive: true, version_to: null, version_to_inclusive: true,
-    version_status: "affected", version_type: null, default_status: null,
-  }];
+  return [
+    {
+      origin: "kev",
+      vendor: usable(kev.vendor) ? kev.vendor : null,
+      product: kev.product,
+      cpe: null,
+      version_from: null,
+      version_from_inclusive: true,
+      version_to: null,
+      version_to_inclusive: true,
+      version_status: "affected",
+      version_type: null,
+      default_status: null,
+    },
+  ];
 }
 
 /** The CERT-FR avis naming this CVE, the earliest first (by first publication, then reference). */
 function avisNaming(key: string, advisories: MergeAdvisory[]): MergeAdvisory[] {
   const day = (a: MergeAdvisory) => (a.published ? Date.parse(a.published) : Infinity);
-  return advisories.filter((a) => a.source === "certfr" && a.aliases.includes(key)).sort((a, b) => day(a) - day(b) || (a.id < b.id ? -1 : 1));
+  return advisories
+    .filter((a) => a.source === "certfr" && a.aliases.includes(key))
+    .sort((a, b) => day(a) - day(b) || (a.id < b.id ? -1 : 1));
 }
 
 /**
@@ -271,7 +306,8 @@ function advisoryText(a: MergeAdvisory | undefined): string | null {
   return summary && !details.startsWith(summary) ? `${summary}\n\n${details}` : details;
 }
 
-const minDate = (dates: (string | null | undefined)[]) => dates.filter((d): d is string => !!d).sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? null;
+const minDate = (dates: (string | null | undefined)[]) =>
+  dates.filter((d): d is string => !!d).sort((a, b) => Date.parse(a) - Date.parse(b))[0] ?? null;
 
 /**
  * Merges one record; null when nothing names the vulnerability but EPSS or PoC evidence. The key is
@@ -293,7 +329,12 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
   const scored = pickCvss(main.flatMap((c) => c.cvss));
   const fromAdvisory = scored ? null : advisoryCvss(built);
   const cvss = scored
-    ? { score: scored.score, vector: scored.vector, version: scored.version, source: `${scored.origin}${scored.provider ? `:${scored.provider}` : ""}` }
+    ? {
+        score: scored.score,
+        vector: scored.vector,
+        version: scored.version,
+        source: `${scored.origin}${scored.provider ? `:${scored.provider}` : ""}`,
+      }
     : fromAdvisory;
   const affected = [...main.flatMap((c) => c.affected), ...kevAffected(kevData), ...osvAffected(built)];
   const primary =
@@ -316,13 +357,26 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
   const cve: MergedCve = {
     cve_id: input.cve_id,
     state,
-    description: cve5?.description ?? nvd?.description ?? kevData?.short_description ?? kevData?.name ?? advisoryText(built[0]) ?? thin?.description ?? null,
+    description:
+      cve5?.description ??
+      nvd?.description ??
+      kevData?.short_description ??
+      kevData?.name ??
+      advisoryText(built[0]) ??
+      thin?.description ??
+      null,
     severity: severityFromScore(cvss?.score ?? null),
     cvss_score: cvss?.score ?? null,
     cvss_vector: cvss?.vector ?? null,
     cvss_version: cvss?.version ?? null,
     cvss_source: cvss?.source ?? null,
-    cwe_ids: [...new Set([...main.flatMap((c) => c.cwes), ...(kevData?.cwes ?? []), ...(main.length ? [] : built.flatMap((a) => osvData(a).cwes ?? []))])].sort(),
+    cwe_ids: [
+      ...new Set([
+        ...main.flatMap((c) => c.cwes),
+        ...(kevData?.cwes ?? []),
+        ...(main.length ? [] : built.flatMap((a) => osvData(a).cwes ?? [])),
+      ]),
+    ].sort(),
     vendor,
     product,
     vendor_norm: vendor ? normalizeName(vendor) : null,
@@ -331,19 +385,31 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
     date_published: cve5?.published ?? nvd?.published ?? minDate(built.map((a) => a.published)) ?? avis[0]?.published ?? null,
     date_updated: main.length
       ? main.reduce<string | null>((d, c) => maxDate(d, c.modified), null)
-      : thin?.modified ?? built.reduce<string | null>((d, a) => maxDate(d, a.modified ?? null), null),
+      : (thin?.modified ?? built.reduce<string | null>((d, a) => maxDate(d, a.modified ?? null), null)),
     is_kev: isKev,
     kev,
     ...pocPart(input.contributions, isKev),
     ...advisoryPart(input.cve_id, input.advisories),
-    references: [...new Set(main.length ? main.flatMap((c) => c.references) : thin?.references ?? built.flatMap((a) => osvData(a).references ?? []))],
+    references: [
+      ...new Set(main.length ? main.flatMap((c) => c.references) : (thin?.references ?? built.flatMap((a) => osvData(a).references ?? []))),
+    ],
     ssvc: cve5?.ssvc ?? null,
     sources: sourcesOf([...by.keys(), ...input.advisories.map((a) => a.source)]),
   };
   const seen = new Set<string>();
   const rows: MergedAffected[] = [];
   for (const a of affected) {
-    const key = [a.origin, a.vendor, a.product, a.cpe, a.version_from, a.version_from_inclusive, a.version_to, a.version_to_inclusive, a.version_status].join("\u0000");
+    const key = [
+      a.origin,
+      a.vendor,
+      a.product,
+      a.cpe,
+      a.version_from,
+      a.version_from_inclusive,
+      a.version_to,
+      a.version_to_inclusive,
+      a.version_status,
+    ].join("\u0000");
     if (seen.has(key)) continue;
     seen.add(key);
     // An advisory's packages are matched by the OSV path (ecosystem, package name, its own version

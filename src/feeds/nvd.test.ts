@@ -13,7 +13,17 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 const SHARED = resolve(REPO, process.env.VIGIE_SHARED_DATA ?? "../shared/data");
 
 const row = (a: AffectedEntry) =>
-  [a.vendor, a.product, a.cpe, a.version_from, a.version_from_inclusive, a.version_to, a.version_to_inclusive, a.version_status, a.vulnerable] as const;
+  [
+    a.vendor,
+    a.product,
+    a.cpe,
+    a.version_from,
+    a.version_from_inclusive,
+    a.version_to,
+    a.version_to_inclusive,
+    a.version_status,
+    a.vulnerable,
+  ] as const;
 
 function throwsRecordError(fn: () => unknown, msg: RegExp): void {
   let err: unknown;
@@ -38,7 +48,14 @@ describe("parseNvd11Item — NVD JSON 1.1 feed items", () => {
       "In RDoc 3.11 through 6.x before 6.3.1, as distributed with Ruby through 3.0.1, it is possible to execute arbitrary code via | and tags in a filename.",
     );
     expect(r.cvss).toEqual([
-      { version: "3.1", score: 7, vector: "CVSS:3.1/AV:L/AC:H/PR:L/UI:N/S:U/C:H/I:H/A:H", severity: "high", origin: "nvd", provider: "nvd@nist.gov" },
+      {
+        version: "3.1",
+        score: 7,
+        vector: "CVSS:3.1/AV:L/AC:H/PR:L/UI:N/S:U/C:H/I:H/A:H",
+        severity: "high",
+        origin: "nvd",
+        provider: "nvd@nist.gov",
+      },
       { version: "2.0", score: 4.4, vector: "AV:L/AC:M/Au:N/C:P/I:P/A:P", severity: "medium", origin: "nvd", provider: "nvd@nist.gov" },
     ]);
     expect(r.cwes).toEqual(["CWE-77"]);
@@ -63,7 +80,14 @@ describe("parseNvd11Item — NVD JSON 1.1 feed items", () => {
   it("CVE-2018-0257 (Cisco IOS XE): CVSS 3.0, versionStartExcluding, escaped CPE, NVD-CWE-noinfo dropped", () => {
     const r = parseNvd11Item(fixture("nvd11/CVE-2018-0257.json"));
     expect(r.cvss).toEqual([
-      { version: "3.0", score: 4.3, vector: "CVSS:3.0/AV:A/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:L", severity: "medium", origin: "nvd", provider: "nvd@nist.gov" },
+      {
+        version: "3.0",
+        score: 4.3,
+        vector: "CVSS:3.0/AV:A/AC:L/PR:N/UI:N/S:U/C:N/I:N/A:L",
+        severity: "medium",
+        origin: "nvd",
+        provider: "nvd@nist.gov",
+      },
       { version: "2.0", score: 3.3, vector: "AV:A/AC:L/Au:N/C:N/I:N/A:P", severity: "low", origin: "nvd", provider: "nvd@nist.gov" },
     ]);
     expect(r.cwes).toEqual([]);
@@ -119,8 +143,22 @@ describe("parseNvd20 — NVD API 2.0 cve objects", () => {
     expect(r.assigner).toBe("secure@citrix.com");
     expect(r.description).toMatch(/^Sensitive information disclosure\u00a0in NetScaler ADC and NetScaler Gateway/); // "en", not "es"
     expect(r.cvss).toEqual([
-      { version: "3.1", score: 7.5, vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N", severity: "high", origin: "nvd", provider: "nvd@nist.gov" },
-      { version: "3.1", score: 9.4, vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:L", severity: "critical", origin: "nvd", provider: "secure@citrix.com" },
+      {
+        version: "3.1",
+        score: 7.5,
+        vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N",
+        severity: "high",
+        origin: "nvd",
+        provider: "nvd@nist.gov",
+      },
+      {
+        version: "3.1",
+        score: 9.4,
+        vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:L",
+        severity: "critical",
+        origin: "nvd",
+        provider: "secure@citrix.com",
+      },
     ]);
     expect(r.cwes).toEqual(["CWE-119"]); // NVD-CWE-noinfo dropped
     expect(r.kev).toEqual({ date_added: "2023-10-18", reference: null });
@@ -137,9 +175,39 @@ describe("parseNvd20 — NVD API 2.0 cve objects", () => {
       ["citrix", adc, `cpe:2.3:a:citrix:${adc}:*:*:*:*:fips:*:*:*`, "13.1", true, "13.1-37.164", false, "affected", true],
       ["citrix", adc, `cpe:2.3:a:citrix:${adc}:*:*:*:*:-:*:*:*`, "13.1", true, "13.1-49.15", false, "affected", true],
       ["citrix", adc, `cpe:2.3:a:citrix:${adc}:*:*:*:*:-:*:*:*`, "14.1", true, "14.1-8.50", false, "affected", true],
-      ["citrix", "netscaler_gateway", "cpe:2.3:a:citrix:netscaler_gateway:*:*:*:*:*:*:*:*", "13.0", true, "13.0-92.19", false, "affected", true],
-      ["citrix", "netscaler_gateway", "cpe:2.3:a:citrix:netscaler_gateway:*:*:*:*:*:*:*:*", "13.1", true, "13.1-49.15", false, "affected", true],
-      ["citrix", "netscaler_gateway", "cpe:2.3:a:citrix:netscaler_gateway:*:*:*:*:*:*:*:*", "14.1", true, "14.1-8.50", false, "affected", true],
+      [
+        "citrix",
+        "netscaler_gateway",
+        "cpe:2.3:a:citrix:netscaler_gateway:*:*:*:*:*:*:*:*",
+        "13.0",
+        true,
+        "13.0-92.19",
+        false,
+        "affected",
+        true,
+      ],
+      [
+        "citrix",
+        "netscaler_gateway",
+        "cpe:2.3:a:citrix:netscaler_gateway:*:*:*:*:*:*:*:*",
+        "13.1",
+        true,
+        "13.1-49.15",
+        false,
+        "affected",
+        true,
+      ],
+      [
+        "citrix",
+        "netscaler_gateway",
+        "cpe:2.3:a:citrix:netscaler_gateway:*:*:*:*:*:*:*:*",
+        "14.1",
+        true,
+        "14.1-8.50",
+        false,
+        "affected",
+        true,
+      ],
     ]);
   });
 

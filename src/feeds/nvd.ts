@@ -20,17 +20,7 @@
  * - `parseNvd20` also accepts the API response's `vulnerabilities[]` element (`{ cve: {...} }`).
  */
 import { parseCpe23Head } from "../matching/cpe.js";
-import {
-  addReferences,
-  arr,
-  cweOrNull,
-  isCveId,
-  isObj,
-  normalizeTimestamp,
-  num,
-  pickEnglish,
-  str,
-} from "./cve5.js";
+import { addReferences, arr, cweOrNull, isCveId, isObj, normalizeTimestamp, num, pickEnglish, str } from "./cve5.js";
 import type { AffectedEntry } from "../matching/affected.js";
 import { RecordError, type CveContribution, type CvssMetric } from "./types.js";
 
@@ -89,7 +79,13 @@ function matchRow(m: Obj, cpeKey: "cpe23Uri" | "criteria"): AffectedEntry {
   };
 }
 
-function walkNode(node: unknown, matchKey: "cpe_match" | "cpeMatch", cpeKey: "cpe23Uri" | "criteria", out: AffectedEntry[], depth: number): void {
+function walkNode(
+  node: unknown,
+  matchKey: "cpe_match" | "cpeMatch",
+  cpeKey: "cpe23Uri" | "criteria",
+  out: AffectedEntry[],
+  depth: number,
+): void {
   if (!isObj(node) || depth > 16) return;
   for (const m of arr(node[matchKey])) {
     if (isObj(m)) out.push(matchRow(m, cpeKey));
@@ -122,7 +118,11 @@ function dedupeRows(rows: AffectedEntry[]): AffectedEntry[] {
     let dup = false;
     if (bucket === undefined) byCpe.set(r.cpe, r);
     else if (Array.isArray(bucket)) {
-      for (const b of bucket) if (sameRow(b, r)) { dup = true; break; }
+      for (const b of bucket)
+        if (sameRow(b, r)) {
+          dup = true;
+          break;
+        }
       if (!dup) bucket.push(r);
     } else if (sameRow(bucket, r)) dup = true;
     else byCpe.set(r.cpe, [bucket, r]);
@@ -185,7 +185,14 @@ export function parseNvd11Item(item: unknown): CveContribution {
       const c = m2.cvssV2;
       const score = num(c.baseScore);
       if (score !== null) {
-        cvss.push({ version: "2.0", score, vector: str(c.vectorString), severity: lower(m2.severity), origin: "nvd", provider: NVD_PROVIDER });
+        cvss.push({
+          version: "2.0",
+          score,
+          vector: str(c.vectorString),
+          severity: lower(m2.severity),
+          origin: "nvd",
+          provider: NVD_PROVIDER,
+        });
       }
     }
   }

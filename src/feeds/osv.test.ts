@@ -102,7 +102,13 @@ describe("parseOsvRecord", () => {
     expect(r.severity).toBe("high");
     expect(r.aliases).toEqual(["CVE-2016-10931", "GHSA-34p9-f4q3-c4r7"]);
     expect(r.packages).toEqual([
-      { ecosystem: "crates.io", name: "openssl", purl: "pkg:cargo/openssl", ranges: [{ type: "SEMVER", events: [{ introduced: "0.0.0-0" }, { fixed: "0.9.0" }] }], versions: [] },
+      {
+        ecosystem: "crates.io",
+        name: "openssl",
+        purl: "pkg:cargo/openssl",
+        ranges: [{ type: "SEMVER", events: [{ introduced: "0.0.0-0" }, { fixed: "0.9.0" }] }],
+        versions: [],
+      },
     ]);
   });
 
@@ -125,7 +131,11 @@ describe("parseOsvRecord", () => {
     const pkg = r.packages[0]!;
     expect(pkg.purl).toBe("pkg:pypi/aiohttp");
     expect(pkg.ranges).toEqual([
-      { type: "GIT", repo: "https://github.com/aio-libs/aiohttp", events: [{ introduced: "0" }, { fixed: "d5c12ba890557a575c313bb3017910d7616fce3d" }] },
+      {
+        type: "GIT",
+        repo: "https://github.com/aio-libs/aiohttp",
+        events: [{ introduced: "0" }, { fixed: "d5c12ba890557a575c313bb3017910d7616fce3d" }],
+      },
       { type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "3.8.6" }] },
     ]);
     expect(pkg.versions).toHaveLength(220);
@@ -141,7 +151,15 @@ describe("parseOsvRecord", () => {
     const r = parseOsvRecord({
       id: "GHSA-xxxx-xxxx-xxxx",
       database_specific: { severity: "MODERATE" },
-      affected: [{ package: { ecosystem: "npm", name: "x" }, ranges: [{ type: "FOO", events: [] }, { type: "SEMVER", events: [{ introduced: "0" }, { last_affected: "1.2.3" }] }] }],
+      affected: [
+        {
+          package: { ecosystem: "npm", name: "x" },
+          ranges: [
+            { type: "FOO", events: [] },
+            { type: "SEMVER", events: [{ introduced: "0" }, { last_affected: "1.2.3" }] },
+          ],
+        },
+      ],
     });
     expect(r.severity).toBe("medium");
     expect(r.packages[0]!.ranges).toEqual([{ type: "SEMVER", events: [{ introduced: "0" }, { last_affected: "1.2.3" }] }]);
@@ -188,7 +206,10 @@ describe.skipIf(!existsSync(combined))("whole OSV files (shared/data)", () => {
 
   it("parses the per-file Go (4,291) and RustSec (1,206) directories and the PyPA JSONL (2,661)", async () => {
     const t0 = performance.now();
-    const dir = (d: string) => readdirSync(d).filter((f) => f.endsWith(".json")).map((f) => parseOsvRecord(JSON.parse(readFileSync(resolve(d, f), "utf8"))));
+    const dir = (d: string) =>
+      readdirSync(d)
+        .filter((f) => f.endsWith(".json"))
+        .map((f) => parseOsvRecord(JSON.parse(readFileSync(resolve(d, f), "utf8"))));
     const go = dir(resolve(DATA, "go-vulndb/osv"));
     const rust = dir(resolve(DATA, "rustsec/crates"));
     const pypa: OsvRecord[] = [];

@@ -156,9 +156,7 @@ function parsePackage(v: unknown): OsvPackage | null {
       if (range) ranges.push(range);
     }
   }
-  const versions = Array.isArray(v.versions)
-    ? v.versions.filter((x): x is string => typeof x === "string")
-    : [];
+  const versions = Array.isArray(v.versions) ? v.versions.filter((x): x is string => typeof x === "string") : [];
   if (!ecosystem && !name && ranges.length === 0 && versions.length === 0) return null;
   const out: OsvPackage = { ecosystem, name, purl: str(pkg?.purl), ranges, versions };
   const informational = isObject(v.database_specific) ? str(v.database_specific.informational) : null;

@@ -5,8 +5,15 @@ import { fileURLToPath } from "node:url";
 import { createGunzip } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import {
-  AGGREGATOR_REPOS, exploitMaturity, FUNCTIONAL_POC_THRESHOLD, githubRepoKey, isAggregatorRepo,
-  parseNomiSecFile, parseNomiSecLine, parseTrickestLine, type PocRecord,
+  AGGREGATOR_REPOS,
+  exploitMaturity,
+  FUNCTIONAL_POC_THRESHOLD,
+  githubRepoKey,
+  isAggregatorRepo,
+  parseNomiSecFile,
+  parseNomiSecLine,
+  parseTrickestLine,
+  type PocRecord,
 } from "./poc.js";
 import { RecordError } from "./types.js";
 
@@ -42,7 +49,11 @@ describe("aggregator repositories", () => {
     ]) {
       expect(isAggregatorRepo(repo), repo).toBe(true);
     }
-    for (const repo of ["https://github.com/h4x0r-dz/CVE-2024-3400", "https://github.com/Chocapikk/CVE-2024-3400", "https://www.exploit-db.com/exploits/1"]) {
+    for (const repo of [
+      "https://github.com/h4x0r-dz/CVE-2024-3400",
+      "https://github.com/Chocapikk/CVE-2024-3400",
+      "https://www.exploit-db.com/exploits/1",
+    ]) {
       expect(isAggregatorRepo(repo), repo).toBe(false);
     }
     expect(AGGREGATOR_REPOS.size).toBe(235);
@@ -74,7 +85,10 @@ describe("parseTrickestLine", () => {
       expect(raw.github_pocs).toContain(gone);
       expect(r.urls).not.toContain(gone);
     }
-    expect(r.references).toEqual(["https://security.paloaltonetworks.com/CVE-2024-3400", "https://unit42.paloaltonetworks.com/cve-2024-3400/"]);
+    expect(r.references).toEqual([
+      "https://security.paloaltonetworks.com/CVE-2024-3400",
+      "https://unit42.paloaltonetworks.com/cve-2024-3400/",
+    ]);
   });
 
   it("CVE-1999-0001: only CVE-data tools are left once the three aggregators are gone (documented long-tail noise)", () => {
@@ -103,9 +117,19 @@ describe("parseTrickestLine", () => {
     const r = parseTrickestLine({
       cve: "cve-1999-0002",
       reference_pocs: [],
-      github_pocs: ["https://github.com/KaanSK/go-epss", "https://github.com/kaansk/go-epss", "https://github.com/fkie-cad/nvd-json-data-feeds"],
+      github_pocs: [
+        "https://github.com/KaanSK/go-epss",
+        "https://github.com/kaansk/go-epss",
+        "https://github.com/fkie-cad/nvd-json-data-feeds",
+      ],
     });
-    expect(r).toEqual({ cve_id: "CVE-1999-0002", source: "trickest", urls: ["https://github.com/KaanSK/go-epss"], first_seen: null, references: [] });
+    expect(r).toEqual({
+      cve_id: "CVE-1999-0002",
+      source: "trickest",
+      urls: ["https://github.com/KaanSK/go-epss"],
+      first_seen: null,
+      references: [],
+    });
     expect(() => parseTrickestLine({ cve: "nope" })).toThrow(RecordError);
     expect(() => parseTrickestLine({ cve: "CVE-2024-3400", github_pocs: "x" })).toThrow(/not an array/);
   });
@@ -126,18 +150,29 @@ describe("nomi-sec", () => {
 
   it("parses the JSONL form: earliest created_at, forks skipped", () => {
     const repo = (name: string, created_at: string, fork = false) => ({
-      full_name: `someone/${name}`, html_url: `https://github.com/someone/${name}`, created_at, fork,
+      full_name: `someone/${name}`,
+      html_url: `https://github.com/someone/${name}`,
+      created_at,
+      fork,
     });
     const r = parseNomiSecLine({
       cve: "CVE-1999-0016",
       repos: [repo("b", "2022-05-01T00:00:00Z"), repo("a", "2021-04-01T21:00:13Z"), repo("c", "2020-01-01T00:00:00Z", true)],
     });
     expect(r).toEqual({
-      cve_id: "CVE-1999-0016", source: "nomi-sec",
+      cve_id: "CVE-1999-0016",
+      source: "nomi-sec",
       urls: ["https://github.com/someone/b", "https://github.com/someone/a"],
-      first_seen: "2021-04-01T21:00:13.000Z", references: [],
+      first_seen: "2021-04-01T21:00:13.000Z",
+      references: [],
     });
-    expect(parseNomiSecLine({ cve: "CVE-1999-0016", repos: [] })).toEqual({ cve_id: "CVE-1999-0016", source: "nomi-sec", urls: [], first_seen: null, references: [] });
+    expect(parseNomiSecLine({ cve: "CVE-1999-0016", repos: [] })).toEqual({
+      cve_id: "CVE-1999-0016",
+      source: "nomi-sec",
+      urls: [],
+      first_seen: null,
+      references: [],
+    });
     expect(() => parseNomiSecLine({ cve: "CVE-1999-0016", repos: {} })).toThrow(RecordError);
   });
 });

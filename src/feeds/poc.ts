@@ -52,6 +52,7 @@ export const FUNCTIONAL_POC_THRESHOLD = 3;
  * cisagov/vulnrichment and cisagov/kev-data. Keys are lower-case `owner/name`.
  * See also {@link AGGREGATOR_NAME_RE} for copies of the big mirrors under other owners.
  */
+// biome-ignore format: a list of names, read as a block
 export const AGGREGATOR_REPOS: ReadonlySet<string> = new Set([
   "fkie-cad/nvd-json-data-feeds", "20142995/nuclei-templates", "arpsyndicate/cvemon",
   "arpsyndicate/cve-scores", "cyb3r-w0lf/nuclei-template-collection", "nomi-sec/poc-in-github",
@@ -137,8 +138,7 @@ export const AGGREGATOR_REPOS: ReadonlySet<string> = new Set([
  * Repository names that are copies of the big CVE/PoC mirrors whatever their owner
  * (forks of nomi-sec/PoC-in-GitHub, cvelistV5, NVD JSON feeds, the GitHub advisory database).
  */
-export const AGGREGATOR_NAME_RE =
-  /^(poc-in-github|cvelistv5|cvelist|nvd-json-data-feeds|advisory-database|vulnrichment|kev-data)$/;
+export const AGGREGATOR_NAME_RE = /^(poc-in-github|cvelistv5|cvelist|nvd-json-data-feeds|advisory-database|vulnrichment|kev-data)$/;
 
 const CVE_RE = /^CVE-\d{4}-\d{4,19}$/;
 
@@ -189,9 +189,7 @@ function stringArray(v: unknown, what: string): string[] {
 /** Case-insensitive (for GitHub) / exact (otherwise) de-duplication, first spelling kept. */
 function pushUnique(out: string[], seen: Set<string>, url: string): void {
   const gh = githubRepoKey(url);
-  const key = gh !== null && /^https?:\/\/(?:www\.)?github\.com\/[^/]+\/[^/]+\/?$/i.test(url)
-    ? `gh:${gh}`
-    : url.replace(/\/+$/, "");
+  const key = gh !== null && /^https?:\/\/(?:www\.)?github\.com\/[^/]+\/[^/]+\/?$/i.test(url) ? `gh:${gh}` : url.replace(/\/+$/, "");
   if (seen.has(key)) return;
   seen.add(key);
   out.push(url);
@@ -287,11 +285,7 @@ export function parseNomiSecLine(v: unknown): PocRecord {
  * "functional" rare outside exploited CVEs, so the suggested threshold is kept. Without the
  * aggregator filter almost every CVE would have 2+ "PoCs".
  */
-export function exploitMaturity(input: {
-  is_kev: boolean;
-  poc_count: number;
-  has_metasploit_or_weaponized?: boolean;
-}): ExploitMaturity {
+export function exploitMaturity(input: { is_kev: boolean; poc_count: number; has_metasploit_or_weaponized?: boolean }): ExploitMaturity {
   if (input.is_kev) return "in_the_wild";
   if (input.has_metasploit_or_weaponized) return "weaponised";
   const n = Number.isFinite(input.poc_count) ? input.poc_count : 0;

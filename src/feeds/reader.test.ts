@@ -12,8 +12,20 @@ async function items(text: string, keys: string[] | null, chunk = 7): Promise<un
 
 describe("jsonArrayItems", () => {
   it("streams the elements of the array under a top-level key, across chunk boundaries", async () => {
-    const doc = JSON.stringify({ CVE_data_type: "CVE", note: "a [tricky] \"string\" with { braces }", CVE_Items: [{ id: 1, s: "]}" }, { id: 2, nested: [{ a: [1, 2] }] }], after: [9] });
-    for (const chunk of [1, 3, 7, 1000]) expect(await items(doc, ["CVE_Items"], chunk)).toEqual([{ id: 1, s: "]}" }, { id: 2, nested: [{ a: [1, 2] }] }]);
+    const doc = JSON.stringify({
+      CVE_data_type: "CVE",
+      note: 'a [tricky] "string" with { braces }',
+      CVE_Items: [
+        { id: 1, s: "]}" },
+        { id: 2, nested: [{ a: [1, 2] }] },
+      ],
+      after: [9],
+    });
+    for (const chunk of [1, 3, 7, 1000])
+      expect(await items(doc, ["CVE_Items"], chunk)).toEqual([
+        { id: 1, s: "]}" },
+        { id: 2, nested: [{ a: [1, 2] }] },
+      ]);
   });
 
   it("streams a top-level array, and finds nothing when the key is absent", async () => {

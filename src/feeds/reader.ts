@@ -96,7 +96,8 @@ export async function* jsonArrayItems(chunks: AsyncIterable<string | Buffer>, ke
       const c = buf.charCodeAt(pos);
       if (inString) {
         if (escaped) escaped = false;
-        else if (c === 92) escaped = true; // backslash
+        else if (c === 92)
+          escaped = true; // backslash
         else if (c === 34) {
           inString = false;
           if (arrayDepth < 0 && depth === 1 && strStart >= 0) lastKey = buf.slice(strStart + 1, pos);

@@ -59,7 +59,11 @@ export function hashOf(value: unknown): string {
 export class Tally {
   readonly result: ImportResult;
   private readonly started = Date.now();
-  constructor(source: string, files: number, private readonly progress?: (read: number) => void) {
+  constructor(
+    source: string,
+    files: number,
+    private readonly progress?: (read: number) => void,
+  ) {
     this.result = { source, read: 0, inserted: 0, updated: 0, unchanged: 0, skipped: 0, errors: [], files, seconds: 0 };
   }
   fail(rec: { file: string; loc: Loc }, message: string) {
@@ -77,7 +81,11 @@ export class Tally {
 
 /** Records of JSON files: JSON Lines (one per line), or documents holding an array of records, or one record per file. */
 /** Runs `use` on each record; a record that fails is reported with its place and skipped. */
-export async function eachRecord<R extends SourceRecord>(records: AsyncIterable<R>, tally: Tally, use: (rec: R) => Promise<void>): Promise<void> {
+export async function eachRecord<R extends SourceRecord>(
+  records: AsyncIterable<R>,
+  tally: Tally,
+  use: (rec: R) => Promise<void>,
+): Promise<void> {
   for await (const rec of records) {
     tally.result.read++;
     try {
@@ -118,11 +126,24 @@ const PARSER_VERSION = "2";
  * others are counted unchanged without being parsed: a re-import costs little more than reading).
  * `idOf` finds a record's CVE id in its text; a record where it finds none is passed on.
  */
-export async function* skipKnownTexts(db: Db, source: string, records: AsyncIterable<SourceRecord>, tally: Tally, idOf: (text: string) => string | undefined): AsyncIterable<SourceRecord & { rawHash?: string }> {
+export async function* skipKnownTexts(
+  db: Db,
+  source: string,
+  records: AsyncIterable<SourceRecord>,
+  tally: Tally,
+  idOf: (text: string) => string | undefined,
+): AsyncIterable<SourceRecord & { rawHash?: string }> {
   let pending: (SourceRecord & { id?: string; rawHash?: string })[] = [];
   const drain = async function* () {
     const keyed = pending.filter((r) => r.id);
-    const known = keyed.length ? await feedStore.knownTexts(db, source, keyed.map((r) => r.id!), keyed.map((r) => r.rawHash!)) : new Set<string>();
+    const known = keyed.length
+      ? await feedStore.knownTexts(
+          db,
+          source,
+          keyed.map((r) => r.id!),
+          keyed.map((r) => r.rawHash!),
+        )
+      : new Set<string>();
     for (const r of pending) {
       if (r.id && known.has(r.id)) {
         tally.result.read++;
@@ -157,7 +178,11 @@ export function parseJson(text: string): unknown {
  * Recognises each file's format from its first bytes, then reads it through once: a damaged
  * compressed file or a truncated JSON document fails here, before anything is written.
  */
-export async function sniff(files: string[], source: string, format: { test(head: string, file: string): boolean; expected: string }): Promise<void> {
+export async function sniff(
+  files: string[],
+  source: string,
+  format: { test(head: string, file: string): boolean; expected: string },
+): Promise<void> {
   if (!files.length) throw new FormatError(`aucun fichier à importer pour ${source}`);
   for (const file of files) {
     let text: string;

@@ -15,23 +15,21 @@ const fixture = (rel: string) => readFileSync(resolve(FIXTURES, rel), "utf8");
  * The output of the hand-written parser this module replaced, on every captured feed of
  * shared/data/rss (descriptions as "length sha256-prefix" to keep the file small).
  */
-const EXPECTED = JSON.parse(fixture("rss-expected.json")) as Record<
-  string,
-  { title: string; items: Record<string, unknown>[] }
->;
+const EXPECTED = JSON.parse(fixture("rss-expected.json")) as Record<string, { title: string; items: Record<string, unknown>[] }>;
 
-const digest = (s: string | null) =>
-  s === null ? null : `${s.length} ${createHash("sha256").update(s).digest("hex").slice(0, 16)}`;
+const digest = (s: string | null) => (s === null ? null : `${s.length} ${createHash("sha256").update(s).digest("hex").slice(0, 16)}`);
 
 describe.skipIf(!existsSync(SHARED_RSS))("parseFeed on every captured feed of shared/data/rss", () => {
   it.each(Object.keys(EXPECTED))("%s", (rel) => {
     const feed = parseFeed(readFileSync(resolve(SHARED_RSS, rel), "utf8"), null);
     const expected = EXPECTED[rel]!;
     expect(feed.title).toBe(expected.title);
-    expect(feed.items.map(({ description, source, ...rest }) => {
-      expect(source).toBe(expected.title);
-      return { ...rest, description: digest(description) };
-    })).toEqual(expected.items);
+    expect(
+      feed.items.map(({ description, source, ...rest }) => {
+        expect(source).toBe(expected.title);
+        return { ...rest, description: digest(description) };
+      }),
+    ).toEqual(expected.items);
   });
 });
 
@@ -44,7 +42,9 @@ describe("parseFeed — RSS 2.0 (real captures, test/fixtures/feeds/rss)", () =>
       guid: "https://www.bleepingcomputer.com/news/security/law-enforcement-seizes-blacksuit-ransomware-leak-sites/",
       url: "https://www.bleepingcomputer.com/news/security/law-enforcement-seizes-blacksuit-ransomware-leak-sites/",
       title: "BlackSuit ransomware extortion sites seized in Operation Checkmate",
-      description: expect.stringMatching(/^Law enforcement has seized the dark web extortion sites of the BlackSuit ransomware operation, /),
+      description: expect.stringMatching(
+        /^Law enforcement has seized the dark web extortion sites of the BlackSuit ransomware operation, /,
+      ),
       published_at: "2025-07-24T21:34:13.000Z",
       author: "Sergiu Gatlan",
       image_url: null,
@@ -97,7 +97,9 @@ describe.skipIf(!existsSync(SHARED_RSS))("parseFeed — larger captures of share
   it("Microsoft (content:encoded): CVE ids of the content in order, first <img> of the content", () => {
     const first = read("cyberdash-2025-07-24/microsoftsecurity.xml").items[0]!;
     expect(first.cve_ids).toEqual(["CVE-2025-53770", "CVE-2025-49706", "CVE-2025-49704", "CVE-2025-53771"]);
-    expect(first.image_url).toBe("https://www.microsoft.com/en-us/security/blog/wp-content/uploads/2025/07/Fig1-Post-request-1024x171.webp");
+    expect(first.image_url).toBe(
+      "https://www.microsoft.com/en-us/security/blog/wp-content/uploads/2025/07/Fig1-Post-request-1024x171.webp",
+    );
     expect(first.author).toBe("Microsoft Threat Intelligence");
   });
 });
@@ -152,10 +154,19 @@ describe("parseFeed — tolerance and formats no capture shows (synthetic)", () 
     );
     expect(feed).toEqual({
       title: "RDF",
-      items: [{
-        guid: null, url: "https://example.org/1", title: "One", description: null, published_at: "2025-01-02T02:04:05.000Z",
-        author: "Ann", image_url: null, source: "RDF", cve_ids: [],
-      }],
+      items: [
+        {
+          guid: null,
+          url: "https://example.org/1",
+          title: "One",
+          description: null,
+          published_at: "2025-01-02T02:04:05.000Z",
+          author: "Ann",
+          image_url: null,
+          source: "RDF",
+          cve_ids: [],
+        },
+      ],
     });
   });
 

@@ -77,7 +77,14 @@ const XML_NS = new Map([["xml", "http://www.w3.org/XML/1998/namespace"]]);
  */
 function parseXml(text: string): XmlElement {
   const doc: XmlElement = {
-    name: "#document", local: "#document", ns: null, prefix: null, attrs: {}, children: [], content: [], base: null,
+    name: "#document",
+    local: "#document",
+    ns: null,
+    prefix: null,
+    attrs: {},
+    children: [],
+    content: [],
+    base: null,
   };
   const stack: { el: XmlElement; nsMap: Map<string, string> }[] = [{ el: doc, nsMap: XML_NS }];
   let inCdata = false;
@@ -98,7 +105,7 @@ function parseXml(text: string): XmlElement {
         const colon = name.indexOf(":");
         const prefix = colon > 0 ? name.slice(0, colon) : null;
         const xmlBase = attrs["xml:base"];
-        const base = xmlBase ? resolveUrl(xmlBase, parent.el.base) ?? xmlBase : parent.el.base;
+        const base = xmlBase ? (resolveUrl(xmlBase, parent.el.base) ?? xmlBase) : parent.el.base;
         const el: XmlElement = {
           name,
           local: colon > 0 ? name.slice(colon + 1) : name,
@@ -216,9 +223,7 @@ const BLOCK_TAGS =
 export function htmlToText(html: string): string {
   let s = html.replace(/<!--[\s\S]*?-->/g, " ");
   s = s.replace(/<(script|style|svg|noscript|template|button)\b[\s\S]*?<\/\1\s*>/gi, " ");
-  s = s.replace(/<\/?([A-Za-z][A-Za-z0-9:-]*)\b(?:[^>"']|"[^"]*"|'[^']*')*>/g, (_m, tag: string) =>
-    BLOCK_TAGS.test(tag) ? " " : "",
-  );
+  s = s.replace(/<\/?([A-Za-z][A-Za-z0-9:-]*)\b(?:[^>"']|"[^"]*"|'[^']*')*>/g, (_m, tag: string) => (BLOCK_TAGS.test(tag) ? " " : ""));
   return collapse(decodeEntities(s));
 }
 
@@ -267,7 +272,9 @@ function firstImgSrc(html: string | null, base: string | null): string | null {
 function isTrackingPixel(tag: string, src: string): boolean {
   if (/\s(?:width|height)\s*=\s*["']?[01](?:px)?["'\s/>]/i.test(tag)) return true;
   if (/(?:^|[\s;"'])(?:width|height)\s*:\s*[01](?:px)?\s*(?:[;"']|$)/i.test(tag)) return true;
-  return /(?:piwik|matomo)\.php|\/pixel(?:\.gif)?(?:[?/]|$)|feeds\.feedburner\.com\/~r\/|stats\.wp\.com\/|\/b\.gif\?|doubleclick\.net|\/beacon/i.test(src);
+  return /(?:piwik|matomo)\.php|\/pixel(?:\.gif)?(?:[?/]|$)|feeds\.feedburner\.com\/~r\/|stats\.wp\.com\/|\/b\.gif\?|doubleclick\.net|\/beacon/i.test(
+    src,
+  );
 }
 
 const IMAGE_EXT = /\.(?:jpe?g|png|gif|webp|avif|svg|bmp)(?:[?#]|$)/i;
@@ -282,11 +289,39 @@ function isImage(type: string | undefined, url: string, medium?: string): boolea
 // Dates
 
 const MONTHS: Record<string, number> = {
-  jan: 0, feb: 1, mar: 2, apr: 3, may: 4, jun: 5, jul: 6, aug: 7, sep: 8, oct: 9, nov: 10, dec: 11,
+  jan: 0,
+  feb: 1,
+  mar: 2,
+  apr: 3,
+  may: 4,
+  jun: 5,
+  jul: 6,
+  aug: 7,
+  sep: 8,
+  oct: 9,
+  nov: 10,
+  dec: 11,
 };
 const ZONES: Record<string, number> = {
-  UT: 0, UTC: 0, GMT: 0, Z: 0, EST: -300, EDT: -240, CST: -360, CDT: -300, MST: -420, MDT: -360,
-  PST: -480, PDT: -420, CET: 60, CEST: 120, BST: 60, IST: 330, JST: 540, AEST: 600, AEDT: 660,
+  UT: 0,
+  UTC: 0,
+  GMT: 0,
+  Z: 0,
+  EST: -300,
+  EDT: -240,
+  CST: -360,
+  CDT: -300,
+  MST: -420,
+  MDT: -360,
+  PST: -480,
+  PDT: -420,
+  CET: 60,
+  CEST: 120,
+  BST: 60,
+  IST: 330,
+  JST: 540,
+  AEST: 600,
+  AEDT: 660,
 };
 
 function zoneOffset(zone: string | undefined): number | null {
@@ -316,14 +351,20 @@ export function parseFeedDate(input: string | null | undefined): string | null {
   const s = collapse(input);
   if (s === "") return null;
   // RFC 822: [Day,] DD Mon YYYY [HH:MM[:SS]] [zone]
-  let m = /^(?:[A-Za-z]{3,9},?\s+)?(\d{1,2})\s+([A-Za-z]{3})[a-z]*\.?\s+(\d{2,4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?\s*([A-Za-z]{1,5}|[+-]\d{2}:?\d{2})?$/.exec(s);
+  let m =
+    /^(?:[A-Za-z]{3,9},?\s+)?(\d{1,2})\s+([A-Za-z]{3})[a-z]*\.?\s+(\d{2,4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?\s*([A-Za-z]{1,5}|[+-]\d{2}:?\d{2})?$/.exec(
+      s,
+    );
   if (m) {
     const mo = MONTHS[m[2]!.toLowerCase()];
     if (mo === undefined) return null;
     return fromParts(Number(m[3]), mo, Number(m[1]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), zoneOffset(m[7]));
   }
   // "Mon DD, YYYY HH:MM:SS+0000"
-  m = /^(?:[A-Za-z]{3,9},?\s+)?([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?\s*([A-Za-z]{1,5}|[+-]\d{2}:?\d{2})?$/.exec(s);
+  m =
+    /^(?:[A-Za-z]{3,9},?\s+)?([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2}),?\s+(\d{4})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?\s*([A-Za-z]{1,5}|[+-]\d{2}:?\d{2})?$/.exec(
+      s,
+    );
   if (m) {
     const mo = MONTHS[m[1]!.toLowerCase()];
     if (mo === undefined) return null;
@@ -333,7 +374,15 @@ export function parseFeedDate(input: string | null | undefined): string | null {
   m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}:?\d{2}|[A-Za-z]{2,4})?)?$/.exec(s);
   if (m) {
     const frac = /:\d{2}[.,](\d+)/.exec(s);
-    const iso = fromParts(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), zoneOffset(m[7]));
+    const iso = fromParts(
+      Number(m[1]),
+      Number(m[2]) - 1,
+      Number(m[3]),
+      Number(m[4] ?? 0),
+      Number(m[5] ?? 0),
+      Number(m[6] ?? 0),
+      zoneOffset(m[7]),
+    );
     if (iso && frac) {
       const ms = Math.floor(Number(`0.${frac[1]}`) * 1000);
       return new Date(Date.parse(iso) + ms).toISOString();
@@ -398,14 +447,16 @@ function rssItem(item: XmlElement, channelBase: string | null): RawItem {
   if (link === null && guid !== null && guidEl?.attrs.isPermaLink !== "false") link = guid;
   const description = textOf(child(item, "description", null)) ?? textOf(child(item, "description", NS.rss1));
   const encoded = textOf(child(item, "encoded", NS.content));
-  const author =
-    textOf(child(item, "creator", NS.dc)) ?? textOf(child(item, "author", null)) ?? null;
+  const author = textOf(child(item, "creator", NS.dc)) ?? textOf(child(item, "author", null)) ?? null;
   const date =
-    textOf(child(item, "pubDate", null)) ?? textOf(child(item, "date", NS.dc)) ?? textOf(child(item, "published", NS.atom)) ?? textOf(child(item, "updated", NS.atom));
+    textOf(child(item, "pubDate", null)) ??
+    textOf(child(item, "date", NS.dc)) ??
+    textOf(child(item, "published", NS.atom)) ??
+    textOf(child(item, "updated", NS.atom));
   const base = item.base ?? channelBase;
   return {
     guid,
-    link: link !== null ? resolveUrl(link, base) ?? link : null,
+    link: link !== null ? (resolveUrl(link, base) ?? link) : null,
     title: rssTitle(child(item, "title", null) ?? child(item, "title", NS.rss1)),
     summaryHtml: description,
     contentHtml: encoded,
@@ -505,7 +556,7 @@ function atomEntry(entry: XmlElement, feedBase: string | null): RawItem {
   const content = atomHtml(child(entry, "content", A));
   return {
     guid: textOf(child(entry, "id", A)),
-    link: alternate ? resolveUrl(alternate.attrs.href, base) ?? alternate.attrs.href ?? null : null,
+    link: alternate ? (resolveUrl(alternate.attrs.href, base) ?? alternate.attrs.href ?? null) : null,
     title: atomTitle(child(entry, "title", A)),
     summaryHtml: summary,
     contentHtml: content,
@@ -533,8 +584,7 @@ function parseJsonFeed(doc: Record<string, unknown>, feedUrl: string | null): Pa
   for (const it of doc.items) {
     if (typeof it !== "object" || it === null) continue;
     const o = it as Record<string, unknown>;
-    const contentHtml =
-      jsonString(o.content_html) ?? (jsonString(o.content_text) !== null ? escapeXml(jsonString(o.content_text)!) : null);
+    const contentHtml = jsonString(o.content_html) ?? (jsonString(o.content_text) !== null ? escapeXml(jsonString(o.content_text)!) : null);
     const summary = jsonString(o.summary);
     const rawImage = jsonString(o.image) ?? jsonString(o.banner_image);
     let image = rawImage !== null ? resolveUrl(rawImage, base) : null;
@@ -630,7 +680,7 @@ export function parseFeed(text: string, feedUrl: string | null): ParsedFeed {
 
   if (root.local === "RDF" && (root.ns === NS.rdf || root.prefix === "rdf")) {
     const channel = child(root, "channel", NS.rss1) ?? child(root, "channel", null);
-    const title = rssTitle(channel ? child(channel, "title", NS.rss1) ?? child(channel, "title", null) : undefined);
+    const title = rssTitle(channel ? (child(channel, "title", NS.rss1) ?? child(channel, "title", null)) : undefined);
     const items: ArticleRecord[] = [];
     // RSS 1.0 items are in its namespace, which is usually the default one: match each once.
     for (const item of root.children.filter((c) => is(c, "item", NS.rss1) || is(c, "item", null))) {

@@ -33,10 +33,15 @@ export async function importSnapshotIfEmpty(db: Db, logger: Logger, dir = SNAPSH
   const pending = SOURCES.filter((s) => !completed.has(s));
   if (!pending.length) return null;
   if (rows.length) {
-    logger.warn({ completed: SOURCES.filter((s) => completed.has(s)), resume_from: pending[0] }, `instantané interrompu : reprise à la source ${pending[0]}`);
+    logger.warn(
+      { completed: SOURCES.filter((s) => completed.has(s)), resume_from: pending[0] },
+      `instantané interrompu : reprise à la source ${pending[0]}`,
+    );
   } else if ((await db.select({ id: cves.cveId }).from(cves).limit(1)).length) {
     if (!(await onlySnapshotData(db, dir))) return null;
-    logger.warn("instantané : base remplie par un instantané antérieur au suivi de progression, peut-être interrompu : import repris en entier");
+    logger.warn(
+      "instantané : base remplie par un instantané antérieur au suivi de progression, peut-être interrompu : import repris en entier",
+    );
   } else {
     logger.info({ sources: SOURCES }, "instantané : base vide, import des données réelles fournies");
   }
@@ -63,17 +68,25 @@ export async function importSnapshotIfEmpty(db: Db, logger: Logger, dir = SNAPSH
 }
 
 async function record(db: Db, source: Source, step: "started" | "completed", stats?: Record<string, unknown>): Promise<void> {
-  const values = step === "started"
-    ? { source, startedAt: new Date(), completedAt: null, stats: null }
-    : { source, completedAt: new Date(), stats: stats ?? null };
+  const values =
+    step === "started"
+      ? { source, startedAt: new Date(), completedAt: null, stats: null }
+      : { source, completedAt: new Date(), stats: stats ?? null };
   await db.insert(snapshotProgress).values(values).onConflictDoUpdate({ target: snapshotProgress.source, set: values });
 }
 
 /** True when every CVE source row was read from one of the snapshot's files (by file name). */
 async function onlySnapshotData(db: Db, dir: string): Promise<boolean> {
-  const names = existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : [];
+  const names = existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => e.name)
+    : [];
   if (!names.length) return false;
-  const list = sql.join(names.map((n) => sql`${n}`), sql`, `);
+  const list = sql.join(
+    names.map((n) => sql`${n}`),
+    sql`, `,
+  );
   const other = await db.execute(sql`select 1 from cve_sources where file is null or file not in (${list}) limit 1`);
   return (other as unknown as { rows: unknown[] }).rows.length === 0;
 }

@@ -57,18 +57,21 @@ type Advisory = MergeInput["advisories"][number];
  */
 async function advisoriesNaming(ex: Executor, idArray: SQL, full = false): Promise<Advisory[]> {
   const data = full
-    // Packages without their lists of versions (PYSEC lists hundreds): the merge reads their ranges.
-    ? sql`jsonb_build_object('mesures', p.data->'mesures', 'details', p.data->'details',
+    ? // Packages without their lists of versions (PYSEC lists hundreds): the merge reads their ranges.
+      sql`jsonb_build_object('mesures', p.data->'mesures', 'details', p.data->'details',
         'packages', (select jsonb_agg(pk - 'versions') from jsonb_array_elements(case when jsonb_typeof(p.data->'packages') = 'array' then p.data->'packages' else '[]'::jsonb end) pk),
         'cvss_vector', p.data->'cvss_vector', 'cwes', p.data->'cwes', 'references', p.data->'references')`
     : sql`jsonb_build_object('mesures', p.data->'mesures')`;
   const cols = sql`p.id, p.source, p.url, p.aliases, ${data} as data, p.summary, p.published, p.modified, p.cvss_score, p.data->>'withdrawn' as withdrawn`;
   // Each advisory once (it may name several of the ids, and be one of them): deduplicated here,
   // not by a UNION that would compare every advisory's packages.
-  const rows = await rowsOf<Advisory & { withdrawn: string | null }>(ex, sql`
+  const rows = await rowsOf<Advisory & { withdrawn: string | null }>(
+    ex,
+    sql`
     select distinct on (p.id) ${cols} from unnest(${idArray}) as a(cve_id) join public_vulns p on p.aliases @> array[a.cve_id]
     union all
-    select ${cols} from public_vulns p where p.id = any(${idArray})`);
+    select ${cols} from public_vulns p where p.id = any(${idArray})`,
+  );
   const byId = new Map<string, Advisory>();
   for (const { withdrawn, ...a } of rows) if (withdrawn === null) byId.set(a.id, a);
   return [...byId.values()];
@@ -84,13 +87,34 @@ const DATED_SOURCES = ["cve5", "nvd", "ghsa", "go", "pysec", "rustsec", "osv"];
 
 /** The merged columns of `cves` (MergedCve's fields) and their SQL types. */
 const CVE_COLUMNS: [string, string][] = [
-  ["cve_id", "text"], ["state", "text"], ["description", "text"], ["severity", "text"], ["cvss_score", "real"], ["cvss_vector", "text"],
-  ["cvss_version", "text"], ["cvss_source", "text"], ["cwe_ids", "text[]"], ["vendor", "text"], ["product", "text"],
-  ["vendor_norm", "text"], ["product_norm", "text"], ["date_published", "timestamptz"], ["date_updated", "timestamptz"],
+  ["cve_id", "text"],
+  ["state", "text"],
+  ["description", "text"],
+  ["severity", "text"],
+  ["cvss_score", "real"],
+  ["cvss_vector", "text"],
+  ["cvss_version", "text"],
+  ["cvss_source", "text"],
+  ["cwe_ids", "text[]"],
+  ["vendor", "text"],
+  ["product", "text"],
+  ["vendor_norm", "text"],
+  ["product_norm", "text"],
+  ["date_published", "timestamptz"],
+  ["date_updated", "timestamptz"],
   ["is_kev", "boolean"],
-  ["kev", "jsonb"], ["has_poc", "boolean"], ["poc_count", "int"], ["poc_first_date", "date"], ["maturite_exploit", "text"],
-  ["contournement_disponible", "boolean"], ["mesures_provisoires", "jsonb"], ["aliases", "text[]"], ["fusion_de", "text[]"],
-  ['"references"', "text[]"], ["ssvc", "jsonb"], ["sources", "text[]"],
+  ["kev", "jsonb"],
+  ["has_poc", "boolean"],
+  ["poc_count", "int"],
+  ["poc_first_date", "date"],
+  ["maturite_exploit", "text"],
+  ["contournement_disponible", "boolean"],
+  ["mesures_provisoires", "jsonb"],
+  ["aliases", "text[]"],
+  ["fusion_de", "text[]"],
+  ['"references"', "text[]"],
+  ["ssvc", "jsonb"],
+  ["sources", "text[]"],
 ];
 
 /** SQL of the vulnerability data: set-based writes, one statement per batch. */
@@ -102,7 +126,9 @@ export const feedStore = {
   async upsertContributions(ex: Executor, rows: ContributionRow[]): Promise<{ cve_id: string; inserted: boolean }[]> {
     // Unchanged records are recognised by their hash alone: their data is never sent (a re-import is cheap).
     // (The same content read from another text, e.g. pretty-printed, only records that text's hash.)
-    const same = await rowsOf<{ k: string }>(ex, sql`
+    const same = await rowsOf<{ k: string }>(
+      ex,
+      sql`
       with x as (
         select * from unnest(${pgArray(rows.map((r) => r.cve_id))}::text[], ${pgArray(rows.map((r) => r.source))}::text[],
           ${pgArray(rows.map((r) => r.hash))}::text[], ${pgArray(rows.map((r) => r.raw_hash ?? ""))}::text[]) as x(cve_id, source, hash, raw_hash)),
@@ -110,12 +136,15 @@ export const feedStore = {
         update cve_sources s set raw_hash = x.raw_hash from x
         where s.cve_id = x.cve_id and s.source = x.source and s.hash = x.hash and x.raw_hash <> '' and s.raw_hash is distinct from x.raw_hash)
       select x.cve_id || ' ' || x.source as k from x
-      where x.hash = (select s.hash from cve_sources s where s.cve_id = x.cve_id and s.source = x.source)`);
+      where x.hash = (select s.hash from cve_sources s where s.cve_id = x.cve_id and s.source = x.source)`,
+    );
     const unchanged = new Set(same.map((r) => r.k));
     const changed = rows.filter((r) => !unchanged.has(`${r.cve_id} ${r.source}`));
     if (!changed.length) return [];
     // A record without its own modification date never replaces a dated one (it cannot be shown newer).
-    return rowsOf(ex, sql`
+    return rowsOf(
+      ex,
+      sql`
       insert into cve_sources (cve_id, source, data, hash, raw_hash, source_modified, file, imported_at)
       select x.cve_id, x.source, x.data, x.hash, x.raw_hash, x.source_modified, x.file, now()
       from json_to_recordset(${JSON.stringify(changed)}::json)
@@ -126,7 +155,8 @@ export const feedStore = {
         where cve_sources.hash <> excluded.hash
           and (cve_sources.source_modified is null
                or excluded.source_modified >= cve_sources.source_modified)
-      returning cve_id, (xmax = 0) as inserted`);
+      returning cve_id, (xmax = 0) as inserted`,
+    );
   },
 
   /** Everything the merge needs for these CVEs, in two queries (without the contributions of `except`). */
@@ -135,10 +165,14 @@ export const feedStore = {
     // Quoted elements: record keys include advisory ids and aliases as their databases write them.
     const idArray = sql`${pgArray(ids)}::text[]`;
     // One after the other: inside a transaction the statements share one connection.
-    const contributions = await rowsOf<{ cve_id: string; source: string; data: unknown; source_modified: Date | null }>(ex, sql`
-        select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray}) and source <> ${except ?? ""}`);
+    const contributions = await rowsOf<{ cve_id: string; source: string; data: unknown; source_modified: Date | null }>(
+      ex,
+      sql`
+        select cve_id, source, data, source_modified from cve_sources where cve_id = any(${idArray}) and source <> ${except ?? ""}`,
+    );
     const advisories = await advisoriesNaming(ex, idArray, true);
-    for (const c of contributions) inputs.get(c.cve_id)?.contributions.push({ source: c.source, data: c.data, source_modified: c.source_modified });
+    for (const c of contributions)
+      inputs.get(c.cve_id)?.contributions.push({ source: c.source, data: c.data, source_modified: c.source_modified });
     assign(advisories, (key, a) => inputs.get(key)?.advisories.push(a));
     return inputs;
   },
@@ -150,14 +184,20 @@ export const feedStore = {
    */
   async writeMerged(ex: Executor, merged: { cve: MergedCve; affected: MergedAffected[] }[], origins: string[] | null): Promise<void> {
     if (!merged.length) return;
-    await lockInOrder(ex, merged.map((m) => m.cve.cve_id));
-    const inserted = await rowsOf<{ cve_id: string }>(ex, sql`
+    await lockInOrder(
+      ex,
+      merged.map((m) => m.cve.cve_id),
+    );
+    const inserted = await rowsOf<{ cve_id: string }>(
+      ex,
+      sql`
       insert into cves (${sql.raw(CVE_COLUMNS.map(([c]) => c).join(", "))}, merged_at)
       select ${sql.raw(CVE_COLUMNS.map(([c]) => `x.${c}`).join(", "))}, now()
       from json_to_recordset(${JSON.stringify(merged.map((m) => m.cve))}::json) as x(${sql.raw(CVE_COLUMNS.map(([c, t]) => `${c} ${t}`).join(", "))})
       on conflict (cve_id) do update set ${sql.raw(CVE_COLUMNS.map(([c]) => `${c} = excluded.${c}`).join(", "))}, merged_at = now()
         where (${sql.raw(CVE_COLUMNS.map(([c]) => `cves.${c}`).join(", "))}) is distinct from (${sql.raw(CVE_COLUMNS.map(([c]) => `excluded.${c}`).join(", "))})
-      returning cve_id, (xmax = 0) as inserted`);
+      returning cve_id, (xmax = 0) as inserted`,
+    );
     const fresh = new Set(inserted.filter((r) => (r as { inserted?: boolean }).inserted).map((r) => r.cve_id));
     // A CVE seen for the first time has no affected rows to remove, and gets all of its own.
     const known = merged.map((m) => m.cve.cve_id).filter((id) => !fresh.has(id));
@@ -165,7 +205,9 @@ export const feedStore = {
       await ex.execute(sql`delete from cve_affected where cve_id = any(${pgArray(known)}::text[])
         ${origins ? sql`and origin = any(${pgArray(origins)}::text[])` : sql``}`);
     }
-    const affected = merged.flatMap((m) => (origins && !fresh.has(m.cve.cve_id) ? m.affected.filter((a) => origins.includes(a.origin)) : m.affected));
+    const affected = merged.flatMap((m) =>
+      origins && !fresh.has(m.cve.cve_id) ? m.affected.filter((a) => origins.includes(a.origin)) : m.affected,
+    );
     if (affected.length) {
       await ex.execute(sql`
         insert into cve_affected (cve_id, origin, vendor, product, vendor_norm, product_norm, cpe, version_from, version_from_inclusive,
@@ -190,9 +232,12 @@ export const feedStore = {
    */
   async avisDatedKeys(ex: Executor, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows = await rowsOf<{ cve_id: string }>(ex, sql`
+    const rows = await rowsOf<{ cve_id: string }>(
+      ex,
+      sql`
       select x.cve_id from unnest(${pgArray(ids)}::text[]) as x(cve_id) left join cves c on c.cve_id = x.cve_id
-      where c.cve_id is null or not (c.sources && ${pgArray(DATED_SOURCES)}::text[])`);
+      where c.cve_id is null or not (c.sources && ${pgArray(DATED_SOURCES)}::text[])`,
+    );
     return rows.map((r) => r.cve_id);
   },
 
@@ -211,9 +256,12 @@ export const feedStore = {
    * yet (the ANALYZE after a cve5 import).
    */
   async knownTexts(ex: Executor, source: string, ids: string[], rawHashes: string[]): Promise<Set<string>> {
-    const rows = await rowsOf<{ cve_id: string }>(ex, sql`
+    const rows = await rowsOf<{ cve_id: string }>(
+      ex,
+      sql`
       select x.cve_id from unnest(${pgArray(ids)}::text[], ${pgArray(rawHashes)}::text[]) as x(cve_id, raw_hash)
-      where x.raw_hash = (select s.raw_hash from cve_sources s where s.cve_id = x.cve_id and s.source = ${source})`);
+      where x.raw_hash = (select s.raw_hash from cve_sources s where s.cve_id = x.cve_id and s.source = ${source})`,
+    );
     return new Set(rows.map((r) => r.cve_id));
   },
 
@@ -223,18 +271,27 @@ export const feedStore = {
   },
 
   /** The held CVEs among these, with what a PoC refresh needs: the KEV flag, sources and PoC contributions. */
-  async pocInputs(ex: Executor, ids: string[]): Promise<{ cve_id: string; is_kev: boolean; sources: string[]; pocs: { source: string; data: unknown }[] }[]> {
-    return rowsOf(ex, sql`
+  async pocInputs(
+    ex: Executor,
+    ids: string[],
+  ): Promise<{ cve_id: string; is_kev: boolean; sources: string[]; pocs: { source: string; data: unknown }[] }[]> {
+    return rowsOf(
+      ex,
+      sql`
       select c.cve_id, c.is_kev, c.sources,
         coalesce((select json_agg(json_build_object('source', s.source, 'data', s.data)) from cve_sources s
                   where s.cve_id = c.cve_id and s.source like 'poc:%'), '[]'::json) as pocs
-      from cves c where c.cve_id = any(${pgArray(ids)}::text[])`);
+      from cves c where c.cve_id = any(${pgArray(ids)}::text[])`,
+    );
   },
 
   /** The held CVEs among these, with their sources and the advisories naming them. */
   async advisoryInputs(ex: Executor, ids: string[]): Promise<{ cve_id: string; sources: string[]; advisories: Advisory[] }[]> {
     const idArray = sql`${pgArray(ids)}::text[]`;
-    const held = await rowsOf<{ cve_id: string; sources: string[] }>(ex, sql`select cve_id, sources from cves where cve_id = any(${idArray})`);
+    const held = await rowsOf<{ cve_id: string; sources: string[] }>(
+      ex,
+      sql`select cve_id, sources from cves where cve_id = any(${idArray})`,
+    );
     const byId = new Map(held.map((h) => [h.cve_id, { ...h, advisories: [] as Advisory[] }]));
     assign(await advisoriesNaming(ex, idArray), (key, a) => byId.get(key)?.advisories.push(a));
     return [...byId.values()];
@@ -243,7 +300,10 @@ export const feedStore = {
   /** Rewrites some merged columns of held CVEs (rows whose values did not change are left alone). */
   async updateCveParts(ex: Executor, rows: ({ cve_id: string } & Record<string, unknown>)[], columns: string[]): Promise<void> {
     if (!rows.length) return;
-    await lockInOrder(ex, rows.map((r) => r.cve_id));
+    await lockInOrder(
+      ex,
+      rows.map((r) => r.cve_id),
+    );
     const types = new Map(CVE_COLUMNS);
     await ex.execute(sql`
       update cves c set ${sql.raw(columns.map((col) => `${col} = x.${col}`).join(", "))}, merged_at = now()
@@ -253,24 +313,36 @@ export const feedStore = {
   },
 
   /** One EPSS batch of one score date: history rows, and the current score when newer. */
-  async upsertEpss(ex: Executor, date: string, cves: string[], epss: number[], percentiles: number[]): Promise<{ inserted: number; updated: number; history: number }> {
+  async upsertEpss(
+    ex: Executor,
+    date: string,
+    cves: string[],
+    epss: number[],
+    percentiles: number[],
+  ): Promise<{ inserted: number; updated: number; history: number }> {
     const c = `{${cves.join(",")}}`;
     const e = `{${epss.join(",")}}`;
     const p = `{${percentiles.join(",")}}`;
-    const history = await rowsOf<{ n: number }>(ex, sql`
+    const history = await rowsOf<{ n: number }>(
+      ex,
+      sql`
       with ins as (
         insert into epss_scores (cve_id, score_date, epss, percentile)
         select cve, ${date}::date, s, pc from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
         on conflict do nothing returning 1)
-      select count(*)::int as n from ins`);
-    const current = await rowsOf<{ cve_id: string; inserted: boolean }>(ex, sql`
+      select count(*)::int as n from ins`,
+    );
+    const current = await rowsOf<{ cve_id: string; inserted: boolean }>(
+      ex,
+      sql`
       insert into epss_current (cve_id, score_date, epss, percentile)
       select cve, ${date}::date, s, pc from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
       on conflict (cve_id) do update set score_date = excluded.score_date, epss = excluded.epss, percentile = excluded.percentile
         where epss_current.score_date <= excluded.score_date
           and (epss_current.epss, epss_current.percentile, epss_current.score_date)
               is distinct from (excluded.epss, excluded.percentile, excluded.score_date)
-      returning cve_id, (xmax = 0) as inserted`);
+      returning cve_id, (xmax = 0) as inserted`,
+    );
     if (current.length) await this.bumpVersion(ex, "cves");
     const inserted = current.filter((r) => r.inserted).length;
     return { inserted, updated: current.length - inserted, history: history[0]?.n ?? 0 };
@@ -282,13 +354,18 @@ export const feedStore = {
    * and has now (the CVEs whose merge it may change).
    */
   async upsertAdvisories(ex: Executor, all: AdvisoryRow[]): Promise<{ id: string; inserted: boolean; aliases: string[] }[]> {
-    const same = await rowsOf<{ id: string }>(ex, sql`
+    const same = await rowsOf<{ id: string }>(
+      ex,
+      sql`
       select p.id from unnest(${pgArray(all.map((r) => r.id))}::text[], ${pgArray(all.map((r) => r.hash))}::text[]) as x(id, hash)
-      join public_vulns p on p.id = x.id and p.hash = x.hash`);
+      join public_vulns p on p.id = x.id and p.hash = x.hash`,
+    );
     const unchanged = new Set(same.map((r) => r.id));
     const rows = all.filter((r) => !unchanged.has(r.id));
     if (!rows.length) return [];
-    return rowsOf(ex, sql`
+    return rowsOf(
+      ex,
+      sql`
       with x as (
         select * from json_to_recordset(${JSON.stringify(rows)}::json) as x(id text, source text, url text, summary text,
           aliases text[], severity text, cvss_score real, published timestamptz, modified timestamptz, data jsonb, hash text, file text)),
@@ -304,28 +381,39 @@ export const feedStore = {
           and (public_vulns.modified is null or excluded.modified is null or excluded.modified >= public_vulns.modified)
         returning id, aliases, (xmax = 0) as inserted)
       select up.id, up.inserted, up.aliases || coalesce(old.aliases, '{}'::text[]) as aliases
-      from up left join old on old.id = up.id`);
+      from up left join old on old.id = up.id`,
+    );
   },
 
   /** Stored articles having one of these GUIDs or URLs (the deduplication keys). */
-  async articlesByKeys(ex: Executor, guids: string[], urls: string[]): Promise<{ id: string; guid: string | null; url: string; hash: string; file: string | null }[]> {
-    return rowsOf(ex, sql`
+  async articlesByKeys(
+    ex: Executor,
+    guids: string[],
+    urls: string[],
+  ): Promise<{ id: string; guid: string | null; url: string; hash: string; file: string | null }[]> {
+    return rowsOf(
+      ex,
+      sql`
       select id, guid, url, hash, file from articles
-      where guid = any(${pgArray(guids)}::text[]) or url = any(${pgArray(urls)}::text[])`);
+      where guid = any(${pgArray(guids)}::text[]) or url = any(${pgArray(urls)}::text[])`,
+    );
   },
 
   /** Inserts new articles (a concurrent import of the same one is ignored) and rewrites changed ones by id. */
   async writeArticles(ex: Executor, inserts: ArticleRow[], updates: (ArticleRow & { id: string })[]): Promise<number> {
     let inserted = 0;
     if (inserts.length) {
-      const r = await rowsOf<{ n: number }>(ex, sql`
+      const r = await rowsOf<{ n: number }>(
+        ex,
+        sql`
         with ins as (
           insert into articles (guid, url, title, description, published_at, source, author, image_url, cve_ids, hash, file)
           select guid, url, title, description, published_at, source, author, image_url, cve_ids, hash, file
           from json_to_recordset(${JSON.stringify(inserts)}::json) as x(guid text, url text, title text, description text,
             published_at timestamptz, source text, author text, image_url text, cve_ids text[], hash text, file text)
           on conflict do nothing returning 1)
-        select count(*)::int as n from ins`);
+        select count(*)::int as n from ins`,
+      );
       inserted = r[0]?.n ?? 0;
     }
     if (updates.length) {
@@ -349,4 +437,3 @@ export const feedStore = {
 async function lockInOrder(ex: Executor, ids: string[]): Promise<void> {
   await ex.execute(sql`select 1 from cves where cve_id = any(${pgArray(ids)}::text[]) order by cve_id for update`);
 }
-

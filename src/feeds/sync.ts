@@ -66,7 +66,13 @@ export class FeedSync {
       if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
       file = await this.download(source, url, res);
       const result = await importFeed(this.db, source, [file]);
-      await this.record(source, url, { status: "imported", httpStatus, etag: res.headers.get("etag"), lastModified: res.headers.get("last-modified"), imported: true });
+      await this.record(source, url, {
+        status: "imported",
+        httpStatus,
+        etag: res.headers.get("etag"),
+        lastModified: res.headers.get("last-modified"),
+        imported: true,
+      });
       return { source, url, status: "imported", http_status: httpStatus, result };
     } catch (err) {
       const error = (err as Error).name === "TimeoutError" ? `délai dépassé (${TIMEOUT_MS / 1000} s)` : (err as Error).message;
@@ -94,13 +100,31 @@ export class FeedSync {
     return file;
   }
 
-  private async record(source: Source, url: string, s: { status: string; httpStatus: number | null; etag?: string | null; lastModified?: string | null; imported?: boolean; error?: string }) {
+  private async record(
+    source: Source,
+    url: string,
+    s: {
+      status: string;
+      httpStatus: number | null;
+      etag?: string | null;
+      lastModified?: string | null;
+      imported?: boolean;
+      error?: string;
+    },
+  ) {
     const now = new Date();
     const values = {
-      source, status: s.status, httpStatus: s.httpStatus, checkedAt: now, error: s.error ?? null,
+      source,
+      status: s.status,
+      httpStatus: s.httpStatus,
+      checkedAt: now,
+      error: s.error ?? null,
       ...(s.imported ? { etag: s.etag ?? null, lastModified: s.lastModified ?? null, importedAt: now } : {}),
     };
-    await this.db.insert(feedSyncState).values({ url, ...values }).onConflictDoUpdate({ target: feedSyncState.url, set: values });
+    await this.db
+      .insert(feedSyncState)
+      .values({ url, ...values })
+      .onConflictDoUpdate({ target: feedSyncState.url, set: values });
   }
 }
 

@@ -18,7 +18,8 @@ function fixtureCpes(): string[] {
   for (const f of ["nvd11/CVE-2018-0257.json", "nvd11/CVE-2021-31799.json"]) {
     for (const n of (fixture(f) as Configurations).configurations.nodes) walk(n);
   }
-  for (const conf of (fixture("nvd20/CVE-2023-4966.json") as { configurations: { nodes: ConfigNode[] }[] }).configurations) for (const n of conf.nodes) walk(n);
+  for (const conf of (fixture("nvd20/CVE-2023-4966.json") as { configurations: { nodes: ConfigNode[] }[] }).configurations)
+    for (const n of conf.nodes) walk(n);
   return out;
 }
 

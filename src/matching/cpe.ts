@@ -89,8 +89,19 @@ export function parseCpe23(cpe: string): Cpe23 | null {
     i++;
   }
   if (values.length !== 11) return null;
-  const [part, vendor, product, version, update, edition, language, sw_edition, target_sw, target_hw, other] =
-    values as [string, string, string, string, string, string, string, string, string, string, string];
+  const [part, vendor, product, version, update, edition, language, sw_edition, target_sw, target_hw, other] = values as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   if (!isValidPart(part)) return null;
   return { part, vendor, product, version, update, edition, language, sw_edition, target_sw, target_hw, other };
 }
@@ -137,8 +148,10 @@ function decodeUriComponentCpe(s: string | undefined): string | null {
       const hex = s.slice(i + 1, i + 3);
       if (hex.length !== 2 || !/^[0-9a-fA-F]{2}$/.test(hex)) return null;
       const code = parseInt(hex, 16);
-      if (code === 1) out += "?"; // %01: single-character wildcard
-      else if (code === 2) out += "*"; // %02: multi-character wildcard
+      if (code === 1)
+        out += "?"; // %01: single-character wildcard
+      else if (code === 2)
+        out += "*"; // %02: multi-character wildcard
       else out += String.fromCharCode(code);
       i += 2;
     } else {
@@ -223,10 +236,27 @@ function bindFsValue(v: string): string {
 export function formatCpe23(c: Cpe23): string {
   return (
     CPE23_PREFIX +
-    bindFsValue(c.part) + ":" + bindFsValue(c.vendor) + ":" + bindFsValue(c.product) + ":" +
-    bindFsValue(c.version) + ":" + bindFsValue(c.update) + ":" + bindFsValue(c.edition) + ":" +
-    bindFsValue(c.language) + ":" + bindFsValue(c.sw_edition) + ":" + bindFsValue(c.target_sw) + ":" +
-    bindFsValue(c.target_hw) + ":" + bindFsValue(c.other)
+    bindFsValue(c.part) +
+    ":" +
+    bindFsValue(c.vendor) +
+    ":" +
+    bindFsValue(c.product) +
+    ":" +
+    bindFsValue(c.version) +
+    ":" +
+    bindFsValue(c.update) +
+    ":" +
+    bindFsValue(c.edition) +
+    ":" +
+    bindFsValue(c.language) +
+    ":" +
+    bindFsValue(c.sw_edition) +
+    ":" +
+    bindFsValue(c.target_sw) +
+    ":" +
+    bindFsValue(c.target_hw) +
+    ":" +
+    bindFsValue(c.other)
   );
 }
 

@@ -2,12 +2,30 @@ import { describe, expect, it } from "vitest";
 import { decideAffected, decideOsv, decidePackageCpe, describe as describeMatch, meetsSeverity, type AffectedRow } from "./decide.js";
 
 const row = (r: Partial<AffectedRow>): AffectedRow => ({
-  origin: "cna", vendor: null, product: null, vendor_norm: null, cpe: null, version_from: null, version_from_inclusive: true,
-  version_to: null, version_to_inclusive: false, version_status: "affected", version_type: null, default_status: null, vulnerable: true, ...r,
+  origin: "cna",
+  vendor: null,
+  product: null,
+  vendor_norm: null,
+  cpe: null,
+  version_from: null,
+  version_from_inclusive: true,
+  version_to: null,
+  version_to_inclusive: false,
+  version_status: "affected",
+  version_type: null,
+  default_status: null,
+  vulnerable: true,
+  ...r,
 });
 
 // CVE-2024-3400 as Vigie stores it from the CVE 5 record (CNA Palo Alto Networks + CISA ADP), PAN-OS rows.
-const cna = { origin: "cna", vendor: "Palo Alto Networks", product: "PAN-OS", vendor_norm: "palo_alto_networks", default_status: "unaffected" };
+const cna = {
+  origin: "cna",
+  vendor: "Palo Alto Networks",
+  product: "PAN-OS",
+  vendor_norm: "palo_alto_networks",
+  default_status: "unaffected",
+};
 const adp = { origin: "adp", vendor: "paloaltonetworks", product: "pan-os", vendor_norm: "paloaltonetworks", default_status: "unknown" };
 const CVE_2024_3400 = [
   row({ ...cna, version_from: "10.2.0", version_to: "10.2.9-h1", version_type: "custom" }),
@@ -15,12 +33,21 @@ const CVE_2024_3400 = [
   row({ ...cna, version_from: "11.1.0", version_to: "11.1.2-h3", version_type: "custom" }),
   row({ ...cna, version_from: "10.1.0", version_to: "10.1.0", version_to_inclusive: true, version_status: "unaffected" }),
   row({ ...cna, version_from: "9.1.0", version_to: "9.1.0", version_to_inclusive: true, version_status: "unaffected" }),
-  row({ ...adp, version_from: "10.2.0", version_to: "10.2.9-h1", version_type: "custom", cpe: "cpe:2.3:o:paloaltonetworks:pan-os:10.2.0:*:*:*:*:*:*:*" }),
+  row({
+    ...adp,
+    version_from: "10.2.0",
+    version_to: "10.2.9-h1",
+    version_type: "custom",
+    cpe: "cpe:2.3:o:paloaltonetworks:pan-os:10.2.0:*:*:*:*:*:*:*",
+  }),
 ];
 
 describe("affected products against an item's version", () => {
   it("PAN-OS 10.2.5 is hit by CVE-2024-3400, 10.2.9-h1 and 10.1.x are not", () => {
-    expect(decideAffected(CVE_2024_3400, "paloaltonetworks", "10.2.5")).toMatchObject({ rule: "version_range", range: "[10.2.0, 10.2.9-h1[" });
+    expect(decideAffected(CVE_2024_3400, "paloaltonetworks", "10.2.5")).toMatchObject({
+      rule: "version_range",
+      range: "[10.2.0, 10.2.9-h1[",
+    });
     // The CNA writes "Palo Alto Networks", the ADP "paloaltonetworks": the same vendor.
     expect(decideAffected(CVE_2024_3400, "palo_alto_networks", "11.1.2")).toMatchObject({ rule: "version_range", origin: "cna" });
     expect(decideAffected(CVE_2024_3400, "paloaltonetworks", "10.2.9-h1")).toBeNull();
@@ -33,13 +60,30 @@ describe("affected products against an item's version", () => {
 
   it("OpenSSH 9.6p1 is hit by CVE-2024-6387 (a CNA row that names no vendor), 9.8p1 is not", () => {
     // Red Hat's CNA entry: product OpenSSH, 8.5p1 to 9.7p1 inclusive, no vendor.
-    const rows = [row({ product: "OpenSSH", version_from: "8.5p1", version_to: "9.7p1", version_to_inclusive: true, version_type: "custom", default_status: "unaffected" })];
+    const rows = [
+      row({
+        product: "OpenSSH",
+        version_from: "8.5p1",
+        version_to: "9.7p1",
+        version_to_inclusive: true,
+        version_type: "custom",
+        default_status: "unaffected",
+      }),
+    ];
     expect(decideAffected(rows, "openbsd", "9.6p1")).toMatchObject({ rule: "version_range", range: "[8.5p1, 9.7p1]" });
     expect(decideAffected(rows, "openbsd", "9.8p1")).toBeNull();
   });
 
   it("an NVD row without bounds is no statement about a version (CVE-2008-3844 does not hit OpenSSH 9.6p1)", () => {
-    const nvd = [row({ origin: "nvd", vendor: "openbsd", product: "openssh", vendor_norm: "openbsd", cpe: "cpe:2.3:a:openbsd:openssh:*:*:*:*:*:*:*:*" })];
+    const nvd = [
+      row({
+        origin: "nvd",
+        vendor: "openbsd",
+        product: "openssh",
+        vendor_norm: "openbsd",
+        cpe: "cpe:2.3:a:openbsd:openssh:*:*:*:*:*:*:*:*",
+      }),
+    ];
     expect(decideAffected(nvd, "openbsd", "9.6p1")).toBeNull();
     expect(decideAffected(nvd, "openbsd", null)).toMatchObject({ rule: "all_versions", origin: "nvd" });
     // The CNA's own "every version" does count.
@@ -55,7 +99,15 @@ describe("affected products against an item's version", () => {
     expect(decideAffected(exact, "openbsd", "9.9")).toMatchObject({ range: "= 9.9" });
     expect(decideAffected(exact, "openbsd", "9.9p2")).toBeNull();
     // NVD lists OpenSSH releases as version + update (CVE-2025-26465: cpe:2.3:a:openbsd:openssh:9.9:p1): that release only.
-    const p1 = [row({ ...nvd, cpe: "cpe:2.3:a:openbsd:openssh:9.9:p1:*:*:*:*:*:*", version_from: "9.9", version_to: "9.9", version_to_inclusive: true })];
+    const p1 = [
+      row({
+        ...nvd,
+        cpe: "cpe:2.3:a:openbsd:openssh:9.9:p1:*:*:*:*:*:*",
+        version_from: "9.9",
+        version_to: "9.9",
+        version_to_inclusive: true,
+      }),
+    ];
     expect(decideAffected(p1, "openbsd", "9.9p1")).toMatchObject({ rule: "version_range", range: "= 9.9-p1" });
     expect(decideAffected(p1, "openbsd", "9.9")).toBeNull();
     expect(decideAffected(p1, "openbsd", "9.9p2")).toBeNull();
@@ -71,10 +123,7 @@ describe("affected products against an item's version", () => {
 describe("a versioned package against CPE data naming its product", () => {
   // NVD 1.1 feed 2021, CVE-2021-35042 (Django): djangoproject:django 3.1 ≤ v < 3.1.13 and 3.2 ≤ v < 3.2.5.
   const nvd = { origin: "nvd", vendor: "djangoproject", product: "django", vendor_norm: "djangoproject" };
-  const rows = [
-    row({ ...nvd, version_from: "3.1", version_to: "3.1.13" }),
-    row({ ...nvd, version_from: "3.2", version_to: "3.2.5" }),
-  ];
+  const rows = [row({ ...nvd, version_from: "3.1", version_to: "3.1.13" }), row({ ...nvd, version_from: "3.2", version_to: "3.2.5" })];
 
   it("only version ranges count, whatever the vendor", () => {
     expect(decidePackageCpe(rows, "3.2.4")).toMatchObject({ rule: "version_range", origin: "nvd", range: "[3.2, 3.2.5[" });
@@ -87,13 +136,34 @@ describe("a versioned package against CPE data naming its product", () => {
 
 describe("OSV packages and severity thresholds", () => {
   // PYSEC-2023-100 (CVE-2023-36053), Django.
-  const django = [{ advisory: "PYSEC-2023-100", ecosystem: "PyPI", name: "django", versions: [],
-    ranges: [{ type: "ECOSYSTEM", events: [{ introduced: "0" }, { fixed: "3.2.20" }, { introduced: "4.0" }, { fixed: "4.1.10" }, { introduced: "4.2" }, { fixed: "4.2.3" }] }] }];
+  const django = [
+    {
+      advisory: "PYSEC-2023-100",
+      ecosystem: "PyPI",
+      name: "django",
+      versions: [],
+      ranges: [
+        {
+          type: "ECOSYSTEM",
+          events: [
+            { introduced: "0" },
+            { fixed: "3.2.20" },
+            { introduced: "4.0" },
+            { fixed: "4.1.10" },
+            { introduced: "4.2" },
+            { fixed: "4.2.3" },
+          ],
+        },
+      ],
+    },
+  ];
 
   it("Django 4.2.1 is hit, 4.2.3 is not; an unversioned package item is hit", () => {
     const hit = decideOsv(django, "4.2.1");
     expect(hit).toMatchObject({ rule: "osv_range", origin: "PYSEC-2023-100", version: "4.2.1" });
-    expect(describeMatch("purl", "pkg:pypi/django@4.2.1", hit!)).toBe("purl pkg:pypi/django@4.2.1 : version 4.2.1 dans [4.2, 4.2.3[ (PYSEC-2023-100)");
+    expect(describeMatch("purl", "pkg:pypi/django@4.2.1", hit!)).toBe(
+      "purl pkg:pypi/django@4.2.1 : version 4.2.1 dans [4.2, 4.2.3[ (PYSEC-2023-100)",
+    );
     expect(decideOsv(django, "3.2.19")).toMatchObject({ range: "[0, 3.2.20[" });
     expect(decideOsv(django, "4.2.3")).toBeNull();
     expect(decideOsv(django, null)).toMatchObject({ rule: "osv_range" });

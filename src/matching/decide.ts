@@ -71,7 +71,8 @@ function rangeText(r: AffectedRow): string {
 /** A row that names no vendor (a CNA that gave the product alone, or "n/a") matches on the product. */
 const namedVendor = (r: AffectedRow) => r.vendor_norm !== null && r.vendor_norm !== "n/a" && r.vendor_norm !== "";
 const bounded = (r: AffectedRow) => r.version_from !== null || r.version_to !== null;
-const says = (r: AffectedRow, status: string) => (status === "affected" ? r.version_status === "affected" && r.vulnerable : r.version_status === status);
+const says = (r: AffectedRow, status: string) =>
+  status === "affected" ? r.version_status === "affected" && r.vulnerable : r.version_status === status;
 const comparable = (r: AffectedRow) => r.version_type !== "git";
 
 const POST_RELEASE = /^[-_.]?(p|h|patch|hotfix|update|u|sp)\d+$/i;
@@ -86,19 +87,44 @@ function exactUpdate(r: AffectedRow): string | null {
 function holds(r: AffectedRow, version: string): boolean {
   const exact = exactUpdate(r);
   if (exact) return compareVersions(version, exact) === 0;
-  if (inRange(version, { from: r.version_from, fromInclusive: r.version_from_inclusive, to: r.version_to, toInclusive: r.version_to_inclusive })) return true;
+  if (
+    inRange(version, {
+      from: r.version_from,
+      fromInclusive: r.version_from_inclusive,
+      to: r.version_to,
+      toInclusive: r.version_to_inclusive,
+    })
+  )
+    return true;
   // A range "up to 9.8 inclusive" names the release, its patch levels included: OpenSSH 9.8p1,
   // PAN-OS 10.2.9-h1 (an exact version "= 9.9" does not: 9.9p2 is another release).
   const to = r.version_to;
-  return r.version_to_inclusive && to !== null && r.version_from !== to && version.toLowerCase().startsWith(to.toLowerCase()) && POST_RELEASE.test(version.slice(to.length))
-    && inRange(version, { from: r.version_from, fromInclusive: r.version_from_inclusive, to: null, toInclusive: false });
+  return (
+    r.version_to_inclusive &&
+    to !== null &&
+    r.version_from !== to &&
+    version.toLowerCase().startsWith(to.toLowerCase()) &&
+    POST_RELEASE.test(version.slice(to.length)) &&
+    inRange(version, { from: r.version_from, fromInclusive: r.version_from_inclusive, to: null, toInclusive: false })
+  );
 }
 
-const reason = (rule: MatchReason["rule"], r: AffectedRow | null, version: string | null, range: string | null): MatchReason =>
-  ({ rule, version, range, origin: r?.origin ?? null, vendor: r?.vendor ?? null, product: r?.product ?? null });
+const reason = (rule: MatchReason["rule"], r: AffectedRow | null, version: string | null, range: string | null): MatchReason => ({
+  rule,
+  version,
+  range,
+  origin: r?.origin ?? null,
+  vendor: r?.vendor ?? null,
+  product: r?.product ?? null,
+});
 
 /** The affected rows of one CVE (already narrowed to the item's product) against the item's version. */
-export function decideAffected(rows: AffectedRow[], itemVendor: string | null, version: string | null, vendorAliases: string[] = []): MatchReason | null {
+export function decideAffected(
+  rows: AffectedRow[],
+  itemVendor: string | null,
+  version: string | null,
+  vendorAliases: string[] = [],
+): MatchReason | null {
   // The item's vendor under its learned other names too (equivalences.ts: "oracle" = "oracle_corporation").
   const vendors = new Set([itemVendor, ...vendorAliases].map(squash));
   const mine = rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || vendors.has(squash(r.vendor_norm))));
@@ -112,7 +138,8 @@ export function decideAffected(rows: AffectedRow[], itemVendor: string | null, v
   // An unbounded row counts for a versioned item only when the CNA wrote it: NVD and ADP write
   // "every version" for old records whose versions were never analysed (OpenSSH 9.6p1 is not hit
   // by CVE-2008-3844).
-  const hit = mine.filter((r) => says(r, "affected") && (bounded(r) ? holds(r, version) : r.origin === "cna"))
+  const hit = mine
+    .filter((r) => says(r, "affected") && (bounded(r) ? holds(r, version) : r.origin === "cna"))
     .sort((a, b) => Number(bounded(b)) - Number(bounded(a)))[0];
   if (hit) return reason(bounded(hit) ? "version_range" : "all_versions", hit, version, bounded(hit) ? rangeText(hit) : null);
   // defaultStatus "affected" holds for every version no listed range covers — when the entry lists
@@ -171,13 +198,23 @@ function osvInterval(version: string, p: OsvPackageRow): string | null {
 export function describe(itemType: string, value: string, r: MatchReason): string {
   const what = `${itemType} ${value}`;
   switch (r.rule) {
-    case "version_range": return `${what} : version ${r.version} dans ${r.range} (${r.origin})`;
-    case "all_versions": return `${what} : toutes versions concernées${r.range ? ` (${r.range})` : ""} (${r.origin})`;
-    case "unversioned": return `${what} : version ${r.version} non vérifiable — ${r.origin === "kev" ? "KEV (exploitée)" : r.origin} nomme le produit sans versions et aucune source ne donne de plage`;
-    case "default_status": return `${what} : version ${r.version}, produit affecté par défaut (${r.origin})`;
-    case "osv_range": return r.version ? `${what} : version ${r.version} dans ${r.range ?? "les versions listées"} (${r.origin})` : `${what} : paquet concerné (${r.origin})`;
-    case "vendor": return `${what} : produit ${r.vendor ?? ""}/${r.product ?? ""} du vendor (${r.origin})`;
-    case "keyword": return `${what} : mots présents dans la CVE`;
-    case "cve": return `${what} : CVE surveillée`;
+    case "version_range":
+      return `${what} : version ${r.version} dans ${r.range} (${r.origin})`;
+    case "all_versions":
+      return `${what} : toutes versions concernées${r.range ? ` (${r.range})` : ""} (${r.origin})`;
+    case "unversioned":
+      return `${what} : version ${r.version} non vérifiable — ${r.origin === "kev" ? "KEV (exploitée)" : r.origin} nomme le produit sans versions et aucune source ne donne de plage`;
+    case "default_status":
+      return `${what} : version ${r.version}, produit affecté par défaut (${r.origin})`;
+    case "osv_range":
+      return r.version
+        ? `${what} : version ${r.version} dans ${r.range ?? "les versions listées"} (${r.origin})`
+        : `${what} : paquet concerné (${r.origin})`;
+    case "vendor":
+      return `${what} : produit ${r.vendor ?? ""}/${r.product ?? ""} du vendor (${r.origin})`;
+    case "keyword":
+      return `${what} : mots présents dans la CVE`;
+    case "cve":
+      return `${what} : CVE surveillée`;
   }
 }

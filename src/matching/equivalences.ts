@@ -21,7 +21,11 @@ export const MIN_EVIDENCE = 3;
 /** Names that say nothing ("n/a"), never part of an equivalence. */
 const VOID_NAMES = ["n/a", "n_a", "na", "unknown", "unspecified", "*", "-", ""];
 
-interface Pair { kind: string; name: string; equivalent: string }
+interface Pair {
+  kind: string;
+  name: string;
+  equivalent: string;
+}
 
 /** Rewrites the evidence of these CVEs and the equivalences whose evidence changed (inside the import transaction). */
 export async function learnEquivalences(ex: Executor, cveIds: string[]): Promise<void> {
@@ -29,7 +33,9 @@ export async function learnEquivalences(ex: Executor, cveIds: string[]): Promise
   const ids = sql`${pgArray(cveIds)}::text[]`;
   const removed = await rowsOf<Pair>(ex, sql`delete from name_evidence where cve_id = any(${ids}) returning kind, name, equivalent`);
   const voids = sql`${pgArray(VOID_NAMES)}::text[]`;
-  const added = await rowsOf<Pair>(ex, sql`
+  const added = await rowsOf<Pair>(
+    ex,
+    sql`
     with a as (
       select cve_id, origin, vendor_norm, product_norm, cpe is not null as has_cpe,
         nullif(replace(lower(split_part(cpe, ':', 4)), '\\', ''), '') as cv, nullif(replace(lower(split_part(cpe, ':', 5)), '\\', ''), '') as cp
@@ -64,7 +70,8 @@ export async function learnEquivalences(ex: Executor, cveIds: string[]): Promise
       union select cve_id, 'product', least(p, cp), greatest(p, cp), via from ev where p <> cp)
     insert into name_evidence (cve_id, kind, name, equivalent, via)
     select * from pairs order by 1, 2, 3, 4, 5 on conflict do nothing
-    returning kind, name, equivalent`);
+    returning kind, name, equivalent`,
+  );
   const touched = new Map<string, Pair>();
   for (const p of [...removed, ...added]) touched.set(`${p.kind}\u0000${p.name}\u0000${p.equivalent}`, p);
   if (!touched.size) return;
@@ -90,8 +97,11 @@ export async function learnEquivalences(ex: Executor, cveIds: string[]): Promise
 export async function vendorEquivalents(ex: Executor, vendors: string[]): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   if (!vendors.length) return out;
-  const rows = await rowsOf<{ name: string; equivalent: string }>(ex, sql`
-    select name, equivalent from name_equivalences where kind = 'vendor' and name = any(${pgArray(vendors)}::text[])`);
+  const rows = await rowsOf<{ name: string; equivalent: string }>(
+    ex,
+    sql`
+    select name, equivalent from name_equivalences where kind = 'vendor' and name = any(${pgArray(vendors)}::text[])`,
+  );
   for (const r of rows) out.set(r.name, [...(out.get(r.name) ?? []), r.equivalent]);
   return out;
 }

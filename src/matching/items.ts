@@ -31,13 +31,35 @@ export interface ItemKeys {
 /** A value that cannot be matched: the message says what is wrong (a 422 on `value`). */
 export class BadItem extends Error {}
 
-const NONE: ItemKeys = { matchVendor: null, matchProduct: null, matchVersion: null, matchEcosystem: null, matchCpeProduct: null, keywordText: null, matchCve: null };
+const NONE: ItemKeys = {
+  matchVendor: null,
+  matchProduct: null,
+  matchVersion: null,
+  matchEcosystem: null,
+  matchCpeProduct: null,
+  keywordText: null,
+  matchCve: null,
+};
 
 /** purl types → OSV ecosystems. */
 const PURL_ECOSYSTEMS: Record<string, string> = {
-  pypi: "pypi", npm: "npm", maven: "maven", golang: "go", cargo: "crates.io", gem: "rubygems",
-  nuget: "nuget", composer: "packagist", hex: "hex", pub: "pub", hackage: "hackage", cran: "cran",
-  swift: "swifturl", cocoapods: "cocoapods", deb: "debian", apk: "alpine", rpm: "rpm",
+  pypi: "pypi",
+  npm: "npm",
+  maven: "maven",
+  golang: "go",
+  cargo: "crates.io",
+  gem: "rubygems",
+  nuget: "nuget",
+  composer: "packagist",
+  hex: "hex",
+  pub: "pub",
+  hackage: "hackage",
+  cran: "cran",
+  swift: "swifturl",
+  cocoapods: "cocoapods",
+  deb: "debian",
+  apk: "alpine",
+  rpm: "rpm",
 };
 
 const ADVISORY_ID = /^(CVE-\d{4}-\d{4,}|[A-Z][A-Z0-9]*-[A-Za-z0-9][A-Za-z0-9._:-]*)$/;
@@ -47,13 +69,16 @@ export function itemKeys(type: StackItemType, raw: string): ItemKeys {
   const value = raw.trim();
   if (!value) throw new BadItem("la valeur est vide");
   switch (type) {
-    case "cpe": return cpeKeys(value);
-    case "product": return productKeys(value);
+    case "cpe":
+      return cpeKeys(value);
+    case "product":
+      return productKeys(value);
     case "vendor": {
       if (value.includes(":")) throw new BadItem("un vendor est un nom seul, sans « : » (utiliser le type product pour vendor:product)");
       return { ...NONE, matchVendor: normalizeName(value) };
     }
-    case "purl": return purlKeys(value);
+    case "purl":
+      return purlKeys(value);
     case "keyword": {
       if (!/[\p{L}\p{N}]/u.test(value)) throw new BadItem("le mot-clé ne contient aucun mot");
       return { ...NONE, keywordText: value };
@@ -68,8 +93,12 @@ export function itemKeys(type: StackItemType, raw: string): ItemKeys {
 
 function cpeKeys(value: string): ItemKeys {
   const cpe = parseCpe(value);
-  if (!cpe) throw new BadItem("CPE mal formée : attendu cpe:2.3:part:vendor:product:version:… (11 attributs après cpe:2.3) ou cpe:/part:vendor:product");
-  if (!isConcreteVersion(cpe.vendor) || !isConcreteVersion(cpe.product)) throw new BadItem("la CPE doit nommer un vendor et un produit (pas * ni -)");
+  if (!cpe)
+    throw new BadItem(
+      "CPE mal formée : attendu cpe:2.3:part:vendor:product:version:… (11 attributs après cpe:2.3) ou cpe:/part:vendor:product",
+    );
+  if (!isConcreteVersion(cpe.vendor) || !isConcreteVersion(cpe.product))
+    throw new BadItem("la CPE doit nommer un vendor et un produit (pas * ni -)");
   let version = isConcreteVersion(cpe.version) ? cpe.version : null;
   if (version && isConcreteVersion(cpe.update)) version = `${version}-${cpe.update}`;
   return { ...NONE, matchVendor: normalizeName(cpe.vendor), matchProduct: normalizeName(cpe.product), matchVersion: version };
@@ -85,7 +114,8 @@ function productKeys(value: string): ItemKeys {
   }
   const parts = name.split(":").map((p) => p.trim());
   if (parts.length === 3 && version === null) version = parts.pop()!;
-  if (parts.length > 2 || parts.some((p) => !p)) throw new BadItem("produit attendu : vendor:product ou product, avec une version facultative (vendor:product@1.2.3)");
+  if (parts.length > 2 || parts.some((p) => !p))
+    throw new BadItem("produit attendu : vendor:product ou product, avec une version facultative (vendor:product@1.2.3)");
   if (version !== null && !isConcreteVersion(version)) throw new BadItem("la version est vide");
   const [vendor, product] = parts.length === 2 ? parts : [null, parts[0]!];
   return { ...NONE, matchVendor: vendor ? normalizeName(vendor) : null, matchProduct: normalizeName(product!), matchVersion: version };
@@ -105,7 +135,10 @@ function purlKeys(value: string): ItemKeys {
   let segments: string[];
   let version: string | null;
   try {
-    segments = m[2]!.split("/").filter(Boolean).map((s) => decodeURIComponent(s));
+    segments = m[2]!
+      .split("/")
+      .filter(Boolean)
+      .map((s) => decodeURIComponent(s));
     version = m[3] ? decodeURIComponent(m[3]) : null;
   } catch {
     throw new BadItem("purl mal formé : encodage %xx invalide");
@@ -117,5 +150,11 @@ function purlKeys(value: string): ItemKeys {
   // package (@angular/core) has no such name, and without a version CPE ranges tell nothing.
   const last = segments.at(-1)!;
   const cpeProduct = version && !(type === "npm" && segments.length > 1) ? normalizeName(last) : null;
-  return { ...NONE, matchEcosystem: ecosystem, matchProduct: packageName(ecosystem, name), matchVersion: version, matchCpeProduct: cpeProduct };
+  return {
+    ...NONE,
+    matchEcosystem: ecosystem,
+    matchProduct: packageName(ecosystem, name),
+    matchVersion: version,
+    matchCpeProduct: cpeProduct,
+  };
 }

@@ -11,7 +11,18 @@ import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { bumpVersions } from "../platform/db/versions.js";
 import { palier } from "./priority.js";
 import { vendorEquivalents } from "./equivalences.js";
-import { decideAffected, decideOsv, decidePackageCpe, decideVendor, describe, meetsSeverity, severityRank, type AffectedRow, type MatchReason, type OsvPackageRow } from "./decide.js";
+import {
+  decideAffected,
+  decideOsv,
+  decidePackageCpe,
+  decideVendor,
+  describe,
+  meetsSeverity,
+  severityRank,
+  type AffectedRow,
+  type MatchReason,
+  type OsvPackageRow,
+} from "./decide.js";
 
 interface Candidate {
   item_id: string;
@@ -120,7 +131,16 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean, affected: SQL =
   return sql.join(branches, sql` union all `);
 }
 
-const RULE_RANK: Record<string, number> = { version_range: 0, osv_range: 1, cve: 2, default_status: 3, all_versions: 4, unversioned: 5, vendor: 6, keyword: 7 };
+const RULE_RANK: Record<string, number> = {
+  version_range: 0,
+  osv_range: 1,
+  cve: 2,
+  default_status: 3,
+  all_versions: 4,
+  unversioned: 5,
+  vendor: 6,
+  keyword: 7,
+};
 
 /**
  * The candidates of one (item, CVE) found through several names (its own, learned equivalents) as
@@ -143,7 +163,8 @@ function decide(candidates: Candidate[], vendorNames: Map<string, string[]>): Hi
   for (const c of mergeByItem(candidates)) {
     if (c.state === "REJECTED" || !meetsSeverity(c.severity, c.min_severity)) continue;
     let reason: MatchReason | null;
-    if (c.item_type === "purl") reason = c.packages ? decideOsv(c.packages, c.match_version) : decidePackageCpe(c.rows ?? [], c.match_version);
+    if (c.item_type === "purl")
+      reason = c.packages ? decideOsv(c.packages, c.match_version) : decidePackageCpe(c.rows ?? [], c.match_version);
     else if (c.item_type === "vendor") reason = decideVendor(c.rows ?? []);
     else if (c.item_type === "keyword" || c.item_type === "cve") {
       reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };
@@ -153,10 +174,18 @@ function decide(candidates: Candidate[], vendorNames: Map<string, string[]>): Hi
     const prev = best.get(key);
     if (prev && RULE_RANK[prev.match.rule]! <= RULE_RANK[reason.rule]!) continue;
     best.set(key, {
-      project_id: c.project_id, org_id: c.org_id, item_id: c.item_id, cve_id: c.cve_id,
-      severity: c.severity, cvss_score: c.cvss_score, is_kev: c.is_kev, has_poc: c.has_poc, epss: c.epss,
+      project_id: c.project_id,
+      org_id: c.org_id,
+      item_id: c.item_id,
+      cve_id: c.cve_id,
+      severity: c.severity,
+      cvss_score: c.cvss_score,
+      is_kev: c.is_kev,
+      has_poc: c.has_poc,
+      epss: c.epss,
       palier: palier({ severity: c.severity, epss: c.epss, isKev: c.is_kev, hasPoc: c.has_poc }),
-      vendor: reason.vendor, product: reason.product,
+      vendor: reason.vendor,
+      product: reason.product,
       source: describe(c.item_type, c.value, reason),
       match: { ...reason, item_id: c.item_id, item_type: c.item_type, value: c.value },
     });
@@ -178,7 +207,9 @@ async function raise(ex: Executor, hits: Hit[]): Promise<number> {
   if (!hits.length) return 0;
   // In (project, CVE) order: concurrent writers of the same alerts take their locks in one order.
   hits.sort((a, b) => (a.project_id + a.cve_id < b.project_id + b.cve_id ? -1 : 1));
-  const rows = await rowsOf<{ project_id: string; n: number }>(ex, sql`
+  const rows = await rowsOf<{ project_id: string; n: number }>(
+    ex,
+    sql`
     with h as (
       select * from json_to_recordset(${JSON.stringify(hits)}::json) as h(project_id uuid, org_id uuid, item_id uuid, cve_id text,
         severity text, cvss_score real, is_kev boolean, has_poc boolean, epss double precision, palier text, vendor text, product text,
@@ -193,15 +224,30 @@ async function raise(ex: Executor, hits: Hit[]): Promise<number> {
       select org_id, project_id, 'cve.new_match', cve_id, id,
         jsonb_build_object('alert_id', id, 'cve_id', cve_id, 'severity', severity, 'is_kev', is_kev, 'has_poc', has_poc, 'palier', palier, 'source', source, 'match', match)
       from ins returning project_id)
-    select project_id, count(*)::int as n from ev group by project_id`);
-  await bumpVersions(ex, rows.map((r) => alertsVersion(r.project_id)));
+    select project_id, count(*)::int as n from ev group by project_id`,
+  );
+  await bumpVersions(
+    ex,
+    rows.map((r) => alertsVersion(r.project_id)),
+  );
   return rows.reduce((n, r) => n + r.n, 0);
 }
 
 interface AlertFacts {
-  id: string; org_id: string; project_id: string; cve_id: string;
-  old_severity: string; old_cvss: number | null; old_kev: boolean; old_poc: boolean; old_epss: number | null;
-  severity: string; cvss_score: number | null; is_kev: boolean; has_poc: boolean; epss: number | null;
+  id: string;
+  org_id: string;
+  project_id: string;
+  cve_id: string;
+  old_severity: string;
+  old_cvss: number | null;
+  old_kev: boolean;
+  old_poc: boolean;
+  old_epss: number | null;
+  severity: string;
+  cvss_score: number | null;
+  is_kev: boolean;
+  has_poc: boolean;
+  epss: number | null;
 }
 
 /**
@@ -210,25 +256,47 @@ interface AlertFacts {
  * cve.severity_raised) — never a second alert.
  */
 export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<void> {
-  const rows = await rowsOf<AlertFacts>(ex, sql`
+  const rows = await rowsOf<AlertFacts>(
+    ex,
+    sql`
     select a.id, a.org_id, a.project_id, a.cve_id, a.severity as old_severity, a.cvss_score as old_cvss, a.is_kev as old_kev,
       a.has_poc as old_poc, a.epss as old_epss, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss
     from alerts a join cves c on c.cve_id = a.cve_id left join epss_current e on e.cve_id = a.cve_id
     where a.cve_id = any(${pgArray(cveIds)}::text[])
-    order by a.id`);
+    order by a.id`,
+  );
   const updates = [];
   const changedProjects = new Set<string>();
   const events = [];
   for (const r of rows) {
     const p = palier({ severity: r.severity, epss: r.epss, isKev: r.is_kev, hasPoc: r.has_poc });
-    if (r.old_severity === r.severity && r.old_cvss === r.cvss_score && r.old_kev === r.is_kev && r.old_poc === r.has_poc && r.old_epss === r.epss) continue;
+    if (
+      r.old_severity === r.severity &&
+      r.old_cvss === r.cvss_score &&
+      r.old_kev === r.is_kev &&
+      r.old_poc === r.has_poc &&
+      r.old_epss === r.epss
+    )
+      continue;
     changedProjects.add(r.project_id);
-    updates.push({ id: r.id, severity: r.severity, cvss_score: r.cvss_score, is_kev: r.is_kev, has_poc: r.has_poc, epss: r.epss, palier: p });
+    updates.push({
+      id: r.id,
+      severity: r.severity,
+      cvss_score: r.cvss_score,
+      is_kev: r.is_kev,
+      has_poc: r.has_poc,
+      epss: r.epss,
+      palier: p,
+    });
     const base = { org_id: r.org_id, project_id: r.project_id, cve_id: r.cve_id, alert_id: r.id };
     if (r.is_kev && !r.old_kev) events.push({ ...base, event: "cve.kev_added", payload: { alert_id: r.id, cve_id: r.cve_id } });
     if (r.has_poc && !r.old_poc) events.push({ ...base, event: "cve.poc_published", payload: { alert_id: r.id, cve_id: r.cve_id } });
     if (severityRank(r.severity) > severityRank(r.old_severity)) {
-      events.push({ ...base, event: "cve.severity_raised", payload: { alert_id: r.id, cve_id: r.cve_id, from: r.old_severity, to: r.severity } });
+      events.push({
+        ...base,
+        event: "cve.severity_raised",
+        payload: { alert_id: r.id, cve_id: r.cve_id, from: r.old_severity, to: r.severity },
+      });
     }
   }
   if (updates.length) {
@@ -256,7 +324,9 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
  */
 export async function rekeyAdvisoryAlerts(ex: Executor, pairs: { from: string; to: string }[]): Promise<void> {
   if (!pairs.length) return;
-  const rows = await rowsOf<{ project_id: string }>(ex, sql`
+  const rows = await rowsOf<{ project_id: string }>(
+    ex,
+    sql`
     with p as (select * from json_to_recordset(${JSON.stringify(pairs)}::json) as p("from" text, "to" text)),
     a as (select a.id, a.project_id, p."to", b.id as kept,
             row_number() over (partition by a.project_id, p."to" order by a.triggered_at, a.id) as n
@@ -267,7 +337,8 @@ export async function rekeyAdvisoryAlerts(ex: Executor, pairs: { from: string; t
              from a where a.kept is not null or a.n > 1),
     tagged as (insert into alert_tags (alert_id, tag_id) select g.kept, t.tag_id from gone g join alert_tags t on t.alert_id = g.id on conflict do nothing),
     deleted as (delete from alerts x using gone g where x.id = g.id returning x.project_id)
-    select project_id from moved union all select project_id from deleted`);
+    select project_id from moved union all select project_id from deleted`,
+  );
   await bumpVersions(ex, [...new Set(rows.map((r) => r.project_id))].map(alertsVersion));
 }
 

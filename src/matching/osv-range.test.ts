@@ -22,11 +22,53 @@ describe("osvAffects: PyPI (Django)", () => {
     { fixed: "3.2.20" },
   ];
   const PYSEC_2023_100_VERSIONS = [
-    "3.2", "3.2.1", "3.2.10", "3.2.11", "3.2.12", "3.2.13", "3.2.14", "3.2.15", "3.2.16", "3.2.17",
-    "3.2.18", "3.2.19", "3.2.2", "3.2.3", "3.2.4", "3.2.5", "3.2.6", "3.2.7", "3.2.8", "3.2.9", "4.0",
-    "4.0.1", "4.0.10", "4.0.2", "4.0.3", "4.0.4", "4.0.5", "4.0.6", "4.0.7", "4.0.8", "4.0.9", "4.1",
-    "4.1.1", "4.1.2", "4.1.3", "4.1.4", "4.1.5", "4.1.6", "4.1.7", "4.1.8", "4.1.9", "4.1a1", "4.1b1",
-    "4.1rc1", "4.2", "4.2.1", "4.2.2",
+    "3.2",
+    "3.2.1",
+    "3.2.10",
+    "3.2.11",
+    "3.2.12",
+    "3.2.13",
+    "3.2.14",
+    "3.2.15",
+    "3.2.16",
+    "3.2.17",
+    "3.2.18",
+    "3.2.19",
+    "3.2.2",
+    "3.2.3",
+    "3.2.4",
+    "3.2.5",
+    "3.2.6",
+    "3.2.7",
+    "3.2.8",
+    "3.2.9",
+    "4.0",
+    "4.0.1",
+    "4.0.10",
+    "4.0.2",
+    "4.0.3",
+    "4.0.4",
+    "4.0.5",
+    "4.0.6",
+    "4.0.7",
+    "4.0.8",
+    "4.0.9",
+    "4.1",
+    "4.1.1",
+    "4.1.2",
+    "4.1.3",
+    "4.1.4",
+    "4.1.5",
+    "4.1.6",
+    "4.1.7",
+    "4.1.8",
+    "4.1.9",
+    "4.1a1",
+    "4.1b1",
+    "4.1rc1",
+    "4.2",
+    "4.2.1",
+    "4.2.2",
   ];
 
   it("PYSEC-2023-100: Django 4.2.1 is affected, the fixed 4.2.3 is not", () => {
@@ -53,14 +95,28 @@ describe("osvAffects: PyPI (Django)", () => {
   });
 
   it("PYSEC-2023-61 / CVE-2023-31047: 4.2.1 is the fix there", () => {
-    const pkg = eco([{ introduced: "3.2" }, { fixed: "3.2.19" }, { introduced: "4.0" }, { fixed: "4.1.9" }, { introduced: "4.2" }, { fixed: "4.2.1" }]);
+    const pkg = eco([
+      { introduced: "3.2" },
+      { fixed: "3.2.19" },
+      { introduced: "4.0" },
+      { fixed: "4.1.9" },
+      { introduced: "4.2" },
+      { fixed: "4.2.1" },
+    ]);
     expect(osvAffects("4.2", pkg)).toBe(true);
     expect(osvAffects("4.2.1", pkg)).toBe(false);
     expect(osvAffects("4.1.8", pkg)).toBe(true);
   });
 
   it("PYSEC-2024-102 / CVE-2024-45230: events listed newest branch first are sorted before evaluation", () => {
-    const pkg = eco([{ introduced: "5.1" }, { fixed: "5.1.1" }, { introduced: "5.0" }, { fixed: "5.0.9" }, { introduced: "4.2" }, { fixed: "4.2.16" }]);
+    const pkg = eco([
+      { introduced: "5.1" },
+      { fixed: "5.1.1" },
+      { introduced: "5.0" },
+      { fixed: "5.0.9" },
+      { introduced: "4.2" },
+      { fixed: "4.2.16" },
+    ]);
     expect(osvAffects("4.2.15", pkg)).toBe(true);
     expect(osvAffects("4.2.16", pkg)).toBe(false);
     expect(osvAffects("5.0.8", pkg)).toBe(true);
@@ -72,8 +128,14 @@ describe("osvAffects: PyPI (Django)", () => {
 
   it("PYSEC-2015-9 / CVE-2015-2317: PEP 440 pre-release bounds 1.8a0 .. 1.8c1", () => {
     const pkg = eco([
-      { introduced: "0" }, { fixed: "1.4.20" }, { introduced: "1.5" }, { fixed: "1.6.11" },
-      { introduced: "1.7" }, { fixed: "1.7.7" }, { introduced: "1.8a0" }, { fixed: "1.8c1" },
+      { introduced: "0" },
+      { fixed: "1.4.20" },
+      { introduced: "1.5" },
+      { fixed: "1.6.11" },
+      { introduced: "1.7" },
+      { fixed: "1.7.7" },
+      { introduced: "1.8a0" },
+      { fixed: "1.8c1" },
     ]);
     expect(osvAffects("1.8a1", pkg)).toBe(true);
     expect(osvAffects("1.8b2", pkg)).toBe(true);
@@ -156,11 +218,16 @@ describe("osvAffects: Go (SEMVER ranges)", () => {
 describe("osvAffects: Maven (GHSA)", () => {
   // GHSA-jfh8-c2jp-5v3q / CVE-2021-44228 (Log4Shell) — osv/ghsa-sample/advisories/github-reviewed/
   // 2021/12/GHSA-jfh8-c2jp-5v3q/GHSA-jfh8-c2jp-5v3q.json: three affected[] entries for log4j-core.
-  const entries = [eco([{ introduced: "2.13.0" }, { fixed: "2.15.0" }]), eco([{ introduced: "0" }, { fixed: "2.3.1" }]), eco([{ introduced: "2.4" }, { fixed: "2.12.2" }])];
+  const entries = [
+    eco([{ introduced: "2.13.0" }, { fixed: "2.15.0" }]),
+    eco([{ introduced: "0" }, { fixed: "2.3.1" }]),
+    eco([{ introduced: "2.4" }, { fixed: "2.12.2" }]),
+  ];
   const affected = (v: string) => entries.some((p) => osvAffects(v, p));
 
   it("affects 2.0-beta9 .. 2.14.1 except the backport fixes", () => {
-    for (const v of ["2.0-beta9", "2.0-rc1", "2.0", "2.3", "2.4", "2.12.1", "2.13.0", "2.14.1"]) expect([v, affected(v)]).toEqual([v, true]);
+    for (const v of ["2.0-beta9", "2.0-rc1", "2.0", "2.3", "2.4", "2.12.1", "2.13.0", "2.14.1"])
+      expect([v, affected(v)]).toEqual([v, true]);
     for (const v of ["2.3.1", "2.12.2", "2.12.4", "2.15.0", "2.17.1"]) expect([v, affected(v)]).toEqual([v, false]);
   });
 });
@@ -198,15 +265,28 @@ describe("osvAffects: evaluation details", () => {
 describe("osvIntervals (the events read as intervals, for affected rows and alert sources)", () => {
   it("pairs each introduced with the next end; a second introduced before any end opens nothing new", () => {
     // PYSEC-2023-61 (osv/pypa, django), verbatim.
-    expect(osvIntervals([{ introduced: "3.2" }, { fixed: "3.2.19" }, { introduced: "4.0" }, { fixed: "4.1.9" }, { introduced: "4.2" }, { fixed: "4.2.1" }])).toEqual([
+    expect(
+      osvIntervals([
+        { introduced: "3.2" },
+        { fixed: "3.2.19" },
+        { introduced: "4.0" },
+        { fixed: "4.1.9" },
+        { introduced: "4.2" },
+        { fixed: "4.2.1" },
+      ]),
+    ).toEqual([
       { introduced: "3.2", end: "3.2.19", endInclusive: false },
       { introduced: "4.0", end: "4.1.9", endInclusive: false },
       { introduced: "4.2", end: "4.2.1", endInclusive: false },
     ]);
     // Event shapes: last_affected closes inclusively; an introduced left open runs to infinity.
-    expect(osvIntervals([{ introduced: "1.0" }, { last_affected: "1.4" }])).toEqual([{ introduced: "1.0", end: "1.4", endInclusive: true }]);
+    expect(osvIntervals([{ introduced: "1.0" }, { last_affected: "1.4" }])).toEqual([
+      { introduced: "1.0", end: "1.4", endInclusive: true },
+    ]);
     // Before, the merge wrote [1.0, ∞[ and [2.0, 2.5[ here: versions past the fix shown affected.
-    expect(osvIntervals([{ introduced: "1.0" }, { introduced: "2.0" }, { fixed: "2.5" }])).toEqual([{ introduced: "1.0", end: "2.5", endInclusive: false }]);
+    expect(osvIntervals([{ introduced: "1.0" }, { introduced: "2.0" }, { fixed: "2.5" }])).toEqual([
+      { introduced: "1.0", end: "2.5", endInclusive: false },
+    ]);
     expect(osvIntervals([{ introduced: "0" }])).toEqual([{ introduced: "0", end: null, endInclusive: false }]);
     expect(osvIntervals([{ fixed: "1.0" }])).toEqual([]);
   });

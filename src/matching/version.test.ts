@@ -18,7 +18,10 @@ describe("compareVersions: ordering tables", () => {
   // Each row lists versions in strictly increasing order; every pair is checked both ways.
   const chains: [string, string[]][] = [
     // semver.org §11 precedence example (spec text, not a vulnerability record).
-    ["semver §11", ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0"]],
+    [
+      "semver §11",
+      ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0"],
+    ],
     // Dotted numerics: PAN-OS 10.2.9 / 10.2.10 from CVE-2024-5913 (cve-json5/vulnrichment-2024.jsonl.gz).
     ["dotted numerics", ["9.1.16", "10.0.0", "10.1.14", "10.2.9", "10.2.10", "11.0.0"]],
     // PAN-OS hotfixes: CVE-2024-3400 (10.2.9-h1) and CVE-2024-9468 (10.2.9-h11), vulnrichment-2024.
@@ -27,7 +30,10 @@ describe("compareVersions: ordering tables", () => {
     ["OpenSSH pN", ["8.4p1", "8.5p1", "9.6", "9.6p1", "9.7", "9.7p1", "9.8p1"]],
     // OpenSSL letter releases: NVD CPE bounds of CVE-2017-3736 (1.0.2m, 1.1.0g) and CVE-2018-0737
     // (1.0.2b..1.0.2o), nvd/json-1.1-feeds/nvdcve-1.1-2017/2018.json.gz. "b" and "h" are letters here.
-    ["OpenSSL letters", ["1.0.2", "1.0.2a", "1.0.2b", "1.0.2h", "1.0.2k", "1.0.2m", "1.0.2o", "1.0.2z", "1.0.2za", "1.1.0", "1.1.0g", "1.1.0h"]],
+    [
+      "OpenSSL letters",
+      ["1.0.2", "1.0.2a", "1.0.2b", "1.0.2h", "1.0.2k", "1.0.2m", "1.0.2o", "1.0.2z", "1.0.2za", "1.1.0", "1.1.0g", "1.1.0h"],
+    ],
     // Java update releases: CVE-2016-5546 lists Java SE 8u112 and Embedded 8u111 (vulnrichment-2016).
     ["Java NuMMM", ["8", "8u111", "8u112", "8u121", "9"]],
     // PEP 440: Django 4.1a1 / 4.1b1 / 4.1rc1 listed in PYSEC-2023-100 (osv/pypa/pypa-osv.jsonl.gz).
@@ -116,11 +122,7 @@ describe("inRange", () => {
   //   {version "11.1.0", lessThan "11.1.2-h3", changes [{at "11.1.2-h3", unaffected}]}
   //   and status "unaffected" for 9.0.0, 9.1.0, 10.0.0, 10.1.0.
   // (nvd/api-2.0-sample/CVE-2024/CVE-2024-34xx/CVE-2024-3400.json is "Awaiting Analysis", no CPEs.)
-  const PANOS_3400: VersionRange[] = [
-    range("10.2.0", "10.2.9-h1"),
-    range("11.0.0", "11.0.4-h1"),
-    range("11.1.0", "11.1.2-h3"),
-  ];
+  const PANOS_3400: VersionRange[] = [range("10.2.0", "10.2.9-h1"), range("11.0.0", "11.0.4-h1"), range("11.1.0", "11.1.2-h3")];
 
   it("CVE-2024-3400: PAN-OS 10.2.5 is affected, 10.2.9-h1 is not, 10.1.x never is", () => {
     expect(inAny("10.2.5", PANOS_3400)).toBe(true);

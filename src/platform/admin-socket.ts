@@ -9,7 +9,9 @@ import { createConnection, createServer, type Server } from "node:net";
 export interface AdminRequest {
   argv: string[];
 }
-export type AdminResponse = { ok: true; result: Record<string, unknown> } | { ok: false; usage: boolean; message: string; detail?: unknown };
+export type AdminResponse =
+  | { ok: true; result: Record<string, unknown> }
+  | { ok: false; usage: boolean; message: string; detail?: unknown };
 
 export function listenAdminSocket(path: string, handle: (req: AdminRequest) => Promise<AdminResponse>): Promise<Server> {
   rmSync(path, { force: true });

@@ -24,7 +24,11 @@ export class NotFound extends DomainError {}
 
 /** The change conflicts with the current state: a stable code, its message, and facts of the conflict. */
 export class Conflict extends DomainError {
-  constructor(readonly code: string, message: string, readonly extra: Record<string, unknown> = {}) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
     super(message);
   }
 }
@@ -41,7 +45,11 @@ export class Unauthorized extends DomainError {
 
 /** Too many calls: try again in `retryAfterSeconds`; `window` is the call window that is spent, when there is one. */
 export class TooManyRequests extends DomainError {
-  constructor(message: string, readonly retryAfterSeconds: number, readonly window?: RateLimitState) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+    readonly window?: RateLimitState,
+  ) {
     super(message);
   }
 }

@@ -22,10 +22,16 @@ export const NOT_FOUND = {
 /** 409 codes, each with the message of its conflict. */
 export const CONFLICT = {
   /** A name unique within its parent; `what` reads "Un tag nommé", "Une pile nommée"… */
-  nameTaken: { code: "nom_deja_utilise", message: (what: string, name: string, within: string) => `${what} « ${name} » existe déjà${within}` },
+  nameTaken: {
+    code: "nom_deja_utilise",
+    message: (what: string, name: string, within: string) => `${what} « ${name} » existe déjà${within}`,
+  },
   emailTaken: { code: "email_deja_utilise", message: (email: string) => `Un compte existe déjà pour ${email}` },
   idempotencyKeyReused: { code: "cle_idempotence_reutilisee", message: "Cette clé d'idempotence a déjà servi pour une autre requête" },
-  staleVersion: { code: "version_perimee", message: (version: number, current: number) => `La version ${version} est périmée : la version courante est ${current}` },
+  staleVersion: {
+    code: "version_perimee",
+    message: (version: number, current: number) => `La version ${version} est périmée : la version courante est ${current}`,
+  },
   defaultWorkflow: { code: "workflow_par_defaut", message: "Le workflow par défaut du projet ne peut pas être supprimé" },
   lastWorkflow: { code: "dernier_workflow", message: "Le dernier workflow du projet ne peut pas être supprimé" },
 } as const;

@@ -8,14 +8,23 @@ export const cve5 = feedSource({
   id: "cve5",
   endings: [".json", ".jsonl"],
   defaultEnding: ".jsonl",
-  sniff: { test: (h) => h.includes('"cveMetadata"') || h.includes("CVE_RECORD"), expected: "enregistrements CVE JSON 5 : cveMetadata, containers" },
+  sniff: {
+    test: (h) => h.includes('"cveMetadata"') || h.includes("CVE_RECORD"),
+    expected: "enregistrements CVE JSON 5 : cveMetadata, containers",
+  },
   tables: ["cves", "cve_affected", "cve_sources"],
   // The CVE List publishes zip archives: synced only from a configured mirror.
   defaultUrls: [],
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     let reserved = 0;
-    const records = skipKnownTexts(db, "cve5", jsonRecords(files, []), tally, (text) => /"cveId"\s*:\s*"(CVE-\d{4}-\d{4,})"/.exec(text)?.[1]);
+    const records = skipKnownTexts(
+      db,
+      "cve5",
+      jsonRecords(files, []),
+      tally,
+      (text) => /"cveId"\s*:\s*"(CVE-\d{4}-\d{4,})"/.exec(text)?.[1],
+    );
     await eachRecord(records, tally, async (rec) => {
       const parsed = parseCve5(parseJson(rec.text));
       if (isReserved(parsed)) {

@@ -16,7 +16,8 @@ function epssDate(firstLine: string, file: string, fallback: string | undefined)
   const fromHeader = /score_date:(\d{4}-\d{2}-\d{2})/.exec(firstLine)?.[1];
   const fromName = /(\d{4}-\d{2}-\d{2})/.exec(basename(file))?.[1];
   const date = fromHeader ?? fallback ?? fromName;
-  if (!date || !ISO_DATE.test(date)) throw new FormatError(`${file} : date des scores introuvable (ligne #score_date, nom de fichier ou --date AAAA-MM-JJ)`);
+  if (!date || !ISO_DATE.test(date))
+    throw new FormatError(`${file} : date des scores introuvable (ligne #score_date, nom de fichier ou --date AAAA-MM-JJ)`);
   return date;
 }
 
@@ -25,7 +26,10 @@ export const epss = feedSource({
   id: "epss",
   endings: [".csv"],
   defaultEnding: ".csv",
-  sniff: { test: (h) => /^(#[^\n]*\n)?cve,epss,percentile\r?\n/.test(h.replace(/^\uFEFF/, "")), expected: "CSV EPSS : cve,epss,percentile" },
+  sniff: {
+    test: (h) => /^(#[^\n]*\n)?cve,epss,percentile\r?\n/.test(h.replace(/^\uFEFF/, "")),
+    expected: "CSV EPSS : cve,epss,percentile",
+  },
   tables: ["epss_current", "epss_scores"],
   defaultUrls: ["https://epss.empiricalsecurity.com/epss_scores-current.csv.gz"],
   async importFiles(db, files, tally, opts) {

@@ -38,7 +38,9 @@ export const kev = feedSource({
           }
         }
       } else {
-        await eachRecord(jsonRecords([file], ["vulnerabilities"]), tally, async (rec) => store(parseKevJsonEntry(parseJson(rec.text)), rec.file));
+        await eachRecord(jsonRecords([file], ["vulnerabilities"]), tally, async (rec) =>
+          store(parseKevJsonEntry(parseJson(rec.text)), rec.file),
+        );
       }
     }
     await writer.flush();

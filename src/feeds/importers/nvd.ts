@@ -8,7 +8,10 @@ export const nvd = feedSource({
   id: "nvd",
   endings: [".json", ".jsonl"],
   defaultEnding: ".json",
-  sniff: { test: (h) => /"CVE_Items"|"vulnStatus"|"sourceIdentifier"/.test(h), expected: "flux NVD JSON 1.1 (CVE_Items) ou objets CVE de l'API 2.0" },
+  sniff: {
+    test: (h) => /"CVE_Items"|"vulnStatus"|"sourceIdentifier"/.test(h),
+    expected: "flux NVD JSON 1.1 (CVE_Items) ou objets CVE de l'API 2.0",
+  },
   tables: ["cves", "cve_affected", "cve_sources"],
   // NVD serves a paged API: synced only from a configured mirror.
   defaultUrls: [],
@@ -18,7 +21,8 @@ export const nvd = feedSource({
     await eachRecord(skipKnownTexts(db, "nvd", jsonRecords(files, ["CVE_Items", "vulnerabilities"]), tally, idOf), tally, async (rec) => {
       const value = parseJson(rec.text) as Record<string, unknown>;
       // API 2.0 responses wrap each object as {"cve": {...}}; 1.1 items carry "cve" with CVE_data_meta.
-      const item = value && typeof value === "object" && "cve" in value && !("configurations" in value || "impact" in value) ? value.cve : value;
+      const item =
+        value && typeof value === "object" && "cve" in value && !("configurations" in value || "impact" in value) ? value.cve : value;
       const isV11 = !!item && typeof item === "object" && "cve" in (item as object);
       const parsed = isV11 ? parseNvd11Item(item) : parseNvd20(item);
       await writer.add(contribution(parsed, "nvd", rec.file, rec.rawHash));

@@ -21,10 +21,27 @@ export const osv = feedSource({
     const writer = advisoryWriter(db, tally);
     await eachRecord(jsonRecords(files, []), tally, async (rec) => {
       const o = parseOsvRecord(parseJson(rec.text));
-      const data = { packages: o.packages, details: o.details, cwes: o.cwes, references: o.references, cvss_vector: o.cvss_vector, withdrawn: o.withdrawn };
+      const data = {
+        packages: o.packages,
+        details: o.details,
+        cwes: o.cwes,
+        references: o.references,
+        cvss_vector: o.cvss_vector,
+        withdrawn: o.withdrawn,
+      };
       await writer.add({
-        id: o.id, source: o.source, url: o.url, summary: o.summary ?? o.details?.split("\n")[0] ?? null, aliases: o.aliases,
-        severity: o.severity, cvss_score: o.cvss_score, published: o.published, modified: o.modified, data, hash: hashOf([MERGE_RULES_VERSION, o.summary, o.aliases, o.severity, o.cvss_score, o.published, o.modified, data]), file: rec.file,
+        id: o.id,
+        source: o.source,
+        url: o.url,
+        summary: o.summary ?? o.details?.split("\n")[0] ?? null,
+        aliases: o.aliases,
+        severity: o.severity,
+        cvss_score: o.cvss_score,
+        published: o.published,
+        modified: o.modified,
+        data,
+        hash: hashOf([MERGE_RULES_VERSION, o.summary, o.aliases, o.severity, o.cvss_score, o.published, o.modified, data]),
+        file: rec.file,
       });
     });
     await writer.flush();

@@ -10,7 +10,8 @@ export const poc = feedSource({
   endings: [".json", ".jsonl"],
   defaultEnding: ".jsonl",
   sniff: {
-    test: (h, f) => (/\.jsonl(\.gz)?$/.test(f) ? /"(github_pocs|reference_pocs|repos)"/.test(h) : /^\s*\[/.test(h) && /CVE-\d{4}-\d+/i.test(basename(f))),
+    test: (h, f) =>
+      /\.jsonl(\.gz)?$/.test(f) ? /"(github_pocs|reference_pocs|repos)"/.test(h) : /^\s*\[/.test(h) && /CVE-\d{4}-\d+/i.test(basename(f)),
     expected: "JSONL trickest (github_pocs, reference_pocs) ou nomi-sec ({cve, repos}), ou fichiers nomi-sec CVE-….json",
   },
   tables: ["cves", "cve_sources"],

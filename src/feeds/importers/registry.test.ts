@@ -9,11 +9,17 @@ import { FEED_SOURCES, feedUrls, isSource, SOURCES } from "./index.js";
 
 // Real files of each source the bundled snapshot carries (fixtures/snapshot/<source>/).
 const SNAPSHOT = "fixtures/snapshot";
-const TABLES = new Set(Object.values(schema).filter((t) => is(t, PgTable)).map((t) => getTableName(t as PgTable)));
-const samples = await Promise.all(FEED_SOURCES.filter((s) => existsSync(`${SNAPSHOT}/${s.id}`)).map(async (s) => {
-  const file = expandPaths([`${SNAPSHOT}/${s.id}`], s.endings)[0]!;
-  return { id: s.id, file, head: await head(file) };
-}));
+const TABLES = new Set(
+  Object.values(schema)
+    .filter((t) => is(t, PgTable))
+    .map((t) => getTableName(t as PgTable)),
+);
+const samples = await Promise.all(
+  FEED_SOURCES.filter((s) => existsSync(`${SNAPSHOT}/${s.id}`)).map(async (s) => {
+    const file = expandPaths([`${SNAPSHOT}/${s.id}`], s.endings)[0]!;
+    return { id: s.id, file, head: await head(file) };
+  }),
+);
 
 describe("the feed source registry", () => {
   it.each(FEED_SOURCES.map((s) => [s.id, s] as const))("%s is declared whole, in the module named after it", async (id, s) => {
@@ -38,16 +44,22 @@ describe("the feed source registry", () => {
     expect(feedUrls({})).toEqual(Object.fromEntries(FEED_SOURCES.filter((s) => s.defaultUrls.length).map((s) => [s.id, s.defaultUrls])));
     // An empty variable disables its source; one naming no source is refused.
     expect(feedUrls(loadConfig({ VIGIE_FEED_URLS_KEV: "" }).feedUrlSettings)).not.toHaveProperty("kev");
-    expect(() => feedUrls(loadConfig({ VIGIE_FEED_URLS_KEVV: "https://mirror.example/kev" }).feedUrlSettings)).toThrow(/VIGIE_FEED_URLS_KEVV : source inconnue/);
+    expect(() => feedUrls(loadConfig({ VIGIE_FEED_URLS_KEVV: "https://mirror.example/kev" }).feedUrlSettings)).toThrow(
+      /VIGIE_FEED_URLS_KEVV : source inconnue/,
+    );
   });
 
-  it.each(samples.map((s) => [s.id, s] as const))("%s recognises its own snapshot file and no other source takes it", (id, { file, head }) => {
-    expect(FEED_SOURCES.find((s) => s.id === id)!.sniff.test(head, file)).toBe(true);
-    for (const other of FEED_SOURCES) {
-      // A file without one of the other source's endings is refused before sniffing.
-      if (other.id !== id && hasEnding(file, other.endings)) expect(other.sniff.test(head, file), `${other.id} takes ${file}`).toBe(false);
-    }
-  });
+  it.each(samples.map((s) => [s.id, s] as const))(
+    "%s recognises its own snapshot file and no other source takes it",
+    (id, { file, head }) => {
+      expect(FEED_SOURCES.find((s) => s.id === id)!.sniff.test(head, file)).toBe(true);
+      for (const other of FEED_SOURCES) {
+        // A file without one of the other source's endings is refused before sniffing.
+        if (other.id !== id && hasEnding(file, other.endings))
+          expect(other.sniff.test(head, file), `${other.id} takes ${file}`).toBe(false);
+      }
+    },
+  );
 
   it("has real files of today's sources to check sniffing on", () => {
     expect(samples.map((s) => s.id)).toEqual(["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"]);

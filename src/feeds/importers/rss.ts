@@ -47,12 +47,17 @@ export const rss = feedSource({
       }
       const rows = [...byKey.values()];
       const r = await db.transaction(async (tx) => {
-        const stored = await feedStore.articlesByKeys(tx, rows.flatMap((a) => (a.guid ? [a.guid] : [])), rows.map((a) => a.url));
+        const stored = await feedStore.articlesByKeys(
+          tx,
+          rows.flatMap((a) => (a.guid ? [a.guid] : [])),
+          rows.map((a) => a.url),
+        );
         const inserts: ArticleRow[] = [];
         const updates: (ArticleRow & { id: string })[] = [];
         let unchanged = 0;
         for (const a of rows) {
-          const old = stored.find((s) => (a.guid && s.guid === a.guid) || (!a.guid && s.url === a.url)) ?? stored.find((s) => s.url === a.url);
+          const old =
+            stored.find((s) => (a.guid && s.guid === a.guid) || (!a.guid && s.url === a.url)) ?? stored.find((s) => s.url === a.url);
           // An article already known from another feed (an Atom and a JSON Feed of one site) is that one.
           if (!old) inserts.push(a);
           else if (old.hash !== a.hash && old.file === a.file) updates.push({ ...a, id: old.id });

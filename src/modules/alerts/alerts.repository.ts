@@ -44,7 +44,13 @@ const ORDER: Record<AlertListQuery["sort"], SQL> = {
 /** The filters of the alert list, is_read aside (the unread count ignores it). */
 function filters(projectId: string, q: AlertListQuery): SQL[] {
   const where: SQL[] = [sql`a.project_id = ${projectId}`];
-  if (q.severity?.length) where.push(sql`a.severity in (${sql.join(q.severity.map((s) => sql`${s}`), sql`, `)})`);
+  if (q.severity?.length)
+    where.push(
+      sql`a.severity in (${sql.join(
+        q.severity.map((s) => sql`${s}`),
+        sql`, `,
+      )})`,
+    );
   if (q.is_kev !== undefined) where.push(sql`a.is_kev = ${q.is_kev}`);
   if (q.has_poc !== undefined) where.push(sql`a.has_poc = ${q.has_poc}`);
   if (q.min_epss !== undefined) where.push(sql`a.epss >= ${q.min_epss}`);
@@ -66,17 +72,23 @@ export const alertsRepository = {
     const where = filters(projectId, q);
     if (q.is_read !== undefined) where.push(sql`a.is_read = ${q.is_read}`);
     // The page is chosen on the alerts alone, then completed from the CVE records (20 lookups, not 50,000).
-    return rowsOf(ex, sql`${SELECT} from (select * from alerts a where ${sql.join(where, sql` and `)}
+    return rowsOf(
+      ex,
+      sql`${SELECT} from (select * from alerts a where ${sql.join(where, sql` and `)}
       order by ${ORDER[q.sort]} limit ${q.page_size} offset ${(q.page - 1) * q.page_size}) a ${JOIN}
-      order by ${ORDER[q.sort]}`);
+      order by ${ORDER[q.sort]}`,
+    );
   },
 
   /** total (every filter) and unread_count (is_read aside), in one pass. */
   async counts(ex: Executor, projectId: string, q: AlertListQuery): Promise<{ total: number; unread: number }> {
     const total = q.is_read === undefined ? sql`count(*)` : sql`count(*) filter (where a.is_read = ${q.is_read})`;
-    const [r] = await rowsOf<{ total: number; unread: number }>(ex, sql`
+    const [r] = await rowsOf<{ total: number; unread: number }>(
+      ex,
+      sql`
       select ${total}::int as total, (count(*) filter (where not a.is_read))::int as unread
-      from alerts a where ${sql.join(filters(projectId, q), sql` and `)}`);
+      from alerts a where ${sql.join(filters(projectId, q), sql` and `)}`,
+    );
     return r!;
   },
 
@@ -90,32 +102,52 @@ export const alertsRepository = {
   },
 
   async setRead(ex: Executor, projectId: string, id: string, isRead: boolean): Promise<boolean> {
-    return (await rowsOf(ex, sql`update alerts set is_read = ${isRead} where project_id = ${projectId} and id = ${id} returning 1`)).length > 0;
+    return (
+      (await rowsOf(ex, sql`update alerts set is_read = ${isRead} where project_id = ${projectId} and id = ${id} returning 1`)).length > 0
+    );
   },
 
   /** Marks alerts read (these ids, or every unread one); returns how many changed. */
   async markRead(ex: Executor, projectId: string, ids: string[] | "all"): Promise<number> {
     const which = ids === "all" ? sql`true` : sql`id = any(${pgArray(ids)}::uuid[])`;
-    const rows = await rowsOf(ex, sql`update alerts set is_read = true where project_id = ${projectId} and not is_read and ${which} returning 1`);
+    const rows = await rowsOf(
+      ex,
+      sql`update alerts set is_read = true where project_id = ${projectId} and not is_read and ${which} returning 1`,
+    );
     return rows.length;
   },
 
   /** The counts of the project's statistics, in one pass over its alerts. */
-  async stats(ex: Executor, projectId: string): Promise<{ total: number; unread: number; kev: number; poc: number; bySeverity: Record<string, number> }> {
-    const rows = await rowsOf<{ severity: string; total: number; unread: number; kev: number; poc: number }>(ex, sql`
+  async stats(
+    ex: Executor,
+    projectId: string,
+  ): Promise<{ total: number; unread: number; kev: number; poc: number; bySeverity: Record<string, number> }> {
+    const rows = await rowsOf<{ severity: string; total: number; unread: number; kev: number; poc: number }>(
+      ex,
+      sql`
       select severity, count(*)::int as total, (count(*) filter (where not is_read))::int as unread,
         (count(*) filter (where is_kev))::int as kev, (count(*) filter (where has_poc))::int as poc
-      from alerts where project_id = ${projectId} group by severity`);
+      from alerts where project_id = ${projectId} group by severity`,
+    );
     const sum = (k: "total" | "unread" | "kev" | "poc") => rows.reduce((n, r) => n + r[k], 0);
-    return { total: sum("total"), unread: sum("unread"), kev: sum("kev"), poc: sum("poc"), bySeverity: Object.fromEntries(rows.map((r) => [r.severity, r.total])) };
+    return {
+      total: sum("total"),
+      unread: sum("unread"),
+      kev: sum("kev"),
+      poc: sum("poc"),
+      bySeverity: Object.fromEntries(rows.map((r) => [r.severity, r.total])),
+    };
   },
 };
 
 /** The project's alerting settings (columns of projects). */
 export const alertSettingsRepository = {
   async get(ex: Executor, projectId: string): Promise<{ alert_backfill: "recent" | "all"; alert_backfill_days: number }> {
-    const [r] = await rowsOf<{ alert_backfill: "recent" | "all"; alert_backfill_days: number }>(ex, sql`
-      select alert_backfill, alert_backfill_days from projects where id = ${projectId}`);
+    const [r] = await rowsOf<{ alert_backfill: "recent" | "all"; alert_backfill_days: number }>(
+      ex,
+      sql`
+      select alert_backfill, alert_backfill_days from projects where id = ${projectId}`,
+    );
     return r!;
   },
 

@@ -4,35 +4,41 @@ import { SEVERITY_VALUES } from "../cves/cves.schemas.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagBrief } from "../tags/tags.schemas.js";
 
-export const AlertOut = z.object({
-  id: z.uuid(),
-  cve_id: z.string(),
-  triggered_at: z.iso.datetime(),
-  is_read: z.boolean(),
-  severity: z.string(),
-  description: z.string().nullable(),
-  vendor: z.string().nullable(),
-  product: z.string().nullable(),
-  cvss_score: z.number().nullable(),
-  is_kev: z.boolean(),
-  has_poc: z.boolean(),
-  aliases: z.array(z.string()).default([]),
-  fusion_de: z.array(z.string()).default([]),
-  palier: z.string().nullable().optional().describe("P1 (KEV, EPSS ≥ 0.5, or critical with a PoC) … P4; see the README"),
-  source: z.string().nullable().optional().describe("Why it matched: item, rule, versions compared"),
-  tags: z.array(TagBrief).default([]),
-  // Beyond the specification.
-  epss_score: z.number().nullable(),
-  correspondance: z.record(z.string(), z.unknown()).describe("The match, structured: item_id, item_type, value, rule, version, range, origin"),
-}).meta({ id: "AlertOut" });
+export const AlertOut = z
+  .object({
+    id: z.uuid(),
+    cve_id: z.string(),
+    triggered_at: z.iso.datetime(),
+    is_read: z.boolean(),
+    severity: z.string(),
+    description: z.string().nullable(),
+    vendor: z.string().nullable(),
+    product: z.string().nullable(),
+    cvss_score: z.number().nullable(),
+    is_kev: z.boolean(),
+    has_poc: z.boolean(),
+    aliases: z.array(z.string()).default([]),
+    fusion_de: z.array(z.string()).default([]),
+    palier: z.string().nullable().optional().describe("P1 (KEV, EPSS ≥ 0.5, or critical with a PoC) … P4; see the README"),
+    source: z.string().nullable().optional().describe("Why it matched: item, rule, versions compared"),
+    tags: z.array(TagBrief).default([]),
+    // Beyond the specification.
+    epss_score: z.number().nullable(),
+    correspondance: z
+      .record(z.string(), z.unknown())
+      .describe("The match, structured: item_id, item_type, value, rule, version, range, origin"),
+  })
+  .meta({ id: "AlertOut" });
 
-export const AlertListOut = z.object({
-  items: z.array(AlertOut),
-  total: z.int(),
-  unread_count: z.int().describe("Unread alerts among those the other filters select (is_read aside)"),
-  page: z.int(),
-  page_size: z.int(),
-}).meta({ id: "AlertListOut" });
+export const AlertListOut = z
+  .object({
+    items: z.array(AlertOut),
+    total: z.int(),
+    unread_count: z.int().describe("Unread alerts among those the other filters select (is_read aside)"),
+    page: z.int(),
+    page_size: z.int(),
+  })
+  .meta({ id: "AlertListOut" });
 
 export const ALERT_SORTS = ["-triggered_at", "triggered_at", "-cvss", "cvss", "-epss", "epss", "palier"] as const;
 
@@ -50,40 +56,50 @@ export const AlertListQuery = z.object({
 
 export const AlertReadIn = z.object({ is_read: z.boolean() }).meta({ id: "AlertReadIn" });
 
-export const AlertsReadIn = z.object({
-  ids: z.array(z.uuid()).max(1000).optional().describe("These alerts (of the project; others are ignored)"),
-  all: z.boolean().optional().describe("true: every alert of the project"),
-}).meta({
-  id: "AlertsReadIn",
-  description: "Either {\"ids\": [...]} (non-empty) or {\"all\": true}, not both (422 otherwise)",
-  // The rule the service checks (exactly one of a non-empty ids and all: true), for generated clients.
-  oneOf: [
-    { required: ["ids"], properties: { ids: { minItems: 1 } } },
-    { required: ["all"], properties: { all: { const: true } } },
-  ],
-});
+export const AlertsReadIn = z
+  .object({
+    ids: z.array(z.uuid()).max(1000).optional().describe("These alerts (of the project; others are ignored)"),
+    all: z.boolean().optional().describe("true: every alert of the project"),
+  })
+  .meta({
+    id: "AlertsReadIn",
+    description: 'Either {"ids": [...]} (non-empty) or {"all": true}, not both (422 otherwise)',
+    // The rule the service checks (exactly one of a non-empty ids and all: true), for generated clients.
+    oneOf: [
+      { required: ["ids"], properties: { ids: { minItems: 1 } } },
+      { required: ["all"], properties: { all: { const: true } } },
+    ],
+  });
 
 export const AlertsReadOut = z.object({ updated: z.int() }).meta({ id: "AlertsReadOut" });
 
-export const ProjectStatsOut = z.object({
-  total_alerts: z.int(),
-  unread_alerts: z.int(),
-  kev_alerts: z.int(),
-  poc_alerts: z.int(),
-  stack_items: z.int(),
-  monitored_urls: z.int(),
-  eol_subscriptions: z.int(),
-  alerts_by_severity: z.record(z.string(), z.int()),
-}).meta({ id: "ProjectStatsOut" });
+export const ProjectStatsOut = z
+  .object({
+    total_alerts: z.int(),
+    unread_alerts: z.int(),
+    kev_alerts: z.int(),
+    poc_alerts: z.int(),
+    stack_items: z.int(),
+    monitored_urls: z.int(),
+    eol_subscriptions: z.int(),
+    alerts_by_severity: z.record(z.string(), z.int()),
+  })
+  .meta({ id: "ProjectStatsOut" });
 
 export const AlertParams = ProjectParams.extend({ alert_id: z.uuid() });
 
 export type AlertListQuery = z.output<typeof AlertListQuery>;
 export type AlertOut = z.infer<typeof AlertOut>;
 
-export const AlertSettings = z.object({
-  alert_backfill: z.enum(["recent", "all"]).describe("What a new stack item alerts on among stored CVEs: recent (published in the last alert_backfill_days days, plus every KEV) or all"),
-  alert_backfill_days: z.int().min(1).max(3650),
-}).meta({ id: "AlertSettingsOut" });
+export const AlertSettings = z
+  .object({
+    alert_backfill: z
+      .enum(["recent", "all"])
+      .describe(
+        "What a new stack item alerts on among stored CVEs: recent (published in the last alert_backfill_days days, plus every KEV) or all",
+      ),
+    alert_backfill_days: z.int().min(1).max(3650),
+  })
+  .meta({ id: "AlertSettingsOut" });
 
 export const AlertSettingsIn = AlertSettings.partial().meta({ id: "AlertSettingsIn" });

@@ -24,13 +24,19 @@ export class AlertsService {
    * the project's alerts version holds: every transaction that adds, updates, reads or tags the
    * project's alerts bumps it (see alertsVersion), so counting 50,000 alerts is done once per change.
    */
-  async list({ id: projectId }: ProjectScope, q: AlertListQuery): Promise<{ rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number }> {
+  async list(
+    { id: projectId }: ProjectScope,
+    q: AlertListQuery,
+  ): Promise<{ rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number }> {
     const { sort: _s, page: _p, page_size: _ps, ...filters } = q;
     const key = `${projectId} ${JSON.stringify(filters)}`;
     // The version is read before counting: a count newer than its version is only recounted once more.
     const [rows, version] = await Promise.all([repo.page(this.db, projectId, q), readVersion(this.db, alertsVersion(projectId))]);
     const counts = await this.counts.through(key, version, () => repo.counts(this.db, projectId, q));
-    const tags = await this.tags.ofAlerts(this.db, rows.map((r) => r.id));
+    const tags = await this.tags.ofAlerts(
+      this.db,
+      rows.map((r) => r.id),
+    );
     return { rows, tags, total: counts.total, unread: counts.unread };
   }
 
@@ -70,8 +76,14 @@ export class AlertsService {
   async stats({ id: projectId }: ProjectScope) {
     const [a, items] = await Promise.all([repo.stats(this.db, projectId), this.stacks.countInProject(this.db, projectId)]);
     return {
-      total_alerts: a.total, unread_alerts: a.unread, kev_alerts: a.kev, poc_alerts: a.poc, stack_items: items,
-      monitored_urls: 0, eol_subscriptions: 0, alerts_by_severity: a.bySeverity,
+      total_alerts: a.total,
+      unread_alerts: a.unread,
+      kev_alerts: a.kev,
+      poc_alerts: a.poc,
+      stack_items: items,
+      monitored_urls: 0,
+      eol_subscriptions: 0,
+      alerts_by_severity: a.bySeverity,
     };
   }
 

@@ -23,7 +23,10 @@ export const apiKeysRepository = {
   /** Which of these project ids belong to the organization. */
   async projectsOfOrg(ex: Executor, orgId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];
-    const rows = await ex.select({ id: projects.id }).from(projects).where(and(eq(projects.orgId, orgId), inArray(projects.id, ids)));
+    const rows = await ex
+      .select({ id: projects.id })
+      .from(projects)
+      .where(and(eq(projects.orgId, orgId), inArray(projects.id, ids)));
     return rows.map((r) => r.id);
   },
 
@@ -40,7 +43,9 @@ export const apiKeysRepository = {
     const rows = await ex
       .select({
         key: apiKeys,
-        projectIds: sql<string[]>`coalesce((select array_agg(${apiKeyProjects.projectId}::text) from ${apiKeyProjects} where ${apiKeyProjects.apiKeyId} = ${apiKeys.id}), '{}')`,
+        projectIds: sql<
+          string[]
+        >`coalesce((select array_agg(${apiKeyProjects.projectId}::text) from ${apiKeyProjects} where ${apiKeyProjects.apiKeyId} = ${apiKeys.id}), '{}')`,
       })
       .from(apiKeys)
       .where(and(eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt)))

@@ -7,7 +7,6 @@ import { isUuid } from "../../platform/ids.js";
 import type { organizationsRepository } from "../organizations/organizations.repository.js";
 import { apiKeysRepository as repo, type ApiKeyRow } from "./apikeys.repository.js";
 
-
 /** API keys: issued to an organization, optionally restricted to some of its projects, stored as a hash. */
 export class ApiKeysService {
   constructor(
@@ -17,7 +16,12 @@ export class ApiKeysService {
   ) {}
 
   /** Creates a key; the clear key is returned here and never again. */
-  async create(input: { orgId: string; name?: string; scopes: string[]; projectIds: string[] }): Promise<{ row: ApiKeyRow; key: string; projectIds: string[] }> {
+  async create(input: {
+    orgId: string;
+    name?: string;
+    scopes: string[];
+    projectIds: string[];
+  }): Promise<{ row: ApiKeyRow; key: string; projectIds: string[] }> {
     const bad = input.scopes.filter((s) => !isScope(s));
     if (bad.length) {
       throw invalid("scope", INVALID.unknownScope(bad, SCOPES), bad);
@@ -35,7 +39,14 @@ export class ApiKeysService {
     const { key, prefix } = newApiKey();
     const scopes = [...new Set(input.scopes)].sort();
     const row = await this.db.transaction((tx) =>
-      repo.create(tx, { orgId: input.orgId, name, prefix, keyHash: hashToken(key), scopes, projectIds: projectIds.length ? projectIds : null }),
+      repo.create(tx, {
+        orgId: input.orgId,
+        name,
+        prefix,
+        keyHash: hashToken(key),
+        scopes,
+        projectIds: projectIds.length ? projectIds : null,
+      }),
     );
     return { row, key, projectIds };
   }

@@ -18,8 +18,13 @@ export const articlesRepository = {
     }
     const cond = where.length ? and(...where) : undefined;
     const [rows, total] = await Promise.all([
-      ex.select().from(articles).where(cond).orderBy(sql`${articles.publishedAt} desc nulls last`, desc(articles.id))
-        .limit(q.page_size).offset((q.page - 1) * q.page_size),
+      ex
+        .select()
+        .from(articles)
+        .where(cond)
+        .orderBy(sql`${articles.publishedAt} desc nulls last`, desc(articles.id))
+        .limit(q.page_size)
+        .offset((q.page - 1) * q.page_size),
       ex.$count(articles, cond),
     ]);
     return { rows, total };

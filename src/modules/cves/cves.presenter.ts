@@ -21,19 +21,47 @@ export function presentCveListItem(r: CveListRow): CveListItem {
 }
 
 export function presentAffected(a: CveAffectedRow) {
-  return { vendor: a.vendor, product: a.product, version_from: a.versionFrom, version_to: a.versionTo, version_status: a.versionStatus, cpe: a.cpe };
+  return {
+    vendor: a.vendor,
+    product: a.product,
+    version_from: a.versionFrom,
+    version_to: a.versionTo,
+    version_status: a.versionStatus,
+    cpe: a.cpe,
+  };
 }
 
-interface KevJson { date_added?: string; due_date?: string | null; ransomware?: string | null; required_action?: string | null; source: string }
+interface KevJson {
+  date_added?: string;
+  due_date?: string | null;
+  ransomware?: string | null;
+  required_action?: string | null;
+  source: string;
+}
 
 function presentKev(k: KevJson | null): CveDetailOut["kev"] {
   if (!k) return null;
-  return { date_added: k.date_added ?? null, due_date: k.due_date ?? null, ransomware: k.ransomware ?? null, required_action: k.required_action ?? null, source: k.source };
+  return {
+    date_added: k.date_added ?? null,
+    due_date: k.due_date ?? null,
+    ransomware: k.ransomware ?? null,
+    required_action: k.required_action ?? null,
+    source: k.source,
+  };
 }
 
 interface MesureJson {
-  source: string; reference: string; categorie: string; attribution: string; date?: string | null; lien_seulement?: boolean;
-  produits?: string[]; republication?: string | null; texte?: string | null; url?: string | null; liens?: string[];
+  source: string;
+  reference: string;
+  categorie: string;
+  attribution: string;
+  date?: string | null;
+  lien_seulement?: boolean;
+  produits?: string[];
+  republication?: string | null;
+  texte?: string | null;
+  url?: string | null;
+  liens?: string[];
 }
 
 /** A CERT-FR day (YYYY-MM-DD) as the date-time the specification asks for: that day at 00:00 UTC. */

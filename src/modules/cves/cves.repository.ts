@@ -63,20 +63,34 @@ const ORDER: Record<CveListQuery["sort"], SQL[]> = {
 export const cvesRepository = {
   /** One page. */
   page(ex: Executor, q: CveListQuery): Promise<CveListRow[]> {
-    return ex.select(LIST_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId))
-      .where(filters(q)).orderBy(...ORDER[q.sort]).limit(q.page_size).offset((q.page - 1) * q.page_size);
+    return ex
+      .select(LIST_COLUMNS)
+      .from(cves)
+      .leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId))
+      .where(filters(q))
+      .orderBy(...ORDER[q.sort])
+      .limit(q.page_size)
+      .offset((q.page - 1) * q.page_size);
   },
 
   /** How many CVEs match the filters. */
   async count(ex: Executor, q: CveListQuery): Promise<number> {
     // The join is dropped by the planner when no EPSS filter uses it.
-    const [row] = await ex.select({ n: sql<number>`count(*)::int` }).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(filters(q));
+    const [row] = await ex
+      .select({ n: sql<number>`count(*)::int` })
+      .from(cves)
+      .leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId))
+      .where(filters(q));
     return row!.n;
   },
 
   /** A record by its key: a CVE id, or the id of an advisory that names no CVE (RUSTSEC-…, GO-…, GHSA-…). */
   async get(ex: Executor, cveId: string): Promise<CveRow | undefined> {
-    const [row] = await ex.select(DETAIL_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(eq(cves.cveId, cveId));
+    const [row] = await ex
+      .select(DETAIL_COLUMNS)
+      .from(cves)
+      .leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId))
+      .where(eq(cves.cveId, cveId));
     return row;
   },
 
@@ -89,7 +103,9 @@ export const cvesRepository = {
    * only when the advisory names exactly one CVE (an avis covering ten CVEs is none of them).
    */
   async cveOfAlias(ex: Executor, id: string): Promise<string | undefined> {
-    const cveOf = sql<string | null>`(select case when count(*) = 1 then min(a) end from unnest(${publicVulns.aliases}) a where a like 'CVE-%')`;
+    const cveOf = sql<
+      string | null
+    >`(select case when count(*) = 1 then min(a) end from unnest(${publicVulns.aliases}) a where a like 'CVE-%')`;
     const find = (cond: SQL) => ex.select({ cve: cveOf }).from(publicVulns).where(cond).limit(2);
     // Exact id or alias (indexed); advisory ids are mixed-case (GHSA-gfw2-…), so then without case.
     let rows = await find(sql`${publicVulns.id} = ${id} or ${publicVulns.aliases} @> array[${id}]::text[]`);

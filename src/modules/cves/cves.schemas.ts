@@ -3,45 +3,54 @@ import { pageOf, PAGING } from "../../platform/http/paging.js";
 
 export const SEVERITY_VALUES = ["critical", "high", "medium", "low", "none", "unknown"] as const;
 
-export const CveAffected = z.object({
-  vendor: z.string().nullable(),
-  product: z.string().nullable(),
-  version_from: z.string().nullable(),
-  version_to: z.string().nullable(),
-  version_status: z.string().nullable(),
-  cpe: z.string().nullable(),
-}).meta({ id: "CveAffectedOut" });
+export const CveAffected = z
+  .object({
+    vendor: z.string().nullable(),
+    product: z.string().nullable(),
+    version_from: z.string().nullable(),
+    version_to: z.string().nullable(),
+    version_status: z.string().nullable(),
+    cpe: z.string().nullable(),
+  })
+  .meta({ id: "CveAffectedOut" });
 
-export const MesureProvisoire = z.object({
-  source: z.string(),
-  reference: z.string(),
-  categorie: z.string(),
-  attribution: z.string(),
-  date: z.iso.datetime().nullable().optional().describe("First publication of the avis: its day (Paris) at 00:00 UTC"),
-  lien_seulement: z.boolean().default(false),
-  produits: z.array(z.string()).default([]),
-  republication: z.iso.datetime().nullable().optional().describe("Latest revision when the avis was revised: its day at 00:00 UTC"),
-  texte: z.string().nullable().optional(),
-  url: z.string().nullable().optional(),
-  // Beyond the specification.
-  liens: z.array(z.string()).default([]).describe("The avis' documentation links (vendor advisories first), which a link-only text refers to"),
-}).meta({ id: "MesureProvisoireApiOut" });
+export const MesureProvisoire = z
+  .object({
+    source: z.string(),
+    reference: z.string(),
+    categorie: z.string(),
+    attribution: z.string(),
+    date: z.iso.datetime().nullable().optional().describe("First publication of the avis: its day (Paris) at 00:00 UTC"),
+    lien_seulement: z.boolean().default(false),
+    produits: z.array(z.string()).default([]),
+    republication: z.iso.datetime().nullable().optional().describe("Latest revision when the avis was revised: its day at 00:00 UTC"),
+    texte: z.string().nullable().optional(),
+    url: z.string().nullable().optional(),
+    // Beyond the specification.
+    liens: z
+      .array(z.string())
+      .default([])
+      .describe("The avis' documentation links (vendor advisories first), which a link-only text refers to"),
+  })
+  .meta({ id: "MesureProvisoireApiOut" });
 
-export const CveListItem = z.object({
-  cve_id: z.string(),
-  severity: z.string().describe("critical (CVSS ≥ 9.0), high (≥ 7.0), medium (≥ 4.0), low (≥ 0.1), none (0), unknown (no score)"),
-  cvss_score: z.number().nullable(),
-  epss_score: z.number().nullable(),
-  is_kev: z.boolean(),
-  has_poc: z.boolean(),
-  vendor: z.string().nullable(),
-  product: z.string().nullable(),
-  date_published: z.iso.datetime().nullable(),
-  epss_publie: z.boolean().describe("false until FIRST has published a score; the score is then null, never 0"),
-  affected: z.array(CveAffected).nullable().optional(),
-  contournement_disponible: z.boolean().default(false),
-  maturite_exploit: z.string().nullable().optional().describe("none, poc, functional, weaponised, in_the_wild"),
-}).meta({ id: "CveListItem" });
+export const CveListItem = z
+  .object({
+    cve_id: z.string(),
+    severity: z.string().describe("critical (CVSS ≥ 9.0), high (≥ 7.0), medium (≥ 4.0), low (≥ 0.1), none (0), unknown (no score)"),
+    cvss_score: z.number().nullable(),
+    epss_score: z.number().nullable(),
+    is_kev: z.boolean(),
+    has_poc: z.boolean(),
+    vendor: z.string().nullable(),
+    product: z.string().nullable(),
+    date_published: z.iso.datetime().nullable(),
+    epss_publie: z.boolean().describe("false until FIRST has published a score; the score is then null, never 0"),
+    affected: z.array(CveAffected).nullable().optional(),
+    contournement_disponible: z.boolean().default(false),
+    maturite_exploit: z.string().nullable().optional().describe("none, poc, functional, weaponised, in_the_wild"),
+  })
+  .meta({ id: "CveListItem" });
 
 export const CveListOut = pageOf(CveListItem, "CveListOut");
 
@@ -60,13 +69,15 @@ export const CveDetailOut = CveListItem.extend({
   cvss_version: z.string().nullable().describe("4.0, 3.1, 3.0 or 2.0"),
   cvss_source: z.string().nullable().describe("Which statement won: cna:<short name>, adp:CISA-ADP, nvd:nvd@nist.gov…"),
   epss_date: z.iso.date().nullable().describe("Score date of epss_score (YYYY-MM-DD)"),
-  kev: z.object({
-    date_added: z.iso.date().nullable(),
-    due_date: z.iso.date().nullable(),
-    ransomware: z.string().nullable().describe("Known, Unknown"),
-    required_action: z.string().nullable(),
-    source: z.string().describe("cisa-kev (the catalog), cisa-adp or nvd (a KEV marker only)"),
-  }).nullable(),
+  kev: z
+    .object({
+      date_added: z.iso.date().nullable(),
+      due_date: z.iso.date().nullable(),
+      ransomware: z.string().nullable().describe("Known, Unknown"),
+      required_action: z.string().nullable(),
+      source: z.string().describe("cisa-kev (the catalog), cisa-adp or nvd (a KEV marker only)"),
+    })
+    .nullable(),
   poc_first_date: z.iso.date().nullable(),
   fusion_de: z.array(z.string()).default([]),
   references: z.array(z.string()),
@@ -77,7 +88,10 @@ export const CveListQuery = z.object({
   q: z.string().min(1).max(200).optional().describe("Full text over id, description, vendor and product"),
   vendor: z.string().min(1).max(200).optional(),
   product: z.string().min(1).max(200).optional(),
-  cwe: z.string().regex(/^CWE-\d{1,6}$/).optional(),
+  cwe: z
+    .string()
+    .regex(/^CWE-\d{1,6}$/)
+    .optional(),
   severity: z.array(z.enum(SEVERITY_VALUES)).optional().describe("Repeatable"),
   is_kev: z.boolean().optional(),
   has_poc: z.boolean().optional(),

@@ -7,7 +7,6 @@ import { NOT_FOUND } from "../../platform/messages.js";
 import { cvesRepository as repo, type CveAffectedRow, type CveListRow, type CveRow } from "./cves.repository.js";
 import type { CveListQuery } from "./cves.schemas.js";
 
-
 /** The merged CVE records: search and detail. Public data, the same for every tenant. */
 export class CvesService {
   private readonly totals = new VersionedCache<number>();

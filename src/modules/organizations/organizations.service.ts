@@ -8,7 +8,10 @@ const SLUG = /^[a-z0-9][a-z0-9_-]{0,49}$/;
 
 /** Plans and organizations: the tenancy roots. */
 export class OrganizationsService {
-  constructor(private readonly db: Db, private readonly authChanged: () => Promise<void>) {}
+  constructor(
+    private readonly db: Db,
+    private readonly authChanged: () => Promise<void>,
+  ) {}
 
   async upsertPlan(input: { slug: string; name: string; maxApiCallsPerHour: number }): Promise<PlanRow> {
     if (!SLUG.test(input.slug)) throw invalid("slug", INVALID.slug, input.slug);

@@ -1,4 +1,10 @@
-import { keyAllowsProject, type ApiKeyContext, type ProjectResolver, type ProjectScope, type SessionContext } from "../../platform/auth/context.js";
+import {
+  keyAllowsProject,
+  type ApiKeyContext,
+  type ProjectResolver,
+  type ProjectScope,
+  type SessionContext,
+} from "../../platform/auth/context.js";
 import type { NotifiedCache } from "../../platform/db/cache-feed.js";
 import type { Database } from "../../platform/db/client.js";
 import { projectsRepository as repo } from "./projects.repository.js";
@@ -13,7 +19,10 @@ import { projectsRepository as repo } from "./projects.repository.js";
  * from memory. Only the id and organization are cached: no trigger watches the other columns.
  */
 export class ProjectAccess implements ProjectResolver {
-  constructor(private readonly database: Database, private readonly orgOf: NotifiedCache<ProjectScope>) {}
+  constructor(
+    private readonly database: Database,
+    private readonly orgOf: NotifiedCache<ProjectScope>,
+  ) {}
 
   async resolve(caller: ApiKeyContext | SessionContext, projectId: string, orgId?: string): Promise<ProjectScope | null> {
     if (caller.kind === "apiKey" && (orgId !== caller.orgId || !keyAllowsProject(caller, projectId))) return null;

@@ -12,7 +12,10 @@ export const projectsRepository = {
   },
 
   async get(ex: Executor, orgId: string, projectId: string): Promise<ProjectRow | undefined> {
-    const [row] = await ex.select().from(projects).where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)));
+    const [row] = await ex
+      .select()
+      .from(projects)
+      .where(and(eq(projects.orgId, orgId), eq(projects.id, projectId)));
     return row;
   },
 

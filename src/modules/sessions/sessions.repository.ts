@@ -36,7 +36,10 @@ export const sessionsRepository = {
   },
 
   async revoke(ex: Executor, tokenHash: string): Promise<void> {
-    await ex.update(sessions).set({ revokedAt: sql`now()` }).where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt)));
+    await ex
+      .update(sessions)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(sessions.tokenHash, tokenHash), isNull(sessions.revokedAt)));
   },
 
   /** Recent failures per subject: how many and the latest. */

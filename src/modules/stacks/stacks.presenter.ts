@@ -4,7 +4,14 @@ import type { StackItemRow } from "./stacks.repository.js";
 import type { StackView } from "./stacks.service.js";
 
 export function presentItem(i: StackItemRow, tags: TagRow[] = []) {
-  return { id: i.id, item_type: i.itemType, value: i.value, min_severity: i.minSeverity, tags: tags.map(presentTag), created_at: i.createdAt.toISOString() };
+  return {
+    id: i.id,
+    item_type: i.itemType,
+    value: i.value,
+    min_severity: i.minSeverity,
+    tags: tags.map(presentTag),
+    created_at: i.createdAt.toISOString(),
+  };
 }
 
 export function presentStack(v: StackView) {

@@ -26,7 +26,10 @@ export const stacksRepository = {
   },
 
   async get(ex: Executor, projectId: string, id: string): Promise<StackRow | undefined> {
-    const [row] = await ex.select().from(stacks).where(and(eq(stacks.projectId, projectId), eq(stacks.id, id)));
+    const [row] = await ex
+      .select()
+      .from(stacks)
+      .where(and(eq(stacks.projectId, projectId), eq(stacks.id, id)));
     return row;
   },
 
@@ -36,12 +39,23 @@ export const stacksRepository = {
   },
 
   async rename(ex: Executor, projectId: string, id: string, name: string): Promise<StackRow | undefined> {
-    const [row] = await ex.update(stacks).set({ name }).where(and(eq(stacks.projectId, projectId), eq(stacks.id, id))).returning();
+    const [row] = await ex
+      .update(stacks)
+      .set({ name })
+      .where(and(eq(stacks.projectId, projectId), eq(stacks.id, id)))
+      .returning();
     return row;
   },
 
   async delete(ex: Executor, projectId: string, id: string): Promise<boolean> {
-    return (await ex.delete(stacks).where(and(eq(stacks.projectId, projectId), eq(stacks.id, id))).returning({ id: stacks.id })).length > 0;
+    return (
+      (
+        await ex
+          .delete(stacks)
+          .where(and(eq(stacks.projectId, projectId), eq(stacks.id, id)))
+          .returning({ id: stacks.id })
+      ).length > 0
+    );
   },
 
   /** The items of these stacks, oldest first. */
@@ -51,7 +65,10 @@ export const stacksRepository = {
   },
 
   async item(ex: Executor, stackId: string, id: string): Promise<StackItemRow | undefined> {
-    const [row] = await ex.select().from(stackItems).where(and(eq(stackItems.stackId, stackId), eq(stackItems.id, id)));
+    const [row] = await ex
+      .select()
+      .from(stackItems)
+      .where(and(eq(stackItems.stackId, stackId), eq(stackItems.id, id)));
     return row;
   },
 
@@ -59,12 +76,21 @@ export const stacksRepository = {
   async insertItems(ex: Executor, stackId: string, projectId: string, items: NewItem[]): Promise<StackItemRow[]> {
     if (!items.length) return [];
     const rows = items.map((it, ord) => ({
-      ord, item_type: it.itemType, value: it.value, min_severity: it.minSeverity, match_vendor: it.keys.matchVendor,
-      match_product: it.keys.matchProduct, match_version: it.keys.matchVersion, match_ecosystem: it.keys.matchEcosystem,
+      ord,
+      item_type: it.itemType,
+      value: it.value,
+      min_severity: it.minSeverity,
+      match_vendor: it.keys.matchVendor,
+      match_product: it.keys.matchProduct,
+      match_version: it.keys.matchVersion,
+      match_ecosystem: it.keys.matchEcosystem,
       match_cpe_product: it.keys.matchCpeProduct,
-      keyword: it.keys.keywordText, match_cve: it.keys.matchCve,
+      keyword: it.keys.keywordText,
+      match_cve: it.keys.matchCve,
     }));
-    const inserted = await rowsOf<{ id: string }>(ex, sql`
+    const inserted = await rowsOf<{ id: string }>(
+      ex,
+      sql`
       insert into stack_items (stack_id, project_id, item_type, value, min_severity, match_vendor, match_product, match_version,
         match_ecosystem, match_cpe_product, match_words, match_anchor, match_cve, created_at)
       select ${stackId}::uuid, ${projectId}::uuid, x.item_type, x.value, x.min_severity, x.match_vendor, x.match_product, x.match_version,
@@ -73,23 +99,43 @@ export const stacksRepository = {
         match_product text, match_version text, match_ecosystem text, match_cpe_product text, keyword text, match_cve text)
       cross join lateral (select ${WORDS(sql`x.keyword`)} as words) k
       order by x.ord
-      returning id`);
-    return ex.select().from(stackItems).where(inArray(stackItems.id, inserted.map((r) => r.id))).orderBy(asc(stackItems.createdAt));
+      returning id`,
+    );
+    return ex
+      .select()
+      .from(stackItems)
+      .where(
+        inArray(
+          stackItems.id,
+          inserted.map((r) => r.id),
+        ),
+      )
+      .orderBy(asc(stackItems.createdAt));
   },
 
   /** Rewrites an item's value, type, keys and threshold. */
   async updateItem(ex: Executor, stackId: string, id: string, it: NewItem): Promise<StackItemRow | undefined> {
-    const updated = await rowsOf(ex, sql`
+    const updated = await rowsOf(
+      ex,
+      sql`
       update stack_items set item_type = ${it.itemType}, value = ${it.value}, min_severity = ${it.minSeverity},
         match_vendor = ${it.keys.matchVendor}, match_product = ${it.keys.matchProduct}, match_version = ${it.keys.matchVersion},
         match_ecosystem = ${it.keys.matchEcosystem}, match_cpe_product = ${it.keys.matchCpeProduct}, match_cve = ${it.keys.matchCve}, match_words = k.words, match_anchor = ${ANCHOR}
       from (select ${WORDS(sql`${it.keys.keywordText}::text`)} as words) k
-      where stack_id = ${stackId} and id = ${id} returning id`);
+      where stack_id = ${stackId} and id = ${id} returning id`,
+    );
     return updated.length ? this.item(ex, stackId, id) : undefined;
   },
 
   async deleteItem(ex: Executor, stackId: string, id: string): Promise<boolean> {
-    return (await ex.delete(stackItems).where(and(eq(stackItems.stackId, stackId), eq(stackItems.id, id))).returning({ id: stackItems.id })).length > 0;
+    return (
+      (
+        await ex
+          .delete(stackItems)
+          .where(and(eq(stackItems.stackId, stackId), eq(stackItems.id, id)))
+          .returning({ id: stackItems.id })
+      ).length > 0
+    );
   },
 
   /** Stack items of the project (for its statistics). */

@@ -5,26 +5,35 @@ import { TagBrief } from "../tags/tags.schemas.js";
 
 export const MIN_SEVERITIES = ["critical", "high", "medium", "low"] as const;
 
-const ITEM_TYPE = z.enum(STACK_ITEM_TYPES).describe(
-  "cpe (CPE 2.3, version * or concrete), product (vendor:product[@version]), vendor, purl (pkg:type/name@version), keyword (words of the description), cve (a CVE id or alias)",
-);
-const MIN_SEVERITY = z.enum(MIN_SEVERITIES).nullable().describe("Only CVEs of this severity or above alert (an unscored CVE alerts once scored)");
+const ITEM_TYPE = z
+  .enum(STACK_ITEM_TYPES)
+  .describe(
+    "cpe (CPE 2.3, version * or concrete), product (vendor:product[@version]), vendor, purl (pkg:type/name@version), keyword (words of the description), cve (a CVE id or alias)",
+  );
+const MIN_SEVERITY = z
+  .enum(MIN_SEVERITIES)
+  .nullable()
+  .describe("Only CVEs of this severity or above alert (an unscored CVE alerts once scored)");
 
-export const StackItem = z.object({
-  id: z.uuid(),
-  item_type: z.string(),
-  value: z.string(),
-  min_severity: z.string().nullable().optional(),
-  tags: z.array(TagBrief).default([]),
-  created_at: z.iso.datetime(),
-}).meta({ id: "StackItemOut" });
+export const StackItem = z
+  .object({
+    id: z.uuid(),
+    item_type: z.string(),
+    value: z.string(),
+    min_severity: z.string().nullable().optional(),
+    tags: z.array(TagBrief).default([]),
+    created_at: z.iso.datetime(),
+  })
+  .meta({ id: "StackItemOut" });
 
-export const Stack = z.object({
-  id: z.uuid(),
-  name: z.string(),
-  project_id: z.uuid().nullable(),
-  items: z.array(StackItem),
-}).meta({ id: "StackOut" });
+export const Stack = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    project_id: z.uuid().nullable(),
+    items: z.array(StackItem),
+  })
+  .meta({ id: "StackOut" });
 
 /**
  * What each item_type's value looks like, as JSON Schema conditions for the OpenAPI document: each
@@ -32,12 +41,27 @@ export const Stack = z.object({
  * decides, and a value it cannot match is a 422 on `value` saying why.
  */
 export const VALUE_FORMATS: Record<(typeof STACK_ITEM_TYPES)[number], { pattern: string; description: string }> = {
-  cpe: { pattern: "^\\s*(cpe:2\\.3:|[Cc][Pp][Ee]:/)", description: "CPE 2.3 (cpe:2.3:a:vendor:product:version:…, 11 attributes) or a CPE 2.2 URI (cpe:/a:vendor:product); vendor and product named" },
-  product: { pattern: "\\S", description: "vendor:product or product, optional version after @ or as a third part (paloaltonetworks:pan-os@10.2.5, openbsd:openssh:9.6p1)" },
+  cpe: {
+    pattern: "^\\s*(cpe:2\\.3:|[Cc][Pp][Ee]:/)",
+    description:
+      "CPE 2.3 (cpe:2.3:a:vendor:product:version:…, 11 attributes) or a CPE 2.2 URI (cpe:/a:vendor:product); vendor and product named",
+  },
+  product: {
+    pattern: "\\S",
+    description:
+      "vendor:product or product, optional version after @ or as a third part (paloaltonetworks:pan-os@10.2.5, openbsd:openssh:9.6p1)",
+  },
   vendor: { pattern: "^[^:]*\\S[^:]*$", description: "a vendor name alone, without ':'" },
-  purl: { pattern: "^\\s*pkg:[A-Za-z][A-Za-z0-9.+-]*/[^?#]", description: "a package URL, pkg:type/namespace/name@version (types: pypi, npm, maven, golang, cargo, gem, nuget, composer, hex, pub, hackage, cran, swift, cocoapods, deb, apk, rpm)" },
+  purl: {
+    pattern: "^\\s*pkg:[A-Za-z][A-Za-z0-9.+-]*/[^?#]",
+    description:
+      "a package URL, pkg:type/namespace/name@version (types: pypi, npm, maven, golang, cargo, gem, nuget, composer, hex, pub, hackage, cran, swift, cocoapods, deb, apk, rpm)",
+  },
   keyword: { pattern: "\\S", description: "words that must all appear in the CVE (at least one letter or digit)" },
-  cve: { pattern: "^\\s*([Cc][Vv][Ee]-[A-Za-z0-9][A-Za-z0-9._:-]*|[A-Z][A-Z0-9]*-[A-Za-z0-9][A-Za-z0-9._:-]*)\\s*$", description: "a CVE id (CVE-2024-3400) or an alias (GHSA-…, PYSEC-…, GO-…)" },
+  cve: {
+    pattern: "^\\s*([Cc][Vv][Ee]-[A-Za-z0-9][A-Za-z0-9._:-]*|[A-Z][A-Z0-9]*-[A-Za-z0-9][A-Za-z0-9._:-]*)\\s*$",
+    description: "a CVE id (CVE-2024-3400) or an alias (GHSA-…, PYSEC-…, GO-…)",
+  },
 };
 const valueFormats = {
   allOf: Object.entries(VALUE_FORMATS).map(([type, f]) => ({
@@ -46,24 +70,30 @@ const valueFormats = {
   })),
 };
 
-export const StackItemIn = z.object({
-  item_type: ITEM_TYPE,
-  value: z.string().min(1).max(500),
-  min_severity: MIN_SEVERITY.optional(),
-  tag_ids: z.array(z.uuid()).max(50).default([]),
-}).meta({ id: "StackItemIn", ...valueFormats });
+export const StackItemIn = z
+  .object({
+    item_type: ITEM_TYPE,
+    value: z.string().min(1).max(500),
+    min_severity: MIN_SEVERITY.optional(),
+    tag_ids: z.array(z.uuid()).max(50).default([]),
+  })
+  .meta({ id: "StackItemIn", ...valueFormats });
 
-export const StackItemUpdateIn = z.object({
-  item_type: ITEM_TYPE.optional(),
-  value: z.string().min(1).max(500).optional(),
-  min_severity: MIN_SEVERITY.optional(),
-  tag_ids: z.array(z.uuid()).max(50).optional(),
-}).meta({ id: "StackItemUpdateIn", ...valueFormats });
+export const StackItemUpdateIn = z
+  .object({
+    item_type: ITEM_TYPE.optional(),
+    value: z.string().min(1).max(500).optional(),
+    min_severity: MIN_SEVERITY.optional(),
+    tag_ids: z.array(z.uuid()).max(50).optional(),
+  })
+  .meta({ id: "StackItemUpdateIn", ...valueFormats });
 
-export const StackIn = z.object({
-  name: z.string().trim().min(1).max(100),
-  items: z.array(StackItemIn).max(1000).default([]),
-}).meta({ id: "StackIn" });
+export const StackIn = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    items: z.array(StackItemIn).max(1000).default([]),
+  })
+  .meta({ id: "StackIn" });
 
 export const StackUpdateIn = z.object({ name: z.string().trim().min(1).max(100) }).meta({ id: "StackUpdateIn" });
 

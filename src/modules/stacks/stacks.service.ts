@@ -12,7 +12,11 @@ import { checkTagIds, getTag } from "../tags/tags.service.js";
 import { stacksRepository as repo, type NewItem, type StackItemRow, type StackRow } from "./stacks.repository.js";
 import type { StackIn, StackItemIn, StackItemUpdateIn } from "./stacks.schemas.js";
 
-export interface StackView { stack: StackRow; items: StackItemRow[]; tags: Map<string, TagRow[]> }
+export interface StackView {
+  stack: StackRow;
+  items: StackItemRow[];
+  tags: Map<string, TagRow[]>;
+}
 
 function nameTaken(name: string): Conflict {
   return new Conflict(CONFLICT.nameTaken.code, CONFLICT.nameTaken.message("Une pile nommée", name, " dans ce projet"));
@@ -27,11 +31,19 @@ export class StacksService {
   ) {}
 
   /** The item as the matcher stores it; a value that cannot be matched is a 422 at `loc`. */
-  private async newItem(ex: Executor, type: StackItemType, value: string, minSeverity: string | null, loc: Loc, errors: Issue[]): Promise<NewItem | null> {
+  private async newItem(
+    ex: Executor,
+    type: StackItemType,
+    value: string,
+    minSeverity: string | null,
+    loc: Loc,
+    errors: Issue[],
+  ): Promise<NewItem | null> {
     try {
       const keys = itemKeys(type, value);
       // An alias (GHSA-…) is watched as the CVE it names, when Vigie knows it.
-      if (keys.matchCve && !keys.matchCve.startsWith("CVE-")) keys.matchCve = (await this.cves.cveOfAlias(ex, keys.matchCve)) ?? keys.matchCve;
+      if (keys.matchCve && !keys.matchCve.startsWith("CVE-"))
+        keys.matchCve = (await this.cves.cveOfAlias(ex, keys.matchCve)) ?? keys.matchCve;
       return { itemType: type, value: value.trim(), minSeverity, keys };
     } catch (err) {
       if (!(err instanceof BadItem)) throw err;
@@ -41,8 +53,14 @@ export class StacksService {
   }
 
   private async view(ex: Executor, stacks: StackRow[]): Promise<StackView[]> {
-    const items = await repo.items(ex, stacks.map((s) => s.id));
-    const tags = await this.tags.ofItems(ex, items.map((i) => i.id));
+    const items = await repo.items(
+      ex,
+      stacks.map((s) => s.id),
+    );
+    const tags = await this.tags.ofItems(
+      ex,
+      items.map((i) => i.id),
+    );
     return stacks.map((stack) => ({ stack, items: items.filter((i) => i.stackId === stack.id), tags }));
   }
 
@@ -63,7 +81,12 @@ export class StacksService {
    * Validates items (every error at once; `at(i)` is where item i sits in the body), inserts them
    * with their tags and matches them against the corpus.
    */
-  private async addItems(tx: Executor, stack: StackRow, items: StackItemIn[], at: (i: number) => Loc): Promise<{ rows: StackItemRow[]; raised: number }> {
+  private async addItems(
+    tx: Executor,
+    stack: StackRow,
+    items: StackItemIn[],
+    at: (i: number) => Loc,
+  ): Promise<{ rows: StackItemRow[]; raised: number }> {
     const errors: Issue[] = [];
     const parsed: NewItem[] = [];
     for (const [i, it] of items.entries()) {
@@ -74,7 +97,13 @@ export class StacksService {
     for (const [i, it] of items.entries()) if (it.tag_ids.length) await checkTagIds(tx, stack.projectId, it.tag_ids, [...at(i), "tag_ids"]);
     const rows = await repo.insertItems(tx, stack.id, stack.projectId, parsed);
     for (const [i, row] of rows.entries()) if (items[i]!.tag_ids.length) await this.tags.setItemTags(tx, row.id, items[i]!.tag_ids);
-    return { rows, raised: await matchNewItems(tx, rows.map((r) => r.id)) };
+    return {
+      rows,
+      raised: await matchNewItems(
+        tx,
+        rows.map((r) => r.id),
+      ),
+    };
   }
 
   async list(project: ProjectScope): Promise<StackView[]> {
@@ -117,7 +146,11 @@ export class StacksService {
     if (!(await repo.delete(this.db, project.id, stackId))) throw new NotFound(NOT_FOUND.stack);
   }
 
-  async addItem(project: ProjectScope, stackId: string, body: StackItemIn): Promise<{ item: StackItemRow; tags: TagRow[]; raised: number }> {
+  async addItem(
+    project: ProjectScope,
+    stackId: string,
+    body: StackItemIn,
+  ): Promise<{ item: StackItemRow; tags: TagRow[]; raised: number }> {
     const stack = await this.stackOf(this.db, project, stackId);
     return this.db.transaction(async (tx) => {
       const { rows, raised } = await this.addItems(tx, stack, [body], () => ["body"]);
@@ -127,13 +160,25 @@ export class StacksService {
   }
 
   /** Changes an item; a changed value or threshold is matched again (new alerts only, none withdrawn). */
-  async updateItem(project: ProjectScope, stackId: string, itemId: string, body: StackItemUpdateIn): Promise<{ item: StackItemRow; tags: TagRow[] }> {
+  async updateItem(
+    project: ProjectScope,
+    stackId: string,
+    itemId: string,
+    body: StackItemUpdateIn,
+  ): Promise<{ item: StackItemRow; tags: TagRow[] }> {
     const current = await this.itemOf(this.db, project, stackId, itemId);
     return this.db.transaction(async (tx) => {
       const errors: Issue[] = [];
       const type = body.item_type ?? current.itemType;
       const minSeverity = body.min_severity === undefined ? current.minSeverity : body.min_severity;
-      const next = await this.newItem(tx, type, body.value ?? current.value, minSeverity, ["body", body.value === undefined ? "item_type" : "value"], errors);
+      const next = await this.newItem(
+        tx,
+        type,
+        body.value ?? current.value,
+        minSeverity,
+        ["body", body.value === undefined ? "item_type" : "value"],
+        errors,
+      );
       if (body.tag_ids) await checkTagIds(tx, project.id, body.tag_ids, ["body", "tag_ids"]);
       if (!next) throw new Invalid(errors);
       const item = (await repo.updateItem(tx, stackId, itemId, next))!;

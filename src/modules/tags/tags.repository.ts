@@ -7,18 +7,28 @@ export type TagRow = typeof tags.$inferSelect;
 /** SQL of tags and their links; every method takes the project it works within. */
 export const tagsRepository = {
   async list(ex: Executor, projectId: string): Promise<TagRow[]> {
-    return ex.select().from(tags).where(eq(tags.projectId, projectId)).orderBy(asc(sql`lower(${tags.name})`), asc(tags.id));
+    return ex
+      .select()
+      .from(tags)
+      .where(eq(tags.projectId, projectId))
+      .orderBy(asc(sql`lower(${tags.name})`), asc(tags.id));
   },
 
   async get(ex: Executor, projectId: string, id: string): Promise<TagRow | undefined> {
-    const [row] = await ex.select().from(tags).where(and(eq(tags.projectId, projectId), eq(tags.id, id)));
+    const [row] = await ex
+      .select()
+      .from(tags)
+      .where(and(eq(tags.projectId, projectId), eq(tags.id, id)));
     return row;
   },
 
   /** The tags among `ids` that belong to the project. */
   async existing(ex: Executor, projectId: string, ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
-    const rows = await ex.select({ id: tags.id }).from(tags).where(and(eq(tags.projectId, projectId), inArray(tags.id, ids)));
+    const rows = await ex
+      .select({ id: tags.id })
+      .from(tags)
+      .where(and(eq(tags.projectId, projectId), inArray(tags.id, ids)));
     return new Set(rows.map((r) => r.id));
   },
 
@@ -28,12 +38,23 @@ export const tagsRepository = {
   },
 
   async update(ex: Executor, projectId: string, id: string, patch: { name?: string; color?: string }): Promise<TagRow | undefined> {
-    const [row] = await ex.update(tags).set(patch).where(and(eq(tags.projectId, projectId), eq(tags.id, id))).returning();
+    const [row] = await ex
+      .update(tags)
+      .set(patch)
+      .where(and(eq(tags.projectId, projectId), eq(tags.id, id)))
+      .returning();
     return row;
   },
 
   async delete(ex: Executor, projectId: string, id: string): Promise<boolean> {
-    return (await ex.delete(tags).where(and(eq(tags.projectId, projectId), eq(tags.id, id))).returning({ id: tags.id })).length > 0;
+    return (
+      (
+        await ex
+          .delete(tags)
+          .where(and(eq(tags.projectId, projectId), eq(tags.id, id)))
+          .returning({ id: tags.id })
+      ).length > 0
+    );
   },
 
   async attachToAlert(ex: Executor, alertId: string, tagId: string): Promise<void> {
@@ -47,7 +68,11 @@ export const tagsRepository = {
   /** Replaces the tags of a stack item. */
   async setItemTags(ex: Executor, itemId: string, tagIds: string[]): Promise<void> {
     await ex.delete(stackItemTags).where(eq(stackItemTags.itemId, itemId));
-    if (tagIds.length) await ex.insert(stackItemTags).values(tagIds.map((tagId) => ({ itemId, tagId }))).onConflictDoNothing();
+    if (tagIds.length)
+      await ex
+        .insert(stackItemTags)
+        .values(tagIds.map((tagId) => ({ itemId, tagId })))
+        .onConflictDoNothing();
   },
 
   async attachToItem(ex: Executor, itemId: string, tagId: string): Promise<void> {
@@ -61,16 +86,24 @@ export const tagsRepository = {
   /** The tags of each of these alerts (one query for a page). */
   async ofAlerts(ex: Executor, alertIds: string[]): Promise<Map<string, TagRow[]>> {
     if (!alertIds.length) return new Map();
-    const rows = await ex.select({ ownerId: alertTags.alertId, tag: tags }).from(alertTags).innerJoin(tags, eq(tags.id, alertTags.tagId))
-      .where(inArray(alertTags.alertId, alertIds)).orderBy(asc(sql`lower(${tags.name})`));
+    const rows = await ex
+      .select({ ownerId: alertTags.alertId, tag: tags })
+      .from(alertTags)
+      .innerJoin(tags, eq(tags.id, alertTags.tagId))
+      .where(inArray(alertTags.alertId, alertIds))
+      .orderBy(asc(sql`lower(${tags.name})`));
     return groupTags(rows);
   },
 
   /** The tags of each of these stack items. */
   async ofItems(ex: Executor, itemIds: string[]): Promise<Map<string, TagRow[]>> {
     if (!itemIds.length) return new Map();
-    const rows = await ex.select({ ownerId: stackItemTags.itemId, tag: tags }).from(stackItemTags).innerJoin(tags, eq(tags.id, stackItemTags.tagId))
-      .where(inArray(stackItemTags.itemId, itemIds)).orderBy(asc(sql`lower(${tags.name})`));
+    const rows = await ex
+      .select({ ownerId: stackItemTags.itemId, tag: tags })
+      .from(stackItemTags)
+      .innerJoin(tags, eq(tags.id, stackItemTags.tagId))
+      .where(inArray(stackItemTags.itemId, itemIds))
+      .orderBy(asc(sql`lower(${tags.name})`));
     return groupTags(rows);
   },
 };

@@ -17,7 +17,10 @@ export const usersRepository = {
   },
 
   async addMembership(ex: Executor, m: { userId: string; orgId: string; role: Role }): Promise<void> {
-    await ex.insert(memberships).values(m).onConflictDoUpdate({ target: [memberships.userId, memberships.orgId], set: { role: m.role } });
+    await ex
+      .insert(memberships)
+      .values(m)
+      .onConflictDoUpdate({ target: [memberships.userId, memberships.orgId], set: { role: m.role } });
   },
 
   async memberships(ex: Executor, userId: string): Promise<{ orgId: string; role: Role }[]> {

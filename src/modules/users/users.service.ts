@@ -17,15 +17,26 @@ export function normaliseEmail(email: string): string {
 
 /** User accounts (for the session API) and their organization memberships. */
 export class UsersService {
-  constructor(private readonly db: Db, private readonly organizations: Pick<typeof organizationsRepository, "orgExists">) {}
+  constructor(
+    private readonly db: Db,
+    private readonly organizations: Pick<typeof organizationsRepository, "orgExists">,
+  ) {}
 
-  async create(input: { email: string; password: string; orgId?: string; role?: string }): Promise<{ user: UserRow; orgId: string | null; role: Role | null }> {
+  async create(input: {
+    email: string;
+    password: string;
+    orgId?: string;
+    role?: string;
+  }): Promise<{ user: UserRow; orgId: string | null; role: Role | null }> {
     const email = normaliseEmail(input.email);
     const errors: Issue[] = [];
     if (!EMAIL.test(email) || email.length > 254) errors.push({ loc: ["email"], message: INVALID.email, input: input.email });
-    if (input.password.length < 8 || input.password.length > 1024) errors.push({ loc: ["password"], message: INVALID.passwordLength, input: "[redacted]" });
-    if (input.role !== undefined && !(ROLES as readonly string[]).includes(input.role)) errors.push({ loc: ["role"], message: INVALID.unknownRole(ROLES), input: input.role });
-    if (input.role !== undefined && input.orgId === undefined) errors.push({ loc: ["role"], message: INVALID.roleWithoutOrg, input: input.role });
+    if (input.password.length < 8 || input.password.length > 1024)
+      errors.push({ loc: ["password"], message: INVALID.passwordLength, input: "[redacted]" });
+    if (input.role !== undefined && !(ROLES as readonly string[]).includes(input.role))
+      errors.push({ loc: ["role"], message: INVALID.unknownRole(ROLES), input: input.role });
+    if (input.role !== undefined && input.orgId === undefined)
+      errors.push({ loc: ["role"], message: INVALID.roleWithoutOrg, input: input.role });
     if (errors.length) throw new Invalid(errors);
     if (input.orgId !== undefined && (!isUuid(input.orgId) || !(await this.organizations.orgExists(this.db, input.orgId)))) {
       throw new NotFound(NOT_FOUND.organization);

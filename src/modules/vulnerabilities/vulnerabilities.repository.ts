@@ -12,9 +12,19 @@ export type PublicVulnWithSignals = PublicVulnRow & { kev: boolean; poc: boolean
 const PV_ALIASES = sql.raw(`"public_vulns"."aliases"`);
 
 const WITH_SIGNALS = {
-  id: publicVulns.id, source: publicVulns.source, url: publicVulns.url, summary: publicVulns.summary, aliases: publicVulns.aliases,
-  severity: publicVulns.severity, cvssScore: publicVulns.cvssScore, published: publicVulns.published, modified: publicVulns.modified,
-  data: publicVulns.data, hash: publicVulns.hash, file: publicVulns.file, importedAt: publicVulns.importedAt,
+  id: publicVulns.id,
+  source: publicVulns.source,
+  url: publicVulns.url,
+  summary: publicVulns.summary,
+  aliases: publicVulns.aliases,
+  severity: publicVulns.severity,
+  cvssScore: publicVulns.cvssScore,
+  published: publicVulns.published,
+  modified: publicVulns.modified,
+  data: publicVulns.data,
+  hash: publicVulns.hash,
+  file: publicVulns.file,
+  importedAt: publicVulns.importedAt,
   kev: sql<boolean>`coalesce((select bool_or(c.is_kev) from ${cves} c where c.cve_id = any(${PV_ALIASES})), false)`,
   poc: sql<boolean>`coalesce((select bool_or(c.has_poc) from ${cves} c where c.cve_id = any(${PV_ALIASES})), false)`,
   epss: sql<number | null>`(select max(e.epss) from ${epssCurrent} e where e.cve_id = any(${PV_ALIASES}))`,
@@ -28,12 +38,19 @@ export const vulnerabilitiesRepository = {
     if (q.q) {
       const term = q.q.trim();
       // Ids and aliases as written (GHSA-gfw2-… is mixed-case) or upper-cased (cve-… typed in lower case).
-      where.push(sql`(upper(${publicVulns.id}) = ${term.toUpperCase()} or ${publicVulns.aliases} && array[${term}, ${term.toUpperCase()}]::text[] or ${publicVulns.summary} ilike ${likeContains(term)})`);
+      where.push(
+        sql`(upper(${publicVulns.id}) = ${term.toUpperCase()} or ${publicVulns.aliases} && array[${term}, ${term.toUpperCase()}]::text[] or ${publicVulns.summary} ilike ${likeContains(term)})`,
+      );
     }
     const cond = where.length ? and(...where) : undefined;
     const [rows, total] = await Promise.all([
-      ex.select(WITH_SIGNALS).from(publicVulns).where(cond).orderBy(sql`${publicVulns.published} desc nulls last`, desc(publicVulns.id))
-        .limit(q.page_size).offset((q.page - 1) * q.page_size),
+      ex
+        .select(WITH_SIGNALS)
+        .from(publicVulns)
+        .where(cond)
+        .orderBy(sql`${publicVulns.published} desc nulls last`, desc(publicVulns.id))
+        .limit(q.page_size)
+        .offset((q.page - 1) * q.page_size),
       ex.$count(publicVulns, cond),
     ]);
     return { rows, total };

@@ -12,7 +12,12 @@ export function presentGraph(g: StoredGraph): StoredGraph {
       n.type === "trigger"
         ? { id: n.id, type: n.type, event: n.event, params: n.params }
         : n.type === "condition"
-          ? { id: n.id, type: n.type, match: n.match, rules: n.rules.map((r) => ("value" in r ? { field: r.field, op: r.op, value: r.value } : { field: r.field, op: r.op })) }
+          ? {
+              id: n.id,
+              type: n.type,
+              match: n.match,
+              rules: n.rules.map((r) => ("value" in r ? { field: r.field, op: r.op, value: r.value } : { field: r.field, op: r.op })),
+            }
           : { id: n.id, type: n.type, action: n.action, params: n.params, on_error: n.on_error },
     ),
     edges: g.edges.map((e) => (e.when ? { from: e.from, to: e.to, when: e.when } : { from: e.from, to: e.to })),

@@ -45,19 +45,33 @@ export const workflowsRepository = {
 
   async insert(
     ex: Executor,
-    w: { orgId: string; projectId: string | null; name: string; description: string | null; family: string; graph: StoredGraph; isDefault?: boolean },
+    w: {
+      orgId: string;
+      projectId: string | null;
+      name: string;
+      description: string | null;
+      family: string;
+      graph: StoredGraph;
+      isDefault?: boolean;
+    },
   ): Promise<WorkflowRow> {
     const [row] = await ex.insert(workflows).values(w).returning();
     return row!;
   },
 
   async getInProject(ex: Executor, projectId: string, id: string): Promise<WorkflowRow | undefined> {
-    const [row] = await ex.select().from(workflows).where(and(eq(workflows.projectId, projectId), eq(workflows.id, id)));
+    const [row] = await ex
+      .select()
+      .from(workflows)
+      .where(and(eq(workflows.projectId, projectId), eq(workflows.id, id)));
     return row;
   },
 
   async getInOrg(ex: Executor, orgId: string, id: string): Promise<WorkflowRow | undefined> {
-    const [row] = await ex.select().from(workflows).where(and(eq(workflows.orgId, orgId), isNull(workflows.projectId), eq(workflows.id, id)));
+    const [row] = await ex
+      .select()
+      .from(workflows)
+      .where(and(eq(workflows.orgId, orgId), isNull(workflows.projectId), eq(workflows.id, id)));
     return row;
   },
 

@@ -50,13 +50,13 @@ function graphOf(body: Forms): StoredGraph | undefined {
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
   if (value && typeof value === "object") {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
   }
   return JSON.stringify(value);
 }
-
-
 
 /** Workflows of projects and organizations: the rules of the /api/v1 workflow surface. */
 export class WorkflowsService {
@@ -103,11 +103,17 @@ export class WorkflowsService {
    * Creates a workflow under an idempotency key. Returns created=false for a replay of the same
    * request (the workflow as it is now); 409 when the key was used with another request.
    */
-  async create(project: ProjectScope, idempotencyKey: string, body: WorkflowEcritureIn): Promise<{ workflow: WorkflowRow; created: boolean }> {
+  async create(
+    project: ProjectScope,
+    idempotencyKey: string,
+    body: WorkflowEcritureIn,
+  ): Promise<{ workflow: WorkflowRow; created: boolean }> {
     const { orgId } = project;
     const graph = graphOf(body);
     if (!graph) throw modelError(INVALID.graphOrShortForm, body);
-    const fingerprint = createHash("sha256").update(`${project.id}\n${canonical(body)}`).digest("hex");
+    const fingerprint = createHash("sha256")
+      .update(`${project.id}\n${canonical(body)}`)
+      .digest("hex");
     const key = { orgId, route: CREATE_ROUTE, key: idempotencyKey };
     try {
       const result = await this.db.transaction(async (tx) => {
@@ -226,7 +232,9 @@ export class WorkflowsService {
   }
 
   /** Creates a workflow of a project or of a whole organization (operators: `vigie workflow create`). */
-  async createAsOperator(input: { orgId: string; projectId: string | null; name: string; description?: string | null; family?: string | null } & Forms): Promise<WorkflowRow> {
+  async createAsOperator(
+    input: { orgId: string; projectId: string | null; name: string; description?: string | null; family?: string | null } & Forms,
+  ): Promise<WorkflowRow> {
     const graph = graphOf(input);
     if (!graph) throw modelError(INVALID.graphOrShortForm, input);
     try {

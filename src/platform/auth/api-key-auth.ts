@@ -60,7 +60,11 @@ export class ApiKeyAuthenticator {
   private readonly cache: NotifiedCache<CachedKey>;
   readonly limiter: RateLimiter;
 
-  constructor(private readonly database: Database, private readonly defaultLimit: number, feed: CacheFeed) {
+  constructor(
+    private readonly database: Database,
+    private readonly defaultLimit: number,
+    feed: CacheFeed,
+  ) {
     this.limiter = new RateLimiter(database);
     this.cache = feed.cache<CachedKey>(AUTH_TOPIC, CACHE_MAX);
   }

@@ -37,7 +37,10 @@ export class WindowQuota {
   reservedAt = 0;
   lastBlock = 0;
 
-  constructor(readonly window: number, readonly limit: number) {}
+  constructor(
+    readonly window: number,
+    readonly limit: number,
+  ) {}
 
   get resetAt(): number {
     return this.window + WINDOW_SECONDS;
@@ -96,7 +99,10 @@ export class RateLimiter {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
 
-  constructor(private readonly database: Database, private readonly flushMs = 200) {}
+  constructor(
+    private readonly database: Database,
+    private readonly flushMs = 200,
+  ) {}
 
   private static window(now = Date.now()): number {
     return Math.floor(now / 1000 / WINDOW_SECONDS) * WINDOW_SECONDS;
@@ -232,7 +238,8 @@ export class RateLimiter {
       q.exhausted = true;
       return n;
     });
-    if (unused.length) await this.database.raw("vigie_rate_release", RELEASE_SQL, [unused.map(([o]) => o), unused.map(([, q]) => q.window), amounts]);
+    if (unused.length)
+      await this.database.raw("vigie_rate_release", RELEASE_SQL, [unused.map(([o]) => o), unused.map(([, q]) => q.window), amounts]);
     await this.flush();
   }
 }

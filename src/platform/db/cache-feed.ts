@@ -47,7 +47,11 @@ export class CacheFeed {
   /** Starts listening (the caches start storing once it listens). */
   async start(): Promise<void> {
     if (this.stop) return;
-    this.stop = await this.database.listen(CACHE_CHANNEL, (payload) => this.message(payload), (up) => this.status(up));
+    this.stop = await this.database.listen(
+      CACHE_CHANNEL,
+      (payload) => this.message(payload),
+      (up) => this.status(up),
+    );
   }
 
   async close(): Promise<void> {
@@ -76,7 +80,10 @@ export class NotifiedCache<V> {
   private readonly entries = new Map<string, V>();
   private generation = 0;
 
-  constructor(private readonly feed: CacheFeed, private readonly max: number) {}
+  constructor(
+    private readonly feed: CacheFeed,
+    private readonly max: number,
+  ) {}
 
   get(key: string): V | undefined {
     return this.entries.get(key);

@@ -79,8 +79,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       },
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
       listen: (channel, onMessage, onStatus) => listenPg(opts.databaseUrl!, channel, onMessage, onStatus),
-      raw: async <T>(name: string, text: string, values: unknown[]) =>
-        (await pool.query({ name, text, values })).rows as T[],
+      raw: async <T>(name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows as T[],
       close: () => pool.end(),
     };
   }
@@ -156,7 +155,10 @@ async function listenPg(
     client = c;
     ping = setInterval(() => {
       const timeout = setTimeout(() => lost(c), LISTEN_PING_TIMEOUT_MS).unref();
-      c.query("select 1").then(() => clearTimeout(timeout), () => lost(c));
+      c.query("select 1").then(
+        () => clearTimeout(timeout),
+        () => lost(c),
+      );
     }, LISTEN_PING_MS);
     ping.unref();
     onStatus(true);

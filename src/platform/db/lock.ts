@@ -12,7 +12,10 @@ export interface LockInfo {
 
 export class DataDirLockedError extends Error {
   override name = "DataDirLockedError";
-  constructor(readonly dir: string, readonly holder: LockInfo) {
+  constructor(
+    readonly dir: string,
+    readonly holder: LockInfo,
+  ) {
     super(
       `Le répertoire de données ${dir} est déjà utilisé par le processus ${holder.pid} ` +
         `(démarré le ${holder.startedAt}). PGlite ne gère qu'un seul processus par répertoire : ` +

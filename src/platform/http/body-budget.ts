@@ -18,7 +18,10 @@ export class BodyBudgetExceeded extends HttpError {
  */
 export class BodyBudget {
   #inFlight = 0;
-  constructor(readonly maxBytes: number, readonly bodyLimit: number) {}
+  constructor(
+    readonly maxBytes: number,
+    readonly bodyLimit: number,
+  ) {}
 
   /** Bytes currently reserved. */
   get inFlight(): number {

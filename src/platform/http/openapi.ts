@@ -19,10 +19,13 @@ function refsIn(value: Json, out: Set<string>): void {
 function renameRefs(value: Json, names: Map<string, string>): Json {
   if (Array.isArray(value)) return value.map((v) => renameRefs(v, names));
   if (value && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => {
-      if (k === "$ref" && typeof v === "string" && v.startsWith(REF)) return [k, REF + (names.get(v.slice(REF.length)) ?? v.slice(REF.length))];
-      return [k, renameRefs(v, names)];
-    }));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => {
+        if (k === "$ref" && typeof v === "string" && v.startsWith(REF))
+          return [k, REF + (names.get(v.slice(REF.length)) ?? v.slice(REF.length))];
+        return [k, renameRefs(v, names)];
+      }),
+    );
   }
   return value;
 }

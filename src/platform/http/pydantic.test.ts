@@ -125,9 +125,7 @@ describe("z.string → str [types]", () => {
 
   it("no coercion of numbers, booleans, null, lists", () => {
     for (const input of [123, 1.5, true, null, ["a"], {}]) {
-      expect(errorsOf(S, input)).toEqual([
-        { type: "string_type", loc: ["body"], msg: "Input should be a valid string", input },
-      ]);
+      expect(errorsOf(S, input)).toEqual([{ type: "string_type", loc: ["body"], msg: "Input should be a valid string", input }]);
     }
   });
 
@@ -214,9 +212,7 @@ describe("UUIDs [uuidrs][uuidpy]", () => {
       expect(validatedOf(U, input)).toBe(canonical);
     }
     expect(validatedOf(U, "00000000-0000-0000-0000-000000000000")).toBe("00000000-0000-0000-0000-000000000000");
-    expect(validatedOf(z.string().uuid(), "12345678-1234-5678-1234-567812345678")).toBe(
-      "12345678-1234-5678-1234-567812345678",
-    );
+    expect(validatedOf(z.string().uuid(), "12345678-1234-5678-1234-567812345678")).toBe("12345678-1234-5678-1234-567812345678");
     expect(validatedOf(z.guid(), "a6cc5730-2261-11ee-9c43-2eb5a363657c")).toBe("a6cc5730-2261-11ee-9c43-2eb5a363657c");
   });
 
@@ -333,9 +329,7 @@ describe("integers [types][shared][pyinput]", () => {
 
   it("types, fractional and non-finite floats", () => {
     for (const input of [null, [], {}, [1]]) {
-      expect(errorsOf(z.int(), input)).toEqual([
-        { type: "int_type", loc: ["body"], msg: "Input should be a valid integer", input },
-      ]);
+      expect(errorsOf(z.int(), input)).toEqual([{ type: "int_type", loc: ["body"], msg: "Input should be a valid integer", input }]);
     }
     expect(errorsOf(z.number().int(), 1.5)).toEqual([
       {
@@ -415,9 +409,7 @@ describe("floats [types][shared]", () => {
       ]);
     }
     for (const input of [null, [], {}]) {
-      expect(errorsOf(z.number(), input)).toEqual([
-        { type: "float_type", loc: ["body"], msg: "Input should be a valid number", input },
-      ]);
+      expect(errorsOf(z.number(), input)).toEqual([{ type: "float_type", loc: ["body"], msg: "Input should be a valid number", input }]);
     }
     expect(errorsOf(z.number().gte(1.5), 1)).toEqual([
       {
@@ -448,9 +440,7 @@ describe("booleans [shared][pyinput]", () => {
       expect(errorsOf(z.boolean(), input)).toEqual([{ type: "bool_parsing", loc: ["body"], msg: parsing, input }]);
     }
     for (const input of [null, [], {}, 0.5]) {
-      expect(errorsOf(z.boolean(), input)).toEqual([
-        { type: "bool_type", loc: ["body"], msg: "Input should be a valid boolean", input },
-      ]);
+      expect(errorsOf(z.boolean(), input)).toEqual([{ type: "bool_type", loc: ["body"], msg: "Input should be a valid boolean", input }]);
     }
   });
 });
@@ -523,12 +513,8 @@ describe("lists and dicts [list][types]", () => {
         ctx: { field_type: "List", max_length: 2, actual_length: 3 },
       },
     ]);
-    expect(errorsOf(z.array(z.string()).min(2), ["a"])[0]?.msg).toBe(
-      "List should have at least 2 items after validation, not 1",
-    );
-    expect(errorsOf(z.array(z.string()).max(1), ["a", "b"])[0]?.msg).toBe(
-      "List should have at most 1 item after validation, not 2",
-    );
+    expect(errorsOf(z.array(z.string()).min(2), ["a"])[0]?.msg).toBe("List should have at least 2 items after validation, not 1");
+    expect(errorsOf(z.array(z.string()).max(1), ["a", "b"])[0]?.msg).toBe("List should have at most 1 item after validation, not 2");
     expect(validatedOf(L, ["1", 2])).toEqual([1, 2]);
   });
 
@@ -632,10 +618,7 @@ describe("discriminated unions [tagged]", () => {
   });
 
   it("multi-valued member tags and ordering of expected_tags", () => {
-    const U = z.discriminatedUnion("kind", [
-      z.object({ kind: z.enum(["a", "b"]) }),
-      z.object({ kind: z.literal("c"), n: z.int() }),
-    ]);
+    const U = z.discriminatedUnion("kind", [z.object({ kind: z.enum(["a", "b"]) }), z.object({ kind: z.literal("c"), n: z.int() })]);
     expect(errorsOf(U, { kind: "z" })[0]?.ctx).toEqual({ discriminator: "'kind'", tag: "z", expected_tags: "'a', 'b', 'c'" });
     expect(errorsOf(U, { kind: "c", n: "x" })[0]?.loc).toEqual(["body", "c", "n"]);
   });

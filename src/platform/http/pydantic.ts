@@ -95,10 +95,7 @@ interface State {
   strict: boolean;
 }
 
-type Absent =
-  | { kind: "required" }
-  | { kind: "optional" }
-  | { kind: "default"; value: () => unknown; validated: boolean };
+type Absent = { kind: "required" } | { kind: "optional" } | { kind: "default"; value: () => unknown; validated: boolean };
 
 interface Node {
   run(input: unknown, st: State): unknown;
@@ -264,8 +261,7 @@ const failUnicode = (st: State, input: unknown): typeof INVALID =>
 const plural = (n: number) => (n === 1 ? "" : "s");
 
 function isUuidString(def: Def): boolean {
-  const isUuid = (d: Record<string, unknown>) =>
-    d.check === "string_format" && (d.format === "uuid" || d.format === "guid");
+  const isUuid = (d: Record<string, unknown>) => d.check === "string_format" && (d.format === "uuid" || d.format === "guid");
   return isUuid(def) || checksOf(def).some(isUuid);
 }
 
@@ -348,7 +344,8 @@ function buildDate(node: Node): void {
     if (r.type === "date_from_datetime_inexact") {
       return fail(st, r.type, "Datetimes provided to dates should have zero time - e.g. be exact dates", input);
     }
-    const prefix = r.type === "date_parsing" ? "Input should be a valid date in the format YYYY-MM-DD" : "Input should be a valid date or datetime";
+    const prefix =
+      r.type === "date_parsing" ? "Input should be a valid date in the format YYYY-MM-DD" : "Input should be a valid date or datetime";
     return fail(st, r.type, `${prefix}, ${r.error}`, input, { error: r.error });
   };
 }
@@ -744,8 +741,7 @@ function buildModel(schema: z.ZodType, def: Def, node: Node): void {
   const fields = Object.keys(shape).map((k) => ({ key: k, node: compile(shape[k]!) }));
   const catchall = def.catchall === undefined ? undefined : defOf(def.catchall).type;
   const extra = catchall === undefined ? "ignore" : catchall === "never" ? "forbid" : "allow";
-  const extraNode =
-    catchall === undefined || catchall === "never" ? undefined : compile(def.catchall as z.ZodType);
+  const extraNode = catchall === undefined || catchall === "never" ? undefined : compile(def.catchall as z.ZodType);
   const meta = z.globalRegistry.get(schema) as { id?: string; title?: string } | undefined;
   const modelName = meta?.id ?? meta?.title ?? "Model";
   node.name = () => modelName;
@@ -901,7 +897,9 @@ function pyRepr(v: unknown): string {
   if (typeof v === "string") return pyStrRepr(v);
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(", ")}]`;
   if (typeof v === "object") {
-    return `{${Object.entries(v).map(([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`).join(", ")}}`;
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${pyStrRepr(k)}: ${pyRepr(x)}`)
+      .join(", ")}}`;
   }
   return String(v);
 }

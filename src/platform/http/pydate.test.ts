@@ -11,6 +11,7 @@ import { parsePythonDate } from "./pydate.js";
 
 type Expected = string | { type: string; msg: string; ctx?: { error: string } };
 
+// biome-ignore format: one line per FastAPI answer, as captured
 const FASTAPI: [string, Expected][] = [
   ["2024-13-45", {"type": "date_from_datetime_parsing", "msg": "Input should be a valid date or datetime, month value is outside expected range of 1-12", "ctx": {"error": "month value is outside expected range of 1-12"}}],
   ["0000-00-00", {"type": "date_from_datetime_parsing", "msg": "Input should be a valid date or datetime, month value is outside expected range of 1-12", "ctx": {"error": "month value is outside expected range of 1-12"}}],
@@ -91,14 +92,28 @@ describe("z.iso.date() is datetime.date (lax), as FastAPI answers", () => {
       expect(errors).toEqual([]);
       expect(value).toBe(expected);
     } else {
-      expect(errors).toEqual([{ type: expected.type, loc: ["query", "published_from"], msg: expected.msg, input, ...(expected.ctx ? { ctx: expected.ctx } : {}) }]);
+      expect(errors).toEqual([
+        { type: expected.type, loc: ["query", "published_from"], msg: expected.msg, input, ...(expected.ctx ? { ctx: expected.ctx } : {}) },
+      ]);
     }
   });
 
   it("the issue's cases: 2024-13-45 and 0000-00-00 are 422s (were a 500 RangeError), 2024-02-30 is refused (was accepted)", () => {
-    expect(parsePythonDate("2024-13-45")).toEqual({ ok: false, type: "date_from_datetime_parsing", error: "month value is outside expected range of 1-12" });
-    expect(parsePythonDate("0000-00-00")).toEqual({ ok: false, type: "date_from_datetime_parsing", error: "month value is outside expected range of 1-12" });
-    expect(parsePythonDate("2024-02-30")).toEqual({ ok: false, type: "date_from_datetime_parsing", error: "day value is outside expected range" });
+    expect(parsePythonDate("2024-13-45")).toEqual({
+      ok: false,
+      type: "date_from_datetime_parsing",
+      error: "month value is outside expected range of 1-12",
+    });
+    expect(parsePythonDate("0000-00-00")).toEqual({
+      ok: false,
+      type: "date_from_datetime_parsing",
+      error: "month value is outside expected range of 1-12",
+    });
+    expect(parsePythonDate("2024-02-30")).toEqual({
+      ok: false,
+      type: "date_from_datetime_parsing",
+      error: "day value is outside expected range",
+    });
   });
 
   it("JSON body values (TypeAdapter(date).validate_python): numbers are timestamps, other types date_type", () => {
@@ -109,10 +124,20 @@ describe("z.iso.date() is datetime.date (lax), as FastAPI answers", () => {
     validate(z.iso.date(), [1], ["body", "c"], errors);
     validate(z.iso.date(), "\ud800", ["body", "e"], errors);
     expect(errors).toEqual([
-      { type: "date_from_datetime_inexact", loc: ["body", "b"], msg: "Datetimes provided to dates should have zero time - e.g. be exact dates", input: 1.5 },
+      {
+        type: "date_from_datetime_inexact",
+        loc: ["body", "b"],
+        msg: "Datetimes provided to dates should have zero time - e.g. be exact dates",
+        input: 1.5,
+      },
       { type: "date_type", loc: ["body", "d"], msg: "Input should be a valid date", input: true },
       { type: "date_type", loc: ["body", "c"], msg: "Input should be a valid date", input: [1] },
-      { type: "string_unicode", loc: ["body", "e"], msg: "Input should be a valid string, unable to parse raw data as a unicode string", input: "\ud800" },
+      {
+        type: "string_unicode",
+        loc: ["body", "e"],
+        msg: "Input should be a valid string, unable to parse raw data as a unicode string",
+        input: "\ud800",
+      },
     ]);
   });
 });

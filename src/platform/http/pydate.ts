@@ -93,8 +93,7 @@ function tryParse<T>(f: () => T): T | undefined {
   }
 }
 
-const iso = (d: YMD) =>
-  `${String(d.year).padStart(4, "0")}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`;
+const iso = (d: YMD) => `${String(d.year).padStart(4, "0")}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`;
 
 function digit(b: Uint8Array, i: number, message: string): number {
   const c = b[i];
@@ -175,7 +174,8 @@ function parseRfc3339(b: Uint8Array): ParsedDateTime {
     if (c === 0x5a || c === 0x7a) pos++;
     else {
       if (c === 0x2b || c === 0x2d) pos++;
-      else if (c === 0xe2 && b[pos + 1] === 0x88 && b[pos + 2] === 0x92) pos += 3; // U+2212 minus sign
+      else if (c === 0xe2 && b[pos + 1] === 0x88 && b[pos + 2] === 0x92)
+        pos += 3; // U+2212 minus sign
       else throw new ParseError(MSG.tzSign);
       const h = digit(b, pos, MSG.tzHour) * 10 + digit(b, pos + 1, MSG.tzHour);
       pos += 2;

@@ -32,10 +32,7 @@
  * error below is what json.loads does for a `str`.
  */
 
-export type PythonJsonResult =
-  | { ok: true; value: unknown }
-  | { ok: false; pos: number; msg: string }
-  | { ok: false; tooDeep: true };
+export type PythonJsonResult = { ok: true; value: unknown } | { ok: false; pos: number; msg: string } | { ok: false; tooDeep: true };
 
 /**
  * Deepest nesting of arrays and objects accepted. CPython's scanner recurses once per level and

@@ -18,8 +18,13 @@ async function serve(routes: RouteDef[], projects: ProjectResolver) {
     trustProxy: false,
     limits: loadConfig({}).http,
     auth: {
-      apiKey: async (req) => { if (!req.headers.authorization) throw new Unauthorized(); return KEY; },
-      session: async () => { throw new Unauthorized(); },
+      apiKey: async (req) => {
+        if (!req.headers.authorization) throw new Unauthorized();
+        return KEY;
+      },
+      session: async () => {
+        throw new Unauthorized();
+      },
     },
     projects,
     routes,
@@ -31,8 +36,26 @@ describe("project: true on a route", () => {
 
   it("resolves the path's project against the caller before the handler: 404 « Projet introuvable » when the resolver refuses, the handler not called", async () => {
     const handler = vi.fn(async ({ project }: { project: { id: string } }) => ({ id: project.id }));
-    const resolve = vi.fn<ProjectResolver["resolve"]>(async (_caller, projectId) => (projectId === PROJECT ? { id: PROJECT, orgId: ORG } : null));
-    const app = await serve([route({ method: "GET", url: "/p/:org_id/:project_id", operationId: "p", auth: "apiKey", project: true, tags: ["t"], summary: "p", params, responses: { 200: null }, handler })], { resolve });
+    const resolve = vi.fn<ProjectResolver["resolve"]>(async (_caller, projectId) =>
+      projectId === PROJECT ? { id: PROJECT, orgId: ORG } : null,
+    );
+    const app = await serve(
+      [
+        route({
+          method: "GET",
+          url: "/p/:org_id/:project_id",
+          operationId: "p",
+          auth: "apiKey",
+          project: true,
+          tags: ["t"],
+          summary: "p",
+          params,
+          responses: { 200: null },
+          handler,
+        }),
+      ],
+      { resolve },
+    );
     const auth = { authorization: "Bearer x" };
     const other = await app.inject({ method: "GET", url: `/p/${ORG}/00000000-0000-4000-8000-000000000003`, headers: auth });
     expect([other.statusCode, other.json()]).toEqual([404, { detail: "Projet introuvable" }]);
@@ -50,12 +73,34 @@ describe("project: true on a route", () => {
 
   it("is refused at registration without a credential or the path's project_id and org_id", async () => {
     const resolve = async () => null;
-    const bad = route({ method: "GET", url: "/q/:project_id", operationId: "q", auth: "apiKey", project: true, tags: ["t"], summary: "q", params: z.object({ project_id: z.uuid() }), responses: { 200: null }, handler: async () => null });
+    const bad = route({
+      method: "GET",
+      url: "/q/:project_id",
+      operationId: "q",
+      auth: "apiKey",
+      project: true,
+      tags: ["t"],
+      summary: "q",
+      params: z.object({ project_id: z.uuid() }),
+      responses: { 200: null },
+      handler: async () => null,
+    });
     await expect(serve([bad], { resolve })).rejects.toThrow(/project resolution needs/);
   });
 
   it("documents the 404", () => {
-    const def = route({ method: "GET", url: "/p/:org_id/:project_id", operationId: "p", auth: "apiKey", project: true, tags: ["t"], summary: "p", params, responses: { 200: null }, handler: async () => null });
+    const def = route({
+      method: "GET",
+      url: "/p/:org_id/:project_id",
+      operationId: "p",
+      auth: "apiKey",
+      project: true,
+      tags: ["t"],
+      summary: "p",
+      params,
+      responses: { 200: null },
+      handler: async () => null,
+    });
     expect(Object.keys(responsesOf(def))).toContain("404");
   });
 });

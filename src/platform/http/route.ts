@@ -148,19 +148,25 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
   }
 }
 
-const ValidationErrorItem = z.object({
-  type: z.string(),
-  loc: z.array(z.union([z.string(), z.int()])),
-  msg: z.string(),
-  input: z.unknown().describe("The value that failed (null for a missing field)"),
-  ctx: z.record(z.string(), z.unknown()).optional(),
-}).meta({ id: "ValidationError" });
+const ValidationErrorItem = z
+  .object({
+    type: z.string(),
+    loc: z.array(z.union([z.string(), z.int()])),
+    msg: z.string(),
+    input: z.unknown().describe("The value that failed (null for a missing field)"),
+    ctx: z.record(z.string(), z.unknown()).optional(),
+  })
+  .meta({ id: "ValidationError" });
 const HTTPValidationError = z.object({ detail: z.array(ValidationErrorItem) }).meta({ id: "HTTPValidationError" });
-const HTTPError = z.object({ detail: z.string() }).meta({ id: "HTTPError", description: "{\"detail\": \"message\"}" });
-const HTTPConflict = z.object({
-  detail: z.object({ code: z.string().describe("Stable code, e.g. nom_deja_utilise, version_perimee"), message: z.string() })
-    .catchall(z.unknown()).describe("The code, its message, and facts of the conflict (version_perimee: current_version)"),
-}).meta({ id: "HTTPConflict" });
+const HTTPError = z.object({ detail: z.string() }).meta({ id: "HTTPError", description: '{"detail": "message"}' });
+const HTTPConflict = z
+  .object({
+    detail: z
+      .object({ code: z.string().describe("Stable code, e.g. nom_deja_utilise, version_perimee"), message: z.string() })
+      .catchall(z.unknown())
+      .describe("The code, its message, and facts of the conflict (version_perimee: current_version)"),
+  })
+  .meta({ id: "HTTPConflict" });
 
 type Documented = { description: string; content: { "application/json": { schema: z.ZodType } } } | z.ZodType;
 
@@ -194,10 +200,20 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
   };
   const params = def.params ? Object.keys(def.params.shape) : [];
   if (params.length || def.body) {
-    error(400, [params.length && "a path parameter is not valid percent-encoded UTF-8", def.body && "the JSON body nests too deep to be read"].filter(Boolean).join("; "));
+    error(
+      400,
+      [params.length && "a path parameter is not valid percent-encoded UTF-8", def.body && "the JSON body nests too deep to be read"]
+        .filter(Boolean)
+        .join("; "),
+    );
   }
   if (def.auth !== "none") {
-    error(401, def.auth === "apiKey" ? "No API key, or an invalid or revoked one (WWW-Authenticate: Bearer)" : "No session, or an expired one; an API key is not accepted here");
+    error(
+      401,
+      def.auth === "apiKey"
+        ? "No API key, or an invalid or revoked one (WWW-Authenticate: Bearer)"
+        : "No session, or an expired one; an API key is not accepted here",
+    );
   } else if (declared[401]) error(401, declared[401]);
   if (def.scope) error(403, `The API key lacks the scope ${def.scope}`);
   if (params.length) error(404, `Not found for this credential: ${params.join(", ")} (detail names it, e.g. « Projet introuvable »)`);
@@ -207,7 +223,8 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
     error(415, "Content-Type that is not a media type");
   }
   if (params.length) error(414, "A path parameter over the length limit (200 characters)");
-  if (def.params || def.query || def.headers || def.body) response[422] = answer("Validation error (FastAPI/Pydantic shape)", HTTPValidationError);
+  if (def.params || def.query || def.headers || def.body)
+    response[422] = answer("Validation error (FastAPI/Pydantic shape)", HTTPValidationError);
   if (def.auth === "apiKey") error(429, "Hourly call limit of the organization's plan reached (Retry-After)");
   else if (declared[429]) error(429, declared[429]);
   return Object.fromEntries(Object.entries(response).sort(([a], [b]) => Number(a) - Number(b)));
@@ -223,6 +240,10 @@ function openApiSchema(def: RouteDef) {
     tags: def.tags,
     ...Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== undefined)),
     response,
-    security: (def.auth === "apiKey" ? [{ apiKey: [] }] : def.auth === "session" ? [{ sessionCookie: [] }, { accountToken: [] }] : []) as Record<string, string[]>[],
+    security: (def.auth === "apiKey"
+      ? [{ apiKey: [] }]
+      : def.auth === "session"
+        ? [{ sessionCookie: [] }, { accountToken: [] }]
+        : []) as Record<string, string[]>[],
   };
 }

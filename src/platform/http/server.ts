@@ -114,7 +114,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       info: {
         title: "Vigie",
         version: opts.version,
-        description: "Vulnerability watch and alerting service. Programmatic API under /api/v1 (API keys); session API under /auth, /projects, /organizations.",
+        description:
+          "Vulnerability watch and alerting service. Programmatic API under /api/v1 (API keys); session API under /auth, /projects, /organizations.",
       },
       // Relative: resolved against where this document is served, so a generated client works behind any host or proxy.
       servers: [{ url: "/", description: "This Vigie instance" }],
@@ -127,7 +128,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: (doc) => tidyComponents(jsonSchemaTransformObject(doc) as Parameters<typeof tidyComponents>[0]) as ReturnType<typeof jsonSchemaTransformObject>,
+    transformObject: (doc) =>
+      tidyComponents(jsonSchemaTransformObject(doc) as Parameters<typeof tidyComponents>[0]) as ReturnType<
+        typeof jsonSchemaTransformObject
+      >,
   });
   await app.register(swaggerUi, { routePrefix: "/docs" });
   app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());

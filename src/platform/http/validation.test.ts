@@ -11,7 +11,14 @@ import { MAX_PAGE, PAGING } from "./paging.js";
 import { decodeBody, findNul, NUL_MESSAGE, validateRequest, type RawRequest } from "./validation.js";
 import type { PydanticError } from "./pydantic.js";
 
-const request = (over: Partial<RawRequest>): RawRequest => ({ params: {}, query: {}, headers: {}, rawBody: undefined, contentType: "application/json", ...over });
+const request = (over: Partial<RawRequest>): RawRequest => ({
+  params: {},
+  query: {},
+  headers: {},
+  rawBody: undefined,
+  contentType: "application/json",
+  ...over,
+});
 
 function failures(fn: () => unknown): PydanticError[] {
   try {
@@ -23,7 +30,13 @@ function failures(fn: () => unknown): PydanticError[] {
   throw new Error("expected a RequestInvalid");
 }
 
-const nul = (loc: (string | number)[], input: string) => ({ type: "value_error", loc, msg: `Value error, ${NUL_MESSAGE}`, input, ctx: { error: {} } });
+const nul = (loc: (string | number)[], input: string) => ({
+  type: "value_error",
+  loc,
+  msg: `Value error, ${NUL_MESSAGE}`,
+  input,
+  ctx: { error: {} },
+});
 
 describe("paging bounds (FastAPI Query(ge=1, le=100000))", () => {
   const query = z.object({ q: z.string().optional(), ...PAGING });
@@ -32,12 +45,24 @@ describe("paging bounds (FastAPI Query(ge=1, le=100000))", () => {
     expect(MAX_PAGE).toBe(100_000);
     for (const page of ["99999999999999999999", "100001"]) {
       expect(failures(() => validateRequest({ query }, request({ query: { page } }), undefined))).toEqual([
-        { type: "less_than_equal", loc: ["query", "page"], msg: "Input should be less than or equal to 100000", input: page, ctx: { le: 100000 } },
+        {
+          type: "less_than_equal",
+          loc: ["query", "page"],
+          msg: "Input should be less than or equal to 100000",
+          input: page,
+          ctx: { le: 100000 },
+        },
       ]);
     }
     expect(failures(() => validateRequest({ query }, request({ query: { page: "0", page_size: "101" } }), undefined))).toEqual([
       { type: "greater_than_equal", loc: ["query", "page"], msg: "Input should be greater than or equal to 1", input: "0", ctx: { ge: 1 } },
-      { type: "less_than_equal", loc: ["query", "page_size"], msg: "Input should be less than or equal to 100", input: "101", ctx: { le: 100 } },
+      {
+        type: "less_than_equal",
+        loc: ["query", "page_size"],
+        msg: "Input should be less than or equal to 100",
+        input: "101",
+        ctx: { le: 100 },
+      },
     ]);
   });
 

@@ -38,7 +38,13 @@ export interface Jobs<C extends Record<string, { payload: z.ZodType }>> {
 }
 
 /** Starts pg-boss on the service's database, creates the catalog's queues, schedules cron jobs and workers. */
-export async function startJobQueue<S, C extends JobCatalog<S>>(database: Database, catalog: C, services: S, logger: Logger, config: Config): Promise<Jobs<C>> {
+export async function startJobQueue<S, C extends JobCatalog<S>>(
+  database: Database,
+  catalog: C,
+  services: S,
+  logger: Logger,
+  config: Config,
+): Promise<Jobs<C>> {
   const boss = new PgBoss({
     db: { executeSql: (text: string, values: unknown[]) => database.executeSql(text, values) as Promise<{ rows: unknown[] }> },
     schema: "pgboss",

@@ -1,6 +1,22 @@
 import { sql } from "drizzle-orm";
 import {
-  bigint, bigserial, boolean, customType, date, doublePrecision, index, integer, json, jsonb, pgTable, primaryKey, real, text, timestamp, uniqueIndex, uuid,
+  bigint,
+  bigserial,
+  boolean,
+  customType,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  json,
+  jsonb,
+  pgTable,
+  primaryKey,
+  real,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
 } from "drizzle-orm/pg-core";
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
@@ -11,163 +27,193 @@ const tz = (name: string) => timestamp(name, { withTimezone: true });
  * Rebuilt from cve_sources and public_vulns whenever one of them changes; the EPSS score is read
  * from epss_current (joined), so that the daily file never rewrites these wide, heavily indexed rows.
  */
-export const cves = pgTable("cves", {
-  cveId: text("cve_id").primaryKey(),
-  state: text("state").notNull(),
-  description: text("description"),
-  severity: text("severity").notNull().default("unknown"),
-  cvssScore: real("cvss_score"),
-  cvssVector: text("cvss_vector"),
-  cvssVersion: text("cvss_version"),
-  /** Which source the retained CVSS came from, e.g. "cna:palo_alto" or "nvd". */
-  cvssSource: text("cvss_source"),
-  cweIds: text("cwe_ids").array().notNull().default([]),
-  vendor: text("vendor"),
-  product: text("product"),
-  vendorNorm: text("vendor_norm"),
-  productNorm: text("product_norm"),
-  datePublished: tz("date_published"),
-  dateUpdated: tz("date_updated"),
-  isKev: boolean("is_kev").notNull().default(false),
-  kev: jsonb("kev"),
-  hasPoc: boolean("has_poc").notNull().default(false),
-  pocCount: integer("poc_count").notNull().default(0),
-  pocFirstDate: date("poc_first_date"),
-  maturiteExploit: text("maturite_exploit"),
-  contournementDisponible: boolean("contournement_disponible").notNull().default(false),
-  mesuresProvisoires: jsonb("mesures_provisoires").notNull().default([]),
-  aliases: text("aliases").array().notNull().default([]),
-  fusionDe: text("fusion_de").array().notNull().default([]),
-  references: text("references").array().notNull().default([]),
-  ssvc: jsonb("ssvc"),
-  /** Sources that contributed, e.g. {cve5, nvd, kev}. */
-  sources: text("sources").array().notNull().default([]),
-  search: tsvector("search").generatedAlwaysAs(
-    sql`to_tsvector('simple', coalesce(cve_id, '') || ' ' || coalesce(vendor, '') || ' ' || coalesce(product, '') || ' ' || coalesce(description, ''))`,
-  ),
-  mergedAt: tz("merged_at").notNull().defaultNow(),
-}, (t) => [
-  // GET /cves default order and date filters.
-  index("cves_published_idx").on(t.datePublished.desc().nullsLast(), t.cveId),
-  // vendor / product filters, in the default order: a page is read off the index. Vendors compare
-  // by their key (src/matching/names.ts vendorKey = SQL vigie_vendor_key, migration 0013).
-  index("cves_vendor_key_idx").on(sql`vigie_vendor_key(${t.vendorNorm})`, t.datePublished.desc().nullsLast(), t.cveId),
-  index("cves_product_idx").on(t.productNorm, t.datePublished.desc().nullsLast(), t.cveId),
-  // cwe filter and full-text q.
-  index("cves_cwe_idx").using("gin", t.cweIds),
-  index("cves_search_idx").using("gin", t.search),
-  // sort by cvss (EPSS lives in epss_current: a daily rescore of every CVE never rewrites these wide rows).
-  index("cves_cvss_idx").on(t.cvssScore.desc().nullsLast()),
-  // is_kev filter: count and the default order on the ~1,500 KEV CVEs.
-  index("cves_kev_idx").on(t.datePublished.desc().nullsLast(), t.cveId).where(sql`${t.isKev}`),
-]);
+export const cves = pgTable(
+  "cves",
+  {
+    cveId: text("cve_id").primaryKey(),
+    state: text("state").notNull(),
+    description: text("description"),
+    severity: text("severity").notNull().default("unknown"),
+    cvssScore: real("cvss_score"),
+    cvssVector: text("cvss_vector"),
+    cvssVersion: text("cvss_version"),
+    /** Which source the retained CVSS came from, e.g. "cna:palo_alto" or "nvd". */
+    cvssSource: text("cvss_source"),
+    cweIds: text("cwe_ids").array().notNull().default([]),
+    vendor: text("vendor"),
+    product: text("product"),
+    vendorNorm: text("vendor_norm"),
+    productNorm: text("product_norm"),
+    datePublished: tz("date_published"),
+    dateUpdated: tz("date_updated"),
+    isKev: boolean("is_kev").notNull().default(false),
+    kev: jsonb("kev"),
+    hasPoc: boolean("has_poc").notNull().default(false),
+    pocCount: integer("poc_count").notNull().default(0),
+    pocFirstDate: date("poc_first_date"),
+    maturiteExploit: text("maturite_exploit"),
+    contournementDisponible: boolean("contournement_disponible").notNull().default(false),
+    mesuresProvisoires: jsonb("mesures_provisoires").notNull().default([]),
+    aliases: text("aliases").array().notNull().default([]),
+    fusionDe: text("fusion_de").array().notNull().default([]),
+    references: text("references").array().notNull().default([]),
+    ssvc: jsonb("ssvc"),
+    /** Sources that contributed, e.g. {cve5, nvd, kev}. */
+    sources: text("sources").array().notNull().default([]),
+    search: tsvector("search").generatedAlwaysAs(
+      sql`to_tsvector('simple', coalesce(cve_id, '') || ' ' || coalesce(vendor, '') || ' ' || coalesce(product, '') || ' ' || coalesce(description, ''))`,
+    ),
+    mergedAt: tz("merged_at").notNull().defaultNow(),
+  },
+  (t) => [
+    // GET /cves default order and date filters.
+    index("cves_published_idx").on(t.datePublished.desc().nullsLast(), t.cveId),
+    // vendor / product filters, in the default order: a page is read off the index. Vendors compare
+    // by their key (src/matching/names.ts vendorKey = SQL vigie_vendor_key, migration 0013).
+    index("cves_vendor_key_idx").on(sql`vigie_vendor_key(${t.vendorNorm})`, t.datePublished.desc().nullsLast(), t.cveId),
+    index("cves_product_idx").on(t.productNorm, t.datePublished.desc().nullsLast(), t.cveId),
+    // cwe filter and full-text q.
+    index("cves_cwe_idx").using("gin", t.cweIds),
+    index("cves_search_idx").using("gin", t.search),
+    // sort by cvss (EPSS lives in epss_current: a daily rescore of every CVE never rewrites these wide rows).
+    index("cves_cvss_idx").on(t.cvssScore.desc().nullsLast()),
+    // is_kev filter: count and the default order on the ~1,500 KEV CVEs.
+    index("cves_kev_idx").on(t.datePublished.desc().nullsLast(), t.cveId).where(sql`${t.isKev}`),
+  ],
+);
 
 /** What each source said of a CVE (the merge input), with provenance. One row per (CVE, source). */
-export const cveSources = pgTable("cve_sources", {
-  cveId: text("cve_id").notNull(),
-  /** cve5, nvd, kev, poc:trickest, poc:nomi-sec, certfr:<reference>… */
-  source: text("source").notNull(),
-  /** json, not jsonb: stored and read back whole, never queried inside; json costs half as much to write. */
-  data: json("data").notNull(),
-  /** Hash of `data`: an unchanged record is recognised without rewriting anything. */
-  hash: text("hash").notNull(),
-  /** Hash of the record's text as read (and of the parser version): a re-import skips it unparsed. */
-  rawHash: text("raw_hash"),
-  /** The record's own modification date. */
-  sourceModified: tz("source_modified"),
-  file: text("file"),
-  importedAt: tz("imported_at").notNull().defaultNow(),
-}, (t) => [primaryKey({ columns: [t.cveId, t.source] })]);
+export const cveSources = pgTable(
+  "cve_sources",
+  {
+    cveId: text("cve_id").notNull(),
+    /** cve5, nvd, kev, poc:trickest, poc:nomi-sec, certfr:<reference>… */
+    source: text("source").notNull(),
+    /** json, not jsonb: stored and read back whole, never queried inside; json costs half as much to write. */
+    data: json("data").notNull(),
+    /** Hash of `data`: an unchanged record is recognised without rewriting anything. */
+    hash: text("hash").notNull(),
+    /** Hash of the record's text as read (and of the parser version): a re-import skips it unparsed. */
+    rawHash: text("raw_hash"),
+    /** The record's own modification date. */
+    sourceModified: tz("source_modified"),
+    file: text("file"),
+    importedAt: tz("imported_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.cveId, t.source] })],
+);
 
 /** Affected products of a CVE (CVE 5 affected + NVD configurations), for display and matching. */
-export const cveAffected = pgTable("cve_affected", {
-  id: bigserial("id", { mode: "number" }).primaryKey(),
-  cveId: text("cve_id").notNull().references(() => cves.cveId, { onDelete: "cascade" }),
-  origin: text("origin").notNull(),
-  vendor: text("vendor"),
-  product: text("product"),
-  vendorNorm: text("vendor_norm"),
-  productNorm: text("product_norm"),
-  cpe: text("cpe"),
-  versionFrom: text("version_from"),
-  versionFromInclusive: boolean("version_from_inclusive").notNull().default(true),
-  versionTo: text("version_to"),
-  versionToInclusive: boolean("version_to_inclusive").notNull().default(true),
-  versionStatus: text("version_status").notNull(),
-  versionType: text("version_type"),
-  defaultStatus: text("default_status"),
-  vulnerable: boolean("vulnerable").notNull().default(true),
-}, (t) => [
-  index("cve_affected_cve_idx").on(t.cveId),
-  // The matcher finds candidate CVEs of a stack item by normalised vendor/product.
-  index("cve_affected_product_idx").on(t.vendorNorm, t.productNorm),
-  // A new product or cpe stack item finds the CVEs that name its product, whatever the vendor's spelling.
-  index("cve_affected_product_only_idx").on(t.productNorm),
-]);
+export const cveAffected = pgTable(
+  "cve_affected",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    cveId: text("cve_id")
+      .notNull()
+      .references(() => cves.cveId, { onDelete: "cascade" }),
+    origin: text("origin").notNull(),
+    vendor: text("vendor"),
+    product: text("product"),
+    vendorNorm: text("vendor_norm"),
+    productNorm: text("product_norm"),
+    cpe: text("cpe"),
+    versionFrom: text("version_from"),
+    versionFromInclusive: boolean("version_from_inclusive").notNull().default(true),
+    versionTo: text("version_to"),
+    versionToInclusive: boolean("version_to_inclusive").notNull().default(true),
+    versionStatus: text("version_status").notNull(),
+    versionType: text("version_type"),
+    defaultStatus: text("default_status"),
+    vulnerable: boolean("vulnerable").notNull().default(true),
+  },
+  (t) => [
+    index("cve_affected_cve_idx").on(t.cveId),
+    // The matcher finds candidate CVEs of a stack item by normalised vendor/product.
+    index("cve_affected_product_idx").on(t.vendorNorm, t.productNorm),
+    // A new product or cpe stack item finds the CVEs that name its product, whatever the vendor's spelling.
+    index("cve_affected_product_only_idx").on(t.productNorm),
+  ],
+);
 
 /** Every EPSS score ever imported (a later issue raises an event when a score jumps). */
-export const epssScores = pgTable("epss_scores", {
-  cveId: text("cve_id").notNull(),
-  scoreDate: date("score_date").notNull(),
-  epss: doublePrecision("epss").notNull(),
-  percentile: doublePrecision("percentile").notNull(),
-}, (t) => [primaryKey({ columns: [t.cveId, t.scoreDate] })]);
+export const epssScores = pgTable(
+  "epss_scores",
+  {
+    cveId: text("cve_id").notNull(),
+    scoreDate: date("score_date").notNull(),
+    epss: doublePrecision("epss").notNull(),
+    percentile: doublePrecision("percentile").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.cveId, t.scoreDate] })],
+);
 
 /** The newest EPSS score of each CVE (also of CVEs Vigie has no record of yet). */
-export const epssCurrent = pgTable("epss_current", {
-  cveId: text("cve_id").primaryKey(),
-  scoreDate: date("score_date").notNull(),
-  epss: doublePrecision("epss").notNull(),
-  percentile: doublePrecision("percentile").notNull(),
-}, (t) => [
-  // GET /cves sort by EPSS and min_epss filter.
-  index("epss_current_epss_idx").on(t.epss.desc()),
-]);
+export const epssCurrent = pgTable(
+  "epss_current",
+  {
+    cveId: text("cve_id").primaryKey(),
+    scoreDate: date("score_date").notNull(),
+    epss: doublePrecision("epss").notNull(),
+    percentile: doublePrecision("percentile").notNull(),
+  },
+  (t) => [
+    // GET /cves sort by EPSS and min_epss filter.
+    index("epss_current_epss_idx").on(t.epss.desc()),
+  ],
+);
 
 /** Public advisories (GHSA, GO, PYSEC, RUSTSEC, CERT-FR…) linked to CVEs by their aliases. */
-export const publicVulns = pgTable("public_vulns", {
-  id: text("id").primaryKey(),
-  source: text("source").notNull(),
-  url: text("url").notNull(),
-  summary: text("summary"),
-  aliases: text("aliases").array().notNull().default([]),
-  severity: text("severity"),
-  cvssScore: real("cvss_score"),
-  published: tz("published"),
-  modified: tz("modified"),
-  /** Source-specific details: affected packages and ranges (OSV), products and measures (CERT-FR). */
-  data: jsonb("data").notNull(),
-  hash: text("hash").notNull(),
-  file: text("file"),
-  importedAt: tz("imported_at").notNull().defaultNow(),
-}, (t) => [
-  // Alias lookups: GET /cves/{GHSA id}, and the aliases of a CVE.
-  // Without the pending list: imports probe this index right after writing to it.
-  index("public_vulns_aliases_idx").using("gin", t.aliases).with({ fastupdate: false }),
-  index("public_vulns_source_idx").on(t.source, t.published.desc().nullsLast()),
-]);
+export const publicVulns = pgTable(
+  "public_vulns",
+  {
+    id: text("id").primaryKey(),
+    source: text("source").notNull(),
+    url: text("url").notNull(),
+    summary: text("summary"),
+    aliases: text("aliases").array().notNull().default([]),
+    severity: text("severity"),
+    cvssScore: real("cvss_score"),
+    published: tz("published"),
+    modified: tz("modified"),
+    /** Source-specific details: affected packages and ranges (OSV), products and measures (CERT-FR). */
+    data: jsonb("data").notNull(),
+    hash: text("hash").notNull(),
+    file: text("file"),
+    importedAt: tz("imported_at").notNull().defaultNow(),
+  },
+  (t) => [
+    // Alias lookups: GET /cves/{GHSA id}, and the aliases of a CVE.
+    // Without the pending list: imports probe this index right after writing to it.
+    index("public_vulns_aliases_idx").using("gin", t.aliases).with({ fastupdate: false }),
+    index("public_vulns_source_idx").on(t.source, t.published.desc().nullsLast()),
+  ],
+);
 
 /** Security news items (deduplicated by GUID, else URL), with the CVE ids they mention. */
-export const articles = pgTable("articles", {
-  id: uuid("id").primaryKey().defaultRandom(),
-  guid: text("guid"),
-  url: text("url").notNull(),
-  title: text("title").notNull(),
-  description: text("description"),
-  publishedAt: tz("published_at"),
-  source: text("source"),
-  author: text("author"),
-  imageUrl: text("image_url"),
-  cveIds: text("cve_ids").array().notNull().default([]),
-  hash: text("hash").notNull(),
-  file: text("file"),
-  importedAt: tz("imported_at").notNull().defaultNow(),
-}, (t) => [
-  uniqueIndex("articles_url_uq").on(t.url),
-  uniqueIndex("articles_guid_uq").on(t.guid).where(sql`${t.guid} is not null`),
-  index("articles_published_idx").on(t.publishedAt.desc().nullsLast()),
-  index("articles_cves_idx").using("gin", t.cveIds),
-]);
+export const articles = pgTable(
+  "articles",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    guid: text("guid"),
+    url: text("url").notNull(),
+    title: text("title").notNull(),
+    description: text("description"),
+    publishedAt: tz("published_at"),
+    source: text("source"),
+    author: text("author"),
+    imageUrl: text("image_url"),
+    cveIds: text("cve_ids").array().notNull().default([]),
+    hash: text("hash").notNull(),
+    file: text("file"),
+    importedAt: tz("imported_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("articles_url_uq").on(t.url),
+    uniqueIndex("articles_guid_uq").on(t.guid).where(sql`${t.guid} is not null`),
+    index("articles_published_idx").on(t.publishedAt.desc().nullsLast()),
+    index("articles_cves_idx").using("gin", t.cveIds),
+  ],
+);
 
 /** `feeds sync`: per address, the validators of the last successful import and the last outcome. */
 export const feedSyncState = pgTable("feed_sync_state", {
