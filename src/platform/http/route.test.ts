@@ -32,30 +32,27 @@ async function serve(routes: RouteDef[], projects: ProjectResolver) {
 }
 
 describe("project: true on a route", () => {
-  const params = z.object({ org_id: z.uuid(), project_id: z.uuid() });
+  /** GET /p/{org_id}/{project_id}, declaring project resolution. */
+  const projectRoute = (handler: (input: { project: { id: string } }) => Promise<unknown>) =>
+    route({
+      method: "GET",
+      url: "/p/:org_id/:project_id",
+      operationId: "p",
+      auth: "apiKey",
+      project: true,
+      tags: ["t"],
+      summary: "p",
+      params: z.object({ org_id: z.uuid(), project_id: z.uuid() }),
+      responses: { 200: null },
+      handler,
+    });
 
   it("resolves the path's project against the caller before the handler: 404 « Projet introuvable » when the resolver refuses, the handler not called", async () => {
     const handler = vi.fn(async ({ project }: { project: { id: string } }) => ({ id: project.id }));
     const resolve = vi.fn<ProjectResolver["resolve"]>(async (_caller, projectId) =>
       projectId === PROJECT ? { id: PROJECT, orgId: ORG } : null,
     );
-    const app = await serve(
-      [
-        route({
-          method: "GET",
-          url: "/p/:org_id/:project_id",
-          operationId: "p",
-          auth: "apiKey",
-          project: true,
-          tags: ["t"],
-          summary: "p",
-          params,
-          responses: { 200: null },
-          handler,
-        }),
-      ],
-      { resolve },
-    );
+    const app = await serve([projectRoute(handler)], { resolve });
     const auth = { authorization: "Bearer x" };
     const other = await app.inject({ method: "GET", url: `/p/${ORG}/00000000-0000-4000-8000-000000000003`, headers: auth });
     expect([other.statusCode, other.json()]).toEqual([404, { detail: "Projet introuvable" }]);
@@ -89,18 +86,6 @@ describe("project: true on a route", () => {
   });
 
   it("documents the 404", () => {
-    const def = route({
-      method: "GET",
-      url: "/p/:org_id/:project_id",
-      operationId: "p",
-      auth: "apiKey",
-      project: true,
-      tags: ["t"],
-      summary: "p",
-      params,
-      responses: { 200: null },
-      handler: async () => null,
-    });
-    expect(Object.keys(responsesOf(def))).toContain("404");
+    expect(Object.keys(responsesOf(projectRoute(async () => null)))).toContain("404");
   });
 });
