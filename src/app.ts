@@ -38,6 +38,8 @@ import { stacksRoutes } from "./modules/stacks/stacks.routes.js";
 import { tagsRepository } from "./modules/tags/tags.repository.js";
 import { TagsService } from "./modules/tags/tags.service.js";
 import { tagsRoutes } from "./modules/tags/tags.routes.js";
+import { CasesService } from "./modules/cases/cases.service.js";
+import { casesRoutes } from "./modules/cases/cases.routes.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -65,6 +67,7 @@ export interface Services {
   stacks: StacksService;
   tags: TagsService;
   alerts: AlertsService;
+  cases: CasesService;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -98,6 +101,7 @@ export function createServices(database: Database, config: Config): Services {
     stacks: new StacksService(database.db, tagsRepository, cvesRepository),
     tags: new TagsService(database.db),
     alerts: new AlertsService(database.db, tagsRepository, stacksRepository),
+    cases: new CasesService(database.db, tagsRepository),
   };
 }
 
@@ -125,6 +129,7 @@ export async function buildApp(opts: {
       ...stacksRoutes(services.stacks),
       ...tagsRoutes(services.tags),
       ...alertsRoutes(services.alerts),
+      ...casesRoutes(services.cases),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

@@ -202,6 +202,24 @@ async function decideWith(ex: Executor, candidates: Candidate[]): Promise<Hit[]>
 /** The data version of a project's alerts (cached list counts hold while it does not change). */
 export const alertsVersion = (projectId: string) => `alerts:${projectId}`;
 
+/** The data version of a project's cases (their list counts are cached under it). */
+export const casesVersion = (projectId: string) => `cases:${projectId}`;
+
+/**
+ * Cases follow their CVE's severity unless it was set by hand; a case opened before Vigie knew its
+ * CVE takes the severity when the CVE arrives. One statement for the batch.
+ */
+export async function followCaseSeverities(ex: Executor, cveIds: string[]): Promise<void> {
+  const rows = await rowsOf<{ project_id: string }>(
+    ex,
+    sql`update cases k set severity = c.severity, updated_at = now() from cves c
+    where c.cve_id = any(${pgArray(cveIds)}::text[]) and k.cve_id = c.cve_id and not k.severity_manual
+      and k.severity is distinct from c.severity
+    returning k.project_id`,
+  );
+  await bumpVersions(ex, [...new Set(rows.map((r) => r.project_id))].map(casesVersion));
+}
+
 /** Raises the alerts of these hits that do not exist yet, each with its cve.new_match event. Returns how many. */
 async function raise(ex: Executor, hits: Hit[]): Promise<number> {
   if (!hits.length) return 0;
@@ -346,6 +364,7 @@ export async function rekeyAdvisoryAlerts(ex: Executor, pairs: { from: string; t
 export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<void> {
   if (!cveIds.length) return;
   await refreshAlerts(ex, cveIds);
+  await followCaseSeverities(ex, cveIds);
   const ids = sql`${pgArray(cveIds)}::text[]`;
   const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${ids})`, sql`true`, true, sql`a.cve_id = any(${ids})`));
   await raise(ex, await decideWith(ex, candidates));

@@ -14,6 +14,9 @@ export const NOT_FOUND = {
   tag: "Tag introuvable",
   alert: "Alerte introuvable",
   cve: "CVE introuvable",
+  case: "Cas introuvable",
+  exception: "Aucune exception propre au cas n'est en vigueur",
+  risk: "Entrée du registre des risques introuvable",
   vulnerability: "Vulnérabilité introuvable",
   apiKey: "Clé d'API introuvable",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
@@ -34,6 +37,13 @@ export const CONFLICT = {
   },
   defaultWorkflow: { code: "workflow_par_defaut", message: "Le workflow par défaut du projet ne peut pas être supprimé" },
   lastWorkflow: { code: "dernier_workflow", message: "Le dernier workflow du projet ne peut pas être supprimé" },
+  invalidTransition: {
+    code: "transition_invalide",
+    message: (from: string | null, to: string, allowed: readonly string[], viaException: boolean) =>
+      viaException
+        ? `Le statut ${to} s'obtient en posant une exception sur le cas (PUT …/exception) ou en le couvrant par une entrée du registre des risques${from ? ` ; depuis ${from}, impossible` : ""}`
+        : `Transition invalide : ${from ?? "(aucun)"} → ${to} (depuis ${from ?? "(aucun)"} : ${allowed.join(", ") || "aucune"})`,
+  },
 } as const;
 
 /** 401 and 429 messages of the credentials. */
@@ -65,4 +75,6 @@ export const INVALID = {
   graphAndShortForm: "fournir soit graph, soit trigger/actions/create_case, pas les deux",
   graphOrShortForm: "fournir graph, ou trigger et actions",
   triggerWithActions: "trigger est requis avec actions",
+  pastExpiry: (today: string) => `la date d'expiration ne peut pas être passée (aujourd'hui à Paris : ${today})`,
+  measureRequired: "measure est requise pour une exception MITIGATED",
 } as const;

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { alertTags, stackItemTags, tags } from "../../platform/db/schema/index.js";
+import { alertTags, caseTags, stackItemTags, tags } from "../../platform/db/schema/index.js";
 
 export type TagRow = typeof tags.$inferSelect;
 
@@ -91,6 +91,33 @@ export const tagsRepository = {
       .from(alertTags)
       .innerJoin(tags, eq(tags.id, alertTags.tagId))
       .where(inArray(alertTags.alertId, alertIds))
+      .orderBy(asc(sql`lower(${tags.name})`));
+    return groupTags(rows);
+  },
+
+  async attachToCase(ex: Executor, caseId: string, tagId: string): Promise<boolean> {
+    return (await ex.insert(caseTags).values({ caseId, tagId }).onConflictDoNothing().returning({ caseId: caseTags.caseId })).length > 0;
+  },
+
+  async detachFromCase(ex: Executor, caseId: string, tagId: string): Promise<boolean> {
+    return (
+      (
+        await ex
+          .delete(caseTags)
+          .where(and(eq(caseTags.caseId, caseId), eq(caseTags.tagId, tagId)))
+          .returning({ caseId: caseTags.caseId })
+      ).length > 0
+    );
+  },
+
+  /** The tags of each of these cases (one query for a page). */
+  async ofCases(ex: Executor, caseIds: string[]): Promise<Map<string, TagRow[]>> {
+    if (!caseIds.length) return new Map();
+    const rows = await ex
+      .select({ ownerId: caseTags.caseId, tag: tags })
+      .from(caseTags)
+      .innerJoin(tags, eq(tags.id, caseTags.tagId))
+      .where(inArray(caseTags.caseId, caseIds))
       .orderBy(asc(sql`lower(${tags.name})`));
     return groupTags(rows);
   },

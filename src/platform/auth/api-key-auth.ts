@@ -18,12 +18,13 @@ interface Row {
   scopes: string[];
   project_ids: string[] | null;
   plan_name: string | null;
+  key_name: string;
   plan_slug: string | null;
   plan_limit: number | null;
 }
 
 const LOOKUP_SQL = `
-select k.id as key_id, k.org_id, o.name as org_name, k.scopes,
+select k.id as key_id, k.name as key_name, k.org_id, o.name as org_name, k.scopes,
        case when k.restricted then
          coalesce((select array_agg(project_id::text) from api_key_projects where api_key_id = k.id), '{}')
        end as project_ids,
@@ -104,6 +105,7 @@ function toContext(row: Row): ApiKeyContext {
   return {
     kind: "apiKey",
     keyId: row.key_id,
+    keyName: row.key_name,
     orgId: row.org_id,
     orgName: row.org_name,
     scopes: new Set(row.scopes),

@@ -10,6 +10,8 @@ export interface PlanInfo {
 export interface ApiKeyContext {
   kind: "apiKey";
   keyId: string;
+  /** The key's name, as its holder labelled it (shown in case history). */
+  keyName: string;
   orgId: string;
   orgName: string;
   scopes: ReadonlySet<string>;
@@ -46,4 +48,18 @@ export interface ProjectScope {
 export interface ProjectResolver {
   /** `orgId`: the organization the path names (the /api/v1 routes); the session routes name none. */
   resolve(caller: ApiKeyContext | SessionContext, projectId: string, orgId?: string): Promise<ProjectScope | null>;
+}
+
+/** Who made a change recorded in a history: an API key, a signed-in user, a workflow or a scheduled job. */
+export interface Actor {
+  type: "api_key" | "user" | "workflow" | "job";
+  id: string | null;
+  label: string | null;
+}
+
+/** The actor of a request's caller. */
+export function actorOf(caller: ApiKeyContext | SessionContext): Actor {
+  return caller.kind === "apiKey"
+    ? { type: "api_key", id: caller.keyId, label: caller.keyName }
+    : { type: "user", id: caller.userId, label: caller.email };
 }

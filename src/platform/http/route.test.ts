@@ -9,7 +9,16 @@ import { buildServer } from "./server.js";
 
 const ORG = "00000000-0000-4000-8000-000000000001";
 const PROJECT = "00000000-0000-4000-8000-000000000002";
-const KEY: ApiKeyContext = { kind: "apiKey", keyId: "k", orgId: ORG, orgName: "o", scopes: new Set(), projectIds: null, plan: null };
+const KEY: ApiKeyContext = {
+  kind: "apiKey",
+  keyId: "k",
+  keyName: "k",
+  orgId: ORG,
+  orgName: "o",
+  scopes: new Set(),
+  projectIds: null,
+  plan: null,
+};
 
 async function serve(routes: RouteDef[], projects: ProjectResolver) {
   return buildServer({

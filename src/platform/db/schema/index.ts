@@ -4,3 +4,4 @@ export * from "./workflows.js";
 export * from "./vulns.js";
 export * from "./alerting.js";
 export * from "./matching.js";
+export * from "./cases.js";

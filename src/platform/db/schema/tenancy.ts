@@ -36,10 +36,13 @@ export const projects = pgTable(
     /** What a new stack item alerts on in the stored corpus: "recent" (published in the last N days, or KEV) or "all". */
     alertBackfill: text("alert_backfill").notNull().default("recent"),
     alertBackfillDays: integer("alert_backfill_days").notNull().default(90),
+    /** How many days before a case's exception (or register entry) expires `case.exception_expiring` is written. */
+    exceptionWarningDays: integer("exception_warning_days").notNull().default(7),
     createdAt: createdAt(),
   },
   (t) => [
     check("projects_alert_backfill_valid", sql`${t.alertBackfill} in ('recent', 'all')`),
+    check("projects_exception_warning_days_valid", sql`${t.exceptionWarningDays} between 0 and 365`),
     // The organization's project list and the tenant check (id + org_id) on every project route.
     index("projects_org_idx").on(t.orgId, t.createdAt),
     uniqueIndex("projects_org_name_uq").on(t.orgId, t.name),

@@ -1,0 +1,82 @@
+import { z } from "zod";
+import { actorOf } from "../../platform/auth/context.js";
+import { route, type RouteDef } from "../../platform/http/route.js";
+import { TagRefIn } from "../tags/tags.schemas.js";
+import { presentCase, presentCaseDetail } from "./cases.presenter.js";
+import { CaseCommentIn, CaseDetailOut, CaseExceptionIn, CaseIn, CaseOut, CaseParams } from "./cases.schemas.js";
+import type { CasesService } from "./cases.service.js";
+
+const PROJECT = "/api/v1/organizations/:org_id/projects/:project_id";
+const BASE = `${PROJECT}/cases`;
+const TAGS = ["cases"];
+const WRITE = "cases-write";
+const TRANSITION = "the status change is not allowed from the current status (transition_invalide, with from and to)";
+
+/** Cases of a project (one per CVE), their exceptions and tags; writes need cases-write (tags: tags-write). */
+export function casesRoutes(service: CasesService): RouteDef[] {
+  return [
+    route({
+      operationId: "getCase",
+      method: "GET", url: `${BASE}/:cve_id`, auth: "apiKey", project: true, tags: TAGS, summary: "One case with its history (oldest first)",
+      params: CaseParams,
+      responses: { 200: CaseDetailOut },
+      handler: async ({ project, params }) => {
+        const c = await service.get(project, params.cve_id);
+        return presentCaseDetail(c.row, c.tags, c.history);
+      },
+    }),
+    route({
+      operationId: "putCase",
+      errors: { 409: TRANSITION },
+      method: "PUT", url: `${BASE}/:cve_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Create (201) or update (200) the project's case of a CVE",
+      description: "A CVE Vigie does not know yet is accepted: its severity fills in when the CVE arrives. Each change writes a history row with the comment.",
+      params: CaseParams, body: CaseIn,
+      responses: { 200: CaseOut, 201: CaseOut },
+      handler: async ({ project, params, body, auth, reply }) => {
+        const c = await service.put(project, params.cve_id, body, actorOf(auth));
+        reply.code(c.created ? 201 : 200);
+        return presentCase(c.row, c.tags);
+      },
+    }),
+    route({
+      operationId: "setCaseException",
+      errors: { 409: "the case is corrige or non_concerne (transition_invalide)" },
+      method: "PUT", url: `${BASE}/:cve_id/exception`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Set the case's exception (MITIGATED → attenue, ACCEPTED_RISK → risque_accepte)",
+      description: "expires_on is the last day of validity in Paris time, today or later; at 00:00 Europe/Paris the next day the case reopens (en_analyse) by itself.",
+      params: CaseParams, body: CaseExceptionIn,
+      responses: { 200: CaseOut },
+      handler: async ({ project, params, body, auth }) => {
+        const c = await service.setException(project, params.cve_id, body, actorOf(auth));
+        return presentCase(c.row, c.tags);
+      },
+    }),
+    route({
+      operationId: "removeCaseException",
+      method: "DELETE", url: `${BASE}/:cve_id/exception`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Remove the case's own exception: the case reopens (en_analyse)",
+      params: CaseParams, body: CaseCommentIn.optional(),
+      responses: { 200: CaseOut },
+      handler: async ({ project, params, body, auth }) => {
+        const c = await service.removeException(project, params.cve_id, body?.comment ?? null, actorOf(auth));
+        return presentCase(c.row, c.tags);
+      },
+    }),
+    route({
+      operationId: "tagCase",
+      method: "POST", url: `${BASE}/:cve_id/tags`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Attach a tag to a case",
+      params: CaseParams, body: TagRefIn,
+      responses: { 204: null },
+      handler: async ({ project, params, body, auth }) => {
+        await service.tag(project, params.cve_id, body.tag_id, true, actorOf(auth));
+      },
+    }),
+    route({
+      operationId: "untagCase",
+      method: "DELETE", url: `${BASE}/:cve_id/tags/:tag_id`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Detach a tag from a case",
+      params: CaseParams.extend({ tag_id: z.uuid() }),
+      responses: { 204: null },
+      handler: async ({ project, params, auth }) => {
+        await service.tag(project, params.cve_id, params.tag_id, false, actorOf(auth));
+      },
+    }),
+  ];
+}

@@ -1,0 +1,230 @@
+import type { Actor, ProjectScope } from "../../platform/auth/context.js";
+import type { Db, Executor } from "../../platform/db/client.js";
+import { bumpVersions } from "../../platform/db/versions.js";
+import { Invalid, NotFound, type Issue } from "../../platform/errors.js";
+import { casesVersion } from "../../matching/matcher.js";
+import { INVALID, NOT_FOUND } from "../../platform/messages.js";
+import { parisDate } from "../../platform/paris.js";
+import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
+import { getTag } from "../tags/tags.service.js";
+import { casesRepository as repo, type CasePatch, type CaseRow, type HistoryEntry, type HistoryRow } from "./cases.repository.js";
+import type { CaseExceptionIn, CaseIn } from "./cases.schemas.js";
+import { checkExceptionFrom, checkTransition, EXCEPTION_STATUSES, REOPENED, type CaseStatus } from "./cases.states.js";
+
+/** A case with its tags (and, for the detail, its history). */
+export interface CaseView {
+  row: CaseRow;
+  tags: TagRow[];
+}
+
+type CaseTags = Pick<typeof tagsRepository, "ofCases" | "attachToCase" | "detachFromCase">;
+
+/** The exception of a row, as history details keep it. */
+export function exceptionOf(row: CaseRow): Record<string, unknown> | null {
+  if (!row.exception_nature) return null;
+  return {
+    nature: row.exception_nature,
+    measure: row.exception_measure,
+    justification: row.exception_justification,
+    expires_on: row.exception_expires_on,
+    set_at: row.exception_set_at instanceof Date ? row.exception_set_at.toISOString() : row.exception_set_at,
+  };
+}
+
+/** The register entry of a row, as history details keep it. */
+export function riskOf(row: CaseRow): Record<string, unknown> | null {
+  return row.risk_id ? { id: row.risk_id, title: row.risk_title, expires_on: row.risk_expires_on } : null;
+}
+
+/**
+ * What leaving an exception status does: the case's own exception is removed, or the case is
+ * uncovered from its register entry. The history row says which, with its content.
+ */
+function leaveException(row: CaseRow, patch: CasePatch): Pick<HistoryEntry, "event" | "details"> | null {
+  if (row.exception_nature) {
+    patch.exception = null;
+    return { event: "exception_removed", details: { exception: exceptionOf(row) } };
+  }
+  if (row.risk_id) {
+    patch.risk_id = null;
+    return { event: "risk_unlinked", details: { risk: riskOf(row) } };
+  }
+  return null;
+}
+
+/**
+ * The cases of a project: one per CVE, its status under the transition rules (cases.states.ts),
+ * its exception, tags and a history row for every change, written in the change's transaction.
+ */
+export class CasesService {
+  constructor(
+    private readonly db: Db,
+    private readonly tags: CaseTags,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** One case with its tags and its history, oldest first; 404 when the project has none for the CVE. */
+  async get(project: ProjectScope, rawCveId: string): Promise<CaseView & { history: HistoryRow[] }> {
+    const cveId = rawCveId.toUpperCase();
+    const row = await repo.get(this.db, project.id, cveId);
+    if (!row) throw new NotFound(NOT_FOUND.case);
+    const [tags, history] = await Promise.all([this.tags.ofCases(this.db, [row.id]), repo.history(this.db, row.id)]);
+    return { row, tags: tags.get(row.id) ?? [], history };
+  }
+
+  /**
+   * Creates the case (status `nouveau`, the CVE's severity) or updates it. A status change follows
+   * the transitions (409 transition_invalide otherwise); each change writes its history row.
+   */
+  async put(project: ProjectScope, rawCveId: string, body: CaseIn, actor: Actor): Promise<CaseView & { created: boolean }> {
+    const cveId = rawCveId.toUpperCase();
+    const { created, row } = await this.db.transaction(async (tx) => {
+      const created = await this.create(tx, project, cveId, actor, body.status ? null : (body.comment ?? null));
+      const current = (await repo.get(tx, project.id, cveId, true))!;
+      const entries: HistoryEntry[] = [];
+      const patch: CasePatch = {};
+      const base = { caseId: current.id, from: current.status, to: current.status, comment: body.comment ?? null };
+      if (body.status !== undefined && body.status !== current.status) {
+        checkTransition(current.status, body.status);
+        patch.status = body.status;
+        const left = EXCEPTION_STATUSES.includes(current.status) ? leaveException(current, patch) : null;
+        entries.push({ ...base, to: body.status, event: left?.event ?? "status", details: left?.details ?? null });
+      }
+      const to = patch.status ?? current.status;
+      if (body.severity !== undefined && (body.severity !== current.severity || (body.severity === null) === current.severity_manual)) {
+        patch.severity = body.severity;
+        patch.severity_manual = body.severity !== null;
+        entries.push({
+          ...base,
+          from: to,
+          to,
+          event: "severity",
+          details: { from: current.severity, to: body.severity, follows_cve: body.severity === null },
+        });
+      }
+      if (body.notes !== undefined && body.notes !== current.notes) {
+        patch.notes = body.notes;
+        entries.push({ ...base, from: to, to, event: "notes", details: { notes: body.notes } });
+      }
+      if (!entries.length && body.comment && !created) entries.push({ ...base, event: "comment" });
+      if (entries.length) {
+        await this.write(tx, project, current.id, patch, actor, entries);
+      }
+      return { created, row: (await repo.get(tx, project.id, cveId))! };
+    });
+    return { row, tags: await this.tagsOf(row), created };
+  }
+
+  /**
+   * The case of a CVE in a project, created (status `nouveau`) when it has none: the `create_case`
+   * workflow action and the register call this inside their own transaction. True when created.
+   */
+  async create(ex: Executor, project: ProjectScope, rawCveId: string, actor: Actor, comment: string | null = null): Promise<boolean> {
+    const cveId = rawCveId.toUpperCase();
+    const created = await repo.insert(ex, {
+      orgId: project.orgId,
+      projectId: project.id,
+      cveId,
+      status: "nouveau",
+      severity: null,
+      notes: null,
+    });
+    if (created) {
+      const row = (await repo.get(ex, project.id, cveId))!;
+      await repo.addHistory(ex, actor, [{ caseId: row.id, event: "created", from: null, to: "nouveau", comment, details: null }]);
+      await bumpVersions(ex, [casesVersion(project.id)]);
+    }
+    return created;
+  }
+
+  /**
+   * Sets the case's own exception (MITIGATED → attenue, ACCEPTED_RISK → risque_accepte), replacing
+   * the one in force or the register entry covering it; 422 for a past expiry (Paris) or a
+   * MITIGATED without its measure; 409 from corrige or non_concerne.
+   */
+  async setException(project: ProjectScope, rawCveId: string, body: CaseExceptionIn, actor: Actor): Promise<CaseView> {
+    const cveId = rawCveId.toUpperCase();
+    const issues: Issue[] = [];
+    const today = parisDate(this.now());
+    if (body.expires_on < today) issues.push({ loc: ["body", "expires_on"], message: INVALID.pastExpiry(today), input: body.expires_on });
+    if (body.nature === "MITIGATED" && !body.measure)
+      issues.push({ loc: ["body", "measure"], message: INVALID.measureRequired, input: body.measure ?? null });
+    if (issues.length) throw new Invalid(issues);
+    const row = await this.db.transaction(async (tx) => {
+      const current = await repo.get(tx, project.id, cveId, true);
+      if (!current) throw new NotFound(NOT_FOUND.case);
+      const to: CaseStatus = body.nature === "MITIGATED" ? "attenue" : "risque_accepte";
+      checkExceptionFrom(current.status, to);
+      const exception = {
+        nature: body.nature,
+        measure: body.measure ?? null,
+        justification: body.justification,
+        expires_on: body.expires_on,
+      };
+      const patch: CasePatch = { status: to, exception, risk_id: null };
+      const details = { exception, previous: exceptionOf(current) ?? (current.risk_id ? { risk: riskOf(current) } : null) };
+      const event = current.exception_nature ? "exception_changed" : "exception_set";
+      await this.write(tx, project, current.id, patch, actor, [
+        { caseId: current.id, event, from: current.status, to, comment: body.comment ?? null, details },
+      ]);
+      return (await repo.get(tx, project.id, cveId))!;
+    });
+    return { row, tags: await this.tagsOf(row) };
+  }
+
+  /** Removes the case's own exception: the case reopens (en_analyse). 404 when it has none (a register entry is withdrawn from the register). */
+  async removeException(project: ProjectScope, rawCveId: string, comment: string | null, actor: Actor): Promise<CaseView> {
+    const cveId = rawCveId.toUpperCase();
+    const row = await this.db.transaction(async (tx) => {
+      const current = await repo.get(tx, project.id, cveId, true);
+      if (!current) throw new NotFound(NOT_FOUND.case);
+      if (!current.exception_nature) throw new NotFound(NOT_FOUND.exception);
+      const patch: CasePatch = { status: REOPENED, exception: null };
+      const details = { exception: exceptionOf(current) };
+      await this.write(tx, project, current.id, patch, actor, [
+        { caseId: current.id, event: "exception_removed", from: current.status, to: REOPENED, comment, details },
+      ]);
+      return (await repo.get(tx, project.id, cveId))!;
+    });
+    return { row, tags: await this.tagsOf(row) };
+  }
+
+  /** Attaches or detaches a project tag (a history row when it changes something). */
+  async tag(project: ProjectScope, rawCveId: string, tagId: string, attach: boolean, actor: Actor): Promise<void> {
+    const cveId = rawCveId.toUpperCase();
+    const current = await repo.get(this.db, project.id, cveId);
+    if (!current) throw new NotFound(NOT_FOUND.case);
+    const tag = await getTag(this.db, project.id, tagId);
+    await this.db.transaction(async (tx) => {
+      const changed = attach ? await this.tags.attachToCase(tx, current.id, tagId) : await this.tags.detachFromCase(tx, current.id, tagId);
+      if (!changed) return;
+      await this.write(tx, project, current.id, {}, actor, [
+        {
+          caseId: current.id,
+          event: attach ? "tag_added" : "tag_removed",
+          from: current.status,
+          to: current.status,
+          details: { tag: { id: tag.id, name: tag.name } },
+        },
+      ]);
+    });
+  }
+
+  /** One change: the row, its history rows and the project's cases version, in the caller's transaction. */
+  private async write(
+    tx: Executor,
+    project: ProjectScope,
+    caseId: string,
+    patch: CasePatch,
+    actor: Actor,
+    entries: HistoryEntry[],
+  ): Promise<void> {
+    await repo.update(tx, caseId, patch);
+    await repo.addHistory(tx, actor, entries);
+    await bumpVersions(tx, [casesVersion(project.id)]);
+  }
+
+  private async tagsOf(row: CaseRow): Promise<TagRow[]> {
+    return (await this.tags.ofCases(this.db, [row.id])).get(row.id) ?? [];
+  }
+}
