@@ -15,3 +15,13 @@ export function addDays(day: string, days: number): string {
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
 }
+
+/** The instant 00:00 Europe/Paris begins the day `day` (YYYY-MM-DD): 23:00 or 22:00 UTC the day before. */
+export function parisMidnight(day: string): Date {
+  const utcMidnight = Date.parse(`${day}T00:00:00Z`);
+  for (const hours of [2, 1, 0]) {
+    const t = utcMidnight - hours * 3600_000;
+    if (parisDate(new Date(t)) === day && parisDate(new Date(t - 1)) !== day) return new Date(t);
+  }
+  throw new Error(`no Paris midnight found for ${day}`);
+}
