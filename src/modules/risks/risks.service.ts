@@ -74,8 +74,9 @@ export class RisksService {
       const risk = await this.find(tx, org, riskId, true);
       this.checkActive(risk);
       const projects = await this.checkReach(tx, org, riskId);
+      if (Object.values(body).every((v) => v === undefined)) return;
       await repo.update(tx, riskId, body);
-      // The list's filters and cached totals read the entry's title and expiry through its cases.
+      // The case lists show the entry's title and expiry, and may filter on them: their cached totals go.
       await bumpVersions(tx, projects.map(casesVersion));
     });
     return this.get(org, riskId);
