@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { casesVersion } from "../src/matching/matcher.js";
+import { rowsOf } from "../src/platform/db/sql.js";
 import { readVersion } from "../src/platform/db/versions.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
 import { bearer, createTenant, createTestApp } from "./helpers.js";
@@ -240,6 +241,25 @@ describe("all or nothing", () => {
     expect(bad.statusCode).toBe(422);
     expect((bad.json() as { detail: { loc: unknown[] }[] }).detail[0]!.loc).toEqual(["body", "cases", 0, "cve_id"]);
     expect(((await a.call("GET", `/${r.id}`)).json() as Risk).cases_count).toBe(0);
+  });
+});
+
+describe("batches", () => {
+  it("covers 1,000 cases in one call (created, covered, two history rows each); 1,001 is a 422", async () => {
+    const r = (await a.call("POST", "", entry({ title: "Lot" }))).json() as Risk;
+    const cases = Array.from({ length: 1000 }, (_, i) => ({ project_id: i % 2 ? a.p : a.q, cve_id: `CVE-2098-${String(10000 + i)}` }));
+    const res = await a.call("POST", `/${r.id}/cases`, { cases });
+    expect(res.statusCode).toBe(200);
+    expect((res.json() as Risk).cases_count).toBe(1000);
+    const [row] = await rowsOf<{ n: number; cases: number }>(
+      t.database.db,
+      sql`select count(*)::int as n, count(distinct h.case_id)::int as cases from case_history h join cases c on c.id = h.case_id where c.risk_id = ${r.id}`,
+    );
+    expect(row).toEqual({ n: 2000, cases: 1000 });
+    const tooMany = await a.call("POST", `/${r.id}/cases`, { cases: [...cases, { project_id: a.p, cve_id: "CVE-2098-0001" }] });
+    expect(tooMany.statusCode).toBe(422);
+    expect((await a.call("DELETE", `/${r.id}`)).statusCode).toBe(204);
+    expect((await a.getCase(a.q, "CVE-2098-10000")).status).toBe("en_analyse");
   });
 });
 

@@ -31,7 +31,7 @@ export function risksRoutes(service: RisksService): RouteDef[] {
     }),
     route({
       operationId: "createRisk",
-      errors: { 409: COVER },
+      errors: { 409: "a case to cover is corrige or non_concerne (transition_invalide, with from and to): nothing is created" },
       method: "POST", url: BASE, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, status: 201, summary: "Create an entry, covering cases at once (all or nothing)",
       description: "expires_on is the last day of validity in Paris time, today or later. A case named in `cases` that does not exist is created, then covered.",
       params: OrgParams, body: RiskIn,
