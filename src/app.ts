@@ -40,6 +40,10 @@ import { TagsService } from "./modules/tags/tags.service.js";
 import { tagsRoutes } from "./modules/tags/tags.routes.js";
 import { CasesService } from "./modules/cases/cases.service.js";
 import { casesRoutes } from "./modules/cases/cases.routes.js";
+import { casesRepository } from "./modules/cases/cases.repository.js";
+import { projectsRepository } from "./modules/projects/projects.repository.js";
+import { RisksService } from "./modules/risks/risks.service.js";
+import { risksRoutes } from "./modules/risks/risks.routes.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -68,6 +72,7 @@ export interface Services {
   tags: TagsService;
   alerts: AlertsService;
   cases: CasesService;
+  risks: RisksService;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -102,6 +107,7 @@ export function createServices(database: Database, config: Config): Services {
     tags: new TagsService(database.db),
     alerts: new AlertsService(database.db, tagsRepository, stacksRepository),
     cases: new CasesService(database.db, tagsRepository),
+    risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
   };
 }
 
@@ -130,6 +136,7 @@ export async function buildApp(opts: {
       ...tagsRoutes(services.tags),
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases),
+      ...risksRoutes(services.risks),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

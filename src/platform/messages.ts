@@ -37,6 +37,11 @@ export const CONFLICT = {
   },
   defaultWorkflow: { code: "workflow_par_defaut", message: "Le workflow par défaut du projet ne peut pas être supprimé" },
   lastWorkflow: { code: "dernier_workflow", message: "Le dernier workflow du projet ne peut pas être supprimé" },
+  riskExpired: {
+    code: "risque_expire",
+    message: (expiresOn: string) =>
+      `Cette entrée du registre a expiré (valable jusqu'au ${expiresOn} inclus, heure de Paris) : créez-en une nouvelle`,
+  },
   invalidTransition: {
     code: "transition_invalide",
     message: (from: string | null, to: string, allowed: readonly string[], viaException: boolean) =>
@@ -53,6 +58,8 @@ export const AUTH = {
   badCredentials: "Identifiants invalides",
   badSession: "Session invalide ou expirée",
   missingScope: (scope: string) => `Scope manquant : cette opération exige le scope « ${scope} » sur la clé d'API`,
+  riskBeyondRestriction:
+    "Cette entrée du registre couvre des cas de projets hors de la restriction de la clé d'API : seule une clé sans cette restriction peut la modifier ou la supprimer",
   hourlyLimit: (limit: number) => `Limite de ${limit} appels par heure atteinte pour cette organisation`,
   loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,
 } as const;

@@ -1,6 +1,4 @@
 import { z } from "zod";
-import { NotFound } from "../../platform/errors.js";
-import { NOT_FOUND } from "../../platform/messages.js";
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { OrgParams } from "../organizations/organizations.schemas.js";
 import { presentProject } from "./projects.presenter.js";
@@ -15,14 +13,12 @@ export function projectsRoutes(service: ProjectsService): RouteDef[] {
       method: "GET",
       url: "/api/v1/organizations/:org_id/projects",
       auth: "apiKey",
+      org: true,
       summary: "Projects of the organization visible to the key",
       tags: ["context"],
       params: OrgParams,
       responses: { 200: z.array(ProjectItem) },
-      handler: async ({ auth, params }) => {
-        if (params.org_id !== auth.orgId) throw new NotFound(NOT_FOUND.organization);
-        return (await service.listForKey(auth)).map(presentProject);
-      },
+      handler: async ({ auth }) => (await service.listForKey(auth)).map(presentProject),
     }),
   ];
 }

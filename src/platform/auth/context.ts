@@ -41,6 +41,25 @@ export interface ProjectScope {
 }
 
 /**
+ * The organization the path names, resolved against the caller (`org: true`) before the handler
+ * runs: its id, and the projects the caller may see in it (null: every project).
+ */
+export interface OrgScope {
+  id: string;
+  projectIds: ReadonlySet<string> | null;
+}
+
+/**
+ * The organization `orgId` as its caller may reach it, or null (404 « Organisation introuvable »):
+ * an API key reaches its own organization (within its project restriction), a user those they are
+ * a member of. No query: the key context and the session carry both.
+ */
+export function orgScopeOf(caller: ApiKeyContext | SessionContext, orgId: string): OrgScope | null {
+  if (caller.kind === "apiKey") return caller.orgId === orgId ? { id: orgId, projectIds: caller.projectIds } : null;
+  return caller.roles.has(orgId) ? { id: orgId, projectIds: null } : null;
+}
+
+/**
  * The one place that decides tenancy for /api/v1 and the session API: the project a caller may
  * reach, or null when it does not exist for them — another organization, outside an API key's
  * restriction, a user who is not a member, or absent (the route answers 404 « Projet introuvable »).

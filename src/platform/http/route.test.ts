@@ -98,3 +98,54 @@ describe("project: true on a route", () => {
     expect(Object.keys(responsesOf(projectRoute(async () => null)))).toContain("404");
   });
 });
+
+describe("org: true on a route", () => {
+  const orgRoute = (handler: (input: { org: { id: string; projectIds: ReadonlySet<string> | null } }) => Promise<unknown>) =>
+    route({
+      method: "GET",
+      url: "/o/:org_id",
+      operationId: "o",
+      auth: "apiKey",
+      org: true,
+      tags: ["t"],
+      summary: "o",
+      params: z.object({ org_id: z.uuid() }),
+      responses: { 200: null },
+      handler,
+    });
+  const noProject: ProjectResolver = { resolve: async () => null };
+
+  it("resolves the path's organization against the key before the handler: 404 « Organisation introuvable » for another one, the handler not called", async () => {
+    const handler = vi.fn(async ({ org }: { org: { id: string; projectIds: ReadonlySet<string> | null } }) => ({
+      id: org.id,
+      all: org.projectIds === null,
+    }));
+    const app = await serve([orgRoute(handler)], noProject);
+    const auth = { authorization: "Bearer x" };
+    const other = await app.inject({ method: "GET", url: `/o/${PROJECT}`, headers: auth });
+    expect([other.statusCode, other.json()]).toEqual([404, { detail: "Organisation introuvable" }]);
+    expect(handler).not.toHaveBeenCalled();
+    const own = await app.inject({ method: "GET", url: `/o/${ORG}`, headers: auth });
+    expect([own.statusCode, own.json()]).toEqual([200, { id: ORG, all: true }]);
+    expect((await app.inject({ method: "GET", url: `/o/${ORG}` })).statusCode).toBe(401);
+    expect((await app.inject({ method: "GET", url: "/o/not-a-uuid", headers: auth })).statusCode).toBe(422);
+    expect(handler).toHaveBeenCalledTimes(1);
+    await app.close();
+  });
+
+  it("is refused at registration without a credential or the path's org_id", async () => {
+    const bad = route({
+      method: "GET",
+      url: "/r/:x",
+      operationId: "r",
+      auth: "apiKey",
+      org: true,
+      tags: ["t"],
+      summary: "r",
+      params: z.object({ x: z.uuid() }),
+      responses: { 200: null },
+      handler: async () => null,
+    });
+    await expect(serve([bad], noProject)).rejects.toThrow(/organization resolution needs/);
+  });
+});

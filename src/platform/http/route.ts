@@ -1,18 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { z } from "zod";
-import type { ApiKeyContext, ProjectResolver, ProjectScope, SessionContext } from "../auth/context.js";
+import {
+  orgScopeOf,
+  type ApiKeyContext,
+  type OrgScope,
+  type ProjectResolver,
+  type ProjectScope,
+  type SessionContext,
+} from "../auth/context.js";
 import { Forbidden, NotFound } from "../errors.js";
 import { AUTH, NOT_FOUND } from "../messages.js";
 import { decodeBody, validateRequest, type RawRequest } from "./validation.js";
 
 export type AuthMode = "apiKey" | "session" | "none";
 /** Error statuses a route declares itself; the others follow from its declaration. */
-export type DeclaredError = 401 | 409 | 429;
+export type DeclaredError = 401 | 403 | 409 | 429;
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
 type AuthOf<M extends AuthMode> = M extends "apiKey" ? ApiKeyContext : M extends "session" ? SessionContext : null;
 
-export interface RouteInput<P, Q, H, B, A, J> {
+export interface RouteInput<P, Q, H, B, A, J, G = undefined> {
   params: Out<P>;
   query: Out<Q>;
   headers: Out<H>;
@@ -20,6 +27,8 @@ export interface RouteInput<P, Q, H, B, A, J> {
   auth: A;
   /** The project the path names, resolved against the caller (routes declaring `project: true`). */
   project: J extends true ? ProjectScope : undefined;
+  /** The organization the path names, resolved against the caller (routes declaring `org: true`). */
+  org: G extends true ? OrgScope : undefined;
   req: FastifyRequest;
   reply: FastifyReply;
 }
@@ -32,6 +41,7 @@ export interface RouteDef<
   B extends z.ZodType | undefined = z.ZodType | undefined,
   M extends AuthMode = AuthMode,
   J extends true | undefined = true | undefined,
+  G extends true | undefined = true | undefined,
 > {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
   url: string;
@@ -45,6 +55,12 @@ export interface RouteDef<
    * validation (ProjectResolver): 404 « Projet introuvable » before the handler, else `input.project`.
    */
   project?: J;
+  /**
+   * The path's org_id is resolved against the caller before the handler (orgScopeOf): 404
+   * « Organisation introuvable » for another organization, else `input.org` (with the key's
+   * project restriction). For organization-level resources (the risk register).
+   */
+  org?: G;
   summary: string;
   description?: string;
   tags: string[];
@@ -60,7 +76,7 @@ export interface RouteDef<
    * when: e.g. `{ 409: "name already used (nom_deja_utilise)" }`.
    */
   errors?: Partial<Record<DeclaredError, string>>;
-  handler(input: RouteInput<P, Q, H, B, AuthOf<M>, J>): Promise<unknown>;
+  handler(input: RouteInput<P, Q, H, B, AuthOf<M>, J, G>): Promise<unknown>;
 }
 
 /** Identity helper that keeps each route's types. */
@@ -71,7 +87,8 @@ export function route<
   B extends z.ZodType | undefined = undefined,
   M extends AuthMode = AuthMode,
   J extends true | undefined = undefined,
->(def: RouteDef<P, Q, H, B, M, J>): RouteDef {
+  G extends true | undefined = undefined,
+>(def: RouteDef<P, Q, H, B, M, J, G>): RouteDef {
   return def as unknown as RouteDef;
 }
 
@@ -103,6 +120,9 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
     if (def.project && (def.auth === "none" || !def.params?.shape.project_id || (def.auth === "apiKey" && !def.params.shape.org_id))) {
       throw new Error(`${def.operationId}: project resolution needs a credential and the path's project_id (and org_id under /api/v1)`);
     }
+    if (def.org && (def.auth === "none" || !def.params?.shape.org_id)) {
+      throw new Error(`${def.operationId}: organization resolution needs a credential and the path's org_id`);
+    }
     app.route({
       method: def.method,
       url: def.url,
@@ -127,8 +147,13 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
           project = (await projects.resolve(ctx!, project_id, org_id)) ?? undefined;
           if (!project) throw new NotFound(NOT_FOUND.project);
         }
+        let org: OrgScope | undefined;
+        if (def.org) {
+          org = orgScopeOf(ctx!, (input.params as { org_id: string }).org_id) ?? undefined;
+          if (!org) throw new NotFound(NOT_FOUND.organization);
+        }
         reply.code(def.status ?? 200); // the handler may choose another success status
-        const result = await def.handler({ ...input, auth: ctx, project, req, reply } as never);
+        const result = await def.handler({ ...input, auth: ctx, project, org, req, reply } as never);
         if (reply.sent) return reply;
         if (result === undefined) return reply.send();
         return result;
@@ -181,7 +206,7 @@ const SUCCESS: Record<number, string> = { 200: "OK", 201: "Created", 204: "No co
  * declaration implies, and those it declares (`errors`). Nothing it cannot give:
  * - 400: a path parameter that is not valid UTF-8 once percent-decoded (routes with path params), a
  *   JSON body nested deeper than Python's decoder reads (routes that read a body);
- * - 401: a route behind a credential; 403: a route needing a scope;
+ * - 401: a route behind a credential; 403: a route needing a scope (or declaring a per-resource right);
  * - 404: a path parameter names something that does not exist for this tenant;
  * - 413, 415: a body over the limit, a Content-Type that is not a media type (routes that read a body);
  * - 414: a path parameter over its length limit;
@@ -215,7 +240,8 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
         : "No session, or an expired one; an API key is not accepted here",
     );
   } else if (declared[401]) error(401, declared[401]);
-  if (def.scope) error(403, `The API key lacks the scope ${def.scope}`);
+  if (def.scope) error(403, `The API key lacks the scope ${def.scope}${declared[403] ? `; or ${declared[403]}` : ""}`);
+  else if (declared[403]) error(403, declared[403]);
   if (params.length) error(404, `Not found for this credential: ${params.join(", ")} (detail names it, e.g. « Projet introuvable »)`);
   if (declared[409]) error(409, `Conflict: ${declared[409]}`);
   if (def.body) {
