@@ -2,7 +2,7 @@ import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { bumpVersions } from "../../platform/db/versions.js";
-import { alertsVersion } from "../../matching/matcher.js";
+import { alertsVersion, casesVersion } from "../../matching/matcher.js";
 import { Conflict, invalid, NotFound, type Loc } from "../../platform/errors.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { tagsRepository as repo, type TagRow } from "./tags.repository.js";
@@ -46,10 +46,10 @@ export class TagsService {
   async update({ id: projectId }: ProjectScope, tagId: string, body: TagUpdateIn): Promise<TagRow> {
     try {
       const patch = { ...(body.name !== undefined && { name: body.name }), ...(body.color !== undefined && { color: body.color }) };
-      // A renamed tag changes what the alert list's `tag` filter selects: cached counts go.
+      // A renamed tag changes what the alert and case lists' `tag` filter selects: cached counts go.
       const row = await this.db.transaction(async (tx) => {
         const r = Object.keys(patch).length ? await repo.update(tx, projectId, tagId, patch) : await repo.get(tx, projectId, tagId);
-        if (r && patch.name !== undefined) await bumpVersions(tx, [alertsVersion(projectId)]);
+        if (r && patch.name !== undefined) await bumpVersions(tx, [alertsVersion(projectId), casesVersion(projectId)]);
         return r;
       });
       if (!row) throw new NotFound(NOT_FOUND.tag);
@@ -63,7 +63,7 @@ export class TagsService {
   async delete(project: ProjectScope, tagId: string): Promise<void> {
     const deleted = await this.db.transaction(async (tx) => {
       const d = await repo.delete(tx, project.id, tagId);
-      if (d) await bumpVersions(tx, [alertsVersion(project.id)]);
+      if (d) await bumpVersions(tx, [alertsVersion(project.id), casesVersion(project.id)]);
       return d;
     });
     if (!deleted) throw new NotFound(NOT_FOUND.tag);
