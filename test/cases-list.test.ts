@@ -75,10 +75,9 @@ for (const [cve, tag] of [
 ] as const)
   expect((await a.call("POST", `/cases/${cve}/tags`, { tag_id: tag.id })).statusCode).toBe(204);
 // A register entry covering CVE-2099-1006 (the register's own API belongs to src/modules/risks).
-const [risk] = (
-  await db.execute(sql`insert into risks (org_id, title, owner, justification, expires_on)
-    values (${a.orgId}, '+Risque accepté', 'rssi', 'budget', ${addDays(today, 4)}::date) returning id`)
-).rows as { id: string }[];
+const inserted = await db.execute(sql`insert into risks (org_id, title, owner, justification, expires_on)
+    values (${a.orgId}, '+Risque accepté', 'rssi', 'budget', ${addDays(today, 4)}::date) returning id`);
+const [risk] = (inserted as unknown as { rows: { id: string }[] }).rows;
 await db.execute(
   sql`update cases set status = 'risque_accepte', risk_id = ${risk!.id} where project_id = ${a.projectId} and cve_id = 'CVE-2099-1006'`,
 );
