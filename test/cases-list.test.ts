@@ -1,6 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { neutralise } from "../src/modules/cases/cases.export.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
 import { bearer, createTenant, createTestApp } from "./helpers.js";
 
@@ -272,6 +273,33 @@ describe("GET cases/export", () => {
       const listed = ids(await list(`?sort=${sort}&page_size=100`));
       expect(seen, sort).toEqual(listed);
     }
+  });
+
+  it("is declared in OpenAPI with both media types (CSV text, JSON array of CaseExportRow)", async () => {
+    const doc = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json();
+    const op = doc.paths["/api/v1/organizations/{org_id}/projects/{project_id}/cases/export"].get;
+    expect(Object.keys(op.responses["200"].content)).toEqual(["text/csv", "application/json"]);
+    expect(op.responses["200"].content["text/csv"].schema.type).toBe("string");
+    expect(op.responses["200"].content["application/json"].schema).toEqual({
+      type: "array",
+      items: { $ref: "#/components/schemas/CaseExportRow" },
+    });
+    expect(Object.keys(doc.components.schemas.CaseExportRow.properties)).toEqual(COLUMNS);
+  });
+
+  it("neutralises every formula lead (= + - @ tab CR) and nothing else", () => {
+    expect(["=1+1", "+33 1", "-2", "@SUM(A1)", "\tx", "\rx", "a=b", " =x", "", "CVE-2099-1"].map(neutralise)).toEqual([
+      "'=1+1",
+      "'+33 1",
+      "'-2",
+      "'@SUM(A1)",
+      "'\tx",
+      "'\rx",
+      "a=b",
+      " =x",
+      "",
+      "CVE-2099-1",
+    ]);
   });
 
   it("refuses an unknown format: 422 literal_error", async () => {
