@@ -49,6 +49,8 @@ export const CONFLICT = {
         ? `Le statut ${to} s'obtient en posant une exception sur le cas (PUT …/exception) ou en le couvrant par une entrée du registre des risques${from ? ` ; depuis ${from}, impossible` : ""}`
         : `Transition invalide : ${from ?? "(aucun)"} → ${to} (depuis ${from ?? "(aucun)"} : ${allowed.join(", ") || "aucune"})`,
   },
+  /** A bulk change refused as a whole: `n` selected cases cannot move to the status. */
+  bulkTransition: (n: number, first: string) => `${n} cas ne peuvent pas prendre ce statut, rien n'a été modifié. ${first}`,
 } as const;
 
 /** 401 and 429 messages of the credentials. */
@@ -84,4 +86,8 @@ export const INVALID = {
   triggerWithActions: "trigger est requis avec actions",
   pastExpiry: (today: string) => `la date d'expiration ne peut pas être passée (aujourd'hui à Paris : ${today})`,
   measureRequired: "measure est requise pour une exception MITIGATED",
+  idsOrFilter: "fournir soit cve_ids (non vide), soit filter, pas les deux",
+  nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
+  unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
+  tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
 } as const;

@@ -1,7 +1,7 @@
 import type { TagRow } from "../tags/tags.repository.js";
 import { presentTag } from "../tags/tags.presenter.js";
 import type { CaseRow, HistoryRow } from "./cases.repository.js";
-import type { CaseDetailOut, CaseHistoryOut, CaseOut } from "./cases.schemas.js";
+import type { CaseDetailOut, CaseExportRow, CaseHistoryOut, CaseOut } from "./cases.schemas.js";
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
@@ -43,4 +43,26 @@ export function presentHistory(h: HistoryRow): CaseHistoryOut {
 
 export function presentCaseDetail(c: CaseRow, tags: TagRow[], history: HistoryRow[]): CaseDetailOut {
   return { ...presentCase(c, tags), history: history.map(presentHistory) };
+}
+
+/** One exported case: the row, its exception and register entry flattened, its tag names joined by "; ". */
+export function presentCaseExport(c: CaseRow & { tag_names: string }): CaseExportRow {
+  return {
+    cve_id: c.cve_id,
+    status: c.status,
+    severity: c.severity,
+    severity_manual: c.severity_manual,
+    notes: c.notes,
+    created_at: iso(c.created_at),
+    updated_at: iso(c.updated_at),
+    exception_nature: c.exception_nature,
+    exception_measure: c.exception_measure,
+    exception_justification: c.exception_justification,
+    exception_expires_on: c.exception_expires_on,
+    exception_set_at: c.exception_set_at === null ? null : iso(c.exception_set_at),
+    risk_id: c.risk_id,
+    risk_title: c.risk_title,
+    risk_expires_on: c.risk_expires_on,
+    tags: c.tag_names,
+  };
 }

@@ -1,9 +1,13 @@
 import { z } from "zod";
 import { actorOf } from "../../platform/auth/context.js";
-import { route, type RouteDef } from "../../platform/http/route.js";
+import { media, route, type RouteDef } from "../../platform/http/route.js";
+import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagRefIn } from "../tags/tags.schemas.js";
+import { EXPORT_COLUMNS, exportStream } from "./cases.export.js";
 import { presentCase, presentCaseDetail } from "./cases.presenter.js";
-import { CaseCommentIn, CaseDetailOut, CaseExceptionIn, CaseIn, CaseOut, CaseParams } from "./cases.schemas.js";
+import {
+  CaseBulkIn, CaseBulkOut, CaseCommentIn, CaseDetailOut, CaseExceptionIn, CaseExportQuery, CaseExportRow, CaseIn, CaseListOut, CaseListQuery, CaseOut, CaseParams, CaseStatsOut,
+} from "./cases.schemas.js";
 import type { CasesService } from "./cases.service.js";
 
 const PROJECT = "/api/v1/organizations/:org_id/projects/:project_id";
@@ -77,6 +81,49 @@ export function casesRoutes(service: CasesService): RouteDef[] {
       handler: async ({ project, params, auth }) => {
         await service.tag(project, params.cve_id, params.tag_id, false, actorOf(auth));
       },
+    }),
+    route({
+      operationId: "listCases",
+      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's cases (filters, sort, paging) with total",
+      params: ProjectParams, query: CaseListQuery,
+      responses: { 200: CaseListOut },
+      handler: async ({ project, query }) => {
+        const r = await service.list(project, query);
+        return { items: r.rows.map((c) => presentCase(c, r.tags.get(c.id))), total: r.total, page: query.page, page_size: query.page_size };
+      },
+    }),
+    route({
+      operationId: "bulkCases",
+      errors: { 409: "a selected case cannot take the status: nothing changed (transition_invalide, with from, to and the first 100 refused cve_ids)" },
+      method: "POST", url: `${BASE}/bulk`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Change the status, severity or tags of many cases at once, all or nothing",
+      description: "Select by cve_ids (every one must have a case in the project) or by the list's filters (at most 50,000 cases). Each case changed gets a history row per change, with the comment.",
+      params: ProjectParams, body: CaseBulkIn,
+      responses: { 200: CaseBulkOut },
+      handler: async ({ project, body, auth }) => service.bulk(project, body, actorOf(auth)),
+    }),
+    route({
+      operationId: "exportCases",
+      method: "GET", url: `${BASE}/export`, auth: "apiKey", project: true, tags: TAGS, summary: "Export the filtered list (CSV or JSON), streamed, with the exception and register columns",
+      description: `Columns: ${EXPORT_COLUMNS.join(", ")}. CSV: UTF-8 with a header row; a cell starting with = + - @, a tab or a carriage return is prefixed with ' (CSV formula injection). JSON: an array of objects with the same keys. Sent as an attachment named cases-<project_id>.csv or .json.`,
+      params: ProjectParams, query: CaseExportQuery,
+      responses: {
+        200: media({
+          "text/csv": z.string().describe(`CSV, header row: ${EXPORT_COLUMNS.join(",")}`),
+          "application/json": z.array(CaseExportRow),
+        }),
+      },
+      handler: async ({ project, query, reply }) => {
+        reply.header("content-type", query.format === "csv" ? "text/csv; charset=utf-8" : "application/json; charset=utf-8");
+        reply.header("content-disposition", `attachment; filename="cases-${project.id}.${query.format}"`);
+        return exportStream(query.format, service.export(project, query));
+      },
+    }),
+    route({
+      operationId: "getCaseStats",
+      method: "GET", url: `${BASE}/stats`, auth: "apiKey", project: true, tags: TAGS, summary: "Counts of the project's cases: by status, by severity, exceptions, register, expiring soon",
+      params: ProjectParams,
+      responses: { 200: CaseStatsOut },
+      handler: async ({ project }) => service.stats(project),
     }),
   ];
 }

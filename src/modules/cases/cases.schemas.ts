@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { EXCEPTION_NATURES } from "../../platform/db/schema/index.js";
 import { SEVERITY_VALUES } from "../cves/cves.schemas.js";
+import { PAGING, pageOf } from "../../platform/http/paging.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagBrief } from "../tags/tags.schemas.js";
 import { CASE_STATUSES } from "./cases.states.js";
@@ -128,3 +129,131 @@ export type CaseDetailOut = z.infer<typeof CaseDetailOut>;
 export type CaseHistoryOut = z.infer<typeof CaseHistoryOut>;
 export type CaseIn = z.output<typeof CaseIn>;
 export type CaseExceptionIn = z.output<typeof CaseExceptionIn>;
+
+// ---------------------------------------------------------------------------------------------
+// The list, bulk changes, export and statistics.
+// ---------------------------------------------------------------------------------------------
+
+export const CASE_SORTS = [
+  "-updated_at",
+  "updated_at",
+  "-created_at",
+  "created_at",
+  "cve_id",
+  "-cve_id",
+  "expires_on",
+  "severity",
+] as const;
+export type CaseSort = (typeof CASE_SORTS)[number];
+
+/** The filters of the list, shared by the export and by a bulk change's `filter`. */
+const FILTERS = {
+  status: z.array(CaseStatusEnum).optional().describe("Repeatable: any of these statuses"),
+  severity: z.array(SeverityEnum).optional().describe("Repeatable: any of these severities (unknown: also the cases without one)"),
+  tag: z.string().min(1).max(100).optional().describe("A tag id or name"),
+  q: z.string().min(1).max(200).optional().describe("Part of the CVE id or of the notes (case-insensitive)"),
+  has_exception: z
+    .boolean()
+    .optional()
+    .describe("true: an exception in force, the case's own or a register entry covering it; false: neither"),
+  expiring_before: z.iso
+    .date()
+    .optional()
+    .describe("Effective expiry (own exception's expires_on, or the covering register entry's) on or before this day"),
+  risk_id: z.uuid().optional().describe("Covered by this register entry"),
+};
+
+export const CaseFilter = z.object(FILTERS).meta({ id: "CaseFilter", description: "The filters of the case list" });
+export type CaseFilter = z.output<typeof CaseFilter>;
+
+const SORT = z
+  .enum(CASE_SORTS)
+  .default("-updated_at")
+  .describe(
+    "expires_on: soonest effective expiry first, cases without one last; severity: critical, high, medium, low, none, unknown, then cases without one; ties by CVE id",
+  );
+
+export const CaseListQuery = z.object({ ...FILTERS, sort: SORT, ...PAGING });
+export type CaseListQuery = z.output<typeof CaseListQuery>;
+
+export const CaseListOut = pageOf(CaseOut, "CaseListOut");
+
+export const EXPORT_FORMATS = ["csv", "json"] as const;
+export const CaseExportQuery = z.object({ format: z.enum(EXPORT_FORMATS).default("csv"), ...FILTERS, sort: SORT });
+export type CaseExportQuery = z.output<typeof CaseExportQuery>;
+
+/** One exported case: the columns of the CSV, the keys of the JSON objects. */
+export const CaseExportRow = z
+  .object({
+    cve_id: z.string(),
+    status: CaseStatusEnum,
+    severity: z.string().nullable(),
+    severity_manual: z.boolean(),
+    notes: z.string().nullable(),
+    created_at: z.iso.datetime(),
+    updated_at: z.iso.datetime(),
+    exception_nature: z.enum(EXCEPTION_NATURES).nullable(),
+    exception_measure: z.string().nullable(),
+    exception_justification: z.string().nullable(),
+    exception_expires_on: z.iso.date().nullable(),
+    exception_set_at: z.iso.datetime().nullable(),
+    risk_id: z.uuid().nullable(),
+    risk_title: z.string().nullable(),
+    risk_expires_on: z.iso.date().nullable(),
+    tags: z.string().describe('The tag names, joined by "; "'),
+  })
+  .meta({ id: "CaseExportRow" });
+export type CaseExportRow = z.infer<typeof CaseExportRow>;
+
+export const MAX_BULK_IDS = 10_000;
+/** The most cases a bulk change by filter may select. */
+export const MAX_BULK_CASES = 50_000;
+
+export const CaseBulkIn = z
+  .object({
+    cve_ids: z
+      .array(CveId)
+      .min(1)
+      .max(MAX_BULK_IDS)
+      .optional()
+      .describe("These cases of the project (every id must have one: 422 otherwise)"),
+    filter: CaseFilter.optional().describe("Or the cases these list filters select (at most 50,000)"),
+    set: z
+      .object({
+        status: CaseStatusEnum.optional().describe("Under the transition rules; cases already in it are left alone"),
+        severity: SeverityEnum.nullable().optional().describe("Set by hand; null: follow the CVE's severity again"),
+        add_tags: z.array(z.uuid()).max(100).optional().describe("Tag ids of the project"),
+        remove_tags: z.array(z.uuid()).max(100).optional(),
+      })
+      .describe("At least one change"),
+    comment: COMMENT,
+  })
+  .meta({
+    id: "CaseBulkIn",
+    description: "Either cve_ids or filter, not both; set holds at least one change (422 otherwise). All or nothing.",
+    oneOf: [{ required: ["cve_ids"] }, { required: ["filter"] }],
+  });
+export type CaseBulkIn = z.output<typeof CaseBulkIn>;
+
+export const CaseBulkOut = z
+  .object({
+    matched: z.int().describe("Cases selected"),
+    updated: z.int().describe("Cases changed (a history row each per change)"),
+  })
+  .meta({ id: "CaseBulkOut" });
+
+export const CaseStatsOut = z
+  .object({
+    total: z.int(),
+    by_status: z.record(CaseStatusEnum, z.int()).describe("Every status, 0 when none"),
+    by_severity: z.record(z.string(), z.int()).describe("Severity → cases; cases without one under unknown"),
+    open: z.int().describe("nouveau + en_analyse + en_remediation"),
+    closed: z.int().describe("The other statuses"),
+    with_exception: z.int().describe("Cases with their own exception in force"),
+    covered_by_register: z.int().describe("Cases covered by a risk-register entry"),
+    expiring_soon: z
+      .int()
+      .describe("Effective expiry within the project's exception_warning_days from today (Paris), or already past and not yet processed"),
+  })
+  .meta({ id: "CaseStatsOut" });
+export type CaseStatsOut = z.infer<typeof CaseStatsOut>;

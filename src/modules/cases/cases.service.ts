@@ -1,15 +1,34 @@
 import type { Actor, ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
-import { bumpVersions } from "../../platform/db/versions.js";
-import { Invalid, NotFound, type Issue } from "../../platform/errors.js";
+import { bumpVersions, readVersion, VersionedCache } from "../../platform/db/versions.js";
+import { Conflict, Invalid, invalid, NotFound, type Issue } from "../../platform/errors.js";
 import { casesVersion } from "../../matching/matcher.js";
-import { INVALID, NOT_FOUND } from "../../platform/messages.js";
+import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { parisDate } from "../../platform/paris.js";
 import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
-import { getTag } from "../tags/tags.service.js";
+import { checkTagIds, getTag } from "../tags/tags.service.js";
+import { caseKeyCount } from "./cases.filters.js";
 import { casesRepository as repo, type CasePatch, type CaseRow, type HistoryEntry, type HistoryRow } from "./cases.repository.js";
-import type { CaseExceptionIn, CaseIn } from "./cases.schemas.js";
-import { checkExceptionFrom, checkTransition, EXCEPTION_STATUSES, REOPENED, type CaseStatus } from "./cases.states.js";
+import {
+  MAX_BULK_CASES,
+  type CaseBulkIn,
+  type CaseExceptionIn,
+  type CaseExportQuery,
+  type CaseIn,
+  type CaseListQuery,
+  type CaseStatsOut,
+} from "./cases.schemas.js";
+import {
+  CASE_STATUSES,
+  canTransition,
+  checkExceptionFrom,
+  checkTransition,
+  EXCEPTION_STATUSES,
+  invalidTransition,
+  OPEN_STATUSES,
+  REOPENED,
+  type CaseStatus,
+} from "./cases.states.js";
 
 /** A case with its tags (and, for the detail, its history). */
 export interface CaseView {
@@ -57,6 +76,7 @@ function leaveException(row: CaseRow, patch: CasePatch): Pick<HistoryEntry, "eve
  * its exception, tags and a history row for every change, written in the change's transaction.
  */
 export class CasesService {
+  private readonly totals = new VersionedCache<number>(2000);
   constructor(
     private readonly db: Db,
     private readonly tags: CaseTags,
@@ -208,6 +228,125 @@ export class CasesService {
         },
       ]);
     });
+  }
+
+  /**
+   * One page of the list with its tags and total. The total is cached per (project, filters) while
+   * the project's cases version holds: every transaction that changes a case of the project (or
+   * renames or deletes one of its tags) bumps it, so counting 50,000 cases is done once per change.
+   */
+  async list(project: ProjectScope, q: CaseListQuery): Promise<{ rows: CaseRow[]; tags: Map<string, TagRow[]>; total: number }> {
+    const { sort: _s, page: _p, page_size: _ps, ...filters } = q;
+    const key = `${project.id} ${JSON.stringify(filters)}`;
+    // The version is read before counting: a count newer than its version is only recounted once more.
+    const [rows, version] = await Promise.all([repo.page(this.db, project.id, q), readVersion(this.db, casesVersion(project.id))]);
+    const total = await this.totals.through(key, version, () => repo.count(this.db, project.id, filters));
+    const tags = await this.tags.ofCases(
+      this.db,
+      rows.map((r) => r.id),
+    );
+    return { rows, tags, total };
+  }
+
+  /**
+   * The filtered list in its sort order, a chunk of `chunk` cases (with their tag names) at a time:
+   * each chunk is one query resuming after the previous one's last sort keys, so memory stays flat
+   * whatever the number of cases. Not one snapshot: a case changed during the export may show in
+   * its old or new place.
+   */
+  async *export(project: ProjectScope, q: CaseExportQuery, chunk = 1000): AsyncGenerator<(CaseRow & { tag_names: string })[]> {
+    const { format: _f, ...filters } = q;
+    let last: string[] | null = null;
+    for (;;) {
+      const rows = await repo.exportChunk(this.db, project.id, filters, last, chunk);
+      if (rows.length) yield rows;
+      if (rows.length < chunk) return;
+      const end = rows.at(-1)!;
+      last = Array.from({ length: caseKeyCount(q.sort) }, (_, i) => end[`k${i}`] as string);
+    }
+  }
+
+  /**
+   * Changes the status, severity or tags of many cases (these CVE ids, or the list's filters), all
+   * or nothing, in one transaction of set-based statements: a history row per case and change.
+   * 422 for unknown CVE ids, tags of another project or a filter over 50,000 cases; 409
+   * transition_invalide (with the first 100 refused CVE ids) when a selected case cannot take the
+   * status. Cases already as asked are left alone (no history row).
+   */
+  async bulk(project: ProjectScope, body: CaseBulkIn, actor: Actor): Promise<{ matched: number; updated: number }> {
+    if ((body.cve_ids !== undefined) === (body.filter !== undefined)) throw invalid(["body"], INVALID.idsOrFilter, body);
+    const set = body.set;
+    if (set.status === undefined && set.severity === undefined && !set.add_tags?.length && !set.remove_tags?.length)
+      throw invalid(["body", "set"], INVALID.nothingToSet, set);
+    const cveIds = body.cve_ids ? [...new Set(body.cve_ids.map((id) => id.toUpperCase()))] : null;
+    const comment = body.comment ?? null;
+    return this.db.transaction(async (tx) => {
+      if (set.add_tags?.length) await checkTagIds(tx, project.id, set.add_tags, ["body", "set", "add_tags"]);
+      if (set.remove_tags?.length) await checkTagIds(tx, project.id, set.remove_tags, ["body", "set", "remove_tags"]);
+      const rows = cveIds
+        ? await repo.lockForBulk(tx, project.id, { cveIds }, cveIds.length)
+        : await repo.lockForBulk(tx, project.id, { filter: body.filter! }, MAX_BULK_CASES + 1);
+      if (cveIds) {
+        const found = new Set(rows.map((r) => r.cve_id));
+        const missing = cveIds.filter((id) => !found.has(id));
+        if (missing.length) throw invalid(["body", "cve_ids"], INVALID.unknownCases(missing), missing);
+      } else if (rows.length > MAX_BULK_CASES) {
+        throw invalid(["body", "filter"], INVALID.tooManyCases(MAX_BULK_CASES), body.filter);
+      }
+      if (set.status !== undefined) {
+        const to = set.status;
+        const refused = rows.filter((r) => !canTransition(r.status, to)).sort((a, b) => (a.cve_id < b.cve_id ? -1 : 1));
+        if (refused.length) {
+          const from = refused[0]!.status;
+          const first = invalidTransition(from, to);
+          throw new Conflict(first.code, CONFLICT.bulkTransition(refused.length, first.message), {
+            from,
+            to,
+            cve_ids: refused.slice(0, 100).map((r) => r.cve_id),
+          });
+        }
+      }
+      const ids = rows.map((r) => r.id);
+      const changed = new Set<string>();
+      const add = (caseIds: string[]) => {
+        for (const id of caseIds) changed.add(id);
+      };
+      if (ids.length) {
+        if (set.status !== undefined) add(await repo.bulkStatus(tx, ids, set.status, actor, comment));
+        if (set.severity !== undefined) add(await repo.bulkSeverity(tx, ids, set.severity, actor, comment));
+        if (set.add_tags?.length) add(await repo.bulkTags(tx, ids, set.add_tags, true, actor, comment));
+        if (set.remove_tags?.length) add(await repo.bulkTags(tx, ids, set.remove_tags, false, actor, comment));
+      }
+      if (changed.size) await bumpVersions(tx, [casesVersion(project.id)]);
+      return { matched: rows.length, updated: changed.size };
+    });
+  }
+
+  /** CaseStatsOut, in one query: counts by status and severity, exceptions, register, expiring soon (Paris). */
+  async stats(project: ProjectScope): Promise<CaseStatsOut> {
+    const rows = await repo.stats(this.db, project.id, parisDate(this.now()));
+    const byStatus = Object.fromEntries(CASE_STATUSES.map((s) => [s, 0])) as Record<CaseStatus, number>;
+    const bySeverity: Record<string, number> = {};
+    const out = { total: 0, with_exception: 0, covered_by_register: 0, expiring_soon: 0 };
+    for (const r of rows) {
+      byStatus[r.status] += r.n;
+      bySeverity[r.severity] = (bySeverity[r.severity] ?? 0) + r.n;
+      out.total += r.n;
+      out.with_exception += r.own;
+      out.covered_by_register += r.covered;
+      out.expiring_soon += r.soon;
+    }
+    const open = OPEN_STATUSES.reduce((n, s) => n + byStatus[s], 0);
+    return {
+      total: out.total,
+      by_status: byStatus,
+      by_severity: bySeverity,
+      open,
+      closed: out.total - open,
+      with_exception: out.with_exception,
+      covered_by_register: out.covered_by_register,
+      expiring_soon: out.expiring_soon,
+    };
   }
 
   /** One change: the row, its history rows and the project's cases version, in the caller's transaction. */

@@ -68,15 +68,28 @@ export interface RouteDef<
   query?: Q;
   headers?: H;
   body?: B;
-  /** Success status (default 200) and the response schemas, for the OpenAPI document. */
+  /** Success status (default 200) and the response schemas (JSON, or `media(...)`), for the OpenAPI document. */
   status?: number;
-  responses: Record<number, z.ZodType | null>;
+  responses: Record<number, z.ZodType | Media | null>;
   /**
    * Error answers the service gives beyond those the declaration implies (see responsesOf), with
    * when: e.g. `{ 409: "name already used (nom_deja_utilise)" }`.
    */
   errors?: Partial<Record<DeclaredError, string>>;
   handler(input: RouteInput<P, Q, H, B, AuthOf<M>, J, G>): Promise<unknown>;
+}
+
+/**
+ * A success answered in other media types than JSON alone (an export: text/csv or JSON): each
+ * type with the schema of its body. The handler sets Content-Type and may return a stream.
+ */
+export class Media {
+  constructor(readonly content: Readonly<Record<string, z.ZodType>>) {}
+}
+
+/** A success documented under these media types, e.g. `media({ "text/csv": z.string(), "application/json": Rows })`. */
+export function media(content: Record<string, z.ZodType>): Media {
+  return new Media(content);
 }
 
 /** Identity helper that keeps each route's types. */
@@ -193,7 +206,7 @@ const HTTPConflict = z
   })
   .meta({ id: "HTTPConflict" });
 
-type Documented = { description: string; content: { "application/json": { schema: z.ZodType } } } | z.ZodType;
+type Documented = { description: string; content: Record<string, { schema: z.ZodType }> } | z.ZodType;
 
 function answer(description: string, schema: z.ZodType): Documented {
   return { description, content: { "application/json": { schema } } };
@@ -217,7 +230,12 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
   const response: Record<number, Documented> = {};
   for (const [status, schema] of Object.entries(def.responses)) {
     const description = SUCCESS[Number(status)] ?? "Success";
-    response[Number(status)] = schema ? answer(description, schema) : z.null().describe(description);
+    response[Number(status)] =
+      schema instanceof Media
+        ? { description, content: Object.fromEntries(Object.entries(schema.content).map(([type, s]) => [type, { schema: s }])) }
+        : schema
+          ? answer(description, schema)
+          : z.null().describe(description);
   }
   const declared = def.errors ?? {};
   const error = (status: number, when: string) => {

@@ -92,6 +92,16 @@ export const cases = pgTable(
     index("cases_project_updated_idx").on(t.projectId, t.updatedAt.desc(), t.id.desc()),
     // The list filtered by status.
     index("cases_project_status_idx").on(t.projectId, t.status, t.updatedAt.desc(), t.id.desc()),
+    // The list filtered by severity (one value), most recently changed first.
+    index("cases_project_severity_idx").on(t.projectId, t.severity, t.updatedAt.desc(), t.id.desc()),
+    // The list and export sorted by created_at (either way); ties by id, as the keyset needs.
+    index("cases_project_created_idx").on(t.projectId, t.createdAt.desc(), t.id.desc()),
+    // The list and export sorted by severity: the rank expression of cases.filters.ts (SEVERITY_RANK), then the CVE id.
+    index("cases_project_severity_rank_idx").on(
+      t.projectId,
+      sql`(case ${t.severity} when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'none' then 4 when 'unknown' then 5 else 6 end)`,
+      t.cveId,
+    ),
     // The expiry job and the `expiring_before` filter: own exceptions by expiry date.
     index("cases_exception_expiry_idx").on(t.exceptionExpiresOn).where(sql`${t.exceptionExpiresOn} is not null`),
     // A register entry → the cases it covers.
