@@ -93,6 +93,10 @@ describe("a case's life", () => {
     // null: follow the CVE again, at once.
     const back = (await b.call("PUT", "/cases/CVE-2024-3400", { severity: null })).json() as Case;
     expect(back).toMatchObject({ severity: "critical", severity_manual: false });
+    // Asking again to follow the CVE changes nothing and writes no history row.
+    const rows = ((await b.call("GET", "/cases/CVE-2024-3400")).json() as Case).history!.length;
+    await b.call("PUT", "/cases/CVE-2024-3400", { severity: null });
+    expect(((await b.call("GET", "/cases/CVE-2024-3400")).json() as Case).history).toHaveLength(rows);
     expect(((await a.call("PUT", "/cases/CVE-2099-0009", {})).json() as Case).severity).toBeNull();
   });
 

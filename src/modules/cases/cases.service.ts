@@ -111,7 +111,9 @@ export class CasesService {
         entries.push({ ...base, to: body.status, event: left?.event ?? "status", details: left?.details ?? null });
       }
       const to = patch.status ?? current.status;
-      if (body.severity !== undefined && (body.severity !== current.severity || (body.severity === null) === current.severity_manual)) {
+      // null: follow the CVE again (a change only when it was set by hand); a value: a change unless already set by hand to it.
+      const severityChanges = body.severity === null ? current.severity_manual : body.severity !== current.severity || !current.severity_manual;
+      if (body.severity !== undefined && severityChanges) {
         patch.severity = body.severity;
         patch.severity_manual = body.severity !== null;
         entries.push({
