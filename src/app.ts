@@ -40,6 +40,7 @@ import { TagsService } from "./modules/tags/tags.service.js";
 import { tagsRoutes } from "./modules/tags/tags.routes.js";
 import { CasesService } from "./modules/cases/cases.service.js";
 import { casesRoutes } from "./modules/cases/cases.routes.js";
+import { CaseExpiry } from "./modules/cases/cases.expiry.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -68,6 +69,7 @@ export interface Services {
   tags: TagsService;
   alerts: AlertsService;
   cases: CasesService;
+  caseExpiry: CaseExpiry;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -102,6 +104,7 @@ export function createServices(database: Database, config: Config): Services {
     tags: new TagsService(database.db),
     alerts: new AlertsService(database.db, tagsRepository, stacksRepository),
     cases: new CasesService(database.db, tagsRepository),
+    caseExpiry: new CaseExpiry(database.db),
   };
 }
 
@@ -129,7 +132,7 @@ export async function buildApp(opts: {
       ...stacksRoutes(services.stacks),
       ...tagsRoutes(services.tags),
       ...alertsRoutes(services.alerts),
-      ...casesRoutes(services.cases),
+      ...casesRoutes(services.cases, services.caseExpiry),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {
