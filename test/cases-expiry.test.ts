@@ -22,7 +22,7 @@ function parisMidnight(day: string): Date {
   }
   throw new Error(`no midnight for ${day}`);
 }
-const before = (at: Date) => new Date(at.getTime() - 1000);
+const secondBefore = (at: Date) => new Date(at.getTime() - 1000);
 
 async function tenantWithKeys(name: string) {
   const tenant = await createTenant(t, { name });
@@ -94,7 +94,7 @@ describe("exceptions expire at 00:00 Europe/Paris the day after expires_on", () 
     expect(parisMidnight(addDays(day, 1))).toEqual(at);
     const cve = nextCve();
     await caseWithException(a.project, cve, day);
-    expect(await expiry.run(before(at))).toMatchObject({ today: day, expired: 0, risks_expired: 0 });
+    expect(await expiry.run(secondBefore(at))).toMatchObject({ today: day, expired: 0, risks_expired: 0 });
     expect((await a.call("GET", `/cases/${cve}`)).json()).toMatchObject({ status: "attenue", exception: { expires_on: day } });
     expect(await expiry.run(at)).toMatchObject({ today: addDays(day, 1), expired: 1, risks_expired: 0, warned: 0 });
     expect((await a.call("GET", `/cases/${cve}`)).json()).toMatchObject({ status: "en_analyse", exception: null });
@@ -227,7 +227,7 @@ describe("register entries expire the same way", () => {
     }
     const alertId = await readAlert(a.project, covered[0]!.cve);
 
-    expect(await expiry.run(before(at))).toMatchObject({ expired: 0, risks_expired: 0, reopened_by_register: 0 });
+    expect(await expiry.run(secondBefore(at))).toMatchObject({ expired: 0, risks_expired: 0, reopened_by_register: 0 });
     expect(await q("select status from risks where id = $1", [risk.id])).toEqual([{ status: "active" }]);
 
     expect(await expiry.run(at)).toEqual({ today: addDays(day, 1), expired: 0, risks_expired: 1, reopened_by_register: 2, warned: 0 });
@@ -283,7 +283,7 @@ describe("case.exception_expiring: once per expiry date, within the project's wa
     const alertId = await readAlert(a.project, cve);
 
     // E − 8 days, one second before E − 7 days: not yet.
-    expect((await expiry.run(before(parisMidnight(addDays(e1, -7))))).warned).toBe(0);
+    expect((await expiry.run(secondBefore(parisMidnight(addDays(e1, -7))))).warned).toBe(0);
     expect(await expiry.run(parisMidnight(addDays(e1, -7)))).toMatchObject({ warned: 1, expired: 0 });
     expect(await expiry.run(parisMidnight(addDays(e1, -3)))).toMatchObject({ warned: 0 });
     expect(await outbox(a.projectId, "case.exception_expiring", [cve])).toEqual([
@@ -309,7 +309,7 @@ describe("case.exception_expiring: once per expiry date, within the project's wa
       { case_id: caseId, cve_id: cve, expires_on: e1, days_left: 7, source: "case" },
       { case_id: caseId, cve_id: cve, expires_on: e2, days_left: 0, source: "case" },
     ]);
-    expect((await expiry.run(before(parisMidnight(addDays(e2, 1))))).warned).toBe(0);
+    expect((await expiry.run(secondBefore(parisMidnight(addDays(e2, 1))))).warned).toBe(0);
   });
 
   it("follows the project's setting, and warns for the register entry covering a case", async () => {
@@ -333,7 +333,7 @@ describe("case.exception_expiring: once per expiry date, within the project's wa
     await q("update cases set status = 'risque_accepte', risk_id = $1 where project_id = $2 and cve_id = $3", [risk.id, project.id, cve]);
     const caseId = (await q("select id from cases where project_id = $1 and cve_id = $2", [project.id, cve]))[0].id;
 
-    expect((await expiry.run(before(parisMidnight("2026-06-27")))).warned).toBe(0);
+    expect((await expiry.run(secondBefore(parisMidnight("2026-06-27")))).warned).toBe(0);
     expect((await expiry.run(parisMidnight("2026-06-27"))).warned).toBe(1);
     expect((await expiry.run(parisMidnight("2026-06-28"))).warned).toBe(0);
     expect(await outbox(project.id, "case.exception_expiring", [cve])).toEqual([
