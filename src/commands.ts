@@ -207,7 +207,7 @@ export const COMMANDS: Record<string, Command> = {
         .join(""),
   },
   "jobs run": {
-    usage: `jobs run ${Object.keys(JOBS).join("|")} [--now ISO-8601]  (once, in this process; --now: cases-expiry only)`,
+    usage: `jobs run ${Object.keys(JOBS).join("|")} [--now ISO-8601]  (once, in this process; --now: ${clocked().join(", ")})`,
     options: { now: str },
     required: [],
     positionals: "one",
