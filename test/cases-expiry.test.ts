@@ -69,11 +69,11 @@ async function settle(): Promise<void> {
   await expiry.run(new Date("2100-01-01T00:00:00Z"));
 }
 
-/** A project's events of one kind for these CVEs, oldest first. */
+/** A project's events of one kind for these CVEs, by CVE then oldest first. */
 const outbox = (projectId: string, event: string, cves: string[]) =>
   q(
     `select org_id, project_id, event, cve_id, alert_id, payload from outbox_events
-     where project_id = $1 and event = $2 and cve_id = any($3::text[]) order by id`,
+     where project_id = $1 and event = $2 and cve_id = any($3::text[]) order by cve_id, id`,
     [projectId, event, cves],
   );
 
