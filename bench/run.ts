@@ -1,5 +1,6 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases runs one. */
 import { benchApi } from "./api.js";
+import { benchCases } from "./cases.js";
 import { benchIngest } from "./ingest.js";
 import { benchMatching } from "./matching.js";
 import { benchSlowClients } from "./slow-clients.js";
@@ -9,3 +10,4 @@ if (!only || only === "api") await benchApi();
 if (!only || only === "ingest") await benchIngest();
 if (!only || only === "matching") await benchMatching();
 if (!only || only === "slow") await benchSlowClients();
+if (!only || only === "cases") await benchCases();

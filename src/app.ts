@@ -44,6 +44,7 @@ import { casesRepository } from "./modules/cases/cases.repository.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { RisksService } from "./modules/risks/risks.service.js";
 import { risksRoutes } from "./modules/risks/risks.routes.js";
+import { CaseExpiry } from "./modules/cases/cases.expiry.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -73,6 +74,7 @@ export interface Services {
   alerts: AlertsService;
   cases: CasesService;
   risks: RisksService;
+  caseExpiry: CaseExpiry;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -108,6 +110,7 @@ export function createServices(database: Database, config: Config): Services {
     alerts: new AlertsService(database.db, tagsRepository, stacksRepository),
     cases: new CasesService(database.db, tagsRepository),
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
+    caseExpiry: new CaseExpiry(database.db),
   };
 }
 
@@ -135,7 +138,7 @@ export async function buildApp(opts: {
       ...stacksRoutes(services.stacks),
       ...tagsRoutes(services.tags),
       ...alertsRoutes(services.alerts),
-      ...casesRoutes(services.cases),
+      ...casesRoutes(services.cases, services.caseExpiry),
       ...risksRoutes(services.risks),
       ...sessionsRoutes(services.sessions, config),
     ],

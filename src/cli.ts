@@ -7,9 +7,9 @@ import { sendAdminCommand, type AdminResponse } from "./platform/admin-socket.js
 import { DataDirLockedError, readLock } from "./platform/db/lock.js";
 import { executeCommand, openForProcess, serve } from "./main.js";
 
-function print(res: AdminResponse, json: boolean): number {
+function print(res: AdminResponse, json: boolean, text?: (result: Record<string, unknown>) => string): number {
   if (res.ok) {
-    process.stdout.write(json ? JSON.stringify(res.result) + "\n" : humanize(res.result));
+    process.stdout.write(json ? JSON.stringify(res.result) + "\n" : (text ?? humanize)(res.result));
     return 0;
   }
   process.stderr.write(`vigie : ${res.message}\n`);
@@ -35,16 +35,17 @@ async function main(argv: string[]): Promise<number> {
     await serve(config);
     return -1; // keeps running
   }
-  const { json, positionals } = parseCommand(argv); // usage errors before touching the database
+  const { json, paths, command } = parseCommand(argv); // usage errors before touching the database
+  const text = command.text?.bind(command);
   if (config.driver === "pglite") {
     const holder = readLock(config.dataDir);
     // The server runs elsewhere: file paths are made absolute before they are handed to it.
-    const forwarded = argv.map((a) => (positionals.includes(a) ? resolve(a) : a));
-    if (holder?.socket) return print(await sendAdminCommand(holder.socket, { argv: forwarded }), json);
+    const forwarded = argv.map((a) => (paths.includes(a) ? resolve(a) : a));
+    if (holder?.socket) return print(await sendAdminCommand(holder.socket, { argv: forwarded }), json, text);
   }
   const { database, release } = await openForProcess(config, null);
   try {
-    return print(await executeCommand(createServices(database, config), database, argv), json);
+    return print(await executeCommand(createServices(database, config), database, argv), json, text);
   } finally {
     await database.close();
     release();

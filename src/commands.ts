@@ -11,6 +11,11 @@ import { presentWorkflow } from "./modules/workflows/workflows.presenter.js";
 import { WorkflowEcritureIn } from "./modules/workflows/workflows.schemas.js";
 import { isSource, SOURCES } from "./feeds/importers/index.js";
 import { FormatError } from "./feeds/reader.js";
+import { z } from "zod";
+import { loadConfig } from "./config.js";
+import { JOBS } from "./jobs.js";
+import { cronOf } from "./platform/jobs/jobs.js";
+import { createLogger } from "./platform/log.js";
 
 /** A one-line progress display on a terminal (stderr); nothing otherwise. read < 0 ends the line. */
 function progressBar(source: string): ((read: number) => void) | undefined {
@@ -35,13 +40,29 @@ interface Command {
   usage: string;
   options: Options;
   required: string[];
-  /** Takes positional arguments (file paths). */
-  positionals?: boolean;
+  /** Takes positional arguments: file paths (one or more, made absolute before they go to a running server), or one name. */
+  positionals?: "paths" | "one";
   run(s: Services, db: Database, v: Values, positionals: string[]): Promise<Record<string, unknown>>;
+  /** The human form of the result (default: one `key: value` line each). */
+  text?(result: Record<string, unknown>): string;
 }
 
 const str = { type: "string" } as const;
 const many = { type: "string", multiple: true } as const;
+
+const Instant = z.iso.datetime({ offset: true });
+
+/** An ISO-8601 instant with its offset (Z or ±hh:mm): a local time would depend on the zone of the process. */
+function instant(name: string, raw: string): Date {
+  if (!Instant.safeParse(raw).success)
+    throw new UsageError(
+      `--${name} attend un instant ISO-8601 avec son décalage (2026-03-28T23:00:00Z, 2026-03-29T00:00:00+01:00), reçu « ${raw} »`,
+    );
+  return new Date(raw);
+}
+
+type JobName = keyof typeof JOBS;
+const isJob = (name: string): name is JobName => Object.hasOwn(JOBS, name);
 
 function int(name: string, raw: string): number {
   if (!/^\d{1,9}$/.test(raw)) throw new UsageError(`--${name} attend un entier positif, reçu « ${raw} »`);
@@ -138,7 +159,7 @@ export const COMMANDS: Record<string, Command> = {
     usage: `feeds import --source ${SOURCES.join("|")} PATH... [--date AAAA-MM-JJ]`,
     options: { source: str, date: str },
     required: ["source"],
-    positionals: true,
+    positionals: "paths",
     run: async (s, _db, v, paths) => {
       const source = v.source as string;
       if (!isSource(source)) throw new UsageError(`--source : ${source} inconnue (${SOURCES.join(", ")})`);
@@ -165,6 +186,43 @@ export const COMMANDS: Record<string, Command> = {
       return { sources: await s.feeds.sync(only.filter(isSource)) };
     },
   },
+  "jobs list": {
+    usage: "jobs list  (the scheduled jobs: name, schedule in UTC, what each does)",
+    options: {},
+    required: [],
+    run: async () => {
+      const config = loadConfig();
+      return {
+        jobs: Object.entries(JOBS).map(([name, def]) => ({
+          name,
+          schedule: cronOf(def, config),
+          description: def.description,
+          takes_now: def.clock === true,
+        })),
+      };
+    },
+    text: (r) =>
+      (r.jobs as { name: string; schedule: string | null; description: string }[])
+        .map((j) => `${j.name.padEnd(18)} ${(j.schedule ? `${j.schedule} (UTC)` : "non planifiée").padEnd(22)} ${j.description}\n`)
+        .join(""),
+  },
+  "jobs run": {
+    usage: `jobs run ${Object.keys(JOBS).join("|")} [--now ISO-8601]  (once, in this process; --now: ${clocked().join(", ")})`,
+    options: { now: str },
+    required: [],
+    positionals: "one",
+    run: async (s, _db, v, [name]) => {
+      if (!isJob(name!)) throw new UsageError(`tâche inconnue : ${name} (${Object.keys(JOBS).join(", ")})`);
+      const def = JOBS[name];
+      let now = new Date();
+      if (v.now !== undefined) {
+        if (!def.clock) throw new UsageError(`--now : la tâche ${name} ne dépend pas de l'instant (seulement : ${clocked().join(", ")})`);
+        now = instant("now", v.now as string);
+      }
+      const result = await def.handler(def.payload.parse({}), s, createLogger("warn", 2), now);
+      return { job: name, now: now.toISOString(), ...result };
+    },
+  },
   "workflow create": {
     usage: "workflow create --org ORG_ID [--project PROJECT_ID] --file BODY.json  (organization workflow when --project is omitted)",
     options: { org: str, project: str, file: str },
@@ -185,8 +243,22 @@ export const COMMANDS: Record<string, Command> = {
   },
 };
 
+function clocked(): string[] {
+  return Object.entries(JOBS)
+    .filter(([, d]) => d.clock)
+    .map(([n]) => n);
+}
+
 /** Splits argv into a command of the table and its options; throws UsageError with help. */
-export function parseCommand(argv: string[]): { name: string; command: Command; values: Values; positionals: string[]; json: boolean } {
+export function parseCommand(argv: string[]): {
+  name: string;
+  command: Command;
+  values: Values;
+  positionals: string[];
+  /** The positionals that are file paths. */
+  paths: string[];
+  json: boolean;
+} {
   const words = argv.filter((a) => !a.startsWith("-")).slice(0, 2);
   const name = COMMANDS[words.join(" ")] ? words.join(" ") : COMMANDS[words[0] ?? ""] ? words[0]! : null;
   if (!name) throw new UsageError(`commande inconnue : ${words.join(" ") || "(aucune)"}\n${help()}`);
@@ -209,9 +281,11 @@ export function parseCommand(argv: string[]): { name: string; command: Command; 
   const missingOpts = command.required.filter((r) => values[r] === undefined || values[r] === "");
   if (missingOpts.length)
     throw new UsageError(`option requise : ${missingOpts.map((m) => `--${m}`).join(", ")}\nusage : vigie ${command.usage} [--json]`);
-  if (command.positionals && !positionals.length)
+  if (command.positionals === "paths" && !positionals.length)
     throw new UsageError(`au moins un chemin est requis\nusage : vigie ${command.usage} [--json]`);
-  return { name, command, values, positionals, json: values.json === true };
+  if (command.positionals === "one" && positionals.length !== 1)
+    throw new UsageError(`un argument est attendu, reçu ${positionals.length}\nusage : vigie ${command.usage} [--json]`);
+  return { name, command, values, positionals, paths: command.positionals === "paths" ? positionals : [], json: values.json === true };
 }
 
 export function help(): string {

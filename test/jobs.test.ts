@@ -13,21 +13,39 @@ describe("background jobs (pg-boss on the service database)", () => {
       const { rows } = (await t.database.executeSql("select name, cron from pgboss.schedule order by name", [])) as {
         rows: { name: string; cron: string }[];
       };
-      // feeds.sync is scheduled only when VIGIE_FEEDS_SYNC=on (off in tests).
-      expect(rows).toEqual([{ name: "maintenance.purge", cron: "17 * * * *" }]);
-      expect(cronOf(JOBS["feeds.sync"], { ...t.config, feedsCron: "5 4 * * *" })).toBe("5 4 * * *");
-      expect(await jobs.send("maintenance.purge", {})).toEqual(expect.any(String));
+      // feeds-sync is scheduled only when VIGIE_FEEDS_SYNC=on (off in tests); cases-expiry every hour at minute 0 UTC.
+      expect(rows).toEqual([
+        { name: "cases-expiry", cron: "0 * * * *" },
+        { name: "maintenance-purge", cron: "17 * * * *" },
+      ]);
+      expect(cronOf(JOBS["feeds-sync"], { ...t.config, feedsCron: "5 4 * * *" })).toBe("5 4 * * *");
+      expect(await jobs.send("maintenance-purge", {})).toEqual(expect.any(String));
     } finally {
       await jobs.stop();
     }
   });
 
-  it("maintenance.purge forgets idempotency keys past retention only", async () => {
+  it("removes the schedules of jobs no longer in the catalog (the names before the renaming) when it starts", async () => {
+    const first = await startJobs(t.database, t.services, createLogger("silent"), t.config);
+    // A database upgraded from a version whose jobs had other names.
+    await first.boss.createQueue("maintenance.purge");
+    await first.boss.schedule("maintenance.purge", "17 * * * *", {}, { tz: "UTC" });
+    await first.stop();
+    const again = await startJobs(t.database, t.services, createLogger("silent"), t.config);
+    try {
+      const { rows } = (await t.database.executeSql("select name from pgboss.schedule order by name", [])) as { rows: { name: string }[] };
+      expect(rows.map((r) => r.name)).toEqual(["cases-expiry", "maintenance-purge"]);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it("maintenance-purge forgets idempotency keys past retention only", async () => {
     const tenant = await createTenant(t);
     await createWorkflow(t, tenant, { name: "old", trigger: { event: "cve.new_match" } }, "old-key");
     await createWorkflow(t, tenant, { name: "new", trigger: { event: "cve.new_match" } }, "new-key");
     await t.database.executeSql("update idempotency_keys set created_at = now() - interval '3 days' where key = 'old-key'", []);
-    await JOBS["maintenance.purge"].handler({}, t.services, createLogger("silent"));
+    expect(await JOBS["maintenance-purge"].handler({}, t.services, createLogger("silent"), new Date())).toEqual({ idempotency_keys: 1 });
     const { rows } = (await t.database.executeSql("select key from idempotency_keys where org_id = $1", [tenant.orgId])) as {
       rows: { key: string }[];
     };

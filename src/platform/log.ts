@@ -14,7 +14,8 @@ export const REDACT_PATHS = [
   "*.key",
 ];
 
-/** The process logger; request loggers are its children. */
-export function createLogger(level: string): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: "[redacted]" } });
+/** The process logger; request loggers are its children. `fd` 2: on stderr (a command whose stdout is its result). */
+export function createLogger(level: string, fd: 1 | 2 = 1): Logger {
+  const options = { level, redact: { paths: REDACT_PATHS, censor: "[redacted]" } };
+  return fd === 1 ? pino(options) : pino(options, pino.destination(fd));
 }

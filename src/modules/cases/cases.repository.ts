@@ -333,3 +333,149 @@ export const casesRepository = {
     );
   },
 };
+
+/** A project whose cases or alerts an expiry statement changed. */
+export interface ExpiryChange {
+  kind: "case" | "alert" | "risk";
+  project_id: string | null;
+}
+
+/** The exception of a case row as history details keep it (the shape of `exceptionOf` in cases.service.ts). */
+const EXCEPTION_JSON = sql`jsonb_build_object('nature', c.exception_nature, 'measure', c.exception_measure,
+  'justification', c.exception_justification, 'expires_on', to_char(c.exception_expires_on, 'YYYY-MM-DD'),
+  'set_at', to_char(c.exception_set_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+
+/** The job's actor in history rows. */
+const JOB_ACTOR = sql`'job', null, 'cases-expiry'`;
+
+/**
+ * SQL of the expiry job (cases.expiry.ts): set-based statements that each reopen every due case at
+ * once — row, history row, outbox event and the project's alert unread again, in one statement —
+ * and return which projects they changed, so that the caller bumps their data versions. `today` is
+ * the Paris calendar day (YYYY-MM-DD), computed by the caller: nothing here reads the database's clock
+ * or time zone.
+ */
+export const caseExpiryRepository = {
+  /**
+   * Serializes the job: a second run (another process, or the CLI while the server runs) waits for
+   * the first to commit, then finds nothing left to do. Released at the end of the transaction.
+   */
+  async lock(ex: Executor): Promise<void> {
+    await ex.execute(sql`select pg_advisory_xact_lock(hashtext('vigie:cases-expiry'))`);
+  },
+
+  /**
+   * Own exceptions valid through a day before `today`: the case reopens (en_analyse) and loses its
+   * exception, kept in the `exception_expired` history row and the `case.exception_expired` event.
+   * The rows are locked and re-read (FOR UPDATE): an exception extended meanwhile stays.
+   */
+  async expireExceptions(ex: Executor, today: string, reopened: CaseStatus): Promise<ExpiryChange[]> {
+    return rowsOf<ExpiryChange>(
+      ex,
+      sql`
+      with due as (
+        select c.id, c.org_id, c.project_id, c.cve_id, c.status, ${EXCEPTION_JSON} as exception
+        from cases c where c.exception_expires_on is not null and c.exception_expires_on < ${today}::date
+        for update),
+      upd as (
+        update cases c set status = ${reopened}, exception_nature = null, exception_measure = null, exception_justification = null,
+          exception_expires_on = null, exception_set_at = null, updated_at = now()
+        from due where c.id = due.id returning c.id),
+      hist as (
+        insert into case_history (case_id, event, from_status, to_status, comment, actor_type, actor_id, actor_label, details)
+        select due.id, 'exception_expired', due.status, ${reopened}, null, ${JOB_ACTOR}, jsonb_build_object('exception', due.exception)
+        from due order by due.id),
+      ev as (
+        insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
+        select due.org_id, due.project_id, 'case.exception_expired', due.cve_id, a.id,
+          jsonb_build_object('case_id', due.id, 'cve_id', due.cve_id, 'source', 'case', 'exception', due.exception)
+        from due left join alerts a on a.project_id = due.project_id and a.cve_id = due.cve_id order by due.id),
+      unread as (
+        update alerts a set is_read = false from due
+        where a.project_id = due.project_id and a.cve_id = due.cve_id and a.is_read returning a.project_id)
+      select 'case' as kind, due.project_id from due
+      union all select 'alert', unread.project_id from unread`,
+    );
+  },
+
+  /**
+   * Active register entries valid through a day before `today` become `expiree`; every case they
+   * cover reopens (en_analyse), uncovered, with a `risk_expired` history row and the event.
+   */
+  async expireRisks(ex: Executor, today: string, reopened: CaseStatus): Promise<ExpiryChange[]> {
+    return rowsOf<ExpiryChange>(
+      ex,
+      sql`
+      with r as (
+        select r.id, jsonb_build_object('id', r.id, 'title', r.title, 'expires_on', to_char(r.expires_on, 'YYYY-MM-DD')) as risk
+        from risks r where r.status = 'active' and r.expires_on < ${today}::date
+        for update),
+      ru as (update risks x set status = 'expiree', updated_at = now() from r where x.id = r.id returning x.id),
+      due as (
+        select c.id, c.org_id, c.project_id, c.cve_id, c.status, r.risk
+        from cases c join r on c.risk_id = r.id
+        for update of c),
+      upd as (update cases c set status = ${reopened}, risk_id = null, updated_at = now() from due where c.id = due.id returning c.id),
+      hist as (
+        insert into case_history (case_id, event, from_status, to_status, comment, actor_type, actor_id, actor_label, details)
+        select due.id, 'risk_expired', due.status, ${reopened}, null, ${JOB_ACTOR}, jsonb_build_object('risk', due.risk)
+        from due order by due.id),
+      ev as (
+        insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
+        select due.org_id, due.project_id, 'case.exception_expired', due.cve_id, a.id,
+          jsonb_build_object('case_id', due.id, 'cve_id', due.cve_id, 'source', 'register', 'risk', due.risk)
+        from due left join alerts a on a.project_id = due.project_id and a.cve_id = due.cve_id order by due.id),
+      unread as (
+        update alerts a set is_read = false from due
+        where a.project_id = due.project_id and a.cve_id = due.cve_id and a.is_read returning a.project_id)
+      select 'risk' as kind, null::uuid as project_id from ru
+      union all select 'case', due.project_id from due
+      union all select 'alert', unread.project_id from unread`,
+    );
+  },
+
+  /**
+   * `case.exception_expiring`, once per expiry date: cases whose expiry E (own exception's or
+   * covering entry's) is within their project's warning days (E − days ≤ today ≤ E) and not yet
+   * warned for E; `expiry_warned_for` = E then, so a changed expiry warns again. Read through
+   * cases_exception_warning_idx (own exceptions not warned for their date) and
+   * risks_active_expiry_idx, each bounded by the largest warning setting: when nothing is due, two
+   * short index range scans.
+   */
+  async warn(ex: Executor, today: string): Promise<ExpiryChange[]> {
+    return rowsOf<ExpiryChange>(
+      ex,
+      sql`
+      with horizon as (select ${today}::date + coalesce(max(exception_warning_days), 0) as last from projects),
+      w as (
+        select c.id, c.org_id, c.project_id, c.cve_id, c.exception_expires_on as expires_on, 'case' as source
+        from cases c join projects p on p.id = c.project_id
+        where c.exception_expires_on is not null and c.expiry_warned_for is distinct from c.exception_expires_on
+          and c.exception_expires_on >= ${today}::date and c.exception_expires_on <= (select last from horizon)
+          and c.exception_expires_on <= ${today}::date + p.exception_warning_days
+        union all
+        select c.id, c.org_id, c.project_id, c.cve_id, r.expires_on, 'register'
+        from risks r join cases c on c.risk_id = r.id join projects p on p.id = c.project_id
+        where r.status = 'active' and r.expires_on >= ${today}::date and r.expires_on <= (select last from horizon)
+          and r.expires_on <= ${today}::date + p.exception_warning_days and c.expiry_warned_for is distinct from r.expires_on),
+      upd as (update cases c set expiry_warned_for = w.expires_on from w where c.id = w.id returning c.id),
+      ev as (
+        insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
+        select w.org_id, w.project_id, 'case.exception_expiring', w.cve_id, a.id,
+          jsonb_build_object('case_id', w.id, 'cve_id', w.cve_id, 'expires_on', to_char(w.expires_on, 'YYYY-MM-DD'),
+            'days_left', w.expires_on - ${today}::date, 'source', w.source)
+        from w left join alerts a on a.project_id = w.project_id and a.cve_id = w.cve_id order by w.id)
+      select 'case' as kind, w.project_id from w`,
+    );
+  },
+
+  /** The project's warning setting (days before an expiry). */
+  async warningDays(ex: Executor, projectId: string): Promise<number> {
+    const [row] = await rowsOf<{ days: number }>(ex, sql`select exception_warning_days as days from projects where id = ${projectId}`);
+    return row?.days ?? 7;
+  },
+
+  async setWarningDays(ex: Executor, projectId: string, days: number): Promise<void> {
+    await ex.execute(sql`update projects set exception_warning_days = ${days} where id = ${projectId}`);
+  },
+};

@@ -6,8 +6,9 @@ import { TagRefIn } from "../tags/tags.schemas.js";
 import { EXPORT_COLUMNS, exportStream } from "./cases.export.js";
 import { presentCase, presentCaseDetail } from "./cases.presenter.js";
 import {
-  CaseBulkIn, CaseBulkOut, CaseCommentIn, CaseDetailOut, CaseExceptionIn, CaseExportQuery, CaseExportRow, CaseIn, CaseListOut, CaseListQuery, CaseOut, CaseParams, CaseStatsOut,
+  CaseBulkIn, CaseBulkOut, CaseCommentIn, CaseDetailOut, CaseExceptionIn, CaseExportQuery, CaseExportRow, CaseIn, CaseListOut, CaseListQuery, CaseOut, CaseParams, CaseSettingsIn, CaseSettingsOut, CaseStatsOut,
 } from "./cases.schemas.js";
+import type { CaseExpiry } from "./cases.expiry.js";
 import type { CasesService } from "./cases.service.js";
 
 const PROJECT = "/api/v1/organizations/:org_id/projects/:project_id";
@@ -17,7 +18,7 @@ const WRITE = "cases-write";
 const TRANSITION = "the status change is not allowed from the current status (transition_invalide, with from and to)";
 
 /** Cases of a project (one per CVE), their exceptions and tags; writes need cases-write (tags: tags-write). */
-export function casesRoutes(service: CasesService): RouteDef[] {
+export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef[] {
   return [
     route({
       operationId: "getCase",
@@ -124,6 +125,21 @@ export function casesRoutes(service: CasesService): RouteDef[] {
       params: ProjectParams,
       responses: { 200: CaseStatsOut },
       handler: async ({ project }) => service.stats(project),
+    }),
+    route({
+      operationId: "getCaseSettings",
+      method: "GET", url: `${PROJECT}/case-settings`, auth: "apiKey", project: true, tags: TAGS, summary: "The project's case settings (warning before an expiry)",
+      params: ProjectParams,
+      responses: { 200: CaseSettingsOut },
+      handler: async ({ project }) => expiry.settings(project),
+    }),
+    route({
+      operationId: "updateCaseSettings",
+      method: "PATCH", url: `${PROJECT}/case-settings`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Change the project's case settings",
+      description: "exception_warning_days: case.exception_expiring is written once per expiry date, from that many days before it (Paris days).",
+      params: ProjectParams, body: CaseSettingsIn,
+      responses: { 200: CaseSettingsOut },
+      handler: async ({ project, body }) => expiry.updateSettings(project, body),
     }),
   ];
 }

@@ -257,3 +257,20 @@ export const CaseStatsOut = z
   })
   .meta({ id: "CaseStatsOut" });
 export type CaseStatsOut = z.infer<typeof CaseStatsOut>;
+
+export const CaseSettingsOut = z
+  .object({
+    exception_warning_days: z
+      .int()
+      .describe("Days before an exception's or register entry's expiry when case.exception_expiring is written (once per expiry date)"),
+  })
+  .meta({ id: "CaseSettingsOut" });
+
+export const CaseSettingsIn = z
+  .object({
+    exception_warning_days: z.int().min(0).max(365).optional().describe("0–365 (default 7); 0 warns on the last day of validity"),
+  })
+  .meta({ id: "CaseSettingsIn" });
+
+export type CaseSettingsOut = z.infer<typeof CaseSettingsOut>;
+export type CaseSettingsIn = z.output<typeof CaseSettingsIn>;

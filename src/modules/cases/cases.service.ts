@@ -112,7 +112,8 @@ export class CasesService {
       }
       const to = patch.status ?? current.status;
       // null: follow the CVE again (a change only when it was set by hand); a value: a change unless already set by hand to it.
-      const severityChanges = body.severity === null ? current.severity_manual : body.severity !== current.severity || !current.severity_manual;
+      const severityChanges =
+        body.severity === null ? current.severity_manual : body.severity !== current.severity || !current.severity_manual;
       if (body.severity !== undefined && severityChanges) {
         patch.severity = body.severity;
         patch.severity_manual = body.severity !== null;

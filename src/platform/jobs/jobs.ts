@@ -10,11 +10,16 @@ import type { Database } from "../db/client.js";
  * database (PGlite or PostgreSQL), so a deployment needs nothing else.
  */
 export interface JobDef<P extends z.ZodType, S> {
+  /** One line for `vigie jobs list`. */
+  description: string;
   payload: P;
   retryLimit: number;
   /** Cron expression (UTC) when the job is scheduled; from the configuration when it may be off (null). */
   cron?: string | ((config: Config) => string | null);
-  handler(payload: z.output<P>, services: S, logger: Logger): Promise<void>;
+  /** The handler works at the instant it is given (`now`): `vigie jobs run NAME --now ISO-8601` may choose it. */
+  clock?: boolean;
+  /** Runs the job once at `now` (the current instant unless `jobs run --now` chose one); its result is what `jobs run` prints. */
+  handler(payload: z.output<P>, services: S, logger: Logger, now: Date): Promise<Record<string, unknown> | undefined>;
 }
 
 /** Jobs by name, each handled with services `S`. */
@@ -54,6 +59,8 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
   } as unknown as PgBoss.ConstructorOptions);
   boss.on("error", (err) => logger.error({ err }, "pg-boss"));
   await boss.start();
+  // A job renamed or removed: its schedule goes, so that an upgraded database runs no orphan cron.
+  for (const s of await boss.getSchedules()) if (!Object.hasOwn(catalog, s.name)) await boss.unschedule(s.name);
   for (const [name, def] of Object.entries(catalog)) {
     await boss.createQueue(name, { name, retryLimit: def.retryLimit, retryBackoff: true });
     const cron = cronOf(def, config);
@@ -61,7 +68,7 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
     else await boss.unschedule(name);
     await boss.work(name, { pollingIntervalSeconds: 10 }, async (batch) => {
       for (const j of batch) {
-        await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }));
+        await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }), new Date());
       }
     });
   }

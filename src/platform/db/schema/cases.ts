@@ -104,6 +104,10 @@ export const cases = pgTable(
     ),
     // The expiry job and the `expiring_before` filter: own exceptions by expiry date.
     index("cases_exception_expiry_idx").on(t.exceptionExpiresOn).where(sql`${t.exceptionExpiresOn} is not null`),
+    // The expiry job's warning: own exceptions not yet warned for their date (the hourly run then reads nothing).
+    index("cases_exception_warning_idx")
+      .on(t.exceptionExpiresOn)
+      .where(sql`${t.exceptionExpiresOn} is not null and ${t.expiryWarnedFor} is distinct from ${t.exceptionExpiresOn}`),
     // A register entry → the cases it covers.
     index("cases_risk_idx").on(t.riskId).where(sql`${t.riskId} is not null`),
     // A changed CVE → the cases whose severity follows it.

@@ -1,0 +1,2 @@
+-- The hourly cases-expiry job: own exceptions not yet warned (case.exception_expiring) for their expiry date.
+CREATE INDEX "cases_exception_warning_idx" ON "cases" USING btree ("exception_expires_on") WHERE "cases"."exception_expires_on" is not null and "cases"."expiry_warned_for" is distinct from "cases"."exception_expires_on";
