@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
-import { bearer, createTenant, createTestApp } from "./helpers.js";
+import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
 
 const t = await createTestApp();
 const db = t.database.db;
@@ -28,12 +28,7 @@ interface Alert {
 }
 
 async function tenantWithKeys(name: string) {
-  const tenant = await createTenant(t, { name });
-  const { key } = await t.services.apiKeys.create({ orgId: tenant.orgId, scopes: WRITE_SCOPES, projectIds: [] });
-  const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
-  const call = (method: "GET" | "POST" | "PATCH" | "DELETE", path: string, payload?: unknown, token = key) =>
-    t.app.inject({ method, url: `${base}${path}`, headers: bearer(token), ...(payload !== undefined && { payload: payload as object }) });
-  return { ...tenant, key, base, call };
+  return tenantWithScopes(t, name, WRITE_SCOPES);
 }
 
 async function alertsOf(call: Awaited<ReturnType<typeof tenantWithKeys>>["call"], query = "") {

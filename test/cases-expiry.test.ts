@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CasesService } from "../src/modules/cases/cases.service.js";
 import { tagsRepository } from "../src/modules/tags/tags.repository.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
-import { bearer, createTenant, createTestApp } from "./helpers.js";
+import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
 
 const t = await createTestApp();
 const expiry = t.services.caseExpiry;
@@ -25,13 +25,7 @@ function parisMidnight(day: string): Date {
 const secondBefore = (at: Date) => new Date(at.getTime() - 1000);
 
 async function tenantWithKeys(name: string) {
-  const tenant = await createTenant(t, { name });
-  const { key } = await t.services.apiKeys.create({ orgId: tenant.orgId, name: "ci", scopes: ["cases-write"], projectIds: [] });
-  const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
-  const call = (method: "GET" | "PUT" | "PATCH" | "DELETE", path: string, payload?: unknown, token = key) =>
-    t.app.inject({ method, url: `${base}${path}`, headers: bearer(token), ...(payload !== undefined && { payload: payload as object }) });
-  const project = { id: tenant.projectId, orgId: tenant.orgId };
-  return { ...tenant, key, base, call, project };
+  return tenantWithScopes(t, name, ["cases-write"]);
 }
 
 const a = await tenantWithKeys("Alpha");

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { neutralise } from "../src/modules/cases/cases.export.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
-import { bearer, createTenant, createTestApp } from "./helpers.js";
+import { createTestApp, tenantWithScopes } from "./helpers.js";
 
 const t = await createTestApp();
 const db = t.database.db;
@@ -27,18 +27,7 @@ interface List {
 }
 
 async function tenantWithKeys(name: string) {
-  const tenant = await createTenant(t, { name });
-  const { key } = await t.services.apiKeys.create({
-    orgId: tenant.orgId,
-    name: "ci",
-    scopes: ["cases-write", "tags-write"],
-    projectIds: [],
-  });
-  const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
-  const call = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, payload?: unknown, token = key) =>
-    t.app.inject({ method, url: `${base}${path}`, headers: bearer(token), ...(payload !== undefined && { payload: payload as object }) });
-  const scope = { id: tenant.projectId, orgId: tenant.orgId };
-  return { ...tenant, key, base, call, scope };
+  return tenantWithScopes(t, name, ["cases-write", "tags-write"]);
 }
 
 const a = await tenantWithKeys("Alpha");
@@ -58,8 +47,8 @@ const put = async (cve: string, body: unknown, path = "") => {
 };
 
 // The project's cases, one per situation the filters tell apart.
-const web = await t.services.tags.create(a.scope, { name: "web", color: "#ff0000" });
-const prod = await t.services.tags.create(a.scope, { name: "prod", color: "#00ff00" });
+const web = await t.services.tags.create(a.project, { name: "web", color: "#ff0000" });
+const prod = await t.services.tags.create(a.project, { name: "prod", color: "#00ff00" });
 await put("CVE-2099-1001", { severity: "critical", notes: "serveur exposé" });
 await put("CVE-2099-1002", { status: "en_analyse", severity: "high" });
 await put("CVE-2099-1003", { status: "en_analyse", severity: "low" });
@@ -169,9 +158,9 @@ describe("GET cases", () => {
     await put("CVE-2099-1099", {});
     expect((await list("?status=nouveau")).total).toBe(2);
     // A renamed tag changes what the tag filter selects.
-    await t.services.tags.update(a.scope, web.id, { name: "site" });
+    await t.services.tags.update(a.project, web.id, { name: "site" });
     expect((await list("?tag=web")).total).toBe(0);
-    await t.services.tags.update(a.scope, web.id, { name: "web" });
+    await t.services.tags.update(a.project, web.id, { name: "web" });
     expect((await list("?tag=web")).total).toBe(2);
     // A bulk change too.
     const bulk = await a.call("POST", "/cases/bulk", { cve_ids: ["CVE-2099-1099"], set: { add_tags: [web.id] } });
@@ -269,7 +258,7 @@ describe("GET cases/export", () => {
     const service = t.services.cases;
     for (const sort of ["-updated_at", "updated_at", "created_at", "-created_at", "cve_id", "-cve_id", "expires_on", "severity"] as const) {
       const seen: string[] = [];
-      for await (const chunk of service.export(a.scope, { format: "json", sort }, 2)) seen.push(...chunk.map((r) => r.cve_id));
+      for await (const chunk of service.export(a.project, { format: "json", sort }, 2)) seen.push(...chunk.map((r) => r.cve_id));
       const listed = ids(await list(`?sort=${sort}&page_size=100`));
       expect(seen, sort).toEqual(listed);
     }
@@ -409,7 +398,7 @@ describe("POST cases/bulk", () => {
   });
 
   it("refuses bad input with a 422 and changes nothing", async () => {
-    const foreignTag = await t.services.tags.create(b.scope, { name: "ailleurs", color: "#000000" });
+    const foreignTag = await t.services.tags.create(b.project, { name: "ailleurs", color: "#000000" });
     const cases: [unknown, string[], string][] = [
       [
         { cve_ids: ["CVE-2099-1001", "CVE-2099-9999", "CVE-2099-9998"], set: { status: "corrige" } },

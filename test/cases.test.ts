@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
-import { bearer, createTenant, createTestApp } from "./helpers.js";
+import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
 
 const t = await createTestApp();
 const today = parisDate(new Date());
@@ -25,17 +25,7 @@ interface Case {
 }
 
 async function tenantWithKeys(name: string) {
-  const tenant = await createTenant(t, { name });
-  const { key } = await t.services.apiKeys.create({
-    orgId: tenant.orgId,
-    name: "ci",
-    scopes: ["cases-write", "tags-write"],
-    projectIds: [],
-  });
-  const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
-  const call = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, payload?: unknown, token = key) =>
-    t.app.inject({ method, url: `${base}${path}`, headers: bearer(token), ...(payload !== undefined && { payload: payload as object }) });
-  return { ...tenant, key, base, call };
+  return tenantWithScopes(t, name, ["cases-write", "tags-write"]);
 }
 
 const a = await tenantWithKeys("Alpha");

@@ -111,3 +111,18 @@ export function createWorkflow(
     payload: JSON.stringify(body),
   });
 }
+
+/**
+ * A new tenant (createTenant) with one more key named "ci" holding `scopes`, and `call(method, path,
+ * payload?, token?)` on its project's /api/v1 routes (`path` after …/projects/{project_id}).
+ */
+export async function tenantWithScopes(t: TestApp, name: string, scopes: string[]) {
+  const tenant = await createTenant(t, { name });
+  const { key } = await t.services.apiKeys.create({ orgId: tenant.orgId, name: "ci", scopes, projectIds: [] });
+  const base = `/api/v1/organizations/${tenant.orgId}/projects/${tenant.projectId}`;
+  const call = (method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", path: string, payload?: unknown, token = key) =>
+    t.app.inject({ method, url: `${base}${path}`, headers: bearer(token), ...(payload !== undefined && { payload: payload as object }) });
+  /** The project as services receive it. */
+  const project = { id: tenant.projectId, orgId: tenant.orgId };
+  return { ...tenant, key, base, call, project };
+}

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../platform/auth/context.js";
 import type { Executor } from "../../platform/db/client.js";
 import type { CaseStatus, ExceptionNature } from "../../platform/db/schema/index.js";
@@ -345,8 +345,28 @@ const EXCEPTION_JSON = sql`jsonb_build_object('nature', c.exception_nature, 'mea
   'justification', c.exception_justification, 'expires_on', to_char(c.exception_expires_on, 'YYYY-MM-DD'),
   'set_at', to_char(c.exception_set_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
 
-/** The job's actor in history rows. */
-const JOB_ACTOR = sql`'job', null, 'cases-expiry'`;
+/**
+ * The common end of both expiry statements, over a CTE `due` of reopened cases carrying what
+ * expired (column `exception` or `risk`): the history row (`exception_expired` / `risk_expired`, by
+ * the job), the `case.exception_expired` event with the project's alert, and that alert unread again.
+ */
+function reopenDue(reopened: CaseStatus, what: "exception" | "risk"): SQL {
+  const [event, source, fact] =
+    what === "exception" ? ["exception_expired", "case", sql`due.exception`] : ["risk_expired", "register", sql`due.risk`];
+  return sql`
+      hist as (
+        insert into case_history (case_id, event, from_status, to_status, comment, actor_type, actor_id, actor_label, details)
+        select due.id, ${event}, due.status, ${reopened}, null, 'job', null, 'cases-expiry', jsonb_build_object(${what}::text, ${fact})
+        from due order by due.id),
+      ev as (
+        insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
+        select due.org_id, due.project_id, 'case.exception_expired', due.cve_id, a.id,
+          jsonb_build_object('case_id', due.id, 'cve_id', due.cve_id, 'source', ${source}::text, ${what}::text, ${fact})
+        from due left join alerts a on a.project_id = due.project_id and a.cve_id = due.cve_id order by due.id),
+      unread as (
+        update alerts a set is_read = false from due
+        where a.project_id = due.project_id and a.cve_id = due.cve_id and a.is_read returning a.project_id)`;
+}
 
 /**
  * SQL of the expiry job (cases.expiry.ts): set-based statements that each reopen every due case at
@@ -381,18 +401,7 @@ export const caseExpiryRepository = {
         update cases c set status = ${reopened}, exception_nature = null, exception_measure = null, exception_justification = null,
           exception_expires_on = null, exception_set_at = null, updated_at = now()
         from due where c.id = due.id returning c.id),
-      hist as (
-        insert into case_history (case_id, event, from_status, to_status, comment, actor_type, actor_id, actor_label, details)
-        select due.id, 'exception_expired', due.status, ${reopened}, null, ${JOB_ACTOR}, jsonb_build_object('exception', due.exception)
-        from due order by due.id),
-      ev as (
-        insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
-        select due.org_id, due.project_id, 'case.exception_expired', due.cve_id, a.id,
-          jsonb_build_object('case_id', due.id, 'cve_id', due.cve_id, 'source', 'case', 'exception', due.exception)
-        from due left join alerts a on a.project_id = due.project_id and a.cve_id = due.cve_id order by due.id),
-      unread as (
-        update alerts a set is_read = false from due
-        where a.project_id = due.project_id and a.cve_id = due.cve_id and a.is_read returning a.project_id)
+      ${reopenDue(reopened, "exception")}
       select 'case' as kind, due.project_id from due
       union all select 'alert', unread.project_id from unread`,
     );
@@ -416,18 +425,7 @@ export const caseExpiryRepository = {
         from cases c join r on c.risk_id = r.id
         for update of c),
       upd as (update cases c set status = ${reopened}, risk_id = null, updated_at = now() from due where c.id = due.id returning c.id),
-      hist as (
-        insert into case_history (case_id, event, from_status, to_status, comment, actor_type, actor_id, actor_label, details)
-        select due.id, 'risk_expired', due.status, ${reopened}, null, ${JOB_ACTOR}, jsonb_build_object('risk', due.risk)
-        from due order by due.id),
-      ev as (
-        insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
-        select due.org_id, due.project_id, 'case.exception_expired', due.cve_id, a.id,
-          jsonb_build_object('case_id', due.id, 'cve_id', due.cve_id, 'source', 'register', 'risk', due.risk)
-        from due left join alerts a on a.project_id = due.project_id and a.cve_id = due.cve_id order by due.id),
-      unread as (
-        update alerts a set is_read = false from due
-        where a.project_id = due.project_id and a.cve_id = due.cve_id and a.is_read returning a.project_id)
+      ${reopenDue(reopened, "risk")}
       select 'risk' as kind, null::uuid as project_id from ru
       union all select 'case', due.project_id from due
       union all select 'alert', unread.project_id from unread`,
