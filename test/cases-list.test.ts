@@ -164,7 +164,7 @@ describe("GET cases", () => {
     expect((await list("?tag=web")).total).toBe(2);
     // A bulk change too.
     const bulk = await a.call("POST", "/cases/bulk", { cve_ids: ["CVE-2099-1099"], set: { add_tags: [web.id] } });
-    expect(bulk.json()).toEqual({ matched: 1, updated: 1 });
+    expect(bulk.json()).toEqual({ matched: 1, created: 0, updated: 1 });
     expect((await list("?tag=web")).total).toBe(3);
     await a.call("POST", "/cases/bulk", { cve_ids: ["CVE-2099-1099"], set: { remove_tags: [web.id] } });
     expect((await list("?tag=web")).total).toBe(2);
@@ -312,7 +312,7 @@ describe("POST cases/bulk", () => {
       comment: "campagne de patch",
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ matched: 3, updated: 3 });
+    expect(res.json()).toEqual({ matched: 3, created: 0, updated: 3 });
     const h1 = await history("CVE-2099-2001");
     expect(h1.slice(1).map((h) => [h.event, h.from_status, h.to_status, h.comment, h.details])).toEqual([
       ["status", "nouveau", "en_remediation", "campagne de patch", null],
@@ -328,11 +328,11 @@ describe("POST cases/bulk", () => {
       cve_ids: ["CVE-2099-2001", "CVE-2099-2002"],
       set: { status: "en_remediation", severity: "high", add_tags: [prod.id] },
     });
-    expect(again.json()).toEqual({ matched: 2, updated: 0 });
+    expect(again.json()).toEqual({ matched: 2, created: 0, updated: 0 });
     expect(await history("CVE-2099-2001")).toHaveLength(4);
     // Following the CVE again; removing the tag.
     const back = await a.call("POST", "/cases/bulk", { cve_ids: ["CVE-2099-2001"], set: { severity: null, remove_tags: [prod.id] } });
-    expect(back.json()).toEqual({ matched: 1, updated: 1 });
+    expect(back.json()).toEqual({ matched: 1, created: 0, updated: 1 });
     expect((await history("CVE-2099-2001")).slice(4).map((h) => [h.event, h.details])).toEqual([
       ["severity", { from: "high", to: null, follows_cve: true }],
       ["tag_removed", { tag: { id: prod.id, name: "prod" } }],
@@ -374,7 +374,7 @@ describe("POST cases/bulk", () => {
       comment: "revue annuelle",
     });
     expect(res.statusCode, res.body).toBe(200);
-    expect(res.json()).toEqual({ matched: 3, updated: 3 });
+    expect(res.json()).toEqual({ matched: 3, created: 0, updated: 3 });
     const h3 = (await history("CVE-2099-1003")).at(-1)!;
     expect(h3).toMatchObject({ event: "exception_removed", from_status: "attenue", to_status: "en_analyse", comment: "revue annuelle" });
     expect(h3.details).toEqual({ exception: before });
@@ -393,8 +393,38 @@ describe("POST cases/bulk", () => {
     // The filter selects by the list's rules: an empty selection changes nothing.
     expect((await a.call("POST", "/cases/bulk", { filter: { has_exception: true }, set: { status: "corrige" } })).json()).toEqual({
       matched: 0,
+      created: 0,
       updated: 0,
     });
+  });
+
+  it("creates the missing cases of cve_ids with create_missing, then applies the change to all of them", async () => {
+    await put("CVE-2099-5001", { status: "en_analyse" });
+    const res = await a.call("POST", "/cases/bulk", {
+      cve_ids: ["CVE-2099-5001", "cve-2099-5002"],
+      create_missing: true,
+      set: { status: "en_remediation" },
+      comment: "import du rapport d'audit",
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ matched: 2, created: 1, updated: 2 });
+    expect((await history("CVE-2099-5002")).map((h) => [h.event, h.from_status, h.to_status, h.comment])).toEqual([
+      ["created", null, "nouveau", "import du rapport d'audit"],
+      ["status", "nouveau", "en_remediation", "import du rapport d'audit"],
+    ]);
+    // All or nothing: a refused transition rolls the creations back too.
+    await put("CVE-2099-5003", { status: "corrige" });
+    const refused = await a.call("POST", "/cases/bulk", {
+      cve_ids: ["CVE-2099-5003", "CVE-2099-5004"],
+      create_missing: true,
+      set: { status: "en_remediation" },
+    });
+    expect(refused.statusCode).toBe(409);
+    expect((await a.call("GET", "/cases/CVE-2099-5004")).statusCode).toBe(404);
+    // Only with cve_ids.
+    const withFilter = await a.call("POST", "/cases/bulk", { filter: {}, create_missing: true, set: { status: "en_analyse" } });
+    expect(withFilter.statusCode).toBe(422);
+    expect((withFilter.json() as { detail: { loc: string[] }[] }).detail[0]!.loc).toEqual(["body", "create_missing"]);
   });
 
   it("refuses bad input with a 422 and changes nothing", async () => {

@@ -86,6 +86,7 @@ export const INVALID = {
   triggerWithActions: "trigger est requis avec actions",
   pastExpiry: (today: string) => `la date d'expiration ne peut pas être passée (aujourd'hui à Paris : ${today})`,
   measureRequired: "measure est requise pour une exception MITIGATED",
+  createNeedsIds: "create_missing demande cve_ids",
   idsOrFilter: "fournir soit cve_ids (non vide), soit filter, pas les deux",
   nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
   unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,

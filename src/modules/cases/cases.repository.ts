@@ -83,21 +83,25 @@ export const casesRepository = {
   },
 
   /**
-   * Creates the case unless the project has one for the CVE (then nothing): severity is the CVE's
-   * when Vigie knows it. True when created.
+   * Creates the cases of these (project, CVE) pairs their projects do not have yet (status
+   * `nouveau`, the CVE's severity when Vigie knows it), in one statement; the projects are the
+   * organization's (checked before). Returns the created cases.
    */
-  async insert(
+  async insertMissing(
     ex: Executor,
-    c: { orgId: string; projectId: string; cveId: string; status: CaseStatus; severity: string | null; notes: string | null },
-  ): Promise<boolean> {
-    const rows = await rowsOf(
+    orgId: string,
+    refs: { project_id: string; cve_id: string }[],
+  ): Promise<{ id: string; project_id: string; cve_id: string }[]> {
+    if (!refs.length) return [];
+    return rowsOf(
       ex,
-      sql`insert into cases (org_id, project_id, cve_id, status, severity, severity_manual, notes)
-      select ${c.orgId}, ${c.projectId}, ${c.cveId}, ${c.status},
-        coalesce(${c.severity}::text, (select severity from cves where cve_id = ${c.cveId})), ${c.severity !== null}, ${c.notes}
-      on conflict (project_id, cve_id) do nothing returning 1`,
+      sql`insert into cases (org_id, project_id, cve_id, status, severity)
+      select ${orgId}, refs.project_id, refs.cve_id, 'nouveau', v.severity
+      from (select distinct * from json_to_recordset(${JSON.stringify(refs)}::json) as x(project_id uuid, cve_id text)) refs
+        left join cves v on v.cve_id = refs.cve_id
+      order by refs.project_id, refs.cve_id
+      on conflict (project_id, cve_id) do nothing returning id, project_id, cve_id`,
     );
-    return rows.length > 0;
   },
 
   /** Applies a patch; `exception` null clears it, an exception sets it with set_at = now(). */

@@ -218,6 +218,10 @@ export const CaseBulkIn = z
       .optional()
       .describe("These cases of the project (every id must have one: 422 otherwise)"),
     filter: CaseFilter.optional().describe("Or the cases these list filters select (at most 50,000)"),
+    create_missing: z
+      .boolean()
+      .default(false)
+      .describe("With cve_ids: create the cases the project does not have yet (nouveau, a `created` history row), then apply `set`"),
     set: z
       .object({
         status: CaseStatusEnum.optional().describe("Under the transition rules; cases already in it are left alone"),
@@ -238,6 +242,7 @@ export type CaseBulkIn = z.output<typeof CaseBulkIn>;
 export const CaseBulkOut = z
   .object({
     matched: z.int().describe("Cases selected"),
+    created: z.int().describe("Cases created (create_missing)"),
     updated: z.int().describe("Cases changed (a history row each per change)"),
   })
   .meta({ id: "CaseBulkOut" });

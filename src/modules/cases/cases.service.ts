@@ -139,25 +139,11 @@ export class CasesService {
   }
 
   /**
-   * The case of a CVE in a project, created (status `nouveau`) when it has none: the `create_case`
-   * workflow action and the register call this inside their own transaction. True when created.
+   * The case of a CVE in a project, created (status `nouveau`, a `created` history row) when it has
+   * none, inside the caller's transaction: the `create_case` workflow action calls this. True when created.
    */
   async create(ex: Executor, project: ProjectScope, rawCveId: string, actor: Actor, comment: string | null = null): Promise<boolean> {
-    const cveId = rawCveId.toUpperCase();
-    const created = await repo.insert(ex, {
-      orgId: project.orgId,
-      projectId: project.id,
-      cveId,
-      status: "nouveau",
-      severity: null,
-      notes: null,
-    });
-    if (created) {
-      const row = (await repo.get(ex, project.id, cveId))!;
-      await repo.addHistory(ex, actor, [{ caseId: row.id, event: "created", from: null, to: "nouveau", comment, details: null }]);
-      await bumpVersions(ex, [casesVersion(project.id)]);
-    }
-    return created;
+    return (await this.createMany(ex, project, [rawCveId.toUpperCase()], actor, comment)) > 0;
   }
 
   /**
@@ -276,8 +262,9 @@ export class CasesService {
    * transition_invalide (with the first 100 refused CVE ids) when a selected case cannot take the
    * status. Cases already as asked are left alone (no history row).
    */
-  async bulk(project: ProjectScope, body: CaseBulkIn, actor: Actor): Promise<{ matched: number; updated: number }> {
+  async bulk(project: ProjectScope, body: CaseBulkIn, actor: Actor): Promise<{ matched: number; created: number; updated: number }> {
     if ((body.cve_ids !== undefined) === (body.filter !== undefined)) throw invalid(["body"], INVALID.idsOrFilter, body);
+    if (body.create_missing && !body.cve_ids) throw invalid(["body", "create_missing"], INVALID.createNeedsIds, body.create_missing);
     const set = body.set;
     if (set.status === undefined && set.severity === undefined && !set.add_tags?.length && !set.remove_tags?.length)
       throw invalid(["body", "set"], INVALID.nothingToSet, set);
@@ -286,6 +273,7 @@ export class CasesService {
     return this.db.transaction(async (tx) => {
       if (set.add_tags?.length) await checkTagIds(tx, project.id, set.add_tags, ["body", "set", "add_tags"]);
       if (set.remove_tags?.length) await checkTagIds(tx, project.id, set.remove_tags, ["body", "set", "remove_tags"]);
+      const created = body.create_missing && cveIds ? await this.createMany(tx, project, cveIds, actor, comment) : 0;
       const rows = cveIds
         ? await repo.lockForBulk(tx, project.id, { cveIds }, cveIds.length)
         : await repo.lockForBulk(tx, project.id, { filter: body.filter! }, MAX_BULK_CASES + 1);
@@ -321,8 +309,24 @@ export class CasesService {
         if (set.remove_tags?.length) add(await repo.bulkTags(tx, ids, set.remove_tags, false, actor, comment));
       }
       if (changed.size) await bumpVersions(tx, [casesVersion(project.id)]);
-      return { matched: rows.length, updated: changed.size };
+      return { matched: rows.length, created, updated: changed.size };
     });
+  }
+
+  /** Creates the cases of these CVEs the project does not have (one statement, a `created` history row each); how many. */
+  private async createMany(tx: Executor, project: ProjectScope, cveIds: string[], actor: Actor, comment: string | null): Promise<number> {
+    const created = await repo.insertMissing(
+      tx,
+      project.orgId,
+      cveIds.map((cve_id) => ({ project_id: project.id, cve_id })),
+    );
+    await repo.addHistory(
+      tx,
+      actor,
+      created.map((c) => ({ caseId: c.id, event: "created", from: null, to: "nouveau", comment, details: null })),
+    );
+    if (created.length) await bumpVersions(tx, [casesVersion(project.id)]);
+    return created.length;
   }
 
   /** CaseStatsOut, in one query: counts by status and severity, exceptions, register, expiring soon (Paris). */

@@ -132,23 +132,6 @@ export const risksRepository = {
     return rows.map((r) => r.project_id);
   },
 
-  /**
-   * Creates, in one statement, the cases of the batch the projects do not have yet (status
-   * `nouveau`, the CVE's severity when Vigie knows it). The projects are the organization's
-   * (checked before). Returns the created cases.
-   */
-  async insertMissing(ex: Executor, orgId: string, refs: RiskCaseRef[]): Promise<{ id: string; project_id: string; cve_id: string }[]> {
-    if (!refs.length) return [];
-    return rowsOf(
-      ex,
-      sql`insert into cases (org_id, project_id, cve_id, status, severity)
-      select ${orgId}, refs.project_id, refs.cve_id, 'nouveau', v.severity
-      from ${refsOf(refs)} left join cves v on v.cve_id = refs.cve_id
-      order by refs.project_id, refs.cve_id
-      on conflict (project_id, cve_id) do nothing returning id, project_id, cve_id`,
-    );
-  },
-
   /** The cases of the batch, locked (in id order: concurrent batches lock in one order), with the entry covering each. */
   async lockBatch(ex: Executor, refs: RiskCaseRef[]): Promise<CaseRow[]> {
     if (!refs.length) return [];

@@ -13,7 +13,7 @@ import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
 import { risksRepository as repo, type RiskCaseRow, type RiskRow, type Visible } from "./risks.repository.js";
 import type { RiskCaseRef, RiskIn, RiskListQuery, RiskUpdateIn } from "./risks.schemas.js";
 
-type Cases = Pick<typeof casesRepository, "addHistory" | "get">;
+type Cases = Pick<typeof casesRepository, "addHistory" | "get" | "insertMissing">;
 type Projects = Pick<typeof projectsRepository, "list">;
 type Tags = Pick<typeof tagsRepository, "ofCases">;
 
@@ -145,7 +145,7 @@ export class RisksService {
         : [{ loc: ["body", "cases", i, "project_id"], message: INVALID.foreignProjects([raw[i]!.project_id]), input: raw[i]!.project_id }],
     );
     if (issues.length) throw new Invalid(issues);
-    const created = await repo.insertMissing(tx, org.id, refs);
+    const created = await this.cases.insertMissing(tx, org.id, refs);
     const rows = await repo.lockBatch(tx, refs);
     const changed = rows.filter((c) => c.risk_id !== risk.id);
     for (const c of changed) checkExceptionFrom(c.status, "risque_accepte");
