@@ -12,6 +12,10 @@ const ROUTES = [
   { path: "/alerts", spy: () => vi.spyOn(t.services.alerts, "list") },
   { path: "/stats", spy: () => vi.spyOn(t.services.alerts, "stats") },
   { path: "/alert-settings", spy: () => vi.spyOn(t.services.alerts, "settings") },
+  { path: "/cases", spy: () => vi.spyOn(t.services.cases, "list") },
+  { path: "/cases/stats", spy: () => vi.spyOn(t.services.cases, "stats") },
+  { path: "/cases/export", spy: () => vi.spyOn(t.services.cases, "export") },
+  { path: "/case-settings", spy: () => vi.spyOn(t.services.caseExpiry, "settings") },
 ];
 
 describe("the route resolves the project before the handler", () => {
