@@ -45,6 +45,8 @@ import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { RisksService } from "./modules/risks/risks.service.js";
 import { risksRoutes } from "./modules/risks/risks.routes.js";
 import { CaseExpiry } from "./modules/cases/cases.expiry.js";
+import { GraphSecrets } from "./engine/secret-params.js";
+import { loadSecretKey, SecretBox } from "./platform/secrets.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -75,6 +77,8 @@ export interface Services {
   cases: CasesService;
   risks: RisksService;
   caseExpiry: CaseExpiry;
+  /** Secret action parameters: sealed on write, masked in answers, decrypted for the handlers (decryptParams). */
+  secrets: GraphSecrets;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -82,10 +86,13 @@ export function createServices(database: Database, config: Config): Services {
   const cves = new CvesService(database.db);
   // A dry run evaluates the workflow on the merged CVE record (every field unknown when Vigie holds none).
   const cacheFeed = new CacheFeed(database);
+  // The key is read (or the key file created) on first use: a command that touches no secret writes no file.
+  const secrets = new GraphSecrets(new SecretBox(() => loadSecretKey(config)));
   const workflows = new WorkflowsService(
     database,
     (ex, id) => cves.facts(ex, id),
     cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000),
+    secrets,
   );
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
@@ -111,6 +118,7 @@ export function createServices(database: Database, config: Config): Services {
     cases: new CasesService(database.db, tagsRepository),
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
     caseExpiry: new CaseExpiry(database.db),
+    secrets,
   };
 }
 

@@ -49,6 +49,23 @@ const EnvSchema = z.object({
   VIGIE_HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   /** Bytes of request bodies buffered across all in-flight requests, in MiB; past it a body is refused (503). */
   VIGIE_HTTP_BODY_BUDGET_MB: z.coerce.number().int().min(1).max(65_536).default(32),
+  /** Let webhooks, Slack and Teams reach private, loopback and link-local addresses (tests, an internal receiver). */
+  VIGIE_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
+  /** One outbound notification request (redirects included), in milliseconds. */
+  VIGIE_NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** SMTP server of notify_email: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://host:465. */
+  VIGIE_SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/[^\s/]+/, "URL smtp:// ou smtps:// attendue")
+    .optional(),
+  /** The From of notify_email: an address, or "Name <address>". */
+  VIGIE_SMTP_FROM: z
+    .string()
+    .max(320)
+    .regex(/^(?:[^<>@]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, "adresse e-mail attendue (ou « Nom <adresse> »)")
+    .optional(),
+  /** Key of the secrets stored encrypted (webhook secrets, Slack/Teams URLs): 32 bytes, hex or base64. */
+  VIGIE_SECRET_KEY: z.string().optional(),
 });
 
 /** Limits on HTTP clients: timeouts, connection cap and the budget of buffered body bytes. */
@@ -59,6 +76,14 @@ export type HttpLimits = Readonly<{
   idleTimeoutMs: number;
   maxConnections: number;
   bodyBudgetBytes: number;
+}>;
+
+/** Settings of the notification actions. */
+export type NotifySettings = Readonly<{
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+  smtpUrl: string | undefined;
+  smtpFrom: string | undefined;
 }>;
 
 export type Config = Readonly<{
@@ -84,9 +109,21 @@ export type Config = Readonly<{
    */
   feedUrlSettings: Readonly<Record<string, string[]>>;
   http: HttpLimits;
+  notify: NotifySettings;
+  /** VIGIE_SECRET_KEY decoded; undefined: the key file in the data directory (platform/secrets.ts). */
+  secretKey: Buffer | undefined;
   /** Derived: which database driver runs. */
   driver: "pglite" | "postgres";
 }>;
+
+/** A 32-byte key written as 64 hex digits or as base64 (standard or URL-safe); null otherwise. */
+export function decodeSecretKey(text: string): Buffer | null {
+  const t = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(t)) return Buffer.from(t, "hex");
+  if (!/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(t)) return null;
+  const key = Buffer.from(t.replace(/-/g, "+").replace(/_/g, "/"), "base64");
+  return key.length === 32 ? key : null;
+}
 
 const FEED_URLS_VAR = /^VIGIE_FEED_URLS_([A-Z0-9_]+)$/;
 
@@ -121,6 +158,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.VIGIE_HTTP_HEADERS_TIMEOUT_MS > e.VIGIE_HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError("Configuration invalide :\n  VIGIE_HTTP_HEADERS_TIMEOUT_MS : au plus VIGIE_HTTP_REQUEST_TIMEOUT_MS");
   }
+  const secretKey = e.VIGIE_SECRET_KEY === undefined ? undefined : decodeSecretKey(e.VIGIE_SECRET_KEY);
+  if (secretKey === null) {
+    throw new ConfigError(
+      "Configuration invalide :\n  VIGIE_SECRET_KEY : 32 octets attendus, en hexadécimal (64 caractères) ou en base64 (44 caractères) ; " +
+        "par exemple : openssl rand -base64 32",
+    );
+  }
+  if (e.VIGIE_SMTP_URL && !e.VIGIE_SMTP_FROM) {
+    throw new ConfigError(
+      "Configuration invalide :\n  VIGIE_SMTP_FROM : requis quand VIGIE_SMTP_URL est défini (l'expéditeur des e-mails)",
+    );
+  }
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -144,6 +193,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxConnections: e.VIGIE_HTTP_MAX_CONNECTIONS,
       bodyBudgetBytes: e.VIGIE_HTTP_BODY_BUDGET_MB * 1024 * 1024,
     }),
+    notify: Object.freeze({
+      allowPrivateTargets: e.VIGIE_ALLOW_PRIVATE_TARGETS === "true",
+      timeoutMs: e.VIGIE_NOTIFY_TIMEOUT_MS,
+      smtpUrl: e.VIGIE_SMTP_URL,
+      smtpFrom: e.VIGIE_SMTP_FROM,
+    }),
+    secretKey,
     driver: e.DATABASE_URL ? "postgres" : "pglite",
   });
 }

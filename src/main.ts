@@ -8,6 +8,7 @@ import { openDatabase, type Database } from "./platform/db/client.js";
 import { acquireLock } from "./platform/db/lock.js";
 import { errorAnswer } from "./platform/http/error-body.js";
 import { createLogger } from "./platform/log.js";
+import { loadSecretKey } from "./platform/secrets.js";
 import { startJobs } from "./jobs.js";
 
 export const ADMIN_SOCKET = "vigie.sock";
@@ -43,7 +44,9 @@ export async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const socketPath = config.driver === "pglite" ? join(config.dataDir, ADMIN_SOCKET) : null;
   const { database, release } = await openForProcess(config, socketPath);
-  const services = createServices(database, config);
+  // The secrets key is read, or generated into the data directory, at start: a problem shows now, not at the first webhook.
+  const secretKey = loadSecretKey(config, (message) => logger.warn(message));
+  const services = createServices(database, { ...config, secretKey });
   if (config.snapshot) await services.feeds.importSnapshotIfEmpty(logger);
   const { app } = await buildApp({ config, database, logger, services });
   const jobs = config.jobs ? await startJobs(database, services, logger, config) : null;

@@ -48,7 +48,8 @@ export interface TestApp {
 /** The whole application over a fresh database, closed after the file. */
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const database = await openTestDatabase();
-  const config = loadConfig({ ...process.env, VIGIE_JOBS: "off", ...env });
+  // A key per app: no key file is written into the working directory's data dir.
+  const config = loadConfig({ ...process.env, VIGIE_JOBS: "off", VIGIE_SECRET_KEY: randomBytes(32).toString("base64"), ...env });
   const { app, services } = await buildApp({ config, database, logger: createLogger("silent") });
   await app.ready();
   afterAll(() => app.close());

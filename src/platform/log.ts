@@ -12,6 +12,20 @@ export const REDACT_PATHS = [
   "*.token",
   "key",
   "*.key",
+  // Secret action parameters (platform/secrets.ts, engine/secret-params.ts) and the settings that hold secrets.
+  "secret",
+  "*.secret",
+  "params.secret",
+  "*.params.secret",
+  "webhook_url",
+  "*.webhook_url",
+  "params.webhook_url",
+  "*.params.webhook_url",
+  "secretKey",
+  "*.secretKey",
+  "smtpUrl",
+  "*.smtpUrl",
+  "*.*.smtpUrl",
 ];
 
 /** The process logger; request loggers are its children. `fd` 2: on stderr (a command whose stdout is its result). */

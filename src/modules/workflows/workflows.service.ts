@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { checkGraph, defaultGraph, shortFormToGraph, type StoredGraph } from "../../engine/graph.js";
 import { simulate, type Facts } from "../../engine/evaluate.js";
+import { scrubIssues, type GraphSecrets } from "../../engine/secret-params.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { NotifiedCache } from "../../platform/db/cache-feed.js";
 import type { Database, Db, Executor } from "../../platform/db/client.js";
@@ -70,7 +71,29 @@ export class WorkflowsService {
     private readonly database: Database,
     private readonly cveFacts: CveFactsLoader,
     private readonly lists: NotifiedCache<readonly WorkflowListRow[]>,
+    private readonly secrets: GraphSecrets,
   ) {}
+
+  /**
+   * The graph to store for a write body: masked secrets restored from `current` (the stored
+   * graph), checked, then every secret encrypted. A 422 never echoes a restored secret.
+   */
+  private sealedGraph(body: Forms, current: StoredGraph | null): StoredGraph | undefined {
+    const { body: clear, issues, restored, reuse } = this.secrets.unmask(body, current);
+    try {
+      if (issues.length) throw new Invalid(issues);
+      const graph = graphOf(clear);
+      return graph && this.secrets.seal(graph, reuse);
+    } catch (err) {
+      if (err instanceof Invalid) throw new Invalid(scrubIssues(err.issues, restored));
+      throw err;
+    }
+  }
+
+  /** A workflow as every answer shows it: its secrets masked. */
+  private shown(row: WorkflowRow): WorkflowRow {
+    return { ...row, graph: this.secrets.mask(row.graph as StoredGraph) };
+  }
 
   private get db(): Db {
     return this.database.db;
@@ -109,10 +132,10 @@ export class WorkflowsService {
     body: WorkflowEcritureIn,
   ): Promise<{ workflow: WorkflowRow; created: boolean }> {
     const { orgId } = project;
-    const graph = graphOf(body);
+    const graph = this.sealedGraph(body, null);
     if (!graph) throw modelError(INVALID.graphOrShortForm, body);
     const fingerprint = createHash("sha256")
-      .update(`${project.id}\n${canonical(body)}`)
+      .update(`${project.id}\n${canonical(this.secrets.fingerprintForm(body))}`)
       .digest("hex");
     const key = { orgId, route: CREATE_ROUTE, key: idempotencyKey };
     try {
@@ -138,14 +161,16 @@ export class WorkflowsService {
         return { workflow, created: true };
       });
       if (result.created) this.lists.drop(project.id);
-      return result;
+      return { workflow: this.shown(result.workflow), created: result.created };
     } catch (err) {
       throw this.nameConflict(err, body.name);
     }
   }
 
   async update(project: ProjectScope, id: string, body: WorkflowMiseAJourIn): Promise<WorkflowRow> {
-    const graph = graphOf(body);
+    // A client that read the workflow sends its secrets back masked: they stand for the stored ones.
+    const stored = body.graph != null || body.actions != null ? await repo.getInProject(this.db, project.id, id) : undefined;
+    const graph = this.sealedGraph(body, (stored?.graph as StoredGraph | undefined) ?? null);
     const set: Parameters<typeof repo.updateIfVersion>[4] = {};
     if (body.name !== undefined) set.name = body.name;
     if (body.description !== undefined) set.description = body.description;
@@ -155,7 +180,7 @@ export class WorkflowsService {
       const row = await repo.updateIfVersion(this.db, project.id, id, body.version, set);
       if (row) {
         this.lists.drop(project.id);
-        return row;
+        return this.shown(row);
       }
     } catch (err) {
       throw this.nameConflict(err, body.name ?? "");
@@ -170,7 +195,7 @@ export class WorkflowsService {
     const row = await repo.setEnabled(this.db, project.id, id, enabled);
     if (!row) throw new NotFound(NOT_FOUND.workflow);
     this.lists.drop(project.id);
-    return row;
+    return this.shown(row);
   }
 
   /** Deletes a workflow, except the project's default one and its last one (409). */
@@ -202,7 +227,7 @@ export class WorkflowsService {
     if (!workflow) throw new NotFound(NOT_FOUND.workflow);
     const known = await this.cveFacts(this.db, cveId);
     const facts: Facts = { "cve.id": cveId, "project.name": await repo.projectName(this.db, project.id), ...(known ?? {}) };
-    const noeuds = simulate(workflow.graph as StoredGraph, "cve.new_match", facts);
+    const noeuds = simulate(this.secrets.mask(workflow.graph as StoredGraph), "cve.new_match", facts);
     const avertissement = known ? null : `Vigie ne détient aucune donnée sur ${cveId} : les champs de la CVE ont été évalués comme vides.`;
     const now = new Date();
     const run = await repo.insertRun(this.db, {
@@ -221,21 +246,21 @@ export class WorkflowsService {
   async get(project: ProjectScope, id: string): Promise<WorkflowRow> {
     const row = await repo.getInProject(this.db, project.id, id);
     if (!row) throw new NotFound(NOT_FOUND.workflow);
-    return row;
+    return this.shown(row);
   }
 
   /** An organization workflow (applies to every project). */
   async getOrgWorkflow(orgId: string, id: string): Promise<WorkflowRow> {
     const row = await repo.getInOrg(this.db, orgId, id);
     if (!row) throw new NotFound(NOT_FOUND.workflow);
-    return row;
+    return this.shown(row);
   }
 
   /** Creates a workflow of a project or of a whole organization (operators: `vigie workflow create`). */
   async createAsOperator(
     input: { orgId: string; projectId: string | null; name: string; description?: string | null; family?: string | null } & Forms,
   ): Promise<WorkflowRow> {
-    const graph = graphOf(input);
+    const graph = this.sealedGraph(input, null);
     if (!graph) throw modelError(INVALID.graphOrShortForm, input);
     try {
       const row = await repo.insert(this.db, {
@@ -247,7 +272,7 @@ export class WorkflowsService {
         graph,
       });
       if (input.projectId) this.lists.drop(input.projectId);
-      return row;
+      return this.shown(row);
     } catch (err) {
       throw this.nameConflict(err, input.name);
     }

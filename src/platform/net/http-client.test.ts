@@ -107,7 +107,10 @@ describe("createHttpClient", () => {
   });
 
   it("refuses a name that resolves to a private address, and one with any private address among public ones", async () => {
-    const resolveTo = (...addresses: string[]) => async () => addresses.map((address) => ({ address, family: 4 as const }));
+    const resolveTo =
+      (...addresses: string[]) =>
+      async () =>
+        addresses.map((address) => ({ address, family: 4 as const }));
     let err = await refusal(client({ resolve: resolveTo("10.0.0.5") })({ method: "GET", url: "http://intranet.example/" }));
     expect(err.message).toContain("intranet.example mène à une adresse privée (10.0.0.5)");
     err = await refusal(client({ resolve: resolveTo("93.184.215.14", "127.0.0.1") })({ method: "GET", url: "http://mixed.example/" }));

@@ -159,8 +159,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           return { status: res.statusCode ?? 0, headers: res.headers, ...read, url: url.toString(), redirects };
         }
         res.destroy();
-        if (redirects >= maxRedirects)
-          throw new OutboundError("trop_de_redirections", `plus de ${maxRedirects} redirections`, false);
+        if (redirects >= maxRedirects) throw new OutboundError("trop_de_redirections", `plus de ${maxRedirects} redirections`, false);
         const next = parse(location, url);
         // As fetch does: 303, and 301/302 after a POST, go on as GET without the body.
         if (res.statusCode === 303 || (method === "POST" && (res.statusCode === 301 || res.statusCode === 302))) {
