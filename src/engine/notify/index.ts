@@ -1,0 +1,40 @@
+import type { NotifySettings } from "../../config.js";
+import { createHttpClient, type HttpClient } from "../../platform/net/http-client.js";
+import type { ActionHandler } from "../actions.js";
+import { abortableSleep, DEFAULT_DELAYS_MS, type RetryPolicy } from "./deliver.js";
+import { notifyEmail } from "./email.js";
+import { notifySlack } from "./slack.js";
+import { notifyTeams } from "./teams.js";
+import { notifyWebhook } from "./webhook.js";
+
+export { webhookPayload, webhookSignature } from "./webhook.js";
+export { render, renderHtml, renderText } from "./render.js";
+
+export type NotifyActionName = "notify_webhook" | "notify_email" | "notify_slack" | "notify_teams";
+
+/** What tests (and a benchmark) may replace. */
+export interface NotifyDeps {
+  /** The HTTP client; by default the guarded one built from the settings. */
+  client?: HttpClient;
+  /** Waits between attempts (default 1 s, 4 s). */
+  delaysMs?: readonly number[];
+  sleep?: RetryPolicy["sleep"];
+  /** Clock for X-Vigie-Timestamp, in ms (default Date.now). */
+  now?: () => number;
+}
+
+/**
+ * The four notification handlers, for the engine's handler map. Each receives the node's params
+ * with secrets already decrypted (GraphSecrets.decryptParams) and returns what it sent, masked.
+ */
+export function notifyHandlers(settings: NotifySettings, deps: NotifyDeps = {}): Record<NotifyActionName, ActionHandler> {
+  const policy: RetryPolicy = { delaysMs: deps.delaysMs ?? DEFAULT_DELAYS_MS, sleep: deps.sleep ?? abortableSleep };
+  const client = deps.client ?? createHttpClient({ allowPrivate: settings.allowPrivateTargets, timeoutMs: settings.timeoutMs });
+  const http = { client, policy, now: deps.now ?? Date.now };
+  return {
+    notify_webhook: notifyWebhook(http),
+    notify_email: notifyEmail({ smtpUrl: settings.smtpUrl, from: settings.smtpFrom, timeoutMs: settings.timeoutMs, policy }),
+    notify_slack: notifySlack(http),
+    notify_teams: notifyTeams(http),
+  };
+}
