@@ -47,6 +47,8 @@ export async function serve(config: Config): Promise<void> {
   // The secrets key is read, or generated into the data directory, at start: a problem shows now, not at the first webhook.
   const secretKey = loadSecretKey(config, (message) => logger.warn(message));
   const services = createServices(database, { ...config, secretKey });
+  const sealed = await services.workflows.sealStoredSecrets();
+  if (sealed) logger.info({ workflows: sealed }, "secrets des workflows chiffrés au repos");
   if (config.snapshot) await services.feeds.importSnapshotIfEmpty(logger);
   const { app } = await buildApp({ config, database, logger, services });
   const jobs = config.jobs ? await startJobs(database, services, logger, config) : null;

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createServices } from "../src/app.js";
 import type { StoredGraph } from "../src/engine/graph.js";
 import { GraphSecrets } from "../src/engine/secret-params.js";
+import { workflowsRepository } from "../src/modules/workflows/workflows.repository.js";
 import { REDACT_PATHS } from "../src/platform/log.js";
 import { SecretBox, SecretError } from "../src/platform/secrets.js";
 import { bearer, createTenant, createTestApp, createWorkflow, workflowsUrl, type Tenant } from "./helpers.js";
@@ -302,5 +303,57 @@ describe("logs", () => {
     expectNoClearSecret(out);
     expect(out).not.toContain("smtp://u:p@h");
     expect(out).toContain("https://r.example.org");
+  });
+});
+
+describe("workflows written before secrets at rest", () => {
+  it("are sealed at start-up: secrets encrypted, version unchanged, nothing else touched", async () => {
+    const tenant = await createTenant(t);
+    const legacy = await workflowsRepository.insert(t.database.db, {
+      orgId: tenant.orgId,
+      projectId: tenant.projectId,
+      name: "legacy",
+      description: null,
+      family: "alerting",
+      graph: {
+        nodes: [
+          { id: "t", type: "trigger", event: "cve.new_match", params: {} },
+          {
+            id: "hook",
+            type: "action",
+            action: "notify_webhook",
+            params: { url: "https://r.example.org/h", secret: HOOK_SECRET },
+            on_error: "continue",
+          },
+          { id: "slack", type: "action", action: "notify_slack", params: { webhook_url: SLACK }, on_error: "continue" },
+          {
+            id: "hook2",
+            type: "action",
+            action: "notify_webhook",
+            params: { url: "https://r.example.org/unsigned" },
+            on_error: "continue",
+          },
+        ],
+        edges: [
+          { from: "t", to: "hook" },
+          { from: "hook", to: "slack" },
+          { from: "slack", to: "hook2" },
+        ],
+      },
+    });
+    expect(await storedGraph(legacy.id)).toContain(SLACK);
+    // Before sealing, answers already mask them.
+    const before = await t.services.workflows.get({ id: tenant.projectId, orgId: tenant.orgId }, legacy.id);
+    expect(paramsOf(before.graph as StoredGraph, "slack").webhook_url).toBe("••••SLCK");
+
+    expect(await t.services.workflows.sealStoredSecrets()).toBeGreaterThanOrEqual(1);
+    const text = await storedGraph(legacy.id);
+    expectNoClearSecret(text);
+    const stored = JSON.parse(text) as StoredGraph;
+    expect(paramsOf(stored, "hook2")).toEqual({ url: "https://r.example.org/unsigned" });
+    expect(t.services.secrets.decryptParams("notify_webhook", paramsOf(stored, "hook")).secret).toBe(HOOK_SECRET);
+    const after = await t.services.workflows.get({ id: tenant.projectId, orgId: tenant.orgId }, legacy.id);
+    expect(after.version).toBe(legacy.version);
+    expect(await t.services.workflows.sealStoredSecrets()).toBe(0);
   });
 });

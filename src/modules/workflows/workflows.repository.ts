@@ -100,6 +100,32 @@ export const workflowsRepository = {
     return row;
   },
 
+  /**
+   * Workflows of every tenant with a secret action parameter still in clear (written before
+   * secrets were encrypted): maintenance seals them once, at start-up.
+   */
+  async withClearSecrets(ex: Executor): Promise<Pick<WorkflowRow, "id" | "version" | "graph">[]> {
+    return ex
+      .select({ id: workflows.id, version: workflows.version, graph: workflows.graph })
+      .from(workflows)
+      .where(
+        sql`exists (select 1 from jsonb_array_elements(${workflows.graph}->'nodes') n
+          where n->>'type' = 'action'
+            and ((n->>'action' = 'notify_webhook' and n->'params'->>'secret' not like 'enc:v1:%')
+              or (n->>'action' in ('notify_slack', 'notify_teams') and n->'params'->>'webhook_url' not like 'enc:v1:%')))`,
+      );
+  },
+
+  /** Replaces a graph by an equivalent one (the same for its users: no new version); false when the version moved. */
+  async replaceGraphAtVersion(ex: Executor, id: string, version: number, graph: StoredGraph): Promise<boolean> {
+    const rows = await ex
+      .update(workflows)
+      .set({ graph })
+      .where(and(eq(workflows.id, id), eq(workflows.version, version)))
+      .returning({ id: workflows.id });
+    return rows.length === 1;
+  },
+
   /** Locks the project row so that concurrent deletes see each other's effect on the count. */
   async lockProject(ex: Executor, projectId: string): Promise<void> {
     await ex.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");

@@ -286,6 +286,20 @@ export class WorkflowsService {
     return err;
   }
 
+  /**
+   * Maintenance, at start-up: encrypts the secret parameters that workflows written before
+   * secrets at rest still hold in clear. Returns how many workflows it sealed.
+   */
+  async sealStoredSecrets(): Promise<number> {
+    let sealed = 0;
+    for (const row of await repo.withClearSecrets(this.db)) {
+      const graph = this.secrets.seal(row.graph as StoredGraph);
+      // A concurrent write (version moved) stored a sealed graph already.
+      if (await repo.replaceGraphAtVersion(this.db, row.id, row.version, graph)) sealed++;
+    }
+    return sealed;
+  }
+
   /** Maintenance: forgets idempotency keys past retention. */
   purgeIdempotencyKeys(): Promise<number> {
     return repo.purgeIdempotencyKeys(this.db);
