@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -111,6 +111,11 @@ describe("the first-start snapshot survives a crash", () => {
     expect(resumed!.completed).toContain("cve5");
     expect(second.logs.some((l) => l.msg === "instantané importé" && l.source === "cve5")).toBe(false);
     expect(second.logs.some((l) => l.msg === "instantané importé" && l.source === "rss")).toBe(true);
+    // The first start generated the secrets key into the data directory, readable by its owner only;
+    // under PostgreSQL the server says every process needs the same VIGIE_SECRET_KEY.
+    expect(statSync(join(store.env.VIGIE_DATA_DIR!, "secret.key")).mode & 0o777).toBe(0o600);
+    const keyWarning = second.logs.some((l) => l.level === 40 && String(l.msg).startsWith("VIGIE_SECRET_KEY n'est pas défini"));
+    expect(keyWarning).toBe(Boolean(store.env.DATABASE_URL));
     await second.stop();
 
     const database = await store.open();

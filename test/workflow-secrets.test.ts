@@ -258,6 +258,16 @@ describe("secret action parameters at rest", () => {
     expectNoClearSecret(await storedGraph(wf.id));
   });
 
+  it("a client cannot plant a ciphertext: a value that looks encrypted is encrypted like any other", async () => {
+    const tenant = await createTenant(t);
+    const donor = await created(tenant);
+    const stolen = paramsOf(JSON.parse(await storedGraph(donor.id)) as StoredGraph, "hook").secret as string;
+    const wf = await created(tenant, { name: "planted", graph: graph({ secret: stolen }) });
+    const stored = JSON.parse(await storedGraph(wf.id)) as StoredGraph;
+    expect(paramsOf(stored, "hook").secret).not.toBe(stolen);
+    expect(t.services.secrets.decryptParams("notify_webhook", paramsOf(stored, "hook")).secret).toBe(stolen);
+  });
+
   it("an idempotent replay of a creation with secrets answers the same workflow", async () => {
     const tenant = await createTenant(t);
     const body = { name: "replay", graph: graph() };

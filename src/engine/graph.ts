@@ -20,6 +20,10 @@ import {
 // ---------------------------------------------------------------------------------------------
 
 const NodeId = z.string().min(1).max(64);
+const SECRET_PARAMS_DOC =
+  "The action's parameters. Secrets (notify_webhook.secret, notify_slack.webhook_url, notify_teams.webhook_url) are stored " +
+  'encrypted and answered masked: "••••" and their last 4 characters ("••••" alone under 12 characters). ' +
+  "Sending a masked value back keeps the stored secret.";
 const Params = z.record(z.string(), z.unknown());
 
 export const Rule = z
@@ -53,7 +57,7 @@ export const ActionNode = z
     id: NodeId,
     type: z.literal("action"),
     action: z.enum(ACTIONS),
-    params: Params.nullish(),
+    params: Params.nullish().describe(SECRET_PARAMS_DOC),
     on_error: z.enum(["continue", "stop"]).default("continue"),
   })
   .meta({ id: "WorkflowActionNode" });
@@ -87,7 +91,7 @@ export const ShortTrigger = z
 export const ShortAction = z
   .object({
     type: z.enum(ACTIONS),
-    params: Params.nullish(),
+    params: Params.nullish().describe(SECRET_PARAMS_DOC),
     on_error: z.enum(["continue", "stop"]).default("continue"),
   })
   .meta({ id: "WorkflowShortAction" });

@@ -52,11 +52,18 @@ export class GraphSecrets {
   }
 
   /**
-   * The graph to store: every secret parameter encrypted (those already encrypted are kept, and a
-   * secret `unmask` restored gets back the very ciphertext it came from: `reuse`, clear → stored).
+   * The graph a write stores: every secret parameter encrypted, except that a secret `unmask`
+   * restored gets back the very ciphertext it came from (`reuse`, clear → stored). A value the
+   * client sent that merely looks encrypted is encrypted like any other: Vigie never adopts a
+   * ciphertext it did not issue for this workflow.
    */
   seal(graph: StoredGraph, reuse: ReadonlyMap<string, string> = new Map()): StoredGraph {
-    return this.mapParams(graph, (_n, v) => (SecretBox.isEncrypted(v) ? v : (reuse.get(v) ?? this.box.encrypt(v))));
+    return this.mapParams(graph, (_n, v) => reuse.get(v) ?? this.box.encrypt(v));
+  }
+
+  /** A stored graph with its clear secret parameters encrypted, the encrypted ones kept (maintenance). */
+  sealClear(graph: StoredGraph): StoredGraph {
+    return this.mapParams(graph, (_n, v) => (SecretBox.isEncrypted(v) ? v : this.box.encrypt(v)));
   }
 
   /** The clear text of a stored value (a clear legacy value as it is); null when it cannot be read. */

@@ -293,7 +293,7 @@ export class WorkflowsService {
   async sealStoredSecrets(): Promise<number> {
     let sealed = 0;
     for (const row of await repo.withClearSecrets(this.db)) {
-      const graph = this.secrets.seal(row.graph as StoredGraph);
+      const graph = this.secrets.sealClear(row.graph as StoredGraph);
       // A concurrent write (version moved) stored a sealed graph already.
       if (await repo.replaceGraphAtVersion(this.db, row.id, row.version, graph)) sealed++;
     }
