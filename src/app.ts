@@ -45,6 +45,10 @@ import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { RisksService } from "./modules/risks/risks.service.js";
 import { risksRoutes } from "./modules/risks/risks.routes.js";
 import { CaseExpiry } from "./modules/cases/cases.expiry.js";
+import type { ActionHandlers } from "./engine/actions.js";
+import { dataActions, unavailableNotifyActions, type NotifyActionName } from "./modules/runs/runs.actions.js";
+import { RunsService } from "./modules/runs/runs.service.js";
+import { runsRoutes } from "./modules/runs/runs.routes.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -75,10 +79,18 @@ export interface Services {
   cases: CasesService;
   risks: RisksService;
   caseExpiry: CaseExpiry;
+  /** The workflow engine: outbox events to runs, runs executed through the action handlers. */
+  runs: RunsService;
+}
+
+/** Options of the composition root (tests inject the notification handlers). */
+export interface ServiceOptions {
+  /** The notify_* handlers; until the notification module is wired, each fails « non disponible ». */
+  notify?: Pick<ActionHandlers, NotifyActionName>;
 }
 
 /** The composition root: one instance of each service over one database. */
-export function createServices(database: Database, config: Config): Services {
+export function createServices(database: Database, config: Config, options: ServiceOptions = {}): Services {
   const cves = new CvesService(database.db);
   // A dry run evaluates the workflow on the merged CVE record (every field unknown when Vigie holds none).
   const cacheFeed = new CacheFeed(database);
@@ -88,6 +100,14 @@ export function createServices(database: Database, config: Config): Services {
     cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000),
   );
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
+  const tags = new TagsService(database.db);
+  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository);
+  const cases = new CasesService(database.db, tagsRepository);
+  const handlers: ActionHandlers = {
+    ...dataActions({ cases, tags, alerts }),
+    ...(options.notify ?? unavailableNotifyActions()),
+  };
+  const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id));
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
@@ -106,11 +126,12 @@ export function createServices(database: Database, config: Config): Services {
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
     stacks: new StacksService(database.db, tagsRepository, cvesRepository),
-    tags: new TagsService(database.db),
-    alerts: new AlertsService(database.db, tagsRepository, stacksRepository),
-    cases: new CasesService(database.db, tagsRepository),
+    tags,
+    alerts,
+    cases,
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
     caseExpiry: new CaseExpiry(database.db),
+    runs,
   };
 }
 
@@ -132,6 +153,7 @@ export async function buildApp(opts: {
       ...organizationsRoutes(services.organizations),
       ...projectsRoutes(services.projects),
       ...workflowsRoutes(services.workflows),
+      ...runsRoutes(services.runs),
       ...cvesRoutes(services.cves),
       ...vulnerabilitiesRoutes(services.vulnerabilities),
       ...articlesRoutes(services.articles),

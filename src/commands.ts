@@ -166,7 +166,10 @@ export const COMMANDS: Record<string, Command> = {
       if (v.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v.date as string)) throw new UsageError("--date attend AAAA-MM-JJ");
       const bar = progressBar(source);
       try {
-        return { ...(await s.feeds.import(source, paths, { date: v.date as string | undefined, progress: bar })) };
+        const result = await s.feeds.import(source, paths, { date: v.date as string | undefined, progress: bar });
+        // Inside the server (admin socket): its workflows run now; from the CLI alone, at the server's start.
+        await s.runs.kick();
+        return { ...result };
       } catch (err) {
         if (err instanceof FormatError) throw new UsageError(err.message);
         throw err;

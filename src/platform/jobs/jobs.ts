@@ -18,6 +18,8 @@ export interface JobDef<P extends z.ZodType, S> {
   cron?: string | ((config: Config) => string | null);
   /** The handler works at the instant it is given (`now`): `vigie jobs run NAME --now ISO-8601` may choose it. */
   clock?: boolean;
+  /** How often an idle worker looks for this job (seconds; default 10): short for the jobs a user waits on. */
+  pollSeconds?: number;
   /** Runs the job once at `now` (the current instant unless `jobs run --now` chose one); its result is what `jobs run` prints. */
   handler(payload: z.output<P>, services: S, logger: Logger, now: Date): Promise<Record<string, unknown> | undefined>;
 }
@@ -39,6 +41,8 @@ export interface Jobs<C extends Record<string, { payload: z.ZodType }>> {
   boss: PgBoss;
   /** Enqueues a job (call after the transaction that motivates it has committed). */
   send<N extends keyof C & string>(name: N, payload: z.input<C[N]["payload"]>): Promise<string | null>;
+  /** Enqueues many jobs of one name in one statement. */
+  sendMany<N extends keyof C & string>(name: N, payloads: z.input<C[N]["payload"]>[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -66,7 +70,7 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
     const cron = cronOf(def, config);
     if (cron) await boss.schedule(name, cron, {}, { tz: "UTC" });
     else await boss.unschedule(name);
-    await boss.work(name, { pollingIntervalSeconds: 10 }, async (batch) => {
+    await boss.work(name, { pollingIntervalSeconds: def.pollSeconds ?? 10 }, async (batch) => {
       for (const j of batch) {
         await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }), new Date());
       }
@@ -75,6 +79,9 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
   return {
     boss,
     send: (name, payload) => boss.send(name, catalog[name]!.payload.parse(payload) as object),
+    sendMany: async (name, payloads) => {
+      if (payloads.length) await boss.insert(payloads.map((p) => ({ name, data: catalog[name]!.payload.parse(p) as object })));
+    },
     stop: () => boss.stop({ graceful: true, timeout: 10_000 }),
   };
 }
