@@ -1,3 +1,6 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ActionError, type ActionContext, type ActionHandler } from "../src/engine/actions.js";
 import { importFeed } from "../src/feeds/import.js";
@@ -426,5 +429,57 @@ describe("the workflow engine: outbox events to runs", () => {
     const runs = await runsOf(f.projectId);
     expect(runs.map((r) => r.status)).toEqual(["success", "success"]);
     expect((await casesOf(f.projectId)).map((c) => c.cve_id)).toEqual(["CVE-2024-3400", "CVE-2024-9468"]);
+  });
+
+  it("cve.epss_spike: an EPSS import that raises a score writes the event per alerted project; each trigger's min_delta decides", async () => {
+    const g = await tenant("Engine G");
+    await g.call("PATCH", `/workflows/${g.defaultWorkflowId}/enabled`, { enabled: false });
+    const spike = await g.workflow({
+      name: "Spike",
+      ...graph([trigger("cve.epss_spike", { min_delta: 0.1 }), action("a", "add_tag", { tag: "epss" })], [{ from: "t", to: "a" }]),
+    });
+    const big = await g.workflow({
+      name: "Big spike",
+      ...graph([trigger("cve.epss_spike", { min_delta: 0.5 }), action("a", "add_tag", { tag: "epss-fort" })], [{ from: "t", to: "a" }]),
+    });
+    await watch(g);
+    await t.services.runs.dispatchAll(); // the new matches: no workflow of this project runs on them
+    const dir = mkdtempSync(join(tmpdir(), "vigie-epss-"));
+    const day = (date: string, rows: string) => {
+      const file = join(dir, `epss-${date}.csv`);
+      writeFileSync(file, `#model_version:v2025.03.14,score_date:${date}T00:00:00+0000\ncve,epss,percentile\n${rows}`);
+      return file;
+    };
+    // First scores: no earlier score to rise from. Then CVE-2024-3400 +0.44, CVE-2024-9468 +0.01, then nothing moves.
+    for (const [date, rows] of [
+      ["2026-09-01", "CVE-2024-3400,0.50000,0.97\nCVE-2024-9468,0.00410,0.34\n"],
+      ["2026-09-02", "CVE-2024-3400,0.94000,0.99\nCVE-2024-9468,0.01410,0.50\n"],
+      ["2026-09-03", "CVE-2024-3400,0.94000,0.99\nCVE-2024-9468,0.01410,0.50\n"],
+    ] as const)
+      expect((await importFeed(db, "epss", [day(date, rows)])).errors).toEqual([]);
+    const events = await sqlRows<{ cve_id: string; payload: Record<string, unknown> }>(
+      "select cve_id, payload from outbox_events where project_id = $1 and event = 'cve.epss_spike' order by cve_id",
+      [g.projectId],
+    );
+    expect(events.map((e) => [e.cve_id, e.payload.from, e.payload.to, e.payload.delta, e.payload.score_date])).toEqual([
+      ["CVE-2024-3400", 0.5, 0.94, 0.44, "2026-09-02"],
+      ["CVE-2024-9468", 0.0041, 0.0141, 0.01, "2026-09-02"],
+    ]);
+    await t.services.runs.dispatchAll();
+    const runs = await runsOf(g.projectId);
+    const steps = async (workflowId: string, cve: string) => {
+      const run = runs.find((r) => r.workflow_id === workflowId && r.cve_id === cve)!;
+      return (await g.call("GET", `/workflows/${workflowId}/runs/${run.id}`)).json().steps as { outcome: string; detail: string }[];
+    };
+    expect((await steps(spike, "CVE-2024-3400")).map((s) => s.outcome)).toEqual(["declenche", "succes"]);
+    const low = await steps(spike, "CVE-2024-9468");
+    expect(low.map((s) => s.outcome)).toEqual(["non_declenche", "non_atteint"]);
+    expect(low[0]!.detail).toContain("sous le seuil min_delta 0.1");
+    expect((await steps(big, "CVE-2024-3400")).map((s) => s.outcome)).toEqual(["non_declenche", "non_atteint"]);
+    const alerts = (await g.call("GET", "/alerts?page_size=10")).json().items as { cve_id: string; tags: { name: string }[] }[];
+    expect(alerts.map((a) => [a.cve_id, a.tags.map((x) => x.name)]).sort()).toEqual([
+      ["CVE-2024-3400", ["epss"]],
+      ["CVE-2024-9468", []],
+    ]);
   });
 });
