@@ -226,6 +226,21 @@ export const COMMANDS: Record<string, Command> = {
       return { job: name, now: now.toISOString(), ...result };
     },
   },
+  "workflow limit": {
+    usage:
+      "workflow limit --org ORG_ID --workflow WORKFLOW_ID --max-runs-per-hour N  (runs past N in the last hour are recorded throttled; default 500)",
+    options: { org: str, workflow: str, "max-runs-per-hour": str },
+    required: ["org", "workflow", "max-runs-per-hour"],
+    run: async (s, _db, v) => {
+      for (const name of ["org", "workflow"])
+        if (!z.uuid().safeParse(v[name]).success) throw new UsageError(`--${name} attend un UUID, reçu « ${v[name] as string} »`);
+      return s.workflows.setMaxRunsPerHour(
+        v.org as string,
+        v.workflow as string,
+        int("max-runs-per-hour", v["max-runs-per-hour"] as string),
+      );
+    },
+  },
   "workflow create": {
     usage: "workflow create --org ORG_ID [--project PROJECT_ID] --file BODY.json  (organization workflow when --project is omitted)",
     options: { org: str, project: str, file: str },

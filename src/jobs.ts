@@ -94,6 +94,7 @@ export const JOBS = {
     payload: z.object({}),
     retryLimit: 1,
     cron: "* * * * *",
+    pollSeconds: 2,
     handler: async (_p, services, logger) => {
       const r = await services.runs.recover();
       if (r.resumed) logger.info(r, "runs-recover done");
@@ -104,7 +105,8 @@ export const JOBS = {
 
 /**
  * Starts the catalog's jobs in this process, hands the run queue to the engine and asks for a
- * dispatch at once: events written while no server ran (an import by the CLI) are processed now.
+ * dispatch at once: events written while no server ran (an import by the CLI) are processed now;
+ * with the embedded database, runs a killed server left unfinished are resumed now too.
  */
 export async function startJobs(database: Database, services: Services, logger: Logger, config: Config): Promise<Jobs<typeof JOBS>> {
   const jobs = await startJobQueue(database, JOBS, services, logger, config);
@@ -119,6 +121,8 @@ export async function startJobs(database: Database, services: Services, logger: 
     },
   });
   await jobs.send("runs-dispatch", {});
+  // One process owns a PGlite directory (ADR 0002): the runs its killed predecessor left are resumed now.
+  if (database.driver === "pglite" && (await services.runs.releaseLeases())) await jobs.send("runs-recover", {});
   return {
     ...jobs,
     stop: async () => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ActionError, type ActionContext, type ActionHandler } from "../src/engine/actions.js";
 import { importFeed } from "../src/feeds/import.js";
 import { startJobs } from "../src/jobs.js";
+import { executeCommand } from "../src/main.js";
 import { createLogger } from "../src/platform/log.js";
 import { bearer, createTestApp, createWorkflow, tenantWithScopes } from "./helpers.js";
 
@@ -268,8 +269,11 @@ describe("the workflow engine: outbox events to runs", () => {
       name: "Limited",
       ...graph([trigger(), action("s", "notify_slack", { webhook_url: "https://hooks.example.test/x" })], [{ from: "t", to: "s" }]),
     });
-    // max_runs_per_hour is a setting of the database and the CLI, not of the spec's workflow record.
-    await t.database.executeSql("update workflows set max_runs_per_hour = 1 where id = $1", [limited]);
+    // max_runs_per_hour is a setting of the CLI (default 500), not of the spec's workflow record.
+    const limit = (org: string) =>
+      executeCommand(t.services, t.database, ["workflow", "limit", "--org", org, "--workflow", limited, "--max-runs-per-hour", "1"]);
+    expect(await limit(c.orgId)).toEqual({ ok: true, result: { id: limited, name: "Limited", max_runs_per_hour: 1 } });
+    expect(await limit((await tenant("Engine C other")).orgId)).toMatchObject({ ok: false, message: "Workflow introuvable" });
     await watch(c);
     await t.services.runs.dispatchAll();
     const runs = await runsOf(c.projectId);
@@ -482,4 +486,33 @@ describe("the workflow engine: outbox events to runs", () => {
       ["CVE-2024-9468", []],
     ]);
   });
+
+  it.runIf(t.database.driver === "pglite")(
+    "embedded database: runs a killed server left unfinished are resumed at the next start",
+    async () => {
+      const h = await tenant("Engine H");
+      await watch(h);
+      await t.services.runs.dispatch(); // runs created, then the server "dies" holding one of them
+      const [held, never] = await runsOf(h.projectId);
+      await t.database.executeSql("update workflow_runs set lease_until = now() + interval '1 hour', attempts = 1 where id = $1", [
+        held!.id,
+      ]);
+      const jobs = await startJobs(t.database, t.services, createLogger("silent"), t.config);
+      try {
+        for (let i = 0; i < 600; i++) {
+          if ((await runsOf(h.projectId)).every((r) => r.finished_at !== null)) break;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      } finally {
+        await jobs.stop();
+      }
+      const runs = await runsOf(h.projectId);
+      expect(runs.map((r) => [r.id, r.status])).toEqual([
+        [held!.id, "success"],
+        [never!.id, "success"],
+      ]);
+      expect(runs.find((r) => r.id === held!.id)!.attempts).toBe(2);
+      expect(await casesOf(h.projectId)).toHaveLength(2);
+    },
+  );
 });

@@ -213,6 +213,16 @@ export const runsRepository = {
     return row?.steps ?? undefined;
   },
 
+  /** Every unfinished run's lease ends now (the embedded database at start-up: no other process can hold one). */
+  async expireLeases(ex: Executor): Promise<number> {
+    const rows = await rowsOf(
+      ex,
+      sql`update workflow_runs set lease_until = now() - interval '1 second'
+        where finished_at is null and event_id is not null returning 1`,
+    );
+    return rows.length;
+  },
+
   /** Unfinished runs nobody holds: lease expired, or never taken `graceSeconds` after creation. */
   async abandoned(ex: Executor, graceSeconds: number, limit: number): Promise<string[]> {
     const rows = await rowsOf<{ id: string }>(

@@ -218,6 +218,15 @@ export class RunsService {
     return { resumed };
   }
 
+  /**
+   * At the start of the only process of an embedded database: the runs left unfinished by the
+   * previous one (killed) are nobody's, so runs-recover may resume them at once rather than when
+   * their lease would have ended. Not for PostgreSQL, where other workers may hold them.
+   */
+  async releaseLeases(): Promise<number> {
+    return repo.expireLeases(this.db);
+  }
+
   /** Executes unfinished runs nobody took yet (the `runs-execute` job without a run id: the CLI). */
   async executePending(limit = 1000): Promise<number> {
     let n = 0;
