@@ -141,6 +141,15 @@ describe("the workflow engine: outbox events to runs", () => {
       { actor_type: "workflow", actor_id: a.defaultWorkflowId, event: "created" },
       { actor_type: "workflow", actor_id: a.defaultWorkflowId, event: "created" },
     ]);
+    // What the notification said, as its step records it (the fake sends the message's title and link).
+    const hookRun = runs.find((r) => r.workflow_id === hook && r.cve_id === "CVE-2024-3400")!;
+    const step = (await a.call("GET", `/workflows/${hook}/runs/${hookRun.id}`)).json().steps[1];
+    expect(step).toMatchObject({
+      node: "a1",
+      action: "notify_webhook",
+      outcome: "succes",
+      sent: { title: "CVE-2024-3400 (critical, KEV) touche Production", link: expect.stringContaining(`/projects/${a.projectId}/alerts/`) },
+    });
     const hooks = callsFor(a.projectId);
     expect(hooks.map((c) => c.action)).toEqual(["notify_webhook", "notify_webhook"]);
     expect(new Set(hooks.map((c) => c.delivery)).size).toBe(2);
