@@ -83,6 +83,8 @@ export const JOBS = {
     payload: z.object({ run_id: z.uuid().optional() }),
     retryLimit: 2,
     pollSeconds: 1,
+    // Runs wait on the network (webhooks, SMTP): several at a time on PostgreSQL; one connection with PGlite.
+    workers: (config) => (config.driver === "pglite" ? 1 : 4),
     handler: async (p, services) => {
       if (p.run_id) return { run_id: p.run_id, status: await services.runs.execute(p.run_id) };
       return { executed: await services.runs.executePending() };
