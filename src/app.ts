@@ -125,7 +125,7 @@ export function createServices(database: Database, config: Config, options: Serv
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
-    stacks: new StacksService(database.db, tagsRepository, cvesRepository),
+    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick()),
     tags,
     alerts,
     cases,

@@ -1,7 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ActionError, type ActionContext, type ActionHandler } from "../src/engine/actions.js";
 import { importFeed } from "../src/feeds/import.js";
 import { startJobs } from "../src/jobs.js";
@@ -237,10 +238,9 @@ describe("the workflow engine: outbox events to runs", () => {
     expect(mine.json()).toEqual({ detail: "Run introuvable" });
     const theirs = await t.app.inject({ method: "GET", url: `${b.base}/workflows/${wf}/runs/${kevRun.id}`, headers: bearer(other.key) });
     expect(theirs.statusCode).toBe(404);
-    expect(
-      (await b.call("GET", `/workflows/${wf}/runs/${runs.find((r) => r.workflow_id !== wf)?.id ?? kevRun.id.replace(/.$/, "0")}`))
-        .statusCode,
-    ).toBe(404);
+    // A run id that does not exist, and a run of this project under another of its workflows: 404 too.
+    expect((await b.call("GET", `/workflows/${wf}/runs/${randomUUID()}`)).statusCode).toBe(404);
+    expect((await b.call("GET", `/workflows/${b.defaultWorkflowId}/runs/${kevRun.id}`)).statusCode).toBe(404);
   });
 
   it("on_error stop and continue, and the statuses success, partial, failed, throttled", async () => {
@@ -442,6 +442,24 @@ describe("the workflow engine: outbox events to runs", () => {
     const runs = await runsOf(f.projectId);
     expect(runs.map((r) => r.status)).toEqual(["success", "success"]);
     expect((await casesOf(f.projectId)).map((c) => c.cve_id)).toEqual(["CVE-2024-3400", "CVE-2024-9468"]);
+  });
+
+  it("a stack change that raises alerts asks for a dispatch at once (the minute's cron is the floor); one that raises none does not", async () => {
+    const k = await tenant("Engine K");
+    const kick = vi.spyOn(t.services.runs, "kick");
+    try {
+      const stack = (await k.call("POST", "/stacks", { name: "Edge", items: [PANOS] })).json();
+      expect(stack.alertes_creees).toBe(2);
+      expect(kick).toHaveBeenCalledTimes(1);
+      const none = await k.call("POST", `/stacks/${stack.id}/items`, { item_type: "product", value: "example:nothing@1.0" });
+      expect(none.json().alertes_creees).toBe(0);
+      expect(kick).toHaveBeenCalledTimes(1);
+      const one = await k.call("POST", `/stacks/${stack.id}/items`, { item_type: "cve", value: "CVE-2022-0028" });
+      expect(one.json().alertes_creees).toBe(1);
+      expect(kick).toHaveBeenCalledTimes(2);
+    } finally {
+      kick.mockRestore();
+    }
   });
 
   it("cve.epss_spike: an EPSS import that raises a score writes the event per alerted project; each trigger's min_delta decides", async () => {

@@ -55,12 +55,17 @@ export class RunsService {
   }
 
   /**
-   * After a commit that wrote events in this process (an import, the expiry job): asks the queue
+   * After a commit that wrote events in this process (an import, the expiry job, stack items that
+   * raised alerts): asks the queue
    * for a dispatch now rather than at the next minute. Without a queue (the CLI with no server)
    * nothing happens: the server dispatches at start-up.
    */
   async kick(): Promise<void> {
-    await this.queue?.dispatch();
+    try {
+      await this.queue?.dispatch();
+    } catch {
+      // The change is committed; the minute's runs-dispatch picks its events up.
+    }
   }
 
   /**
