@@ -8,7 +8,9 @@ import { importFeed } from "../src/feeds/import.js";
 import { startJobs } from "../src/jobs.js";
 import { executeCommand } from "../src/main.js";
 import { createLogger } from "../src/platform/log.js";
+import { createServices } from "../src/app.js";
 import { bearer, createTestApp, createWorkflow, tenantWithScopes } from "./helpers.js";
+import { secondConnection } from "./two-processes.js";
 
 /**
  * The workflow engine end to end on real records: CVE 5 records of PAN-OS imported, stacks that
@@ -542,4 +544,46 @@ describe("the workflow engine: outbox events to runs", () => {
       expect(await casesOf(h.projectId)).toHaveLength(2);
     },
   );
+
+  it("two workers on one database dispatch and execute concurrently: every run once, every action once", async () => {
+    const other = createServices(await secondConnection(t.database), t.config, {
+      notify: {
+        notify_webhook: fake("notify_webhook"),
+        notify_email: fake("notify_email"),
+        notify_slack: fake("notify_slack"),
+        notify_teams: fake("notify_teams"),
+      },
+    });
+    const tenants = [];
+    for (const name of ["Engine W1", "Engine W2", "Engine W3"]) {
+      const w = await tenant(name);
+      await w.workflow({
+        name: "Hook",
+        ...graph([trigger(), action("w", "notify_webhook", { url: "https://example.test/hook" })], [{ from: "t", to: "w" }]),
+      });
+      await watch(w);
+      tenants.push(w);
+    }
+    await Promise.all([t.services.runs.dispatchAll(), other.runs.dispatchAll(), t.services.runs.dispatchAll(), other.runs.dispatchAll()]);
+    for (const w of tenants) {
+      const runs = await runsOf(w.projectId);
+      expect(runs).toHaveLength(4); // 2 events × (default + Hook)
+      expect(runs.every((r) => r.status === "success" && r.attempts === 1)).toBe(true);
+      expect(await casesOf(w.projectId)).toHaveLength(2);
+      const hooks = callsFor(w.projectId);
+      expect(hooks).toHaveLength(2);
+      expect(new Set(hooks.map((c) => c.delivery)).size).toBe(2);
+    }
+    // The same run asked of both workers at once: one executes it, the other finds it taken or finished.
+    const x = await tenant("Engine W4");
+    await watch(x);
+    const { runs } = await t.services.runs.dispatch();
+    const mine = (await runsOf(x.projectId)).map((r) => r.id);
+    expect(runs).toEqual(expect.arrayContaining(mine));
+    for (const id of mine) {
+      const results = await Promise.all([t.services.runs.execute(id), other.runs.execute(id)]);
+      expect(results.filter((r) => r !== null)).toEqual(["success"]);
+    }
+    expect(await casesOf(x.projectId)).toHaveLength(2);
+  });
 });
