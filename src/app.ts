@@ -47,6 +47,11 @@ import { risksRoutes } from "./modules/risks/risks.routes.js";
 import { CaseExpiry } from "./modules/cases/cases.expiry.js";
 import { GraphSecrets } from "./engine/secret-params.js";
 import { loadSecretKey, SecretBox } from "./platform/secrets.js";
+import { notifyHandlers, type NotifyActionName } from "./engine/notify/index.js";
+import type { ActionHandlers } from "./engine/actions.js";
+import { dataActions } from "./modules/runs/runs.actions.js";
+import { RunsService } from "./modules/runs/runs.service.js";
+import { runsRoutes } from "./modules/runs/runs.routes.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -79,10 +84,18 @@ export interface Services {
   caseExpiry: CaseExpiry;
   /** Secret action parameters: sealed on write, masked in answers, decrypted for the handlers (decryptParams). */
   secrets: GraphSecrets;
+  /** The workflow engine: outbox events to runs, runs executed through the action handlers. */
+  runs: RunsService;
+}
+
+/** Options of the composition root (tests inject the notification handlers). */
+export interface ServiceOptions {
+  /** The notify_* handlers (default: webhook, SMTP, Slack and Teams as configured). */
+  notify?: Pick<ActionHandlers, NotifyActionName>;
 }
 
 /** The composition root: one instance of each service over one database. */
-export function createServices(database: Database, config: Config): Services {
+export function createServices(database: Database, config: Config, options: ServiceOptions = {}): Services {
   const cves = new CvesService(database.db);
   // A dry run evaluates the workflow on the merged CVE record (every field unknown when Vigie holds none).
   const cacheFeed = new CacheFeed(database);
@@ -95,6 +108,15 @@ export function createServices(database: Database, config: Config): Services {
     secrets,
   );
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
+  const tags = new TagsService(database.db);
+  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository);
+  const cases = new CasesService(database.db, tagsRepository);
+  const handlers: ActionHandlers = {
+    ...dataActions({ cases, tags, alerts }),
+    // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
+    ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify)),
+  };
+  const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id));
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
@@ -112,13 +134,14 @@ export function createServices(database: Database, config: Config): Services {
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
-    stacks: new StacksService(database.db, tagsRepository, cvesRepository),
-    tags: new TagsService(database.db),
-    alerts: new AlertsService(database.db, tagsRepository, stacksRepository),
-    cases: new CasesService(database.db, tagsRepository),
+    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick()),
+    tags,
+    alerts,
+    cases,
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
     caseExpiry: new CaseExpiry(database.db),
     secrets,
+    runs,
   };
 }
 
@@ -140,6 +163,7 @@ export async function buildApp(opts: {
       ...organizationsRoutes(services.organizations),
       ...projectsRoutes(services.projects),
       ...workflowsRoutes(services.workflows),
+      ...runsRoutes(services.runs),
       ...cvesRoutes(services.cves),
       ...vulnerabilitiesRoutes(services.vulnerabilities),
       ...articlesRoutes(services.articles),

@@ -166,7 +166,10 @@ export const COMMANDS: Record<string, Command> = {
       if (v.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v.date as string)) throw new UsageError("--date attend AAAA-MM-JJ");
       const bar = progressBar(source);
       try {
-        return { ...(await s.feeds.import(source, paths, { date: v.date as string | undefined, progress: bar })) };
+        const result = await s.feeds.import(source, paths, { date: v.date as string | undefined, progress: bar });
+        // Inside the server (admin socket): its workflows run now; from the CLI alone, at the server's start.
+        await s.runs.kick();
+        return { ...result };
       } catch (err) {
         if (err instanceof FormatError) throw new UsageError(err.message);
         throw err;
@@ -221,6 +224,21 @@ export const COMMANDS: Record<string, Command> = {
       }
       const result = await def.handler(def.payload.parse({}), s, createLogger("warn", 2), now);
       return { job: name, now: now.toISOString(), ...result };
+    },
+  },
+  "workflow limit": {
+    usage:
+      "workflow limit --org ORG_ID --workflow WORKFLOW_ID --max-runs-per-hour N  (runs past N in the last hour are recorded throttled; default 500)",
+    options: { org: str, workflow: str, "max-runs-per-hour": str },
+    required: ["org", "workflow", "max-runs-per-hour"],
+    run: async (s, _db, v) => {
+      for (const name of ["org", "workflow"])
+        if (!z.uuid().safeParse(v[name]).success) throw new UsageError(`--${name} attend un UUID, reçu « ${v[name] as string} »`);
+      return s.workflows.setMaxRunsPerHour(
+        v.org as string,
+        v.workflow as string,
+        int("max-runs-per-hour", v["max-runs-per-hour"] as string),
+      );
     },
   },
   "workflow create": {

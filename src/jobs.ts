@@ -30,6 +30,7 @@ export const JOBS = {
     cron: (config) => config.feedsCron,
     handler: async (_p, services, logger) => {
       const outcomes = await services.feeds.sync();
+      await services.runs.kick();
       for (const o of outcomes)
         logger[o.status === "failed" ? "warn" : "info"](
           { source: o.source, url: o.url, status: o.status, error: o.error, read: o.result?.read },
@@ -53,13 +54,82 @@ export const JOBS = {
     clock: true,
     handler: async (_p, services, logger, now) => {
       const result = await services.caseExpiry.run(now);
+      await services.runs.kick();
       logger.info(result, "cases-expiry done");
       return { ...result };
     },
   }),
+  /**
+   * Pending outbox events become runs (FOR UPDATE SKIP LOCKED batches: several workers share them),
+   * sent to runs-execute. Every minute, at start-up, and right after this process commits events
+   * (an import, the expiry job): the minute is the floor for events written elsewhere (the CLI
+   * without a server, stack items added through the API).
+   */
+  "runs-dispatch": job({
+    description: "transforme les événements en attente en runs de workflows (puis les confie à runs-execute)",
+    payload: z.object({}),
+    retryLimit: 2,
+    cron: "* * * * *",
+    pollSeconds: 1,
+    handler: async (_p, services, logger) => {
+      const r = await services.runs.dispatchAll();
+      if (r.events) logger.info(r, "runs-dispatch done");
+      return { ...r };
+    },
+  }),
+  /** Executes one run (or, without run_id, every run nobody took yet); a run held by another worker is left to it. */
+  "runs-execute": job({
+    description: "exécute un run (sans run_id : tous les runs pas encore pris)",
+    payload: z.object({ run_id: z.uuid().optional() }),
+    retryLimit: 2,
+    pollSeconds: 1,
+    // Runs wait on the network (webhooks, SMTP): several at a time on PostgreSQL; one connection with PGlite.
+    workers: (config) => (config.driver === "pglite" ? 1 : 4),
+    handler: async (p, services) => {
+      if (p.run_id) return { run_id: p.run_id, status: await services.runs.execute(p.run_id) };
+      return { executed: await services.runs.executePending() };
+    },
+  }),
+  /** Runs whose worker died (lease expired) are resumed, completed steps skipped, or finished failed after their last attempt. */
+  "runs-recover": job({
+    description: "reprend les runs dont le bail a expiré (worker arrêté en cours de route), ou les termine en échec",
+    payload: z.object({}),
+    retryLimit: 1,
+    cron: "* * * * *",
+    pollSeconds: 2,
+    handler: async (_p, services, logger) => {
+      const r = await services.runs.recover();
+      if (r.resumed) logger.info(r, "runs-recover done");
+      return { ...r };
+    },
+  }),
 } as const;
 
-/** Starts the catalog's jobs in this process. */
-export function startJobs(database: Database, services: Services, logger: Logger, config: Config): Promise<Jobs<typeof JOBS>> {
-  return startJobQueue(database, JOBS, services, logger, config);
+/**
+ * Starts the catalog's jobs in this process, hands the run queue to the engine and asks for a
+ * dispatch at once: events written while no server ran (an import by the CLI) are processed now;
+ * with the embedded database, runs a killed server left unfinished are resumed now too.
+ */
+export async function startJobs(database: Database, services: Services, logger: Logger, config: Config): Promise<Jobs<typeof JOBS>> {
+  const jobs = await startJobQueue(database, JOBS, services, logger, config);
+  services.runs.useQueue({
+    execute: (ids) =>
+      jobs.sendMany(
+        "runs-execute",
+        ids.map((run_id) => ({ run_id })),
+      ),
+    dispatch: async () => {
+      await jobs.send("runs-dispatch", {});
+    },
+  });
+  await jobs.send("runs-dispatch", {});
+  // One process owns a PGlite directory (ADR 0002): the runs its killed predecessor left are resumed now.
+  if (database.driver === "pglite" && (await services.runs.releaseLeases())) await jobs.send("runs-recover", {});
+  return {
+    ...jobs,
+    stop: async () => {
+      services.runs.useQueue(null);
+      await jobs.stop();
+    },
+  };
 }

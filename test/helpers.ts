@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { FastifyInstance, LightMyRequestResponse } from "fastify";
 import pg from "pg";
 import { afterAll } from "vitest";
-import { buildApp, type Services } from "../src/app.js";
+import { buildApp, createServices, type ServiceOptions, type Services } from "../src/app.js";
 import { loadConfig, type Config } from "../src/config.js";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
@@ -46,11 +46,16 @@ export interface TestApp {
 }
 
 /** The whole application over a fresh database, closed after the file. */
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function createTestApp(env: Record<string, string> = {}, options?: ServiceOptions): Promise<TestApp> {
   const database = await openTestDatabase();
   // A key per app: no key file is written into the working directory's data dir.
   const config = loadConfig({ ...process.env, VIGIE_JOBS: "off", VIGIE_SECRET_KEY: randomBytes(32).toString("base64"), ...env });
-  const { app, services } = await buildApp({ config, database, logger: createLogger("silent") });
+  const { app, services } = await buildApp({
+    config,
+    database,
+    logger: createLogger("silent"),
+    ...(options && { services: createServices(database, config, options) }),
+  });
   await app.ready();
   afterAll(() => app.close());
   return { app, services, database, config };

@@ -13,10 +13,13 @@ describe("background jobs (pg-boss on the service database)", () => {
       const { rows } = (await t.database.executeSql("select name, cron from pgboss.schedule order by name", [])) as {
         rows: { name: string; cron: string }[];
       };
-      // feeds-sync is scheduled only when VIGIE_FEEDS_SYNC=on (off in tests); cases-expiry every hour at minute 0 UTC.
+      // feeds-sync is scheduled only when VIGIE_FEEDS_SYNC=on (off in tests); cases-expiry every hour at minute 0 UTC;
+      // the engine's dispatch and recovery every minute.
       expect(rows).toEqual([
         { name: "cases-expiry", cron: "0 * * * *" },
         { name: "maintenance-purge", cron: "17 * * * *" },
+        { name: "runs-dispatch", cron: "* * * * *" },
+        { name: "runs-recover", cron: "* * * * *" },
       ]);
       expect(cronOf(JOBS["feeds-sync"], { ...t.config, feedsCron: "5 4 * * *" })).toBe("5 4 * * *");
       expect(await jobs.send("maintenance-purge", {})).toEqual(expect.any(String));
@@ -34,7 +37,7 @@ describe("background jobs (pg-boss on the service database)", () => {
     const again = await startJobs(t.database, t.services, createLogger("silent"), t.config);
     try {
       const { rows } = (await t.database.executeSql("select name from pgboss.schedule order by name", [])) as { rows: { name: string }[] };
-      expect(rows.map((r) => r.name)).toEqual(["cases-expiry", "maintenance-purge"]);
+      expect(rows.map((r) => r.name)).toEqual(["cases-expiry", "maintenance-purge", "runs-dispatch", "runs-recover"]);
     } finally {
       await again.stop();
     }

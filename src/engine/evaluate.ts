@@ -79,46 +79,82 @@ const ACTION_LABELS: Record<string, string> = {
   notify_teams: "posterait un message Teams",
 };
 
+type GraphNode = StoredGraph["nodes"][number];
+
+/** Which outgoing edges a visited node activates: its `true` edges, its `false` edges, or none. */
+export type Pass = "true" | "false" | null;
+
 /**
- * Walks the graph for one event without performing anything: which nodes fire, which conditions
- * hold with these facts, which actions would run. Nodes are visited in topological order; a node
- * is reached when any incoming edge is active.
+ * The one traversal of a workflow graph, shared by the dry run (simulate) and the run executor
+ * (execute.ts): yields every node in topological order with whether it was reached (the trigger
+ * always is; another node when any incoming edge is active); the consumer answers with the edges
+ * it activates (`next(pass)`). A generator, so a consumer may await between nodes.
  */
-export function simulate(graph: StoredGraph, event: EventName, facts: Facts): NodeReport[] {
+export function* walk(graph: StoredGraph): Generator<{ node: GraphNode; reached: boolean }, void, Pass | undefined> {
   const incoming = new Map<string, number>();
   for (const n of graph.nodes) incoming.set(n.id, 0);
   for (const e of graph.edges) incoming.set(e.to, (incoming.get(e.to) ?? 0) + 1);
   const queue = graph.nodes.filter((n) => incoming.get(n.id) === 0).map((n) => n.id);
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const active = new Set<string>(); // nodes reached
-  const reports = new Map<string, NodeReport>();
-
   while (queue.length) {
     const id = queue.shift()!;
     const node = byId.get(id)!;
-    const reached = node.type === "trigger" || active.has(id);
-    let pass: "true" | "false" | null = null; // which outgoing edges become active
+    const pass = (yield { node, reached: node.type === "trigger" || active.has(id) }) ?? null;
+    for (const e of graph.edges) {
+      if (e.from !== id) continue;
+      if (pass !== null && (e.when ?? "true") === pass) active.add(e.to);
+      incoming.set(e.to, incoming.get(e.to)! - 1);
+      if (incoming.get(e.to) === 0) queue.push(e.to);
+    }
+  }
+}
+
+/** Whether a trigger fires for this event (and its payload, when the trigger has a threshold), and why. */
+export function triggerFires(
+  node: Extract<GraphNode, { type: "trigger" }>,
+  event: EventName,
+  payload?: Record<string, unknown>,
+): { fired: boolean; detail: string } {
+  if (node.event !== event) return { fired: false, detail: `ce workflow attend ${node.event}, pas ${event}` };
+  if (event === "cve.epss_spike" && payload && typeof payload.delta === "number") {
+    const min = typeof node.params.min_delta === "number" ? node.params.min_delta : 0.1;
+    if (payload.delta < min) return { fired: false, detail: `hausse EPSS de ${payload.delta.toFixed(4)}, sous le seuil min_delta ${min}` };
+    return { fired: true, detail: `événement ${event} (hausse EPSS de ${payload.delta.toFixed(4)}, seuil ${min})` };
+  }
+  return { fired: true, detail: `événement ${event}` };
+}
+
+/** A condition node's rules with the values they saw, and whether the node holds. */
+export function evaluateCondition(node: Extract<GraphNode, { type: "condition" }>, facts: Facts) {
+  const regles = node.rules.map((r) => ({ ...r, valeur_observee: facts[r.field] ?? null, resultat: evaluateRule(r, facts) }));
+  const ok = node.match === "all" ? regles.every((r) => r.resultat) : regles.some((r) => r.resultat);
+  const detail = `${regles.filter((r) => r.resultat).length}/${regles.length} règle(s) vérifiée(s) (${node.match})`;
+  return { ok, regles, detail };
+}
+
+/**
+ * Walks the graph for one event without performing anything: which nodes fire, which conditions
+ * hold with these facts, which actions would run. Nodes are visited in topological order; a node
+ * is reached when any incoming edge is active.
+ */
+export function simulate(graph: StoredGraph, event: EventName, facts: Facts): NodeReport[] {
+  const reports = new Map<string, NodeReport>();
+  const it = walk(graph);
+  let pass: Pass = null;
+  for (let step = it.next(); !step.done; step = it.next(pass)) {
+    const { node, reached } = step.value;
+    const id = node.id;
+    pass = null;
     if (node.type === "trigger") {
-      const fired = node.event === event;
-      reports.set(id, {
-        id,
-        type: "trigger",
-        resultat: fired ? "declenche" : "non_declenche",
-        detail: fired ? `événement ${event}` : `ce workflow attend ${node.event}, pas ${event}`,
-      });
+      const { fired, detail } = triggerFires(node, event);
+      reports.set(id, { id, type: "trigger", resultat: fired ? "declenche" : "non_declenche", detail });
       if (fired) pass = "true";
     } else if (!reached) {
       reports.set(id, { id, type: node.type, resultat: "non_atteint", detail: "non atteint" });
     } else if (node.type === "condition") {
-      const regles = node.rules.map((r) => ({ ...r, valeur_observee: facts[r.field] ?? null, resultat: evaluateRule(r, facts) }));
-      const ok = node.match === "all" ? regles.every((r) => r.resultat) : regles.some((r) => r.resultat);
-      reports.set(id, {
-        id,
-        type: "condition",
-        resultat: ok ? "vrai" : "faux",
-        detail: `${regles.filter((r) => r.resultat).length}/${regles.length} règle(s) vérifiée(s) (${node.match})`,
-        regles,
-      });
+      const { ok, regles, detail } = evaluateCondition(node, facts);
+      reports.set(id, { id, type: "condition", resultat: ok ? "vrai" : "faux", detail, regles });
       pass = ok ? "true" : "false";
     } else {
       reports.set(id, {
@@ -130,12 +166,6 @@ export function simulate(graph: StoredGraph, event: EventName, facts: Facts): No
         params: node.params,
       });
       pass = "true";
-    }
-    for (const e of graph.edges) {
-      if (e.from !== id) continue;
-      if (pass !== null && (e.when ?? "true") === pass) active.add(e.to);
-      incoming.set(e.to, incoming.get(e.to)! - 1);
-      if (incoming.get(e.to) === 0) queue.push(e.to);
     }
   }
   return graph.nodes.map((n) => reports.get(n.id)!);

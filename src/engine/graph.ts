@@ -117,7 +117,8 @@ export interface StoredGraph {
 
 const DaysBefore = (d: number) => z.object({ days_before: z.int().min(1).max(365).default(d) });
 const TRIGGER_PARAMS: Partial<Record<EventName, z.ZodObject>> = {
-  "cve.epss_spike": z.object({ min_delta: z.number().gt(0).max(1).default(0.1) }),
+  // At least the rise the EPSS import writes an event for (EPSS_SPIKE_FLOOR, src/matching/matcher.ts).
+  "cve.epss_spike": z.object({ min_delta: z.number().min(0.01).max(1).default(0.1) }),
   "eol.approaching": DaysBefore(30),
   "url.cert_expiring": DaysBefore(14),
 };

@@ -1,5 +1,6 @@
 import type { Issue } from "../platform/errors.js";
 import { SecretBox, SecretError } from "../platform/secrets.js";
+import type { ActionContext, ActionHandler } from "./actions.js";
 import type { Graph, ShortAction, StoredGraph } from "./graph.js";
 import type { ActionName } from "./vocabulary.js";
 
@@ -177,6 +178,16 @@ export class GraphSecrets {
       if (SecretBox.isEncrypted(out[name])) out[name] = this.box.decrypt(out[name] as string);
     }
     return out;
+  }
+
+  /** These handlers, each called with its node's secrets decrypted (decryptParams). */
+  decrypting<H extends Partial<Record<ActionName, ActionHandler>>>(handlers: H): H {
+    return Object.fromEntries(
+      Object.entries(handlers).map(([action, handler]) => [
+        action,
+        (ctx: ActionContext, params: Params) => handler!(ctx, this.decryptParams(action as ActionName, params)),
+      ]),
+    ) as H;
   }
 }
 

@@ -266,7 +266,15 @@ interface AlertFacts {
   is_kev: boolean;
   has_poc: boolean;
   epss: number | null;
+  score_date: string | null;
 }
+
+/**
+ * The smallest EPSS rise that writes `cve.epss_spike`: scores are published with 5 decimals and
+ * move a little every day; a rise under one point is noise no workflow asks for (a trigger's
+ * `min_delta` is at least this, see engine/graph.ts), and writing it would fill the outbox.
+ */
+export const EPSS_SPIKE_FLOOR = 0.01;
 
 /**
  * Existing alerts of changed CVEs: their facts follow the CVE (and its EPSS score, for `palier`),
@@ -278,7 +286,7 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
     ex,
     sql`
     select a.id, a.org_id, a.project_id, a.cve_id, a.severity as old_severity, a.cvss_score as old_cvss, a.is_kev as old_kev,
-      a.has_poc as old_poc, a.epss as old_epss, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss
+      a.has_poc as old_poc, a.epss as old_epss, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss, e.score_date::text as score_date
     from alerts a join cves c on c.cve_id = a.cve_id left join epss_current e on e.cve_id = a.cve_id
     where a.cve_id = any(${pgArray(cveIds)}::text[])
     order by a.id`,
@@ -309,6 +317,16 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
     const base = { org_id: r.org_id, project_id: r.project_id, cve_id: r.cve_id, alert_id: r.id };
     if (r.is_kev && !r.old_kev) events.push({ ...base, event: "cve.kev_added", payload: { alert_id: r.id, cve_id: r.cve_id } });
     if (r.has_poc && !r.old_poc) events.push({ ...base, event: "cve.poc_published", payload: { alert_id: r.id, cve_id: r.cve_id } });
+    // The score rose between the alert's last known score date and this one (each trigger's
+    // min_delta filters at run time): {from, to, delta, score_date}.
+    const delta = r.epss !== null && r.old_epss !== null ? Math.round((r.epss - r.old_epss) * 1e5) / 1e5 : 0;
+    if (delta >= EPSS_SPIKE_FLOOR) {
+      events.push({
+        ...base,
+        event: "cve.epss_spike",
+        payload: { alert_id: r.id, cve_id: r.cve_id, from: r.old_epss, to: r.epss, delta, score_date: r.score_date },
+      });
+    }
     if (severityRank(r.severity) > severityRank(r.old_severity)) {
       events.push({
         ...base,

@@ -9,6 +9,7 @@ export const NOT_FOUND = {
   organization: "Organisation introuvable",
   project: "Projet introuvable",
   workflow: "Workflow introuvable",
+  run: "Run introuvable",
   stack: "Pile introuvable",
   stackItem: "Élément de pile introuvable",
   tag: "Tag introuvable",

@@ -98,44 +98,66 @@ export class CasesService {
    */
   async put(project: ProjectScope, rawCveId: string, body: CaseIn, actor: Actor): Promise<CaseView & { created: boolean }> {
     const cveId = rawCveId.toUpperCase();
-    const { created, row } = await this.db.transaction(async (tx) => {
-      const created = await this.create(tx, project, cveId, actor, body.status ? null : (body.comment ?? null));
-      const current = (await repo.get(tx, project.id, cveId, true))!;
-      const entries: HistoryEntry[] = [];
-      const patch: CasePatch = {};
-      const base = { caseId: current.id, from: current.status, to: current.status, comment: body.comment ?? null };
-      if (body.status !== undefined && body.status !== current.status) {
-        checkTransition(current.status, body.status);
-        patch.status = body.status;
-        const left = EXCEPTION_STATUSES.includes(current.status) ? leaveException(current, patch) : null;
-        entries.push({ ...base, to: body.status, event: left?.event ?? "status", details: left?.details ?? null });
-      }
-      const to = patch.status ?? current.status;
-      // null: follow the CVE again (a change only when it was set by hand); a value: a change unless already set by hand to it.
-      const severityChanges =
-        body.severity === null ? current.severity_manual : body.severity !== current.severity || !current.severity_manual;
-      if (body.severity !== undefined && severityChanges) {
-        patch.severity = body.severity;
-        patch.severity_manual = body.severity !== null;
-        entries.push({
-          ...base,
-          from: to,
-          to,
-          event: "severity",
-          details: { from: current.severity, to: body.severity, follows_cve: body.severity === null },
-        });
-      }
-      if (body.notes !== undefined && body.notes !== current.notes) {
-        patch.notes = body.notes;
-        entries.push({ ...base, from: to, to, event: "notes", details: { notes: body.notes } });
-      }
-      if (!entries.length && body.comment && !created) entries.push({ ...base, event: "comment" });
-      if (entries.length) {
-        await this.write(tx, project, current.id, patch, actor, entries);
-      }
-      return { created, row: (await repo.get(tx, project.id, cveId))! };
-    });
+    const { created, row } = await this.db.transaction(async (tx) => this.putIn(tx, project, cveId, body, actor));
     return { row, tags: await this.tagsOf(row), created };
+  }
+
+  /**
+   * The `create_case` workflow action: opens the case of a CVE (one per project and CVE) and, only
+   * when it opened it, applies the action's severity and notes, all in one transaction — a retried
+   * action finds the case and changes nothing. True when created.
+   */
+  async openForWorkflow(
+    project: ProjectScope,
+    rawCveId: string,
+    actor: Actor,
+    set: { severity?: CaseIn["severity"]; notes?: string },
+  ): Promise<boolean> {
+    const cveId = rawCveId.toUpperCase();
+    return this.db.transaction(async (tx) => {
+      if (!(await this.create(tx, project, cveId, actor))) return false;
+      if (set.severity !== undefined || set.notes !== undefined) await this.putIn(tx, project, cveId, set, actor);
+      return true;
+    });
+  }
+
+  /** PUT's body inside the caller's transaction. */
+  private async putIn(tx: Executor, project: ProjectScope, cveId: string, body: CaseIn, actor: Actor) {
+    const created = await this.create(tx, project, cveId, actor, body.status ? null : (body.comment ?? null));
+    const current = (await repo.get(tx, project.id, cveId, true))!;
+    const entries: HistoryEntry[] = [];
+    const patch: CasePatch = {};
+    const base = { caseId: current.id, from: current.status, to: current.status, comment: body.comment ?? null };
+    if (body.status !== undefined && body.status !== current.status) {
+      checkTransition(current.status, body.status);
+      patch.status = body.status;
+      const left = EXCEPTION_STATUSES.includes(current.status) ? leaveException(current, patch) : null;
+      entries.push({ ...base, to: body.status, event: left?.event ?? "status", details: left?.details ?? null });
+    }
+    const to = patch.status ?? current.status;
+    // null: follow the CVE again (a change only when it was set by hand); a value: a change unless already set by hand to it.
+    const severityChanges =
+      body.severity === null ? current.severity_manual : body.severity !== current.severity || !current.severity_manual;
+    if (body.severity !== undefined && severityChanges) {
+      patch.severity = body.severity;
+      patch.severity_manual = body.severity !== null;
+      entries.push({
+        ...base,
+        from: to,
+        to,
+        event: "severity",
+        details: { from: current.severity, to: body.severity, follows_cve: body.severity === null },
+      });
+    }
+    if (body.notes !== undefined && body.notes !== current.notes) {
+      patch.notes = body.notes;
+      entries.push({ ...base, from: to, to, event: "notes", details: { notes: body.notes } });
+    }
+    if (!entries.length && body.comment && !created) entries.push({ ...base, event: "comment" });
+    if (entries.length) {
+      await this.write(tx, project, current.id, patch, actor, entries);
+    }
+    return { created, row: (await repo.get(tx, project.id, cveId))! };
   }
 
   /**

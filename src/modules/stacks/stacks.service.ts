@@ -28,6 +28,8 @@ export class StacksService {
     private readonly db: Db,
     private readonly tags: Pick<typeof tagsRepository, "ofItems" | "setItemTags" | "attachToItem" | "detachFromItem">,
     private readonly cves: Pick<typeof cvesRepository, "cveOfAlias">,
+    /** Called after a commit that raised alerts (their cve.new_match events): the workflow engine dispatches them now. */
+    private readonly alertsRaised: () => Promise<void> = async () => undefined,
   ) {}
 
   /** The item as the matcher stores it; a value that cannot be matched is a 422 at `loc`. */
@@ -118,11 +120,13 @@ export class StacksService {
   /** Creates a stack with its items, and raises their alerts, in one transaction. */
   async create(project: ProjectScope, body: StackIn): Promise<StackView & { raised: number }> {
     try {
-      return await this.db.transaction(async (tx) => {
+      const created = await this.db.transaction(async (tx) => {
         const stack = await repo.insert(tx, { orgId: project.orgId, projectId: project.id, name: body.name });
         const { raised } = await this.addItems(tx, stack, body.items, (i) => ["body", "items", i]);
         return { ...(await this.view(tx, [stack]))[0]!, raised };
       });
+      if (created.raised) await this.alertsRaised();
+      return created;
     } catch (err) {
       if (isUniqueViolation(err, "stacks_project_name_uq")) throw nameTaken(body.name);
       throw err;
@@ -152,11 +156,13 @@ export class StacksService {
     body: StackItemIn,
   ): Promise<{ item: StackItemRow; tags: TagRow[]; raised: number }> {
     const stack = await this.stackOf(this.db, project, stackId);
-    return this.db.transaction(async (tx) => {
+    const added = await this.db.transaction(async (tx) => {
       const { rows, raised } = await this.addItems(tx, stack, [body], () => ["body"]);
       const item = rows[0]!;
       return { item, tags: (await this.tags.ofItems(tx, [item.id])).get(item.id) ?? [], raised };
     });
+    if (added.raised) await this.alertsRaised();
+    return added;
   }
 
   /** Changes an item; a changed value or threshold is matched again (new alerts only, none withdrawn). */

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { alertTags, caseTags, stackItemTags, tags } from "../../platform/db/schema/index.js";
+import { alerts, alertTags, caseTags, stackItemTags, tags } from "../../platform/db/schema/index.js";
 
 export type TagRow = typeof tags.$inferSelect;
 
@@ -55,6 +55,30 @@ export const tagsRepository = {
           .returning({ id: tags.id })
       ).length > 0
     );
+  },
+
+  /** Inserts the tag unless the project has one of this name (any case); undefined when it had. */
+  async insertIfMissing(ex: Executor, t: { projectId: string; name: string; color: string }): Promise<TagRow | undefined> {
+    const [row] = await ex.insert(tags).values(t).onConflictDoNothing().returning();
+    return row;
+  },
+
+  /** The project's tag of this name, any case. */
+  async byName(ex: Executor, projectId: string, name: string): Promise<TagRow | undefined> {
+    const [row] = await ex
+      .select()
+      .from(tags)
+      .where(and(eq(tags.projectId, projectId), sql`lower(${tags.name}) = lower(${name})`));
+    return row;
+  },
+
+  /** Whether the alert belongs to the project (before tagging it). */
+  async alertInProject(ex: Executor, projectId: string, alertId: string): Promise<boolean> {
+    const [row] = await ex
+      .select({ id: alerts.id })
+      .from(alerts)
+      .where(and(eq(alerts.projectId, projectId), eq(alerts.id, alertId)));
+    return row !== undefined;
   },
 
   async attachToAlert(ex: Executor, alertId: string, tagId: string): Promise<void> {

@@ -22,6 +22,9 @@ export async function getTag(ex: Executor, projectId: string, tagId: string): Pr
   return tag;
 }
 
+/** The colour of a tag a workflow creates (the creation route's default). */
+export const DEFAULT_TAG_COLOR = "#6b7280";
+
 function nameTaken(name: string): Conflict {
   return new Conflict(CONFLICT.nameTaken.code, CONFLICT.nameTaken.message("Un tag nommé", name, " dans ce projet"));
 }
@@ -67,5 +70,22 @@ export class TagsService {
       return d;
     });
     if (!deleted) throw new NotFound(NOT_FOUND.tag);
+  }
+
+  /**
+   * The `add_tag` workflow action: attaches the project's tag of this name (any case) to an alert,
+   * creating the tag (default colour) when the project has none — an organization workflow names
+   * tags, it cannot know each project's ids. Idempotent: a retry finds both the tag and the link.
+   * Returns the tag and whether it was created; undefined when the alert is not the project's.
+   */
+  async ensureOnAlert(project: ProjectScope, alertId: string, name: string): Promise<{ tag: TagRow; created: boolean } | undefined> {
+    return this.db.transaction(async (tx) => {
+      if (!(await repo.alertInProject(tx, project.id, alertId))) return undefined;
+      const inserted = await repo.insertIfMissing(tx, { projectId: project.id, name, color: DEFAULT_TAG_COLOR });
+      const tag = inserted ?? (await repo.byName(tx, project.id, name))!;
+      await repo.attachToAlert(tx, alertId, tag.id);
+      await bumpVersions(tx, [alertsVersion(project.id)]);
+      return { tag, created: inserted !== undefined };
+    });
   }
 }

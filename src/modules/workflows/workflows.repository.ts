@@ -126,6 +126,16 @@ export const workflowsRepository = {
     return rows.length === 1;
   },
 
+  /** Sets the hourly run limit of a workflow of the organization (its projects' or its own). */
+  async setMaxRunsPerHour(ex: Executor, orgId: string, id: string, max: number): Promise<WorkflowRow | undefined> {
+    const [row] = await ex
+      .update(workflows)
+      .set({ maxRunsPerHour: max })
+      .where(and(eq(workflows.orgId, orgId), eq(workflows.id, id)))
+      .returning();
+    return row;
+  },
+
   /** Locks the project row so that concurrent deletes see each other's effect on the count. */
   async lockProject(ex: Executor, projectId: string): Promise<void> {
     await ex.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");

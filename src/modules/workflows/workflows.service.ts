@@ -234,6 +234,7 @@ export class WorkflowsService {
       workflowId: workflow.id,
       triggerEvent: "cve.new_match",
       cveId,
+      projectId: project.id,
       status: "dry_run",
       startedAt: now,
       finishedAt: now,
@@ -276,6 +277,16 @@ export class WorkflowsService {
     } catch (err) {
       throw this.nameConflict(err, input.name);
     }
+  }
+
+  /**
+   * Sets a workflow's hourly run limit (operators: `vigie workflow limit`); a setting of the
+   * database and the CLI, not of the spec's workflow record. 404 outside the organization.
+   */
+  async setMaxRunsPerHour(orgId: string, id: string, max: number): Promise<{ id: string; name: string; max_runs_per_hour: number }> {
+    const row = await repo.setMaxRunsPerHour(this.db, orgId, id, max);
+    if (!row) throw new NotFound(NOT_FOUND.workflow);
+    return { id: row.id, name: row.name, max_runs_per_hour: row.maxRunsPerHour };
   }
 
   /** Maps a name unique violation to 409 nom_deja_utilise; other errors pass through. */

@@ -18,6 +18,10 @@ export interface JobDef<P extends z.ZodType, S> {
   cron?: string | ((config: Config) => string | null);
   /** The handler works at the instant it is given (`now`): `vigie jobs run NAME --now ISO-8601` may choose it. */
   clock?: boolean;
+  /** How often an idle worker looks for this job (seconds; default 10): short for the jobs a user waits on. */
+  pollSeconds?: number;
+  /** Workers of this job in each process (default 1): jobs of one name run that many at a time. */
+  workers?: number | ((config: Config) => number);
   /** Runs the job once at `now` (the current instant unless `jobs run --now` chose one); its result is what `jobs run` prints. */
   handler(payload: z.output<P>, services: S, logger: Logger, now: Date): Promise<Record<string, unknown> | undefined>;
 }
@@ -39,6 +43,8 @@ export interface Jobs<C extends Record<string, { payload: z.ZodType }>> {
   boss: PgBoss;
   /** Enqueues a job (call after the transaction that motivates it has committed). */
   send<N extends keyof C & string>(name: N, payload: z.input<C[N]["payload"]>): Promise<string | null>;
+  /** Enqueues many jobs of one name in one statement. */
+  sendMany<N extends keyof C & string>(name: N, payloads: z.input<C[N]["payload"]>[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -61,20 +67,38 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
   await boss.start();
   // A job renamed or removed: its schedule goes, so that an upgraded database runs no orphan cron.
   for (const s of await boss.getSchedules()) if (!Object.hasOwn(catalog, s.name)) await boss.unschedule(s.name);
+  const workers = new Map<string, string[]>();
   for (const [name, def] of Object.entries(catalog)) {
     await boss.createQueue(name, { name, retryLimit: def.retryLimit, retryBackoff: true });
     const cron = cronOf(def, config);
     if (cron) await boss.schedule(name, cron, {}, { tz: "UTC" });
     else await boss.unschedule(name);
-    await boss.work(name, { pollingIntervalSeconds: 10 }, async (batch) => {
-      for (const j of batch) {
-        await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }), new Date());
-      }
-    });
+    const count = typeof def.workers === "function" ? def.workers(config) : (def.workers ?? 1);
+    for (let i = 0; i < count; i++) {
+      const id = await boss.work(name, { pollingIntervalSeconds: def.pollSeconds ?? 10 }, async (batch) => {
+        for (const j of batch) {
+          await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }), new Date());
+        }
+      });
+      workers.set(name, [...(workers.get(name) ?? []), id]);
+    }
   }
+  // A job sent by this process wakes this process's idle workers at once (others find it at their next poll).
+  const wake = (name: string) => {
+    for (const id of workers.get(name) ?? []) boss.notifyWorker(id);
+  };
   return {
     boss,
-    send: (name, payload) => boss.send(name, catalog[name]!.payload.parse(payload) as object),
+    send: async (name, payload) => {
+      const id = await boss.send(name, catalog[name]!.payload.parse(payload) as object);
+      wake(name);
+      return id;
+    },
+    sendMany: async (name, payloads) => {
+      if (!payloads.length) return;
+      await boss.insert(payloads.map((p) => ({ name, data: catalog[name]!.payload.parse(p) as object })));
+      wake(name);
+    },
     stop: () => boss.stop({ graceful: true, timeout: 10_000 }),
   };
 }

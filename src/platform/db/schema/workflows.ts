@@ -1,5 +1,18 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { organizations, projects } from "./tenancy.js";
 
 /** A workflow belongs to a project, or to the whole organization when project_id is null. */
@@ -18,6 +31,8 @@ export const workflows = pgTable(
     family: text("family").notNull().default("alerting"),
     version: integer("version").notNull().default(1),
     graph: jsonb("graph").notNull(),
+    /** Runs allowed per rolling hour; past it a run is recorded `throttled` and nothing is executed. */
+    maxRunsPerHour: integer("max_runs_per_hour").notNull().default(500),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
@@ -30,6 +45,7 @@ export const workflows = pgTable(
     // The project workflow list (ordered by creation).
     index("workflows_project_idx").on(t.projectId, t.createdAt),
     check("workflows_version_positive", sql`${t.version} >= 1`),
+    check("workflows_max_runs_per_hour_valid", sql`${t.maxRunsPerHour} >= 0`),
   ],
 );
 
@@ -48,12 +64,25 @@ export const workflowRuns = pgTable(
     status: text("status").$type<RunStatus>().notNull(),
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
-    /** What each node did (or would have done, for a dry run). */
+    /** What each node did (or would have done, for a dry run): `{steps: [...]}` for a run of an event. */
     report: jsonb("report"),
+    /** The outbox event that caused the run (null for a dry run). */
+    eventId: bigint("event_id", { mode: "number" }),
+    /** The project the run acted on (an organization workflow runs for each project). */
+    projectId: uuid("project_id").references(() => projects.id, { onDelete: "cascade" }),
+    /** The worker holding the run until then; past it the run is resumed by runs-recover. */
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    leaseToken: uuid("lease_token"),
+    /** How many times a worker took the run (a run past its limit is finished failed). */
+    attempts: integer("attempts").notNull().default(0),
   },
   (t) => [
-    // The run list: newest first per workflow.
+    // The run list: newest first per workflow; also the hourly count of the throttle.
     index("workflow_runs_workflow_idx").on(t.workflowId, t.startedAt.desc(), t.id.desc()),
+    // One run per (event, workflow): a dispatch replayed never creates a second run.
+    uniqueIndex("workflow_runs_event_workflow_uq").on(t.eventId, t.workflowId).where(sql`${t.eventId} is not null`),
+    // runs-recover: unfinished runs by lease.
+    index("workflow_runs_unfinished_idx").on(t.leaseUntil).where(sql`${t.finishedAt} is null`),
     check("workflow_runs_status_valid", sql`${t.status} in ('success', 'partial', 'failed', 'throttled', 'dry_run')`),
   ],
 );

@@ -1,0 +1,65 @@
+import { ActionError, type ActionContext, type ActionHandlers } from "../../engine/actions.js";
+import type { Actor } from "../../platform/auth/context.js";
+import type { AlertsService } from "../alerts/alerts.service.js";
+import type { CasesService } from "../cases/cases.service.js";
+import type { TagsService } from "../tags/tags.service.js";
+
+export type DataActionName = "create_case" | "add_tag" | "set_alert_read";
+
+/** The actor of a workflow's changes (case history). */
+export function workflowActor(ctx: ActionContext): Actor {
+  return { type: "workflow", id: ctx.workflow.id, label: ctx.workflow.name };
+}
+
+/**
+ * The actions that change Vigie's data, over the services (wired in the composition root). Each is
+ * idempotent by construction, so a retried run changes nothing twice: one case per project and
+ * CVE (severity and notes applied only by the call that opened it, in its transaction), a tag
+ * link is a set member, a read state is a value.
+ */
+export function dataActions(deps: {
+  cases: Pick<CasesService, "openForWorkflow">;
+  tags: Pick<TagsService, "ensureOnAlert">;
+  alerts: Pick<AlertsService, "setRead">;
+}): Pick<ActionHandlers, DataActionName> {
+  const project = (ctx: ActionContext) => ({ id: ctx.project.id, orgId: ctx.project.orgId });
+  const alertOf = (ctx: ActionContext) => {
+    if (!ctx.event.alertId) throw new ActionError(`l'événement ${ctx.event.name} ne concerne aucune alerte`);
+    return ctx.event.alertId;
+  };
+  return {
+    create_case: async (ctx, params) => {
+      const cveId = ctx.event.cveId;
+      if (!cveId) throw new ActionError(`l'événement ${ctx.event.name} ne nomme aucune CVE`);
+      const set = {
+        ...(typeof params.severity === "string" && { severity: params.severity as never }),
+        ...(typeof params.notes === "string" && { notes: params.notes }),
+      };
+      const created = await deps.cases.openForWorkflow(project(ctx), cveId, workflowActor(ctx), set);
+      return {
+        detail: created ? `dossier ouvert pour ${cveId}` : `le projet a déjà un dossier pour ${cveId} : rien à faire`,
+        sent: { cve_id: cveId, created, ...set },
+      };
+    },
+    add_tag: async (ctx, params) => {
+      const alertId = alertOf(ctx);
+      const name = String(params.tag);
+      const r = await deps.tags.ensureOnAlert(project(ctx), alertId, name);
+      if (!r) throw new ActionError("l'alerte de l'événement n'existe plus");
+      return {
+        detail: `étiquette « ${r.tag.name} » posée sur l'alerte${r.created ? " (étiquette créée)" : ""}`,
+        sent: { alert_id: alertId, tag: r.tag.name, tag_id: r.tag.id, tag_created: r.created },
+      };
+    },
+    set_alert_read: async (ctx, params) => {
+      const alertId = alertOf(ctx);
+      const isRead = params.is_read !== false;
+      try {
+        await deps.alerts.setRead(project(ctx), alertId, isRead);
+      } catch {
+        throw new ActionError("l'alerte de l'événement n'existe plus");
+      }
+      return { detail: isRead ? "alerte marquée lue" : "alerte marquée non lue", sent: { alert_id: alertId, is_read: isRead } };
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { NotificationMessage } from "../../engine/actions.js";
+import type { Facts } from "../../engine/evaluate.js";
+import type { EventName } from "../../engine/vocabulary.js";
+import type { EventRow } from "./runs.repository.js";
+
+const str = (v: unknown) => (typeof v === "string" ? v : null);
+const num = (v: unknown) => (typeof v === "number" ? v : null);
+const bool = (v: unknown) => (typeof v === "boolean" ? v : null);
+
+/**
+ * What every notification of a run says, built once per run from the event and its facts. The
+ * link points at the alert (or the case when the event has no alert) on the API, absolute when
+ * a public URL is configured.
+ */
+export function buildMessage(
+  event: EventRow,
+  facts: Facts,
+  project: { id: string; name: string; orgId: string },
+  alert: { palier: string; match: Record<string, unknown> | null } | null,
+  publicUrl: string | null,
+  lang: "fr" | "en" = "fr",
+): NotificationMessage {
+  const cveId = event.cve_id;
+  const severity = str(facts["cve.severity"]);
+  const isKev = bool(facts["cve.is_kev"]);
+  const hasPoc = bool(facts["cve.has_poc"]);
+  const flags = [severity, isKev ? "KEV" : null, hasPoc ? "PoC" : null].filter(Boolean).join(", ");
+  const subject = cveId ?? event.event;
+  const title = `${subject}${flags ? ` (${flags})` : ""} ${lang === "en" ? "affects" : "touche"} ${project.name}`;
+  const base = `${(publicUrl ?? "").replace(/\/$/, "")}/api/v1/organizations/${project.orgId}/projects/${project.id}`;
+  const link = event.alert_id ? `${base}/alerts/${event.alert_id}` : cveId ? `${base}/cases/${cveId}` : base;
+  const version = alert?.match && typeof alert.match.version === "string" ? alert.match.version : null;
+  return {
+    event: event.event as EventName,
+    title,
+    lang,
+    cve: {
+      id: cveId,
+      severity,
+      cvss_score: num(facts["cve.cvss_score"]),
+      epss_score: num(facts["cve.epss_score"]),
+      is_kev: isKev,
+      has_poc: hasPoc,
+      vendor: str(facts["cve.vendor"]),
+      product: str(facts["cve.product"]),
+      description: str(facts["cve.description"]),
+    },
+    version,
+    palier: alert?.palier ?? null,
+    project: { id: project.id, name: project.name, org_id: project.orgId },
+    alert_id: event.alert_id,
+    link,
+    payload: event.payload,
+  };
+}

@@ -1,0 +1,268 @@
+import { sql } from "drizzle-orm";
+import type { StoredGraph } from "../../engine/graph.js";
+import type { Executor } from "../../platform/db/client.js";
+import type { RunStatus } from "../../platform/db/schema/index.js";
+import { pgArray, rowsOf } from "../../platform/db/sql.js";
+import type { Step } from "../../engine/execute.js";
+
+export interface EventRow {
+  id: number;
+  org_id: string;
+  project_id: string;
+  event: string;
+  cve_id: string | null;
+  alert_id: string | null;
+  payload: Record<string, unknown>;
+}
+
+/** An enabled workflow a dispatch may run, with its trigger's event. */
+export interface CandidateWorkflow {
+  id: string;
+  org_id: string;
+  project_id: string | null;
+  trigger_event: string | null;
+  max_runs_per_hour: number;
+  recent_runs: number;
+}
+
+export interface ClaimedRun {
+  id: string;
+  workflow_id: string;
+  event_id: number;
+  project_id: string;
+  attempts: number;
+  lease_token: string;
+  report: { steps?: Step[] } | null;
+}
+
+export interface RunContextRow {
+  workflow_name: string;
+  graph: StoredGraph;
+  org_id: string;
+  project_id: string;
+  project_name: string;
+  event: EventRow;
+}
+
+export interface RunDetailRow {
+  id: string;
+  workflow_id: string;
+  trigger_event: string;
+  cve_id: string | null;
+  status: RunStatus;
+  started_at: Date;
+  finished_at: Date | null;
+  report: Record<string, unknown> | null;
+  event_id: number | null;
+  attempts: number;
+}
+
+const date = (v: unknown) => (v instanceof Date ? v : new Date(v as string));
+
+/** SQL of the workflow engine: outbox events to runs, leases, steps. */
+export const runsRepository = {
+  /**
+   * Claims up to `limit` pending events, oldest first; rows locked by another dispatcher are
+   * skipped (FOR UPDATE SKIP LOCKED), so several workers take disjoint batches. Inside the
+   * transaction that creates their runs and marks them processed.
+   */
+  async claimEvents(ex: Executor, limit: number): Promise<EventRow[]> {
+    const rows = await rowsOf<EventRow & { id: string | number }>(
+      ex,
+      sql`select id, org_id, project_id, event, cve_id, alert_id, payload from outbox_events
+        where processed_at is null order by id limit ${limit} for update skip locked`,
+    );
+    return rows.map((r) => ({ ...r, id: Number(r.id) }));
+  },
+
+  /**
+   * The enabled workflows of these projects and of their organizations, with their trigger's event
+   * and the runs each executed in the last hour (the throttle's count, off the run list's index).
+   * Project workflows first, then organization ones, each by creation.
+   */
+  async candidates(ex: Executor, projectIds: string[], orgIds: string[]): Promise<CandidateWorkflow[]> {
+    return rowsOf<CandidateWorkflow>(
+      ex,
+      sql`select w.id, w.org_id, w.project_id, w.max_runs_per_hour,
+          (select n->>'event' from jsonb_array_elements(w.graph->'nodes') n where n->>'type' = 'trigger' limit 1) as trigger_event,
+          (select count(*)::int from workflow_runs r where r.workflow_id = w.id and r.started_at > now() - interval '1 hour'
+             and r.status not in ('throttled', 'dry_run')) as recent_runs
+        from workflows w
+        where w.is_enabled and (w.project_id = any(${pgArray(projectIds)}::uuid[])
+          or (w.project_id is null and w.org_id = any(${pgArray(orgIds)}::uuid[])))
+        order by (w.project_id is null), w.created_at, w.id`,
+    );
+  },
+
+  /**
+   * Inserts runs; a (event, workflow) that already has one is left alone (the unique index), so a
+   * replayed dispatch creates nothing. Returns the runs created and still to execute.
+   */
+  async insertRuns(
+    ex: Executor,
+    runs: { workflow_id: string; event_id: number; project_id: string; trigger_event: string; cve_id: string | null; throttled: boolean }[],
+  ): Promise<{ id: string; throttled: boolean }[]> {
+    if (!runs.length) return [];
+    const throttled = { steps: [], raison: "limite horaire de runs du workflow atteinte : rien n'a été exécuté" };
+    return rowsOf(
+      ex,
+      sql`insert into workflow_runs (workflow_id, event_id, project_id, trigger_event, cve_id, status, finished_at, report)
+        select r.workflow_id, r.event_id, r.project_id, r.trigger_event, r.cve_id,
+          case when r.throttled then 'throttled' else 'success' end,
+          case when r.throttled then now() end,
+          case when r.throttled then ${JSON.stringify(throttled)}::jsonb else '{"steps": []}'::jsonb end
+        from json_to_recordset(${JSON.stringify(runs)}::json)
+          as r(workflow_id uuid, event_id bigint, project_id uuid, trigger_event text, cve_id text, throttled boolean)
+        on conflict (event_id, workflow_id) where event_id is not null do nothing
+        returning id, status = 'throttled' as throttled`,
+    );
+  },
+
+  async markProcessed(ex: Executor, eventIds: number[]): Promise<void> {
+    if (!eventIds.length) return;
+    await ex.execute(sql`update outbox_events set processed_at = now() where id = any(${`{${eventIds.join(",")}}`}::bigint[])`);
+  },
+
+  /**
+   * Takes a run for `leaseSeconds`: a run nobody holds (never started, or its holder's lease
+   * expired). Undefined when it is finished or held. Each take counts an attempt.
+   */
+  async claimRun(ex: Executor, runId: string, leaseSeconds: number): Promise<ClaimedRun | undefined> {
+    const [row] = await rowsOf<ClaimedRun & { event_id: string | number }>(
+      ex,
+      sql`update workflow_runs set lease_until = now() + make_interval(secs => ${leaseSeconds}), lease_token = gen_random_uuid(),
+          attempts = attempts + 1
+        where id = ${runId} and finished_at is null and event_id is not null and (lease_until is null or lease_until < now())
+        returning id, workflow_id, event_id, project_id, attempts, lease_token, report`,
+    );
+    return row && { ...row, event_id: Number(row.event_id) };
+  },
+
+  /** What a run needs to execute: its workflow, project and event. */
+  async context(ex: Executor, run: ClaimedRun): Promise<RunContextRow | undefined> {
+    const [row] = await rowsOf<Omit<RunContextRow, "event"> & { event: EventRow }>(
+      ex,
+      sql`select w.name as workflow_name, w.graph, p.org_id, p.id as project_id, p.name as project_name,
+          json_build_object('id', e.id, 'org_id', e.org_id, 'project_id', e.project_id, 'event', e.event, 'cve_id', e.cve_id,
+            'alert_id', e.alert_id, 'payload', e.payload) as event
+        from workflow_runs r
+        join workflows w on w.id = r.workflow_id
+        join projects p on p.id = r.project_id
+        join outbox_events e on e.id = r.event_id
+        where r.id = ${run.id}`,
+    );
+    return row && { ...row, event: { ...row.event, id: Number(row.event.id) } };
+  },
+
+  /** Facts of the event's alert and of the project's case for the CVE (null when none). */
+  async alertAndCase(
+    ex: Executor,
+    projectId: string,
+    alertId: string | null,
+    cveId: string | null,
+  ): Promise<{
+    alert: { palier: string; tags: string[]; match: Record<string, unknown> | null; is_read: boolean } | null;
+    case: { status: string; severity: string | null } | null;
+  }> {
+    const [alert] = alertId
+      ? await rowsOf<{ palier: string; tags: string[]; match: Record<string, unknown> | null; is_read: boolean }>(
+          ex,
+          sql`select a.palier, a.match, a.is_read, coalesce((select array_agg(t.name order by t.name) from alert_tags x
+              join tags t on t.id = x.tag_id where x.alert_id = a.id), '{}') as tags
+            from alerts a where a.id = ${alertId} and a.project_id = ${projectId}`,
+        )
+      : [];
+    const [kase] = cveId
+      ? await rowsOf<{ status: string; severity: string | null }>(
+          ex,
+          sql`select status, severity from cases where project_id = ${projectId} and cve_id = ${cveId.toUpperCase()}`,
+        )
+      : [];
+    return { alert: alert ?? null, case: kase ?? null };
+  },
+
+  /**
+   * Records one step (and the status so far) while the lease is held, extending it; false when
+   * the lease was lost (another worker took the run over): the caller must stop.
+   */
+  async recordStep(ex: Executor, runId: string, token: string, step: Step, status: RunStatus, leaseSeconds: number): Promise<boolean> {
+    const rows = await rowsOf(
+      ex,
+      sql`update workflow_runs set
+          report = jsonb_set(coalesce(report, '{}'::jsonb), '{steps}', coalesce(report->'steps', '[]'::jsonb) || ${JSON.stringify([step])}::jsonb),
+          status = ${status}, lease_until = now() + make_interval(secs => ${leaseSeconds})
+        where id = ${runId} and lease_token = ${token} and finished_at is null returning 1`,
+    );
+    return rows.length > 0;
+  },
+
+  /** Finishes a run (its status, steps, reason) if this holder still has it; false otherwise. */
+  async finish(ex: Executor, runId: string, token: string | null, status: RunStatus, report: Record<string, unknown>): Promise<boolean> {
+    const holder = token === null ? sql`true` : sql`lease_token = ${token}`;
+    const rows = await rowsOf(
+      ex,
+      sql`update workflow_runs set status = ${status}, finished_at = now(), lease_until = null, report = ${JSON.stringify(report)}::jsonb
+        where id = ${runId} and finished_at is null and ${holder} returning 1`,
+    );
+    return rows.length > 0;
+  },
+
+  /** The steps a run recorded so far. */
+  async steps(ex: Executor, runId: string): Promise<Step[] | undefined> {
+    const [row] = await rowsOf<{ steps: Step[] | null }>(ex, sql`select report->'steps' as steps from workflow_runs where id = ${runId}`);
+    return row?.steps ?? undefined;
+  },
+
+  /** Every unfinished run's lease ends now (the embedded database at start-up: no other process can hold one). */
+  async expireLeases(ex: Executor): Promise<number> {
+    const rows = await rowsOf(
+      ex,
+      sql`update workflow_runs set lease_until = now() - interval '1 second'
+        where finished_at is null and event_id is not null returning 1`,
+    );
+    return rows.length;
+  },
+
+  /** Unfinished runs nobody holds: lease expired, or never taken `graceSeconds` after creation. */
+  async abandoned(ex: Executor, graceSeconds: number, limit: number): Promise<string[]> {
+    const rows = await rowsOf<{ id: string }>(
+      ex,
+      sql`select id from workflow_runs where finished_at is null and event_id is not null
+          and coalesce(lease_until, started_at + make_interval(secs => ${graceSeconds})) < now()
+        order by started_at limit ${limit}`,
+    );
+    return rows.map((r) => r.id);
+  },
+
+  /** Unfinished runs never taken (their execute job may be queued): for an in-process drain. */
+  async pending(ex: Executor, limit: number): Promise<string[]> {
+    const rows = await rowsOf<{ id: string }>(
+      ex,
+      sql`select id from workflow_runs where finished_at is null and event_id is not null and lease_until is null
+        order by started_at limit ${limit}`,
+    );
+    return rows.map((r) => r.id);
+  },
+
+  /**
+   * One run of a workflow as the project sees it: a run of the project's workflow, or of its
+   * organization's workflow for this project. Undefined otherwise (another tenant's: 404).
+   */
+  async detail(ex: Executor, project: { id: string; orgId: string }, workflowId: string, runId: string): Promise<RunDetailRow | undefined> {
+    const [row] = await rowsOf<RunDetailRow>(
+      ex,
+      sql`select r.id, r.workflow_id, r.trigger_event, r.cve_id, r.status, r.started_at, r.finished_at, r.report, r.event_id, r.attempts
+        from workflow_runs r join workflows w on w.id = r.workflow_id
+        where r.id = ${runId} and r.workflow_id = ${workflowId}
+          and ((w.project_id = ${project.id}) or (w.project_id is null and w.org_id = ${project.orgId} and r.project_id = ${project.id}))`,
+    );
+    return (
+      row && {
+        ...row,
+        started_at: date(row.started_at),
+        finished_at: row.finished_at === null ? null : date(row.finished_at),
+        event_id: row.event_id === null ? null : Number(row.event_id),
+      }
+    );
+  },
+};

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { Run } from "../workflows/workflows.schemas.js";
+
+export const WorkflowRunStep = z
+  .object({
+    node: z.string().describe("The graph node"),
+    type: z.enum(["trigger", "condition", "action"]),
+    action: z.string().nullable().describe("The action of an action node"),
+    outcome: z
+      .enum(["declenche", "non_declenche", "vrai", "faux", "succes", "echec", "non_atteint"])
+      .describe("What the node did: trigger fired or not, condition true or false, action done or failed, node not reached"),
+    detail: z.string(),
+    started_at: z.iso.datetime(),
+    duration_ms: z.int().min(0),
+    error: z.string().nullable(),
+    sent: z.record(z.string(), z.unknown()).nullable().describe("What the action sent, secrets masked"),
+    attempt: z.int().min(1).describe("The attempt of the run that recorded the step (a run resumed after its lease expired has several)"),
+  })
+  .meta({ id: "WorkflowRunStep" });
+
+export const WorkflowRunDetailOut = Run.extend({
+  event_id: z.int().nullable().describe("The outbox event that caused the run; null for a dry run"),
+  attempts: z.int().min(0).describe("How many times a worker took the run"),
+  erreur: z.string().nullable().describe("Why the engine failed or throttled the run; null otherwise"),
+  steps: z.array(WorkflowRunStep).describe("One per node, in graph order; empty while nothing ran, for a throttled run and for a dry run"),
+}).meta({ id: "WorkflowRunDetailOut" });
+
+export const RunParams = z.object({ org_id: z.uuid(), project_id: z.uuid(), workflow_id: z.uuid(), run_id: z.uuid() });
+
+export type WorkflowRunStep = z.infer<typeof WorkflowRunStep>;
+export type WorkflowRunDetailOut = z.infer<typeof WorkflowRunDetailOut>;

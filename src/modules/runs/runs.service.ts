@@ -1,0 +1,248 @@
+import type { ActionHandlers } from "../../engine/actions.js";
+import type { Facts } from "../../engine/evaluate.js";
+import { execute, statusOf, type Step } from "../../engine/execute.js";
+import { EVENTS, type EventName } from "../../engine/vocabulary.js";
+import type { ProjectScope } from "../../platform/auth/context.js";
+import type { Db, Executor } from "../../platform/db/client.js";
+import { NotFound } from "../../platform/errors.js";
+import { NOT_FOUND } from "../../platform/messages.js";
+import { buildMessage } from "./runs.message.js";
+import { runsRepository as repo, type ClaimedRun, type RunDetailRow } from "./runs.repository.js";
+
+/** Where a run reads what Vigie knows of a CVE (the dry run's loader); null when it knows nothing. */
+export type CveFactsLoader = (ex: Executor, cveId: string) => Promise<Facts | null>;
+
+export interface RunsOptions {
+  /** How long a worker holds a run without news (each step recorded extends it). */
+  leaseSeconds: number;
+  /** A run taken this many times without finishing is finished `failed`. */
+  maxAttempts: number;
+  /** Events claimed per dispatch transaction. */
+  batch: number;
+  /** Absolute links in notifications (VIGIE_PUBLIC_URL), else links are paths. */
+  publicUrl: string | null;
+}
+
+export const RUN_DEFAULTS: RunsOptions = { leaseSeconds: 120, maxAttempts: 3, batch: 200, publicUrl: null };
+
+/** Sends runs to the job queue (pg-boss, `runs-execute`); absent, runs execute in the caller's process. */
+export type RunQueue = { execute(runIds: string[]): Promise<void>; dispatch(): Promise<void> };
+
+class LeaseLost extends Error {}
+
+/**
+ * The workflow engine's service: outbox events become runs (dispatch), runs execute their
+ * workflow's graph through the action handlers (execute), runs whose worker died are resumed or
+ * finished (recover). Every step is recorded as it happens, so a run taken over by another worker
+ * skips what was done.
+ */
+export class RunsService {
+  private queue: RunQueue | null = null;
+  private readonly opts: RunsOptions;
+
+  constructor(
+    private readonly db: Db,
+    private readonly handlers: ActionHandlers,
+    private readonly cveFacts: CveFactsLoader,
+    opts: Partial<RunsOptions> = {},
+  ) {
+    this.opts = { ...RUN_DEFAULTS, ...opts };
+  }
+
+  /** Attaches the job queue (the server, after its jobs start), or detaches it (null). */
+  useQueue(queue: RunQueue | null): void {
+    this.queue = queue;
+  }
+
+  /**
+   * After a commit that wrote events in this process (an import, the expiry job, stack items that
+   * raised alerts): asks the queue
+   * for a dispatch now rather than at the next minute. Without a queue (the CLI with no server)
+   * nothing happens: the server dispatches at start-up.
+   */
+  async kick(): Promise<void> {
+    try {
+      await this.queue?.dispatch();
+    } catch {
+      // The change is committed; the minute's runs-dispatch picks its events up.
+    }
+  }
+
+  /**
+   * One dispatch transaction: claims up to `batch` pending events (SKIP LOCKED: other workers take
+   * others), creates one run per (event, enabled workflow whose trigger is the event) — the
+   * project's workflows, then its organization's — and marks the events processed, all or nothing.
+   * A workflow past its hourly limit gets a `throttled` run, finished at once. Returns the runs to
+   * execute.
+   */
+  async dispatch(): Promise<{ events: number; runs: string[]; throttled: number }> {
+    return this.db.transaction(async (tx) => {
+      const events = await repo.claimEvents(tx, this.opts.batch);
+      if (!events.length) return { events: 0, runs: [], throttled: 0 };
+      const candidates = await repo.candidates(
+        tx,
+        [...new Set(events.map((e) => e.project_id))],
+        [...new Set(events.map((e) => e.org_id))],
+      );
+      const counts = new Map(candidates.map((w) => [w.id, w.recent_runs]));
+      const runs = [];
+      for (const e of events) {
+        const matching = candidates.filter(
+          (w) => w.trigger_event === e.event && (w.project_id === e.project_id || (w.project_id === null && w.org_id === e.org_id)),
+        );
+        for (const w of matching) {
+          const n = counts.get(w.id)!;
+          const throttled = n >= w.max_runs_per_hour;
+          if (!throttled) counts.set(w.id, n + 1);
+          runs.push({ workflow_id: w.id, event_id: e.id, project_id: e.project_id, trigger_event: e.event, cve_id: e.cve_id, throttled });
+        }
+      }
+      const created = await repo.insertRuns(tx, runs);
+      await repo.markProcessed(
+        tx,
+        events.map((e) => e.id),
+      );
+      return {
+        events: events.length,
+        runs: created.filter((r) => !r.throttled).map((r) => r.id),
+        throttled: created.filter((r) => r.throttled).length,
+      };
+    });
+  }
+
+  /**
+   * Dispatches every pending event, batch after batch; the runs created go to the queue, or
+   * (no queue: the CLI, tests) execute here, one after the other.
+   */
+  async dispatchAll(): Promise<{ events: number; runs: number; throttled: number }> {
+    const total = { events: 0, runs: 0, throttled: 0 };
+    for (;;) {
+      const r = await this.dispatch();
+      total.events += r.events;
+      total.runs += r.runs.length;
+      total.throttled += r.throttled;
+      if (r.runs.length) {
+        if (this.queue) await this.queue.execute(r.runs);
+        else for (const id of r.runs) await this.execute(id);
+      }
+      if (r.events < this.opts.batch) return total;
+    }
+  }
+
+  /**
+   * Executes one run if nobody holds it: takes its lease, rebuilds its facts, walks its graph
+   * (steps recorded by an earlier attempt are kept, not redone), records each step and finishes
+   * it. A run taken more than `maxAttempts` times is finished `failed` with the reason. Returns the
+   * final status, or null when the run was not ours to execute.
+   */
+  async execute(runId: string): Promise<string | null> {
+    const run = await repo.claimRun(this.db, runId, this.opts.leaseSeconds);
+    if (!run) return null;
+    const done = new Map((run.report?.steps ?? []).map((s) => [s.node, s]));
+    if (run.attempts > this.opts.maxAttempts) {
+      const steps = [...done.values()];
+      const reason = `abandonné après ${this.opts.maxAttempts} tentatives interrompues (bail expiré à chaque fois)`;
+      await repo.finish(this.db, run.id, run.lease_token, "failed", { steps, erreur: reason });
+      return "failed";
+    }
+    try {
+      return await this.run(run, done);
+    } catch (err) {
+      if (err instanceof LeaseLost) return null;
+      // The engine failed (not an action): the run is failed with the reason; if even that cannot
+      // be written, the lease expires and runs-recover takes the run again.
+      const steps = (await repo.steps(this.db, run.id)) ?? [...done.values()];
+      await repo.finish(this.db, run.id, run.lease_token, "failed", { steps, erreur: `erreur du moteur : ${(err as Error).message}` });
+      return "failed";
+    }
+  }
+
+  private async run(run: ClaimedRun, done: Map<string, Step>): Promise<string> {
+    const ctx = await repo.context(this.db, run);
+    if (!ctx) {
+      await repo.finish(this.db, run.id, run.lease_token, "failed", {
+        steps: [...done.values()],
+        erreur: "workflow, projet ou événement disparu",
+      });
+      return "failed";
+    }
+    const e = ctx.event;
+    const { alert, case: kase } = await repo.alertAndCase(this.db, ctx.project_id, e.alert_id, e.cve_id);
+    const known = e.cve_id ? await this.cveFacts(this.db, e.cve_id) : null;
+    const facts: Facts = {
+      ...(e.cve_id && { "cve.id": e.cve_id }),
+      ...(known ?? {}),
+      "project.name": ctx.project_name,
+      ...(alert && { "alert.palier": alert.palier, "alert.tags": alert.tags }),
+      ...(kase && { "case.status": kase.status, "case.severity": kase.severity }),
+    };
+    const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };
+    const controller = new AbortController();
+    const event = EVENTS.includes(e.event as EventName) ? (e.event as EventName) : null;
+    if (!event) {
+      await repo.finish(this.db, run.id, run.lease_token, "failed", { steps: [], erreur: `événement inconnu du moteur : ${e.event}` });
+      return "failed";
+    }
+    const recorded: Step[] = [...done.values()];
+    const result = await execute({
+      graph: ctx.graph,
+      event,
+      facts,
+      handlers: this.handlers,
+      done,
+      attempt: run.attempts,
+      context: {
+        event: { id: e.id, name: event, cveId: e.cve_id, alertId: e.alert_id, payload: e.payload },
+        project,
+        workflow: { id: run.workflow_id, name: ctx.workflow_name },
+        runId: run.id,
+        message: buildMessage(e, facts, project, alert, this.opts.publicUrl),
+        signal: controller.signal,
+      },
+      record: async (step) => {
+        recorded.push(step);
+        if (!(await repo.recordStep(this.db, run.id, run.lease_token, step, statusOf(recorded), this.opts.leaseSeconds))) {
+          controller.abort();
+          throw new LeaseLost();
+        }
+      },
+    });
+    await repo.finish(this.db, run.id, run.lease_token, result.status, { steps: result.steps });
+    return result.status;
+  }
+
+  /**
+   * runs-recover: unfinished runs nobody holds — their worker died (lease expired), or their
+   * execute job never ran — are executed again here (resumed: recorded steps are skipped), or
+   * finished `failed` past `maxAttempts`.
+   */
+  async recover(limit = 100): Promise<{ resumed: number }> {
+    const ids = await repo.abandoned(this.db, this.opts.leaseSeconds, limit);
+    let resumed = 0;
+    for (const id of ids) if ((await this.execute(id)) !== null) resumed++;
+    return { resumed };
+  }
+
+  /**
+   * At the start of the only process of an embedded database: the runs left unfinished by the
+   * previous one (killed) are nobody's, so runs-recover may resume them at once rather than when
+   * their lease would have ended. Not for PostgreSQL, where other workers may hold them.
+   */
+  async releaseLeases(): Promise<number> {
+    return repo.expireLeases(this.db);
+  }
+
+  /** Executes unfinished runs nobody took yet (the `runs-execute` job without a run id: the CLI). */
+  async executePending(limit = 1000): Promise<number> {
+    let n = 0;
+    for (const id of await repo.pending(this.db, limit)) if ((await this.execute(id)) !== null) n++;
+    return n;
+  }
+
+  /** One run of a workflow with its steps; 404 for a run, or workflow, this project cannot see. */
+  async get(project: ProjectScope, workflowId: string, runId: string): Promise<RunDetailRow> {
+    const row = await repo.detail(this.db, project, workflowId, runId);
+    if (!row) throw new NotFound(NOT_FOUND.run);
+    return row;
+  }
+}
