@@ -9,6 +9,7 @@ export const NOT_FOUND = {
   organization: "Organisation introuvable",
   project: "Projet introuvable",
   workflow: "Workflow introuvable",
+  run: "Exécution introuvable",
   stack: "Pile introuvable",
   stackItem: "Élément de pile introuvable",
   tag: "Tag introuvable",
@@ -64,6 +65,12 @@ export const AUTH = {
     "Cette entrée du registre couvre des cas de projets hors de la restriction de la clé d'API : seule une clé sans cette restriction peut la modifier ou la supprimer",
   hourlyLimit: (limit: number) => `Limite de ${limit} appels par heure atteinte pour cette organisation`,
   loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,
+} as const;
+
+/** Messages of the MCP server's tool errors. */
+export const MCP = {
+  internalError: "Erreur interne : l'outil n'a pas pu répondre",
+  workflowTarget: "project_id (workflow d'un projet) ou org_id (workflow de l'organisation) : l'un des deux, pas les deux",
 } as const;
 
 /** 422 messages of the rules services check (Pydantic prefixes them with "Value error, "). */

@@ -1,6 +1,6 @@
 import type { StoredGraph } from "../../engine/graph.js";
 import type { RunRow, WorkflowListRow, WorkflowRow } from "./workflows.repository.js";
-import type { Run, WorkflowItem, Workflow } from "./workflows.schemas.js";
+import type { Run, RunDetail, WorkflowItem, Workflow } from "./workflows.schemas.js";
 
 /**
  * The graph with its keys in reading order (jsonb stores object keys sorted by length, which
@@ -60,4 +60,10 @@ export function presentRun(r: RunRow): Run {
     started_at: r.startedAt.toISOString(),
     finished_at: r.finishedAt?.toISOString() ?? null,
   };
+}
+
+// MCP placeholder (get_run) until the engine's run detail is merged: take the engine branch's version.
+/** One run with what its nodes did. */
+export function presentRunDetail(r: RunRow): RunDetail {
+  return { ...presentRun(r), report: r.report ?? null };
 }

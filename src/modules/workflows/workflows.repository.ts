@@ -122,6 +122,16 @@ export const workflowsRepository = {
       .limit(limit);
   },
 
+  // MCP placeholder (get_run) until the engine's run detail is merged: take the engine branch's version.
+  /** One run of a workflow, or undefined. */
+  async run(ex: Executor, workflowId: string, runId: string): Promise<RunRow | undefined> {
+    const [row] = await ex
+      .select()
+      .from(workflowRuns)
+      .where(and(eq(workflowRuns.workflowId, workflowId), eq(workflowRuns.id, runId)));
+    return row;
+  },
+
   async insertRun(ex: Executor, r: typeof workflowRuns.$inferInsert): Promise<RunRow> {
     const [row] = await ex.insert(workflowRuns).values(r).returning();
     return row!;

@@ -109,6 +109,12 @@ export const DryRunOut = Run.extend({
   ),
 }).meta({ id: "WorkflowDryRunOut" });
 
+// MCP placeholder (get_run) until the engine's run detail is merged: take the engine branch's version.
+export const RunDetail = Run.extend({
+  report: z.unknown().nullable().describe("What each node did (or would have done, for a dry run)"),
+}).meta({ id: "WorkflowRunDetail" });
+export type RunDetail = z.infer<typeof RunDetail>;
+
 export const WorkflowParams = z.object({ org_id: z.uuid(), project_id: z.uuid(), workflow_id: z.uuid() });
 export const RunsQuery = z.object({ limit: z.int().min(1).max(200).default(50) });
 export const IdempotencyHeaders = z.object({ "idempotency-key": z.string().min(1).max(255) });

@@ -217,6 +217,15 @@ export class WorkflowsService {
     return { run, cve_connue: known !== null, avertissement, noeuds };
   }
 
+  // MCP placeholder (get_run) until the engine's run detail is merged: take the engine branch's version.
+  /** One run of a project workflow (404 for a workflow of another project, or a run of another workflow). */
+  async run(project: ProjectScope, workflowId: string, runId: string): Promise<RunRow> {
+    if (!(await repo.getInProject(this.db, project.id, workflowId))) throw new NotFound(NOT_FOUND.workflow);
+    const row = await repo.run(this.db, workflowId, runId);
+    if (!row) throw new NotFound(NOT_FOUND.run);
+    return row;
+  }
+
   /** A project workflow with its graph. */
   async get(project: ProjectScope, id: string): Promise<WorkflowRow> {
     const row = await repo.getInProject(this.db, project.id, id);
