@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { ApiKeyAuthenticator, rateHeaders, type WindowQuota } from "./platform/auth/api-key-auth.js";
@@ -45,6 +45,7 @@ import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { RisksService } from "./modules/risks/risks.service.js";
 import { risksRoutes } from "./modules/risks/risks.routes.js";
 import { CaseExpiry } from "./modules/cases/cases.expiry.js";
+import { registerMcp } from "./mcp/http.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -123,6 +124,11 @@ export async function buildApp(opts: {
 }): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, database, logger } = opts;
   const services = opts.services ?? createServices(database, config);
+  const apiKey = async (req: FastifyRequest) => {
+    const { ctx, quota } = await services.authenticator.authenticate(req.headers.authorization);
+    req.rateQuota = quota;
+    return ctx;
+  };
   const app = await buildServer({
     logger,
     version: VERSION,
@@ -143,14 +149,17 @@ export async function buildApp(opts: {
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {
-      apiKey: async (req) => {
-        const { ctx, quota } = await services.authenticator.authenticate(req.headers.authorization);
-        req.rateQuota = quota;
-        return ctx;
-      },
+      apiKey,
       session: (req) => services.sessions.authenticate(sessionToken(req)),
     },
     projects: services.projectAccess,
+  });
+  // The MCP server: the same API keys, the same services and project resolution as the routes.
+  registerMcp(app, {
+    authenticate: apiKey,
+    headers: (req) => (req.rateQuota ? rateHeaders(req.rateQuota.state()) : {}),
+    services,
+    version: VERSION,
   });
   // X-RateLimit-* are read when the answer leaves, so that the Remaining figures of one process's
   // answers never increase, in the order they are sent (429s carry theirs from the error).
