@@ -311,6 +311,31 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
     }
   });
 
+  it("answers a bare JSON-RPC call (curl) without a session, and counts each request against the hourly limit", async () => {
+    await t.services.organizations.upsertPlan({ slug: "mcp-tiny", name: "MCP Tiny", maxApiCallsPerHour: 3 });
+    const small = await createTenant(t, { plan: "mcp-tiny" }); // createTenant spends 1 call
+    const headers = { ...bearer(small.readKey), "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const body = (id: number) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "get_workflow", arguments: { project_id: small.projectId, workflow_id: small.defaultWorkflowId } },
+      });
+    const first = await fetch(url, { method: "POST", headers, body: body(1) });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("content-type")).toContain("application/json");
+    expect(first.headers.get("x-ratelimit-remaining")).toBe("1");
+    const answer = (await first.json()) as { id: number; result: { structuredContent: { id: string; is_default: boolean } } };
+    expect(answer.id).toBe(1);
+    expect(answer.result.structuredContent).toMatchObject({ id: small.defaultWorkflowId, is_default: true });
+    expect((await fetch(url, { method: "POST", headers, body: body(2) })).status).toBe(200);
+    const limited = await fetch(url, { method: "POST", headers, body: body(3) });
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(((await limited.json()) as { detail: string }).detail).toEqual(expect.any(String));
+  });
+
   it("is not in the OpenAPI document, which says where it is", async () => {
     const doc = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json() as {
       paths: Record<string, unknown>;
