@@ -1,5 +1,5 @@
 // The layer direction of docs/adr/0006-lint-format-dependency-rule.md, checked by `npm run lint`:
-//   platform (+ config.ts, version.ts)  <-  matching, engine  <-  feeds  <-  modules  <-  app.ts, jobs.ts, cli.ts, commands.ts, main.ts
+//   platform (+ config.ts, version.ts)  <-  matching, engine  <-  feeds  <-  modules  <-  mcp  <-  app.ts, jobs.ts, cli.ts, commands.ts, main.ts
 // Type-only imports count: a type pulled from a higher layer ties the lower one to it all the same.
 const FLOOR = "^src/(platform/|config\\.ts$|version\\.ts$)";
 // Tests beside the code may join layers (a matching test fed by a feed parser); cycles are checked everywhere.
@@ -40,6 +40,19 @@ module.exports = {
       `${FLOOR}|^src/(matching|engine|feeds|modules)/`,
       "Modules never import the composition root, the job catalog or the command line.",
     ),
+    layer(
+      "mcp-imports-modules-and-platform",
+      "^src/mcp/",
+      `${FLOOR}|^src/(engine|modules|mcp)/`,
+      "The MCP tools adapt the modules' services; nothing below imports them.",
+    ),
+    {
+      name: "mcp-calls-services-not-repositories",
+      comment: "MCP tools call the services the REST routes call, never a repository (no query written twice); row types only.",
+      severity: "error",
+      from: { path: "^src/mcp/", pathNot: TEST },
+      to: { path: "\\.repository\\.ts$", dependencyTypesNot: ["type-only"] },
+    },
     {
       name: "no-other-module-repository",
       comment:

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import type { Config } from "./config.js";
 import { ApiKeyAuthenticator, rateHeaders, type WindowQuota } from "./platform/auth/api-key-auth.js";
@@ -52,6 +52,7 @@ import type { ActionHandlers } from "./engine/actions.js";
 import { dataActions } from "./modules/runs/runs.actions.js";
 import { RunsService } from "./modules/runs/runs.service.js";
 import { runsRoutes } from "./modules/runs/runs.routes.js";
+import { registerMcp } from "./mcp/http.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -154,6 +155,11 @@ export async function buildApp(opts: {
 }): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, database, logger } = opts;
   const services = opts.services ?? createServices(database, config);
+  const apiKey = async (req: FastifyRequest) => {
+    const { ctx, quota } = await services.authenticator.authenticate(req.headers.authorization);
+    req.rateQuota = quota;
+    return ctx;
+  };
   const app = await buildServer({
     logger,
     version: VERSION,
@@ -175,14 +181,17 @@ export async function buildApp(opts: {
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {
-      apiKey: async (req) => {
-        const { ctx, quota } = await services.authenticator.authenticate(req.headers.authorization);
-        req.rateQuota = quota;
-        return ctx;
-      },
+      apiKey,
       session: (req) => services.sessions.authenticate(sessionToken(req)),
     },
     projects: services.projectAccess,
+  });
+  // The MCP server: the same API keys, the same services and project resolution as the routes.
+  registerMcp(app, {
+    authenticate: apiKey,
+    headers: (req) => (req.rateQuota ? rateHeaders(req.rateQuota.state()) : {}),
+    services,
+    version: VERSION,
   });
   // X-RateLimit-* are read when the answer leaves, so that the Remaining figures of one process's
   // answers never increase, in the order they are sent (429s carry theirs from the error).

@@ -67,6 +67,12 @@ export const AUTH = {
   loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,
 } as const;
 
+/** Messages of the MCP server's tool errors. */
+export const MCP = {
+  internalError: "Erreur interne : l'outil n'a pas pu répondre",
+  workflowTarget: "project_id (workflow d'un projet) ou org_id (workflow de l'organisation) : l'un des deux, pas les deux",
+} as const;
+
 /** 422 messages of the rules services check (Pydantic prefixes them with "Value error, "). */
 export const INVALID = {
   nameLength: "le nom doit faire de 1 à 200 caractères",

@@ -1,7 +1,7 @@
 import type { TagRow } from "../tags/tags.repository.js";
 import { presentTag } from "../tags/tags.presenter.js";
 import type { AlertRow } from "./alerts.repository.js";
-import type { AlertOut } from "./alerts.schemas.js";
+import type { AlertListOut, AlertListQuery, AlertOut } from "./alerts.schemas.js";
 
 export function presentAlert(a: AlertRow, tags: TagRow[] = []): AlertOut {
   return {
@@ -23,5 +23,19 @@ export function presentAlert(a: AlertRow, tags: TagRow[] = []): AlertOut {
     tags: tags.map(presentTag),
     epss_score: a.epss,
     correspondance: a.match,
+  };
+}
+
+/** A page of the alert list (GET …/alerts and the MCP tool list_alerts). */
+export function presentAlertList(
+  r: { rows: AlertRow[]; tags: Map<string, TagRow[]>; total: number; unread: number },
+  q: Pick<AlertListQuery, "page" | "page_size">,
+): AlertListOut {
+  return {
+    items: r.rows.map((a) => presentAlert(a, r.tags.get(a.id))),
+    total: r.total,
+    unread_count: r.unread,
+    page: q.page,
+    page_size: q.page_size,
   };
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagRefIn } from "../tags/tags.schemas.js";
-import { presentAlert } from "./alerts.presenter.js";
+import { presentAlert, presentAlertList } from "./alerts.presenter.js";
 import {
   AlertListOut, AlertListQuery, AlertOut, AlertParams, AlertReadIn, AlertSettings, AlertSettingsIn, AlertsReadIn, AlertsReadOut, ProjectStatsOut,
 } from "./alerts.schemas.js";
@@ -21,10 +21,7 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
       method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's alerts (filters, sort, paging) with total and unread_count",
       params: ProjectParams, query: AlertListQuery,
       responses: { 200: AlertListOut },
-      handler: async ({ project, query }) => {
-        const r = await service.list(project, query);
-        return { items: r.rows.map((a) => presentAlert(a, r.tags.get(a.id))), total: r.total, unread_count: r.unread, page: query.page, page_size: query.page_size };
-      },
+      handler: async ({ project, query }) => presentAlertList(await service.list(project, query), query),
     }),
     route({
       operationId: "setAlertRead",

@@ -90,6 +90,7 @@ export const AlertParams = ProjectParams.extend({ alert_id: z.uuid() });
 
 export type AlertListQuery = z.output<typeof AlertListQuery>;
 export type AlertOut = z.infer<typeof AlertOut>;
+export type AlertListOut = z.infer<typeof AlertListOut>;
 
 export const AlertSettings = z
   .object({

@@ -1,7 +1,7 @@
 import type { TagRow } from "../tags/tags.repository.js";
 import { presentTag } from "../tags/tags.presenter.js";
 import type { CaseRow, HistoryRow } from "./cases.repository.js";
-import type { CaseDetailOut, CaseExportRow, CaseHistoryOut, CaseOut } from "./cases.schemas.js";
+import type { CaseDetailOut, CaseExportRow, CaseHistoryOut, CaseListOut, CaseListQuery, CaseOut } from "./cases.schemas.js";
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 
@@ -65,4 +65,12 @@ export function presentCaseExport(c: CaseRow & { tag_names: string }): CaseExpor
     risk_expires_on: c.risk_expires_on,
     tags: c.tag_names,
   };
+}
+
+/** A page of the case list (GET …/cases and the MCP tool list_cases). */
+export function presentCaseList(
+  r: { rows: CaseRow[]; tags: Map<string, TagRow[]>; total: number },
+  q: Pick<CaseListQuery, "page" | "page_size">,
+): CaseListOut {
+  return { items: r.rows.map((c) => presentCase(c, r.tags.get(c.id))), total: r.total, page: q.page, page_size: q.page_size };
 }

@@ -4,7 +4,7 @@ import { media, route, type RouteDef } from "../../platform/http/route.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagRefIn } from "../tags/tags.schemas.js";
 import { EXPORT_COLUMNS, exportStream } from "./cases.export.js";
-import { presentCase, presentCaseDetail } from "./cases.presenter.js";
+import { presentCase, presentCaseDetail, presentCaseList } from "./cases.presenter.js";
 import {
   CaseBulkIn, CaseBulkOut, CaseCommentIn, CaseDetailOut, CaseExceptionIn, CaseExportQuery, CaseExportRow, CaseIn, CaseListOut, CaseListQuery, CaseOut, CaseParams, CaseSettingsIn, CaseSettingsOut, CaseStatsOut,
 } from "./cases.schemas.js";
@@ -88,10 +88,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
       method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's cases (filters, sort, paging) with total",
       params: ProjectParams, query: CaseListQuery,
       responses: { 200: CaseListOut },
-      handler: async ({ project, query }) => {
-        const r = await service.list(project, query);
-        return { items: r.rows.map((c) => presentCase(c, r.tags.get(c.id))), total: r.total, page: query.page, page_size: query.page_size };
-      },
+      handler: async ({ project, query }) => presentCaseList(await service.list(project, query), query),
     }),
     route({
       operationId: "bulkCases",

@@ -177,6 +177,7 @@ export const CaseListQuery = z.object({ ...FILTERS, sort: SORT, ...PAGING });
 export type CaseListQuery = z.output<typeof CaseListQuery>;
 
 export const CaseListOut = pageOf(CaseOut, "CaseListOut");
+export type CaseListOut = z.infer<typeof CaseListOut>;
 
 export const EXPORT_FORMATS = ["csv", "json"] as const;
 export const CaseExportQuery = z.object({ format: z.enum(EXPORT_FORMATS).default("csv"), ...FILTERS, sort: SORT });

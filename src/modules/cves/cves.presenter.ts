@@ -1,5 +1,5 @@
 import type { CveAffectedRow, CveListRow, CveRow } from "./cves.repository.js";
-import type { CveDetailOut, CveListItem } from "./cves.schemas.js";
+import type { CveDetailOut, CveListItem, CveListOut, CveListQuery } from "./cves.schemas.js";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -106,4 +106,9 @@ export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDeta
     references: r.references,
     sources: r.epssScore !== null ? [...r.sources, "epss"].sort() : r.sources,
   };
+}
+
+/** A page of the CVE search (GET /api/v1/cves and the MCP tool search_cves). */
+export function presentCveList(r: { rows: CveListRow[]; total: number }, q: Pick<CveListQuery, "page" | "page_size">): CveListOut {
+  return { items: r.rows.map(presentCveListItem), total: r.total, page: q.page, page_size: q.page_size };
 }

@@ -104,6 +104,10 @@ export const CveListQuery = z.object({
   ...PAGING,
 });
 
+/** The path of GET /api/v1/cves/{cve_id} (and the MCP tool get_cve): a CVE id, any case, or an alias. */
+export const CveParams = z.object({ cve_id: z.string().min(1).max(100) });
+
 export type CveListQuery = z.output<typeof CveListQuery>;
+export type CveListOut = z.infer<typeof CveListOut>;
 export type CveListItem = z.infer<typeof CveListItem>;
 export type CveDetailOut = z.infer<typeof CveDetailOut>;
