@@ -117,7 +117,7 @@ export function createServices(database: Database, config: Config, options: Serv
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
     ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify)),
   };
-  const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id));
+  const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id), config.runs);
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();

@@ -49,6 +49,10 @@ const EnvSchema = z.object({
   VIGIE_HTTP_MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1_000_000).default(1024),
   /** Bytes of request bodies buffered across all in-flight requests, in MiB; past it a body is refused (503). */
   VIGIE_HTTP_BODY_BUDGET_MB: z.coerce.number().int().min(1).max(65_536).default(32),
+  /** How long a worker holds a workflow run without recording a step; past it another worker resumes the run. */
+  VIGIE_RUN_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  /** Vigie's public address (https://vigie.example.org): notification links are absolute under it, else paths. */
+  VIGIE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Let webhooks, Slack and Teams reach private, loopback and link-local addresses (tests, an internal receiver). */
   VIGIE_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
   /** One outbound notification request (redirects included), in milliseconds. */
@@ -110,6 +114,8 @@ export type Config = Readonly<{
   feedUrlSettings: Readonly<Record<string, string[]>>;
   http: HttpLimits;
   notify: NotifySettings;
+  /** Workflow runs: the lease of a run (seconds) and Vigie's public address for notification links. */
+  runs: { leaseSeconds: number; publicUrl: string | null };
   /** VIGIE_SECRET_KEY decoded; undefined: the key file in the data directory (platform/secrets.ts). */
   secretKey: Buffer | undefined;
   /** Derived: which database driver runs. */
@@ -199,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpUrl: e.VIGIE_SMTP_URL,
       smtpFrom: e.VIGIE_SMTP_FROM,
     }),
+    runs: Object.freeze({ leaseSeconds: e.VIGIE_RUN_LEASE_SECONDS, publicUrl: e.VIGIE_PUBLIC_URL ?? null }),
     secretKey,
     driver: e.DATABASE_URL ? "postgres" : "pglite",
   });

@@ -123,8 +123,10 @@ export async function startJobs(database: Database, services: Services, logger: 
     },
   });
   await jobs.send("runs-dispatch", {});
-  // One process owns a PGlite directory (ADR 0002): the runs its killed predecessor left are resumed now.
-  if (database.driver === "pglite" && (await services.runs.releaseLeases())) await jobs.send("runs-recover", {});
+  // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed.
+  if (database.driver === "pglite") await services.runs.releaseLeases();
+  // Runs whose lease ran out while no worker held them (a killed process) are resumed now, not at the next minute.
+  await jobs.send("runs-recover", {});
   return {
     ...jobs,
     stop: async () => {

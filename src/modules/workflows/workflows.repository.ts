@@ -149,11 +149,12 @@ export const workflowsRepository = {
     await ex.delete(workflows).where(and(eq(workflows.projectId, projectId), eq(workflows.id, id)));
   },
 
-  async runs(ex: Executor, workflowId: string, limit: number): Promise<RunRow[]> {
+  /** A workflow's runs, newest first (those made for one project when `projectId` is given). */
+  async runs(ex: Executor, workflowId: string, limit: number, projectId?: string): Promise<RunRow[]> {
     return ex
       .select()
       .from(workflowRuns)
-      .where(eq(workflowRuns.workflowId, workflowId))
+      .where(and(eq(workflowRuns.workflowId, workflowId), projectId ? eq(workflowRuns.projectId, projectId) : undefined))
       .orderBy(desc(workflowRuns.startedAt), desc(workflowRuns.id))
       .limit(limit);
   },

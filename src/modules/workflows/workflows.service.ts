@@ -211,9 +211,11 @@ export class WorkflowsService {
     this.lists.drop(project.id);
   }
 
+  /** A workflow's runs, newest first; for an organization workflow (it runs for every project), those it made for this project. */
   async runs(project: ProjectScope, id: string, limit: number): Promise<RunRow[]> {
-    if (!(await repo.getInProject(this.db, project.id, id))) throw new NotFound(NOT_FOUND.workflow);
-    return repo.runs(this.db, id, limit);
+    if (await repo.getInProject(this.db, project.id, id)) return repo.runs(this.db, id, limit);
+    if (await repo.getInOrg(this.db, project.orgId, id)) return repo.runs(this.db, id, limit, project.id);
+    throw new NotFound(NOT_FOUND.workflow);
   }
 
   /**

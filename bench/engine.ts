@@ -1,0 +1,214 @@
+/**
+ * Workflow engine benchmark, through the job queue as the server runs it (pg-boss on the service
+ * database): one project watching 2,000 real CVEs of the 2024 CVE List file (items of type `cve`),
+ * its default workflow (create_case) and a workflow posting a webhook to a local receiver.
+ * 1. burst: importing the 2,000 records writes 2,000 `cve.new_match` events → 4,000 runs; runs
+ *    finished per second from the import's commit, and the webhooks received;
+ * 2. latency: 20 imports of one new matching CVE each; commit → webhook arrival, p50/p95;
+ * 3. PostgreSQL only: the same burst with two job runners (two pg-boss instances, two pools) on one
+ *    database — deliveries received twice, runs created twice (both must be 0).
+ * On PostgreSQL (BENCH_DATABASE_URL) and on embedded PGlite (BENCH_PGLITE=off to skip it).
+ */
+import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { createGunzip } from "node:zlib";
+import { createServices, type Services } from "../src/app.js";
+import { loadConfig } from "../src/config.js";
+import { startJobs } from "../src/jobs.js";
+import { openDatabase, type Database } from "../src/platform/db/client.js";
+import { createLogger } from "../src/platform/log.js";
+import { onEachDriver, type BenchTarget } from "./drivers.js";
+
+const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
+const BURST = Number(process.env.BENCH_ENGINE_EVENTS ?? 2_000);
+const SINGLES = 20;
+
+type Row = Record<string, string | number>;
+
+async function sql<T>(database: Database, text: string, values: unknown[] = []): Promise<T[]> {
+  return (await database.executeSql(text, values)).rows as T[];
+}
+
+/** Published records of the 2024 CVE List file, one JSON line each, with their ids. */
+async function records(n: number): Promise<{ id: string; line: string }[]> {
+  const out: { id: string; line: string }[] = [];
+  const input = createReadStream(join(DATA, "cve-json5", "vulnrichment-2024.jsonl.gz")).pipe(createGunzip());
+  for await (const line of createInterface({ input })) {
+    const m = /"cveId"\s*:\s*"(CVE-\d+-\d+)"/.exec(line);
+    if (m && line.includes('"PUBLISHED"')) out.push({ id: m[1]!, line });
+    if (out.length === n) break;
+  }
+  input.destroy();
+  return out;
+}
+
+/** A webhook receiver: arrival time of each delivery, and how many times each was received. */
+function receiver() {
+  const arrivals = new Map<string, number>();
+  let duplicates = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const id = String(req.headers["x-vigie-delivery"]);
+      if (arrivals.has(id)) duplicates++;
+      else arrivals.set(id, performance.now());
+      res.writeHead(204).end();
+    });
+  });
+  return { server, arrivals, duplicates: () => duplicates };
+}
+
+async function waitFor(test: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await test())) {
+    if (Date.now() > until) throw new Error("timeout");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * p))]!);
+}
+
+async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
+  const database = await openDatabase({ databaseUrl: t.databaseUrl, dataDir: t.dataDir });
+  const dir = mkdtempSync(join(tmpdir(), "vigie-engine-"));
+  const rcv = receiver();
+  await new Promise<void>((r) => rcv.server.listen(0, "127.0.0.1", () => r()));
+  const config = loadConfig({
+    ...process.env,
+    ...(t.databaseUrl ? { DATABASE_URL: t.databaseUrl } : { DATABASE_URL: "" }),
+    VIGIE_DATA_DIR: t.dataDir ?? join(dir, "data"),
+    VIGIE_ALLOW_PRIVATE_TARGETS: "true",
+    VIGIE_SECRET_KEY: "0".repeat(64),
+    LOG_LEVEL: "silent",
+  });
+  const logger = createLogger("silent");
+  const stops: (() => Promise<void>)[] = [];
+  try {
+    await database.migrate();
+    const services = createServices(database, config);
+    stops.push((await startJobs(database, services, logger, config)).stop);
+    const steps: Row[] = [];
+    const all = await records(BURST + SINGLES * 2);
+    const burst = all.slice(0, BURST);
+    const singles = all.slice(BURST, BURST + SINGLES);
+    const second = all.slice(BURST + SINGLES);
+
+    const { org } = await services.organizations.createOrg({ name: "Bench engine" });
+    const setup = async (name: string, watched: { id: string }[]) => {
+      const project = await services.projects.create({ orgId: org.id, name });
+      const scope = { id: project.id, orgId: org.id };
+      for (let i = 0; i < watched.length; i += 1000)
+        await services.stacks.create(scope, {
+          name: `Pile ${i}`,
+          items: watched.slice(i, i + 1000).map((r) => ({ item_type: "cve" as const, value: r.id })),
+        } as never);
+      await services.workflows.createAsOperator({
+        orgId: org.id,
+        projectId: project.id,
+        name: "Webhook",
+        trigger: { event: "cve.new_match" },
+        actions: [{ type: "notify_webhook", params: { url: `http://127.0.0.1:${(rcv.server.address() as AddressInfo).port}/hook` } }],
+        create_case: false,
+      } as never);
+      return project.id;
+    };
+    const projectId = await setup("Production", [...burst, ...singles]);
+    const runsDone = async (pid: string) =>
+      (
+        await sql<{ n: number }>(
+          database,
+          "select count(*)::int as n from workflow_runs where project_id = $1 and finished_at is not null",
+          [pid],
+        )
+      )[0]!.n;
+
+    const importLines = async (lines: string[], s: Services = services) => {
+      const file = join(dir, `import-${Math.random().toString(36).slice(2)}.jsonl`);
+      writeFileSync(file, lines.join("\n") + "\n");
+      await s.feeds.import("cve5", [file]);
+      await s.runs.kick();
+      return performance.now();
+    };
+
+    // 1. The burst.
+    const committed = await importLines(burst.map((r) => r.line));
+    await waitFor(async () => (await runsDone(projectId)) >= BURST * 2, 600_000);
+    const elapsed = (performance.now() - committed) / 1000;
+    const arrivals = [...rcv.arrivals.values()].map((a) => a - committed);
+    steps.push({
+      step: `burst: ${BURST} events → ${BURST * 2} runs (create_case + webhook)`,
+      "runs/s": Math.round((BURST * 2) / elapsed),
+      "s to the last run": +elapsed.toFixed(1),
+      webhooks: rcv.arrivals.size,
+      "duplicate deliveries": rcv.duplicates(),
+      "arrival p50 ms": pct(arrivals, 0.5),
+      "arrival p95 ms": pct(arrivals, 0.95),
+    });
+    console.log(JSON.stringify(steps.at(-1)));
+
+    // 2. One matching CVE at a time: commit → webhook.
+    const latencies: number[] = [];
+    for (const r of singles) {
+      const before = rcv.arrivals.size;
+      const at = await importLines([r.line]);
+      await waitFor(() => rcv.arrivals.size > before, 60_000);
+      latencies.push(Math.max(...[...rcv.arrivals.values()].slice(before)) - at);
+    }
+    steps.push({
+      step: `latency: ${SINGLES} imports of one matching CVE`,
+      "arrival p50 ms": pct(latencies, 0.5),
+      "arrival p95 ms": pct(latencies, 0.95),
+    });
+    console.log(JSON.stringify(steps.at(-1)));
+
+    // 3. Two job runners on one PostgreSQL: nothing twice.
+    if (t.driver === "postgres") {
+      const other = await openDatabase({ databaseUrl: t.databaseUrl });
+      stops.push(() => other.close());
+      const services2 = createServices(other, config);
+      stops.push((await startJobs(other, services2, logger, config)).stop);
+      const p2 = await setup("Recette", second);
+      const before = rcv.arrivals.size;
+      const dupBefore = rcv.duplicates();
+      const at = await importLines(
+        second.map((r) => r.line),
+        services2,
+      );
+      await waitFor(async () => (await runsDone(p2)) >= second.length * 2, 120_000);
+      const doubled = await sql<{ n: number }>(
+        database,
+        "select count(*)::int as n from (select event_id, workflow_id from workflow_runs where project_id = $1 group by 1, 2 having count(*) > 1) d",
+        [p2],
+      );
+      steps.push({
+        step: `two job runners: ${second.length} events`,
+        "s to the last run": +((performance.now() - at) / 1000).toFixed(1),
+        webhooks: rcv.arrivals.size - before,
+        "duplicate deliveries": rcv.duplicates() - dupBefore,
+        "runs created twice": doubled[0]!.n,
+      });
+      console.log(JSON.stringify(steps.at(-1)));
+    }
+    return { steps };
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    await new Promise<void>((r) => rcv.server.close(() => r()));
+    await database.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function benchEngine(): Promise<void> {
+  const results = await onEachDriver("engine", benchDriver);
+  for (const r of results) {
+    console.log(`\nEngine — ${r.driver}`);
+    console.table(r.steps);
+  }
+}
