@@ -107,7 +107,7 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
       for (let i = 0; i < watched.length; i += 1000)
         await services.stacks.create(scope, {
           name: `Pile ${i}`,
-          items: watched.slice(i, i + 1000).map((r) => ({ item_type: "cve" as const, value: r.id })),
+          items: watched.slice(i, i + 1000).map((r) => ({ item_type: "cve" as const, value: r.id, min_severity: null, tag_ids: [] })),
         } as never);
       await services.workflows.createAsOperator({
         orgId: org.id,
@@ -117,6 +117,8 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
         actions: [{ type: "notify_webhook", params: { url: `http://127.0.0.1:${(rcv.server.address() as AddressInfo).port}/hook` } }],
         create_case: false,
       } as never);
+      // The bench measures the engine, not the hourly limit (500 runs per workflow by default).
+      await sql(database, "update workflows set max_runs_per_hour = 1000000 where project_id = $1", [project.id]);
       return project.id;
     };
     const projectId = await setup("Production", [...burst, ...singles]);

@@ -75,10 +75,13 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
     else await boss.unschedule(name);
     const count = typeof def.workers === "function" ? def.workers(config) : (def.workers ?? 1);
     for (let i = 0; i < count; i++) {
-      const id = await boss.work(name, { pollingIntervalSeconds: def.pollSeconds ?? 10 }, async (batch) => {
+      const id: string = await boss.work(name, { pollingIntervalSeconds: def.pollSeconds ?? 10 }, async (batch) => {
         for (const j of batch) {
           await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }), new Date());
         }
+        // A worker that found work looks again at once (pg-boss would wait its polling interval): a
+        // queue drains at the speed of its handlers, not one job per poll and worker (16 → see bench/engine.ts).
+        if (batch.length) boss.notifyWorker(id);
       });
       workers.set(name, [...(workers.get(name) ?? []), id]);
     }
