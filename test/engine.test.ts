@@ -171,6 +171,31 @@ describe("the workflow engine: outbox events to runs", () => {
     expect(callsFor(a.projectId)).toHaveLength(2);
   });
 
+  it("the project's notification language: fr by default, en when set (notification-settings), and the runs speak it", async () => {
+    const a = await tenant("Engine Lang");
+    expect((await a.call("GET", "/notification-settings")).json()).toEqual({ language: "fr" });
+    const bad = await a.call("PATCH", "/notification-settings", { language: "de" });
+    expect(bad.statusCode).toBe(422);
+    expect((bad.json() as { detail: { type: string; loc: string[] }[] }).detail[0]).toMatchObject({
+      type: "literal_error",
+      loc: ["body", "language"],
+    });
+    expect((await a.call("PATCH", "/notification-settings", { language: "en" }, a.readKey)).statusCode).toBe(403);
+    const other = await tenant("Engine Lang other");
+    const foreign = await t.app.inject({ method: "GET", url: `${a.base}/notification-settings`, headers: bearer(other.key) });
+    expect(foreign.statusCode).toBe(404);
+    expect((await a.call("PATCH", "/notification-settings", { language: "en" })).json()).toEqual({ language: "en" });
+    const hook = await a.workflow({
+      name: "Webhook",
+      ...graph([trigger(), action("a1", "notify_webhook", { url: "https://example.test/hook" })], [{ from: "t", to: "a1" }]),
+    });
+    await watch(a);
+    await t.services.runs.dispatchAll();
+    const run = (await runsOf(a.projectId)).find((r) => r.workflow_id === hook && r.cve_id === "CVE-2024-3400")!;
+    const step = (await a.call("GET", `/workflows/${hook}/runs/${run.id}`)).json().steps[1];
+    expect(step.sent.title).toBe("CVE-2024-3400 (critical, KEV) affects Production");
+  });
+
   it("conditions choose the edges; data actions tag and mark the alert; the run detail shows the steps; another tenant gets 404", async () => {
     const b = await tenant("Engine B");
     const wf = await b.workflow({

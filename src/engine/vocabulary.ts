@@ -14,6 +14,7 @@ export const EVENTS = [
   "eol.approaching",
   "url.cert_expiring",
   "case.exception_expired",
+  "case.exception_expiring",
 ] as const;
 export type EventName = (typeof EVENTS)[number];
 
@@ -66,6 +67,7 @@ export const EVENT_NAMESPACES: Record<EventName, readonly string[]> = {
   "eol.approaching": ["eol", "project"],
   "url.cert_expiring": ["url", "project"],
   "case.exception_expired": ["case", "cve", "project"],
+  "case.exception_expiring": ["case", "cve", "project"],
 };
 
 export const OPERATORS = [

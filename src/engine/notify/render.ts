@@ -44,6 +44,7 @@ const HEADLINES: Partial<Record<EventName, Record<Lang, string>>> = {
   "eol.approaching": { fr: "Fin de vie proche", en: "End of life approaching" },
   "url.cert_expiring": { fr: "Certificat bientôt expiré", en: "Certificate expiring soon" },
   "case.exception_expired": { fr: "Exception de dossier expirée", en: "Case exception expired" },
+  "case.exception_expiring": { fr: "Exception de dossier bientôt expirée", en: "Case exception expiring soon" },
 };
 
 const SEVERITY: Record<string, Record<Lang, string>> = {

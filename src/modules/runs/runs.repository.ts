@@ -41,6 +41,8 @@ export interface RunContextRow {
   org_id: string;
   project_id: string;
   project_name: string;
+  /** The project's notification language. */
+  lang: "fr" | "en";
   event: EventRow;
 }
 
@@ -138,11 +140,21 @@ export const runsRepository = {
     return row && { ...row, event_id: Number(row.event_id) };
   },
 
+  /** The project's notification language. */
+  async notificationLang(ex: Executor, projectId: string): Promise<"fr" | "en"> {
+    const [row] = await rowsOf<{ lang: "fr" | "en" }>(ex, sql`select notification_lang as lang from projects where id = ${projectId}`);
+    return row!.lang;
+  },
+
+  async setNotificationLang(ex: Executor, projectId: string, lang: "fr" | "en"): Promise<void> {
+    await ex.execute(sql`update projects set notification_lang = ${lang} where id = ${projectId}`);
+  },
+
   /** What a run needs to execute: its workflow, project and event. */
   async context(ex: Executor, run: ClaimedRun): Promise<RunContextRow | undefined> {
     const [row] = await rowsOf<Omit<RunContextRow, "event"> & { event: EventRow }>(
       ex,
-      sql`select w.name as workflow_name, w.graph, p.org_id, p.id as project_id, p.name as project_name,
+      sql`select w.name as workflow_name, w.graph, p.org_id, p.id as project_id, p.name as project_name, p.notification_lang as lang,
           json_build_object('id', e.id, 'org_id', e.org_id, 'project_id', e.project_id, 'event', e.event, 'cve_id', e.cve_id,
             'alert_id', e.alert_id, 'payload', e.payload) as event
         from workflow_runs r

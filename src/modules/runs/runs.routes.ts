@@ -1,11 +1,13 @@
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { presentRunDetail } from "./runs.presenter.js";
-import { RunParams, WorkflowRunDetailOut } from "./runs.schemas.js";
+import { ProjectParams } from "../projects/projects.schemas.js";
+import { NotificationSettingsIn, NotificationSettingsOut, RunParams, WorkflowRunDetailOut } from "./runs.schemas.js";
 import type { RunsService } from "./runs.service.js";
 
-const BASE = "/api/v1/organizations/:org_id/projects/:project_id/workflows";
+const PROJECT = "/api/v1/organizations/:org_id/projects/:project_id";
+const BASE = `${PROJECT}/workflows`;
 
-/** One run with its steps (beside the spec's run list, which stays as it is). */
+/** One run with its steps (beside the spec's run list, which stays as it is), and the project's notification settings. */
 export function runsRoutes(service: RunsService): RouteDef[] {
   return [
     route({
@@ -16,6 +18,20 @@ export function runsRoutes(service: RunsService): RouteDef[] {
       params: RunParams,
       responses: { 200: WorkflowRunDetailOut },
       handler: async ({ project, params }) => presentRunDetail(await service.get(project, params.workflow_id, params.run_id)),
+    }),
+    route({
+      operationId: "getNotificationSettings",
+      method: "GET", url: `${PROJECT}/notification-settings`, auth: "apiKey", project: true, tags: ["workflows"], summary: "The language of the project's notifications",
+      params: ProjectParams,
+      responses: { 200: NotificationSettingsOut },
+      handler: async ({ project }) => service.notificationSettings(project),
+    }),
+    route({
+      operationId: "updateNotificationSettings",
+      method: "PATCH", url: `${PROJECT}/notification-settings`, auth: "apiKey", project: true, scope: "workflows-write", tags: ["workflows"], summary: "Change the language of the project's notifications (fr, en)",
+      params: ProjectParams, body: NotificationSettingsIn,
+      responses: { 200: NotificationSettingsOut },
+      handler: async ({ project, body }) => service.updateNotificationSettings(project, body),
     }),
   ];
 }

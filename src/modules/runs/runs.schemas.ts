@@ -29,3 +29,16 @@ export const RunParams = z.object({ org_id: z.uuid(), project_id: z.uuid(), work
 
 export type WorkflowRunStep = z.infer<typeof WorkflowRunStep>;
 export type WorkflowRunDetailOut = z.infer<typeof WorkflowRunDetailOut>;
+
+export const NotificationSettingsOut = z
+  .object({
+    language: z.enum(["fr", "en"]).describe("The language of the project's notifications (e-mail, webhook message, Slack, Teams)"),
+  })
+  .meta({ id: "NotificationSettingsOut" });
+
+export const NotificationSettingsIn = z
+  .object({ language: z.enum(["fr", "en"]).optional().describe("fr (default) or en") })
+  .meta({ id: "NotificationSettingsIn" });
+
+export type NotificationSettingsOut = z.infer<typeof NotificationSettingsOut>;
+export type NotificationSettingsIn = z.output<typeof NotificationSettingsIn>;

@@ -8,6 +8,7 @@ import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
 import { buildMessage } from "./runs.message.js";
 import { runsRepository as repo, type ClaimedRun, type RunDetailRow } from "./runs.repository.js";
+import type { NotificationSettingsIn, NotificationSettingsOut } from "./runs.schemas.js";
 
 /** Where a run reads what Vigie knows of a CVE (the dry run's loader); null when it knows nothing. */
 export type CveFactsLoader = (ex: Executor, cveId: string) => Promise<Facts | null>;
@@ -196,7 +197,7 @@ export class RunsService {
         project,
         workflow: { id: run.workflow_id, name: ctx.workflow_name },
         runId: run.id,
-        message: buildMessage(e, facts, project, alert, this.opts.publicUrl),
+        message: buildMessage(e, facts, project, alert, this.opts.publicUrl, ctx.lang),
         signal: controller.signal,
       },
       record: async (step) => {
@@ -237,6 +238,17 @@ export class RunsService {
     let n = 0;
     for (const id of await repo.pending(this.db, limit)) if ((await this.execute(id)) !== null) n++;
     return n;
+  }
+
+  /** The project's notification settings. */
+  async notificationSettings(project: ProjectScope): Promise<NotificationSettingsOut> {
+    return { language: await repo.notificationLang(this.db, project.id) };
+  }
+
+  /** Changes the language of the project's notifications (the runs that start afterwards speak it). */
+  async updateNotificationSettings(project: ProjectScope, body: NotificationSettingsIn): Promise<NotificationSettingsOut> {
+    if (body.language !== undefined) await repo.setNotificationLang(this.db, project.id, body.language);
+    return this.notificationSettings(project);
   }
 
   /** One run of a workflow with its steps; 404 for a run, or workflow, this project cannot see. */

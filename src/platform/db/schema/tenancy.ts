@@ -38,10 +38,13 @@ export const projects = pgTable(
     alertBackfillDays: integer("alert_backfill_days").notNull().default(90),
     /** How many days before a case's exception (or register entry) expires `case.exception_expiring` is written. */
     exceptionWarningDays: integer("exception_warning_days").notNull().default(7),
+    /** The language of the project's notifications (e-mail, webhook, Slack, Teams): fr or en. */
+    notificationLang: text("notification_lang").$type<"fr" | "en">().notNull().default("fr"),
     createdAt: createdAt(),
   },
   (t) => [
     check("projects_alert_backfill_valid", sql`${t.alertBackfill} in ('recent', 'all')`),
+    check("projects_notification_lang_valid", sql`${t.notificationLang} in ('fr', 'en')`),
     check("projects_exception_warning_days_valid", sql`${t.exceptionWarningDays} between 0 and 365`),
     // The organization's project list and the tenant check (id + org_id) on every project route.
     index("projects_org_idx").on(t.orgId, t.createdAt),

@@ -1,0 +1,2 @@
+ALTER TABLE "projects" ADD COLUMN "notification_lang" text DEFAULT 'fr' NOT NULL;--> statement-breakpoint
+ALTER TABLE "projects" ADD CONSTRAINT "projects_notification_lang_valid" CHECK ("projects"."notification_lang" in ('fr', 'en'));
