@@ -1,8 +1,6 @@
-import type { ActionContext, ActionHandler } from "../actions.js";
-import { ActionError } from "../actions.js";
-import { maskSecret } from "../secret-params.js";
-import { sendWithRetry } from "./deliver.js";
-import { render, type Rendered } from "./render.js";
+import type { ActionHandler } from "../actions.js";
+import { incomingWebhook } from "./incoming.js";
+import type { Rendered } from "./render.js";
 import type { HttpNotifyDeps } from "./webhook.js";
 
 /** Slack's mrkdwn needs &, < and > escaped, nothing else. */
@@ -41,17 +39,5 @@ export function slackPayload(r: Rendered): Record<string, unknown> {
 
 /** notify_slack: the message to a Slack incoming webhook (`webhook_url`, a secret). */
 export function notifySlack(deps: HttpNotifyDeps): ActionHandler {
-  return async (ctx: ActionContext, params) => {
-    const url = params.webhook_url;
-    if (typeof url !== "string") throw new ActionError("paramètre webhook_url manquant");
-    const body = JSON.stringify(slackPayload(render(ctx.message, ctx.workflow.name)));
-    const { response, attempts, sent } = await sendWithRetry(
-      deps.client,
-      () => ({ method: "POST", url, headers: { "content-type": "application/json; charset=utf-8" }, body }),
-      deps.policy,
-      ctx.signal,
-      ({ status, attempts }) => ({ webhook_url: maskSecret(url), status, attempts }),
-    );
-    return { detail: `message Slack envoyé (HTTP ${response.status}, ${attempts} tentative${attempts > 1 ? "s" : ""})`, sent };
-  };
+  return incomingWebhook(deps, slackPayload, (status, attempts) => `message Slack envoyé (HTTP ${status}, ${attempts})`);
 }

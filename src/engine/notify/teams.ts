@@ -1,8 +1,6 @@
-import type { ActionContext, ActionHandler } from "../actions.js";
-import { ActionError } from "../actions.js";
-import { maskSecret } from "../secret-params.js";
-import { sendWithRetry } from "./deliver.js";
-import { render, type Rendered } from "./render.js";
+import type { ActionHandler } from "../actions.js";
+import { incomingWebhook } from "./incoming.js";
+import type { Rendered } from "./render.js";
 import type { HttpNotifyDeps } from "./webhook.js";
 
 /**
@@ -35,17 +33,5 @@ export function teamsPayload(r: Rendered): Record<string, unknown> {
 
 /** notify_teams: the card to a Teams incoming webhook (`webhook_url`, a secret). */
 export function notifyTeams(deps: HttpNotifyDeps): ActionHandler {
-  return async (ctx: ActionContext, params) => {
-    const url = params.webhook_url;
-    if (typeof url !== "string") throw new ActionError("paramètre webhook_url manquant");
-    const body = JSON.stringify(teamsPayload(render(ctx.message, ctx.workflow.name)));
-    const { response, attempts, sent } = await sendWithRetry(
-      deps.client,
-      () => ({ method: "POST", url, headers: { "content-type": "application/json; charset=utf-8" }, body }),
-      deps.policy,
-      ctx.signal,
-      ({ status, attempts }) => ({ webhook_url: maskSecret(url), status, attempts }),
-    );
-    return { detail: `carte Teams envoyée (HTTP ${response.status}, ${attempts} tentative${attempts > 1 ? "s" : ""})`, sent };
-  };
+  return incomingWebhook(deps, teamsPayload, (status, attempts) => `carte Teams envoyée (HTTP ${status}, ${attempts})`);
 }
