@@ -322,6 +322,15 @@ describe("the workflow engine: outbox events to runs", () => {
     expect(statuses(cont)).toEqual(["partial", "partial"]);
     expect(statuses(limited)).toEqual(["success", "throttled"]);
     expect(runs.every((r) => r.finished_at !== null)).toBe(true);
+    // The default workflow only opens cases: its limit is far above the 500 of the workflows users write.
+    const limits = await sqlRows<{ is_default: boolean; max_runs_per_hour: number }>(
+      "select is_default, max_runs_per_hour from workflows where project_id = $1 and (is_default or id = $2) order by is_default",
+      [c.projectId, stop],
+    );
+    expect(limits).toEqual([
+      { is_default: false, max_runs_per_hour: 500 },
+      { is_default: true, max_runs_per_hour: 100_000 },
+    ]);
     const mine = callsFor(c.projectId);
     // Stop: the e-mail never went; Continue: it did, after the failed webhook; Limited: one Slack message, the other run throttled.
     expect(mine.filter((x) => x.action === "notify_email")).toHaveLength(2);

@@ -53,6 +53,7 @@ export const workflowsRepository = {
       family: string;
       graph: StoredGraph;
       isDefault?: boolean;
+      maxRunsPerHour?: number;
     },
   ): Promise<WorkflowRow> {
     const [row] = await ex.insert(workflows).values(w).returning();

@@ -59,6 +59,9 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** The hourly run limit of a project's default workflow (cve.new_match → create_case). */
+export const DEFAULT_WORKFLOW_MAX_RUNS_PER_HOUR = 100_000;
+
 /** Workflows of projects and organizations: the rules of the /api/v1 workflow surface. */
 export class WorkflowsService {
   /**
@@ -109,6 +112,9 @@ export class WorkflowsService {
       family: "alerting",
       graph: defaultGraph(),
       isDefault: true,
+      // It only opens cases: an import raising thousands of alerts must open all of them (the
+      // default limit of 500 runs an hour protects the receivers of notifications).
+      maxRunsPerHour: DEFAULT_WORKFLOW_MAX_RUNS_PER_HOUR,
     });
   }
 
