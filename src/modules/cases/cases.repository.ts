@@ -4,6 +4,7 @@ import type { Executor } from "../../platform/db/client.js";
 import type { CaseStatus, ExceptionNature } from "../../platform/db/schema/index.js";
 import { pgArray, rowsOf } from "../../platform/db/sql.js";
 import { caseAfter, caseFilters, caseKeys, caseOrder, EXCEPTION_STATUS_SQL, EXPIRY } from "./cases.filters.js";
+import { CASE_COLUMNS, exceptionJson, riskJson } from "./cases.sql.js";
 import type { CaseEvent, CaseFilter, CaseListQuery, CaseSort } from "./cases.schemas.js";
 
 /** A case as the API shows it: the row and the register entry covering it. */
@@ -65,11 +66,9 @@ export interface CasePatch {
   risk_id?: string | null;
 }
 
-/** A case with its register entry; `c` and `r` are the aliases the list queries build on. */
-export const CASE_SELECT = sql`select c.id, c.org_id, c.project_id, c.cve_id, c.status, c.severity, c.severity_manual, c.notes,
-  c.exception_nature, c.exception_measure, c.exception_justification, to_char(c.exception_expires_on, 'YYYY-MM-DD') as exception_expires_on,
-  c.exception_set_at, c.risk_id, r.title as risk_title, to_char(r.expires_on, 'YYYY-MM-DD') as risk_expires_on, c.created_at, c.updated_at`;
-export const CASE_FROM = sql`from cases c left join risks r on r.id = c.risk_id`;
+/** A case with its register entry (`c`, `cr`). */
+const CASE_SELECT = sql`select ${CASE_COLUMNS}`;
+const CASE_FROM = sql`from cases c left join risks cr on cr.id = c.risk_id`;
 
 /** SQL of cases and their history; every method takes the project (or the case of a project) it works within. */
 export const casesRepository = {
@@ -172,7 +171,7 @@ export const casesRepository = {
           (select c.*, 1 as grp from cases c where ${where} and not ${some} order by c.cve_id limit ${upTo})
         ) c order by c.grp, ${order} limit ${q.page_size} offset ${offset}`;
     }
-    return rowsOf<CaseRow>(ex, sql`${CASE_SELECT} from (${chosen}) c left join risks r on r.id = c.risk_id order by ${order}`);
+    return rowsOf<CaseRow>(ex, sql`${CASE_SELECT} from (${chosen}) c left join risks cr on cr.id = c.risk_id order by ${order}`);
   },
 
   /** How many cases the filters select. */
@@ -256,12 +255,8 @@ export const casesRepository = {
         case when o.leaving and o.exception_nature is not null then 'exception_removed'
           when o.leaving and o.risk_id is not null then 'risk_unlinked' else 'status' end,
         o.status, ${to}, ${comment}, ${actor.type}, ${actor.id}, ${actor.label},
-        case when o.leaving and o.exception_nature is not null then jsonb_build_object('exception', jsonb_build_object(
-            'nature', o.exception_nature, 'measure', o.exception_measure, 'justification', o.exception_justification,
-            'expires_on', to_char(o.exception_expires_on, 'YYYY-MM-DD'),
-            'set_at', to_char(o.exception_set_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')))
-          when o.leaving and o.risk_id is not null then jsonb_build_object('risk', jsonb_build_object(
-            'id', o.risk_id, 'title', o.risk_title, 'expires_on', to_char(o.risk_expires_on, 'YYYY-MM-DD')))
+        case when o.leaving and o.exception_nature is not null then jsonb_build_object('exception', ${exceptionJson("o")})
+          when o.leaving and o.risk_id is not null then jsonb_build_object('risk', ${riskJson(sql`o.risk_id`, sql`o.risk_title`, sql`o.risk_expires_on`)})
         end
       from old o join upd u on u.id = o.id order by o.id
       returning case_id`,
@@ -344,11 +339,6 @@ export interface ExpiryChange {
   project_id: string | null;
 }
 
-/** The exception of a case row as history details keep it (the shape of `exceptionOf` in cases.service.ts). */
-const EXCEPTION_JSON = sql`jsonb_build_object('nature', c.exception_nature, 'measure', c.exception_measure,
-  'justification', c.exception_justification, 'expires_on', to_char(c.exception_expires_on, 'YYYY-MM-DD'),
-  'set_at', to_char(c.exception_set_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
-
 /**
  * The common end of both expiry statements, over a CTE `due` of reopened cases carrying what
  * expired (column `exception` or `risk`): the history row (`exception_expired` / `risk_expired`, by
@@ -398,7 +388,7 @@ export const caseExpiryRepository = {
       ex,
       sql`
       with due as (
-        select c.id, c.org_id, c.project_id, c.cve_id, c.status, ${EXCEPTION_JSON} as exception
+        select c.id, c.org_id, c.project_id, c.cve_id, c.status, ${exceptionJson("c")} as exception
         from cases c where c.exception_expires_on is not null and c.exception_expires_on < ${today}::date
         for update),
       upd as (
@@ -420,7 +410,7 @@ export const caseExpiryRepository = {
       ex,
       sql`
       with r as (
-        select r.id, jsonb_build_object('id', r.id, 'title', r.title, 'expires_on', to_char(r.expires_on, 'YYYY-MM-DD')) as risk
+        select r.id, ${riskJson(sql`r.id`, sql`r.title`, sql`r.expires_on`)} as risk
         from risks r where r.status = 'active' and r.expires_on < ${today}::date
         for update),
       ru as (update risks x set status = 'expiree', updated_at = now() from r where x.id = r.id returning x.id),

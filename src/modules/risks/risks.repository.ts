@@ -3,6 +3,7 @@ import type { Executor } from "../../platform/db/client.js";
 import type { CaseStatus } from "../../platform/db/schema/index.js";
 import { likeContains, pgArray, rowsOf } from "../../platform/db/sql.js";
 import type { CaseRow } from "../cases/cases.repository.js";
+import { CASE_COLUMNS } from "../cases/cases.sql.js";
 import type { RiskCaseRef, RiskListQuery, RiskStatus } from "./risks.schemas.js";
 
 /** A register entry as the API shows it: `status` is the effective one on `today` (Paris), `cases_count` among the visible cases. */
@@ -61,11 +62,6 @@ function riskSelect(today: string, visible: Visible): SQL {
 function refsOf(refs: RiskCaseRef[]): SQL {
   return sql`(select distinct * from json_to_recordset(${JSON.stringify(refs)}::json) as x(project_id uuid, cve_id text)) refs`;
 }
-
-/** The case columns (CaseRow) of `c`, with the entry covering it (`cr`). */
-const CASE_COLUMNS = sql`c.id, c.org_id, c.project_id, c.cve_id, c.status, c.severity, c.severity_manual, c.notes,
-  c.exception_nature, c.exception_measure, c.exception_justification, to_char(c.exception_expires_on, 'YYYY-MM-DD') as exception_expires_on,
-  c.exception_set_at, c.risk_id, cr.title as risk_title, to_char(cr.expires_on, 'YYYY-MM-DD') as risk_expires_on, c.created_at, c.updated_at`;
 
 /** SQL of the risk register; every method takes the organization (or an entry already read within it). */
 export const risksRepository = {
