@@ -168,6 +168,12 @@ export class RunsService {
       return "failed";
     }
     const e = ctx.event;
+    // An event the engine does not know fails before any fact is read.
+    const event = EVENTS.includes(e.event as EventName) ? (e.event as EventName) : null;
+    if (!event) {
+      await repo.finish(this.db, run.id, run.lease_token, "failed", { steps: [], erreur: `événement inconnu du moteur : ${e.event}` });
+      return "failed";
+    }
     const { alert, case: kase } = await repo.alertAndCase(this.db, ctx.project_id, e.alert_id, e.cve_id);
     const known = e.cve_id ? await this.cveFacts(this.db, e.cve_id) : null;
     const facts: Facts = {
@@ -179,11 +185,6 @@ export class RunsService {
     };
     const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };
     const controller = new AbortController();
-    const event = EVENTS.includes(e.event as EventName) ? (e.event as EventName) : null;
-    if (!event) {
-      await repo.finish(this.db, run.id, run.lease_token, "failed", { steps: [], erreur: `événement inconnu du moteur : ${e.event}` });
-      return "failed";
-    }
     const recorded: Step[] = [...done.values()];
     const result = await execute({
       graph: ctx.graph,
