@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { likeContains } from "../../platform/db/sql.js";
 import type { CaseFilter, CaseSort } from "./cases.schemas.js";
+import { EXCEPTION_STATUSES } from "./cases.states.js";
 
 /**
  * The SQL of the case list's filters and sort orders, shared by the list, the export and a bulk
@@ -20,8 +21,11 @@ export const EXPIRY = sql`(case when c.risk_id is null then c.exception_expires_
  */
 export const SEVERITY_RANK = sql`(case c.severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'none' then 4 when 'unknown' then 5 else 6 end)`;
 
-/** The statuses a case leaves an exception by (its own exception removed, or uncovered from the register). */
-export const EXCEPTION_STATUS_SQL = sql`('attenue', 'risque_accepte')`;
+/** The statuses a case leaves an exception by (its own exception removed, or uncovered from the register): EXCEPTION_STATUSES. */
+export const EXCEPTION_STATUS_SQL = sql`(${sql.join(
+  EXCEPTION_STATUSES.map((s) => sql`${s}`),
+  sql`, `,
+)})`;
 
 const list = (values: readonly string[]) =>
   sql.join(
