@@ -13,6 +13,8 @@ export const EVENTS = [
   "cve.severity_raised",
   "eol.approaching",
   "url.cert_expiring",
+  "url.down",
+  "url.recovered",
   "case.exception_expired",
   "case.exception_expiring",
 ] as const;
@@ -48,6 +50,10 @@ export const FIELDS = {
   "url.url": "string",
   "url.cert_issuer": "string",
   "url.days_left": "number",
+  "url.label": "string",
+  "url.status": "string",
+  "url.http_status": "number",
+  "url.consecutive_failures": "number",
   "case.status": "string",
   "case.severity": "severity",
   "project.name": "string",
@@ -66,6 +72,8 @@ export const EVENT_NAMESPACES: Record<EventName, readonly string[]> = {
   "cve.severity_raised": CVE_EVENT_NAMESPACES,
   "eol.approaching": ["eol", "project"],
   "url.cert_expiring": ["url", "project"],
+  "url.down": ["url", "project"],
+  "url.recovered": ["url", "project"],
   "case.exception_expired": ["case", "cve", "project"],
   "case.exception_expiring": ["case", "cve", "project"],
 };

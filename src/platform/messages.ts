@@ -20,6 +20,8 @@ export const NOT_FOUND = {
   risk: "Entrée du registre des risques introuvable",
   vulnerability: "Vulnérabilité introuvable",
   apiKey: "Clé d'API introuvable",
+  monitoredUrl: "URL surveillée introuvable",
+  technology: "Technologie non détectée sur cette URL (dernier scan)",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
 } as const;
 
@@ -49,6 +51,15 @@ export const CONFLICT = {
       viaException
         ? `Le statut ${to} s'obtient en posant une exception sur le cas (PUT …/exception) ou en le couvrant par une entrée du registre des risques${from ? ` ; depuis ${from}, impossible` : ""}`
         : `Transition invalide : ${from ?? "(aucun)"} → ${to} (depuis ${from ?? "(aucun)"} : ${allowed.join(", ") || "aucune"})`,
+  },
+  urlTaken: { code: "url_deja_surveillee", message: (url: string) => `L'URL ${url} est déjà surveillée dans ce projet` },
+  technologyWithoutCpe: {
+    code: "technologie_sans_cpe",
+    message: (name: string) => `${name} n'a pas de CPE dans les empreintes : elle ne peut pas être ajoutée à une pile`,
+  },
+  technologyWithoutVersion: {
+    code: "technologie_sans_version",
+    message: (name: string) => `La version de ${name} n'a pas été détectée : ajoutez l'élément à la pile à la main`,
   },
   /** A bulk change refused as a whole: `n` selected cases cannot move to the status. */
   bulkTransition: (n: number, first: string) => `${n} cas ne peuvent pas prendre ce statut, rien n'a été modifié. ${first}`,
@@ -98,4 +109,6 @@ export const INVALID = {
   nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
   unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
   tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
+  url: "URL http:// ou https:// invalide",
+  urlCredentials: "l'URL ne doit pas contenir d'identifiants (user:password@)",
 } as const;

@@ -5,6 +5,7 @@ import { invalid, NotFound } from "../../platform/errors.js";
 import { alertsVersion, matchProjectItems } from "../../matching/matcher.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import type { stacksRepository } from "../stacks/stacks.repository.js";
+import type { urlsRepository } from "../urls/urls.repository.js";
 import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
 import { getTag } from "../tags/tags.service.js";
 import { alertSettingsRepository, alertsRepository as repo, type AlertRow } from "./alerts.repository.js";
@@ -17,6 +18,7 @@ export class AlertsService {
     private readonly db: Db,
     private readonly tags: Pick<typeof tagsRepository, "ofAlerts" | "attachToAlert" | "detachFromAlert">,
     private readonly stacks: Pick<typeof stacksRepository, "countInProject">,
+    private readonly urls: Pick<typeof urlsRepository, "countInProject">,
   ) {}
 
   /**
@@ -72,16 +74,20 @@ export class AlertsService {
     });
   }
 
-  /** ProjectStatsOut. URLs and end-of-life subscriptions arrive in later modules: none can exist yet. */
+  /** ProjectStatsOut. End-of-life subscriptions arrive in a later module: none can exist yet. */
   async stats({ id: projectId }: ProjectScope) {
-    const [a, items] = await Promise.all([repo.stats(this.db, projectId), this.stacks.countInProject(this.db, projectId)]);
+    const [a, items, urls] = await Promise.all([
+      repo.stats(this.db, projectId),
+      this.stacks.countInProject(this.db, projectId),
+      this.urls.countInProject(this.db, projectId),
+    ]);
     return {
       total_alerts: a.total,
       unread_alerts: a.unread,
       kev_alerts: a.kev,
       poc_alerts: a.poc,
       stack_items: items,
-      monitored_urls: 0,
+      monitored_urls: urls,
       eol_subscriptions: 0,
       alerts_by_severity: a.bySeverity,
     };
