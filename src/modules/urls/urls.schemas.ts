@@ -4,7 +4,7 @@ import { PAGING, pageOf } from "../../platform/http/paging.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 
 /** An http(s) address: anything else is a 422 on the field (string_pattern_mismatch), before the service reads it. */
-export const URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://\\S+$";
+export const URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?:\\/\\/\\S+$";
 const UrlField = z
   .string()
   .max(2048)
