@@ -121,13 +121,14 @@ export const JOBS = {
       return { ...r };
     },
   }),
-  /** Scans one URL now (POST …/monitored-urls/{id}/scan). */
+  /** Scans one URL now (POST …/monitored-urls/{id}/scan); without url_id (jobs run), every URL due. */
   "urls-scan": job({
-    description: "scanne une URL surveillée maintenant (demandé par POST …/scan)",
-    payload: z.object({ url_id: z.uuid() }),
+    description: "scanne une URL surveillée maintenant (POST …/scan ; sans url_id : toutes celles arrivées à échéance)",
+    payload: z.object({ url_id: z.uuid().optional() }),
     retryLimit: 1,
     pollSeconds: 1,
     handler: async (p, services) => {
+      if (!p.url_id) return { ...(await services.urls.scanDue()) };
       const r = await services.urls.scanOne(p.url_id);
       return { url_id: p.url_id, ...(r ?? { scanned: 0 }) };
     },
