@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { wordpressPage } from "../../../test/urls-servers.js";
 import { detect, readHtml, resolveVersion } from "./urls.detect.js";
-import { boundRepetition, loadFingerprints, parsePattern, requiredLiteral } from "./urls.fingerprints.js";
+import { boundRepetition, loadFingerprints, parsePattern, requiredLiterals } from "./urls.fingerprints.js";
 
 // The bundled set: enthec/webappanalyzer @ 1b9eee81 (assets/wappalyzer), 7,586 technologies.
 const fp = loadFingerprints();
@@ -43,12 +43,17 @@ describe("fingerprints (Wappalyzer format)", () => {
     expect(boundRepetition("a+?")).toBe("a{1,250}?");
   });
 
-  it("finds the text every match must contain, or none when it cannot tell", () => {
-    expect(requiredLiteral("<[^>]+beacon\\.riskified\\.com")).toBe("beacon.riskified.com");
-    expect(requiredLiteral("<title>phpPgAdmin<\\/title>|<span")).toBeNull(); // top-level alternation
-    expect(requiredLiteral("wp-(?:content|includes)/")).toBe("wp-");
-    expect(requiredLiteral("abcd?e")).toBe("abc"); // d is optional
-    expect(requiredLiteral("x[abc]y")).toBeNull();
+  it("finds texts one of which every match must contain, or none when it cannot tell", () => {
+    expect(requiredLiterals("<[^>]+beacon\\.riskified\\.com")).toEqual(["beacon.riskified.com"]);
+    expect(requiredLiterals("<title>phpPgAdmin<\\/title>|<span class=\"appname\">phpPgAdmin")).toEqual([
+      "<title>phppgadmin</title>",
+      '<span class="appname">phppgadmin',
+    ]);
+    expect(requiredLiterals("<[^>]+(?:id=\"block-cart|class=\"commerce-product)")).toEqual(['id="block-cart', 'class="commerce-product']);
+    expect(requiredLiterals("wp-(?:content|includes)/")).toEqual(["content", "includes"]);
+    expect(requiredLiterals("abcd?e")).toEqual(["abc"]); // d is optional
+    expect(requiredLiterals("(?:foo)?x[abc]y")).toBeNull(); // an optional group says nothing
+    expect(requiredLiterals("(?!nope)ab|xyz")).toBeNull(); // one alternative has no text
   });
 });
 

@@ -30,7 +30,14 @@ export interface HtmlFacts {
   scripts: string[];
 }
 
-/** Meta tags and script URLs of a page, read with htmlparser2 (streaming: no DOM is built). */
+/** The opening tags detection reads; everything between them is skipped without being tokenized. */
+const TAGS = /<(?:meta|script)\b[^>]*>/gi;
+
+/**
+ * Meta tags and script URLs of a page. The `<meta …>` and `<script …>` opening tags are picked
+ * out first (one native regex pass) and only they go through htmlparser2 (attributes, quoting,
+ * entities): tokenizing a whole 400 KB page took 30 ms, five times the rest of the detection.
+ */
 export function readHtml(html: string): HtmlFacts {
   const meta = new Map<string, string[]>();
   const scripts: string[] = [];
@@ -46,7 +53,8 @@ export function readHtml(html: string): HtmlFacts {
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
-  parser.write(html);
+  // A script's content is raw text to htmlparser2: each opening tag is closed at once, so the next tag is read as a tag.
+  for (const m of html.matchAll(TAGS)) parser.write(m[0].length > 7 && (m[0][1] === "s" || m[0][1] === "S") ? `${m[0]}</script>` : m[0]);
   parser.end();
   return { meta, scripts };
 }
@@ -65,6 +73,38 @@ export function resolveVersion(template: string, match: RegExpExecArray): string
   }
   v = v.trim();
   return v && v.length <= 30 ? v : null;
+}
+
+/**
+ * Which 3-character ASCII sequences the page holds, one byte per sequence (128³ = 2 MiB, reused:
+ * detection is synchronous). A literal one of whose trigrams is absent is absent: most of the
+ * fingerprints' 450 HTML texts are ruled out this way in one pass over the page, where one
+ * `includes` each took 40–100 ms on a 400 KB page.
+ */
+const GRAMS = new Uint8Array(1 << 21);
+
+function indexTrigrams(lower: string): void {
+  GRAMS.fill(0);
+  let a = -1;
+  let b = -1;
+  for (let i = 0; i < lower.length; i++) {
+    const c = lower.charCodeAt(i);
+    if (c >= 128) {
+      a = b = -1;
+      continue;
+    }
+    if (a >= 0) GRAMS[(a << 14) | (b << 7) | c] = 1;
+    a = b;
+    b = c;
+  }
+}
+
+/** False when `literal` (lower-case ASCII) cannot be in the indexed page. */
+function mayContain(literal: string): boolean {
+  for (let i = 0; i + 2 < literal.length; i++) {
+    if (!GRAMS[(literal.charCodeAt(i) << 14) | (literal.charCodeAt(i + 1) << 7) | literal.charCodeAt(i + 2)]) return false;
+  }
+  return true;
 }
 
 interface Hit {
@@ -99,10 +139,13 @@ export function detect(fp: Fingerprints, page: Page, facts: HtmlFacts = readHtml
     const v = p.version ? resolveVersion(p.version, m) : null;
     if (v) h.versions.push(v);
   };
-  /** `lower`: the value lower-cased, when the caller has it (the page, read by hundreds of patterns). */
-  const apply = (rule: Rule, value: string, lower?: string) => {
+  /** `lower`: the value lower-cased, when the caller has it; `indexed`: its trigrams are in GRAMS (the page). */
+  const apply = (rule: Rule, value: string, lower?: string, indexed = false) => {
     for (const p of rule.patterns) {
-      if (p.literal && !(lower ?? value.toLowerCase()).includes(p.literal)) continue;
+      if (p.literals) {
+        const text = lower ?? value.toLowerCase();
+        if (!p.literals.some((l) => (!indexed || mayContain(l)) && text.includes(l))) continue;
+      }
       const m = p.regex.exec(value);
       if (m) hit(rule.tech, p, m);
     }
@@ -126,7 +169,8 @@ export function detect(fp: Fingerprints, page: Page, facts: HtmlFacts = readHtml
     for (const r of fp.scriptSrc) apply(r, src, lower);
   }
   const lowerHtml = page.html.toLowerCase();
-  for (const r of fp.html) apply(r, page.html, lowerHtml);
+  indexTrigrams(lowerHtml);
+  for (const r of fp.html) apply(r, page.html, lowerHtml, true);
   for (const r of fp.url) apply(r, page.url);
   if (page.certIssuer) for (const r of fp.certIssuer) apply(r, page.certIssuer);
   return settle(fp, hits);

@@ -20,11 +20,11 @@ export interface Pattern {
   version: string;
   confidence: number;
   /**
-   * Lower-case text every match contains (null when none can be told): the scan looks for it with
-   * `includes` before running the regex, which on a 500 KB page takes ~0.1 ms against up to 80 ms
-   * for a `<[^>]{0,250}…` regex.
+   * Lower-case texts of which every match contains one (null when none can be told): the scan
+   * looks for them with `includes` before running the regex, which on a 500 KB page takes ~0.1 ms
+   * against up to 80 ms for a `<[^>]{0,250}…` regex.
    */
-  literal: string | null;
+  literals: string[] | null;
 }
 
 export interface Technology {
@@ -104,59 +104,111 @@ export function parsePattern(text: string): Pattern | null {
     else if (key === "confidence") confidence = Number.parseInt(value, 10) || 0;
   }
   try {
-    return { regex: new RegExp(boundRepetition(source ?? ""), "i"), version, confidence, literal: requiredLiteral(source ?? "") };
+    return { regex: new RegExp(boundRepetition(source ?? ""), "i"), version, confidence, literals: requiredLiterals(source ?? "") };
   } catch {
     return null;
   }
 }
 
 const SPECIAL = new Set([..."\\^$.|?*+()[]{}"]);
-/** Escapes that stand for one literal character (`\.`, `\/`…), not a class (`\d`, `\s`, `\b`…). */
+/** Escapes that stand for one literal character (`\.`, `\/`…), not a class (`\d`, `\s`, `\b`…) or a backreference. */
 const LITERAL_ESCAPE = /[^A-Za-z0-9]/;
 
-/**
- * The longest run of literal ASCII characters (3 or more) that every match of `source` contains:
- * read outside groups and classes, a character made optional by `?`, `*` or `{0,…}` left out; null
- * when the pattern has a top-level alternation or no such run.
- */
-export function requiredLiteral(source: string): string | null {
-  let best = "";
-  let run = "";
+/** Index of the `]` closing the class opened at `i`. */
+function classEnd(source: string, i: number): number {
+  let j = i + 1;
+  if (source[j] === "^") j++;
+  if (source[j] === "]") j++;
+  while (j < source.length && source[j] !== "]") j += source[j] === "\\" ? 2 : 1;
+  return j;
+}
+
+/** Index of the `)` closing the group opened at `i`. */
+function groupEnd(source: string, i: number): number {
   let depth = 0;
+  for (let j = i; j < source.length; j++) {
+    const c = source[j];
+    if (c === "\\") j++;
+    else if (c === "[") j = classEnd(source, j);
+    else if (c === "(") depth++;
+    else if (c === ")" && --depth === 0) return j;
+  }
+  return source.length;
+}
+
+/** The top-level alternatives of a pattern (split at `|` outside groups and classes). */
+function branches(source: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  for (let j = 0; j < source.length; j++) {
+    const c = source[j];
+    if (c === "\\") j++;
+    else if (c === "[") j = classEnd(source, j);
+    else if (c === "(") j = groupEnd(source, j);
+    else if (c === "|") {
+      out.push(source.slice(from, j));
+      from = j + 1;
+    }
+  }
+  out.push(source.slice(from));
+  return out;
+}
+
+const quality = (set: string[]) => Math.min(...set.map((l) => l.length));
+
+/**
+ * Lower-case texts of which every match of `source` contains at least one (null when none can be
+ * told): for a sequence, its best literal run (ASCII, outside classes; a character made optional
+ * by `?`, `*` or `{0,…}` left out) or the texts of one of its non-optional groups; for
+ * alternatives, the texts of every alternative. Each text is 3 characters or more.
+ */
+export function requiredLiterals(source: string): string[] | null {
+  const alts = branches(source);
+  if (alts.length > 1) {
+    const sets = alts.map(requiredLiterals);
+    return sets.every((x) => x !== null) ? [...new Set(sets.flat() as string[])] : null;
+  }
+  let best: string[] | null = null;
+  const consider = (set: string[] | null) => {
+    if (set?.length && quality(set) >= 3 && (!best || quality(set) > quality(best))) best = set;
+  };
+  let run = "";
   const end = () => {
-    if (run.length > best.length) best = run;
+    consider(run ? [run.toLowerCase()] : null);
     run = "";
   };
+  const optionalAt = (k: number) => source[k] === "?" || source[k] === "*" || (source[k] === "{" && source[k + 1] === "0");
   for (let i = 0; i < source.length; i++) {
-    let c = source[i]!;
+    const c = source[i]!;
+    if (c === "[") {
+      i = classEnd(source, i);
+      end();
+      continue;
+    }
+    if (c === "(") {
+      const close = groupEnd(source, i);
+      let inner = source.slice(i + 1, close);
+      const lookaround = /^\?(?:<?[=!])/.test(inner);
+      inner = inner.replace(/^\?(?::|<[A-Za-z_]\w*>)/, "");
+      end();
+      if (!lookaround && !optionalAt(close + 1)) consider(requiredLiterals(inner));
+      i = close;
+      continue;
+    }
     let literal: string | null = null;
     if (c === "\\") {
       const next = source[++i] ?? "";
-      if (depth === 0 && LITERAL_ESCAPE.test(next) && next.charCodeAt(0) < 128) literal = next;
-      c = next;
-    } else if (c === "[") {
-      // Skip the class (a `]` first in it, or escaped, is part of it).
-      i++;
-      if (source[i] === "^") i++;
-      if (source[i] === "]") i++;
-      while (i < source.length && source[i] !== "]") i += source[i] === "\\" ? 2 : 1;
-      end();
-      continue;
-    } else if (c === "(") depth++;
-    else if (c === ")") depth--;
-    else if (c === "|" && depth === 0) return null;
-    else if (depth === 0 && !SPECIAL.has(c) && c.charCodeAt(0) < 128) literal = c;
+      if (LITERAL_ESCAPE.test(next) && next.charCodeAt(0) < 128) literal = next;
+    } else if (!SPECIAL.has(c) && c.charCodeAt(0) < 128) literal = c;
     const q = source[i + 1];
-    const optional = q === "?" || q === "*" || (q === "{" && source[i + 2] === "0");
-    if (literal === null || depth > 0) end();
-    else if (optional) end();
+    if (literal === null || optionalAt(i + 1)) end();
     else {
       run += literal;
       if (q === "+" || q === "{") end();
     }
   }
   end();
-  return best.length >= 3 ? best.toLowerCase() : null;
+  return best;
 }
 
 /** Reads and compiles a fingerprint directory (throws with the path when it cannot be read). */
