@@ -28,7 +28,7 @@ const drupalHead = `<!DOCTYPE html>
 <div class="dialog-off-canvas-main-canvas" data-off-canvas-main-canvas>
 `;
 const drupalTeaser = (i: number) => `<article data-history-node-id="${i}" class="node node--type-article node--view-mode-teaser">
-<h2 class="node__title"><a href="/actualites/article-${i}" rel="bookmark"><span class="field field--name-title">Conseil municipal du ${i % 28 + 1} mars</span></a></h2>
+<h2 class="node__title"><a href="/actualites/article-${i}" rel="bookmark"><span class="field field--name-title">Conseil municipal du ${(i % 28) + 1} mars</span></a></h2>
 <div class="node__content"><div class="field field--name-body field--type-text-with-summary"><p>Le compte rendu de la séance est disponible. Ordre du jour : budget, voirie, écoles, associations, culture et sport.</p></div>
 <img src="/sites/default/files/styles/large/public/2024-03/photo-${i}.jpg" width="480" height="320" alt="" loading="lazy" /></div>
 </article>
@@ -45,7 +45,9 @@ const nextHead = `<!DOCTYPE html><html lang="fr"><head><meta charSet="utf-8"/><m
 <script src="https://js.stripe.com/v3/" async=""></script>
 </head><body><div id="__next"><main class="shop">
 `;
-const nextCard = (i: number) => `<div class="card" data-product="${i}"><a href="/produits/${i}"><img alt="Produit ${i}" src="/_next/image?url=%2Fimages%2Fp${i}.webp&amp;w=640&amp;q=75" width="320" height="320" decoding="async" loading="lazy"/></a><h3 class="card__title">Produit numéro ${i}</h3><p class="card__price">${(i % 97) + 9},90 €</p><button type="button" class="btn btn-primary">Ajouter au panier</button></div>
+const nextCard = (
+  i: number,
+) => `<div class="card" data-product="${i}"><a href="/produits/${i}"><img alt="Produit ${i}" src="/_next/image?url=%2Fimages%2Fp${i}.webp&amp;w=640&amp;q=75" width="320" height="320" decoding="async" loading="lazy"/></a><h3 class="card__title">Produit numéro ${i}</h3><p class="card__price">${(i % 97) + 9},90 €</p><button type="button" class="btn btn-primary">Ajouter au panier</button></div>
 `;
 
 /** Target size of page `i`: 50 to 500 KB, spread evenly. */
@@ -71,9 +73,13 @@ export function benchPage(i: number): BenchPage {
   switch (i % 3) {
     case 0: {
       const one = wordpressPage(1).length;
-      const post = (wordpressPage(2).length - one) || 700;
+      const post = wordpressPage(2).length - one || 700;
       return {
-        headers: { server: "nginx/1.24.0", "x-powered-by": "PHP/8.2.7", link: '<https://blog.example.org/wp-json/>; rel="https://api.w.org/"' },
+        headers: {
+          server: "nginx/1.24.0",
+          "x-powered-by": "PHP/8.2.7",
+          link: '<https://blog.example.org/wp-json/>; rel="https://api.w.org/"',
+        },
         html: wordpressPage(Math.max(1, Math.round((size - one) / post))),
       };
     }
@@ -85,7 +91,12 @@ export function benchPage(i: number): BenchPage {
     default:
       return {
         headers: { "x-powered-by": "Next.js", "set-cookie": "__stripe_mid=abc; path=/" },
-        html: grow(nextHead, nextCard, '</main></div><script id="__NEXT_DATA__" type="application/json">{"props":{},"page":"/"}</script></body></html>', size),
+        html: grow(
+          nextHead,
+          nextCard,
+          '</main></div><script id="__NEXT_DATA__" type="application/json">{"props":{},"page":"/"}</script></body></html>',
+          size,
+        ),
       };
   }
 }

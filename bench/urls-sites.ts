@@ -18,6 +18,11 @@ const routes = Object.fromEntries(
 const http = await localServer(routes);
 const https = await localServer(
   routes,
-  selfSigned({ cn: "localhost", org: "Bench CA", notBefore: new Date(Date.now() - 86_400_000), notAfter: new Date(Date.now() + 365 * 86_400_000) }),
+  selfSigned({
+    cn: "localhost",
+    org: "Bench CA",
+    notBefore: new Date(Date.now() - 86_400_000),
+    notAfter: new Date(Date.now() + 365 * 86_400_000),
+  }),
 );
 console.log(JSON.stringify({ http: http.base, https: https.base }));

@@ -40,7 +40,13 @@ async function scanRun(t: BenchTarget, sites: { http: string; https: string }) {
   const database = await openDatabase({ databaseUrl: t.databaseUrl, dataDir: t.dataDir });
   try {
     await database.migrate();
-    const config = loadConfig({ ...process.env, LOG_LEVEL: "warn", VIGIE_JOBS: "off", VIGIE_ALLOW_PRIVATE_TARGETS: "true", VIGIE_SNAPSHOT: "off" });
+    const config = loadConfig({
+      ...process.env,
+      LOG_LEVEL: "warn",
+      VIGIE_JOBS: "off",
+      VIGIE_ALLOW_PRIVATE_TARGETS: "true",
+      VIGIE_SNAPSHOT: "off",
+    });
     const services = createServices(database, config);
     const { org } = await services.organizations.createOrg({ name: "Bench urls" });
     const project = await services.projects.create({ orgId: org.id, name: "Sites" });
@@ -56,8 +62,9 @@ async function scanRun(t: BenchTarget, sites: { http: string; https: string }) {
     const r = await services.urls.scanDue(new Date(Date.now() + 1000));
     const seconds = (performance.now() - started) / 1000;
     clearInterval(sampler);
-    const rows = (await database.executeSql("select last_status, last_duration_ms, jsonb_array_length(technologies) as n from monitored_urls", []))
-      .rows as { last_status: string; last_duration_ms: number; n: number }[];
+    const rows = (
+      await database.executeSql("select last_status, last_duration_ms, jsonb_array_length(technologies) as n from monitored_urls", [])
+    ).rows as { last_status: string; last_duration_ms: number; n: number }[];
     const durations = rows.map((x) => x.last_duration_ms);
     return {
       scanned: r.scanned,

@@ -44,12 +44,37 @@ export function selfSigned(opts: { cn: string; org: string; notBefore: Date; not
     );
     const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
     run([
-      "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-      "-keyout", "key.pem", "-out", "req.csr", "-subj", `/O=${opts.org}/CN=${opts.cn}`,
+      "req",
+      "-new",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      "key.pem",
+      "-out",
+      "req.csr",
+      "-subj",
+      `/O=${opts.org}/CN=${opts.cn}`,
     ]);
     run([
-      "ca", "-batch", "-config", "ca.cnf", "-selfsign", "-keyfile", "key.pem", "-in", "req.csr", "-out", "cert.pem",
-      "-startdate", stamp(opts.notBefore), "-enddate", stamp(opts.notAfter), "-notext",
+      "ca",
+      "-batch",
+      "-config",
+      "ca.cnf",
+      "-selfsign",
+      "-keyfile",
+      "key.pem",
+      "-in",
+      "req.csr",
+      "-out",
+      "cert.pem",
+      "-startdate",
+      stamp(opts.notBefore),
+      "-enddate",
+      stamp(opts.notAfter),
+      "-notext",
     ]);
     return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
   } finally {

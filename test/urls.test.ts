@@ -55,7 +55,12 @@ const web = await localServer({
 const DAY = 86_400_000;
 const expired = await localServer(
   { "/": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html><body>expired</body></html>") },
-  selfSigned({ cn: "localhost", org: "Vigie Test CA", notBefore: new Date("2020-01-01T00:00:00Z"), notAfter: new Date("2021-01-02T03:04:05Z") }),
+  selfSigned({
+    cn: "localhost",
+    org: "Vigie Test CA",
+    notBefore: new Date("2020-01-01T00:00:00Z"),
+    notAfter: new Date("2021-01-02T03:04:05Z"),
+  }),
 );
 const soonEnd = new Date(Math.floor((Date.now() + 10 * DAY) / 1000) * 1000);
 const soon = await localServer(
@@ -117,7 +122,12 @@ describe("monitored URLs: the routes", () => {
     expect((await x.call("GET", "/monitored-urls?page=2&page_size=1")).json().items).toHaveLength(1);
     expect(await detail(x, id)).toMatchObject({ id, technologies: [] });
 
-    const patched = await x.call("PATCH", `/monitored-urls/${id}`, { label: null, scan_interval_hours: 6, down_after: 2, is_enabled: false });
+    const patched = await x.call("PATCH", `/monitored-urls/${id}`, {
+      label: null,
+      scan_interval_hours: 6,
+      down_after: 2,
+      is_enabled: false,
+    });
     expect(patched.statusCode).toBe(200);
     expect(patched.json()).toMatchObject({ label: null, scan_interval_hours: 6, down_after: 2, is_enabled: false });
 
@@ -166,7 +176,13 @@ describe("monitored URLs: scans", () => {
     const r = await t.services.urls.scanDue(new Date());
     expect(r.scanned).toBeGreaterThanOrEqual(1);
     const d = await detail(a, u.id);
-    expect(d).toMatchObject({ last_status: "up", last_http_status: 200, cert_expires_at: null, cert_issuer: null, consecutive_failures: 0 });
+    expect(d).toMatchObject({
+      last_status: "up",
+      last_http_status: 200,
+      cert_expires_at: null,
+      cert_issuer: null,
+      consecutive_failures: 0,
+    });
     expect(d.last_scanned_at).not.toBeNull();
     const tech = new Map((d.technologies as { name: string }[]).map((x) => [x.name, x]));
     expect(tech.get("WordPress")).toEqual({
@@ -231,9 +247,10 @@ describe("monitored URLs: scans", () => {
         d = await detail(a, u.id);
       }
       expect(d).toMatchObject({ last_status: "up", last_http_status: 200 });
-      const { rows } = (await t.database.executeSql("select state, output from pgboss.job where name = 'urls-scan' and data->>'url_id' = $1", [
-        u.id,
-      ])) as { rows: { state: string; output: Record<string, unknown> }[] };
+      const { rows } = (await t.database.executeSql(
+        "select state, output from pgboss.job where name = 'urls-scan' and data->>'url_id' = $1",
+        [u.id],
+      )) as { rows: { state: string; output: Record<string, unknown> }[] };
       expect(rows.map((r) => r.state)).toEqual(["completed"]);
     } finally {
       await jobs.stop();
@@ -266,7 +283,10 @@ describe("monitored URLs: the SSRF guard", () => {
     const { createScanner } = await import("../src/modules/urls/urls.scan.js");
     const { loadFingerprints } = await import("../src/modules/urls/urls.fingerprints.js");
     const fp = loadFingerprints();
-    const scan = createScanner({ allowPrivate: false, allowAddresses: ["127.0.0.1"], timeoutMs: 1500, maxBodyBytes: 1 << 21, maxRedirects: 5 }, () => fp);
+    const scan = createScanner(
+      { allowPrivate: false, allowAddresses: ["127.0.0.1"], timeoutMs: 1500, maxBodyBytes: 1 << 21, maxRedirects: 5 },
+      () => fp,
+    );
     const r = await scan(u.url);
     expect(r).toMatchObject({ status: "blocked", httpStatus: null });
     expect(r.error).toContain("métadonnées cloud");

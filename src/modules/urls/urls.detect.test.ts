@@ -21,7 +21,10 @@ describe("fingerprints (Wappalyzer format)", () => {
   it("loads the bundled set: every technology, categories by name, CPEs", () => {
     expect(fp.technologies.size).toBe(7586);
     expect([...fp.technologies.values()].filter((t) => t.cpe).length).toBe(463);
-    expect(fp.technologies.get("Nginx")).toMatchObject({ categories: ["Web servers", "Reverse proxies"], cpe: "cpe:2.3:a:f5:nginx:*:*:*:*:*:*:*:*" });
+    expect(fp.technologies.get("Nginx")).toMatchObject({
+      categories: ["Web servers", "Reverse proxies"],
+      cpe: "cpe:2.3:a:f5:nginx:*:*:*:*:*:*:*:*",
+    });
     // One pattern of the set is not a JavaScript regex; it is left out, not the technology.
     expect(fp.skipped).toBeLessThan(5);
   });
@@ -45,11 +48,11 @@ describe("fingerprints (Wappalyzer format)", () => {
 
   it("finds texts one of which every match must contain, or none when it cannot tell", () => {
     expect(requiredLiterals("<[^>]+beacon\\.riskified\\.com")).toEqual(["beacon.riskified.com"]);
-    expect(requiredLiterals("<title>phpPgAdmin<\\/title>|<span class=\"appname\">phpPgAdmin")).toEqual([
+    expect(requiredLiterals('<title>phpPgAdmin<\\/title>|<span class="appname">phpPgAdmin')).toEqual([
       "<title>phppgadmin</title>",
       '<span class="appname">phppgadmin',
     ]);
-    expect(requiredLiterals("<[^>]+(?:id=\"block-cart|class=\"commerce-product)")).toEqual(['id="block-cart', 'class="commerce-product']);
+    expect(requiredLiterals('<[^>]+(?:id="block-cart|class="commerce-product)')).toEqual(['id="block-cart', 'class="commerce-product']);
     expect(requiredLiterals("wp-(?:content|includes)/")).toEqual(["content", "includes"]);
     expect(requiredLiterals("abcd?e")).toEqual(["abc"]); // d is optional
     expect(requiredLiterals("(?:foo)?x[abc]y")).toBeNull(); // an optional group says nothing
@@ -115,7 +118,9 @@ describe("detect", () => {
   });
 
   it("collects meta tags and script URLs with htmlparser2", () => {
-    const facts = readHtml('<meta name="Generator" content="Drupal 10"><meta property="og:type" content="x"><script src="/a.js"></script><script>inline</script>');
+    const facts = readHtml(
+      '<meta name="Generator" content="Drupal 10"><meta property="og:type" content="x"><script src="/a.js"></script><script>inline</script>',
+    );
     expect(facts.meta.get("generator")).toEqual(["Drupal 10"]);
     expect(facts.meta.get("og:type")).toEqual(["x"]);
     expect(facts.scripts).toEqual(["/a.js"]);

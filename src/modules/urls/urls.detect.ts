@@ -134,7 +134,10 @@ export function detect(fp: Fingerprints, page: Page, facts: HtmlFacts = readHtml
   const hits = new Map<string, Hit>();
   const hit = (tech: Technology, p: Pattern, m: RegExpExecArray) => {
     let h = hits.get(tech.name);
-    if (!h) hits.set(tech.name, (h = { tech, confidence: 0, versions: [] }));
+    if (!h) {
+      h = { tech, confidence: 0, versions: [] };
+      hits.set(tech.name, h);
+    }
     h.confidence = Math.min(100, h.confidence + p.confidence);
     const v = p.version ? resolveVersion(p.version, m) : null;
     if (v) h.versions.push(v);

@@ -266,7 +266,13 @@ export class UrlsService {
         lastDurationMs: r.durationMs,
         // A failure with no TLS answer keeps what was known of the certificate.
         ...(r.cert
-          ? { certExpiresAt: expires, certIssuer: r.cert.issuer, certSubject: r.cert.subject, certValid: r.cert.valid, certError: r.cert.error }
+          ? {
+              certExpiresAt: expires,
+              certIssuer: r.cert.issuer,
+              certSubject: r.cert.subject,
+              certValid: r.cert.valid,
+              certError: r.cert.error,
+            }
           : r.httpStatus !== null
             ? { certExpiresAt: null, certIssuer: null, certSubject: null, certValid: null, certError: null }
             : {}),

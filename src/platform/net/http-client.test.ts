@@ -198,7 +198,12 @@ describe("createHttpClient over HTTPS", () => {
     const { localServer, selfSigned } = await import("../../../test/urls-servers.js");
     const s = await localServer(
       { "/": (_req, res) => res.writeHead(200).end("tls ok") },
-      selfSigned({ cn: "localhost", org: "Client Test CA", notBefore: new Date("2024-01-01T00:00:00Z"), notAfter: new Date("2099-01-01T00:00:00Z") }),
+      selfSigned({
+        cn: "localhost",
+        org: "Client Test CA",
+        notBefore: new Date("2024-01-01T00:00:00Z"),
+        notAfter: new Date("2099-01-01T00:00:00Z"),
+      }),
     );
     try {
       const err = await refusal(client({ allowPrivate: true })({ method: "GET", url: `${s.base}/` }));

@@ -46,7 +46,13 @@ export interface TlsInfo {
   /** Why it did not (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID…), else null. */
   error: string | null;
   /** The leaf certificate; null when the server sent none. */
-  cert: { subject: string | null; issuer: string | null; validFrom: Date | null; validTo: Date | null; fingerprint256: string | null } | null;
+  cert: {
+    subject: string | null;
+    issuer: string | null;
+    validFrom: Date | null;
+    validTo: Date | null;
+    fingerprint256: string | null;
+  } | null;
   protocol: string | null;
 }
 
@@ -127,7 +133,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         addresses = await resolve(host);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        throw new OutboundError("dns", `résolution DNS de ${host} impossible (${code ?? (err as Error).message})`, code === "EAI_AGAIN", code);
+        throw new OutboundError(
+          "dns",
+          `résolution DNS de ${host} impossible (${code ?? (err as Error).message})`,
+          code === "EAI_AGAIN",
+          code,
+        );
       }
       if (addresses.length === 0) throw new OutboundError("dns", `aucune adresse pour ${host}`, false);
     }
