@@ -28,6 +28,8 @@ export type ScanQueue = { scan(urlId: string): Promise<void> };
 /** What a run of the scan job did. */
 export interface ScanRunResult {
   scanned: number;
+  /** Scans that could not be recorded (the database failed): taken again when their lease ends. */
+  errors: number;
   events: number;
   statuses: Record<string, number>;
 }
@@ -195,12 +197,13 @@ export class UrlsService {
    * processes take others) and scanned `concurrency` at a time, until none is due.
    */
   async scanDue(now: Date = new Date(), batch = 200): Promise<ScanRunResult> {
-    const total: ScanRunResult = { scanned: 0, events: 0, statuses: {} };
+    const total: ScanRunResult = { scanned: 0, errors: 0, events: 0, statuses: {} };
     for (;;) {
       const claimed = await repo.claimDue(this.db, now, batch);
       if (!claimed.length) return total;
       const r = await this.scanAll(claimed, now);
       total.scanned += r.scanned;
+      total.errors += r.errors;
       total.events += r.events;
       for (const [s, n] of Object.entries(r.statuses)) total.statuses[s] = (total.statuses[s] ?? 0) + n;
       if (claimed.length < batch) return total;
@@ -208,12 +211,18 @@ export class UrlsService {
   }
 
   private async scanAll(claimed: { id: string; url: string }[], now: Date): Promise<ScanRunResult> {
-    const out: ScanRunResult = { scanned: 0, events: 0, statuses: {} };
+    const out: ScanRunResult = { scanned: 0, errors: 0, events: 0, statuses: {} };
     await pool(claimed, this.settings.concurrency, async (u) => {
-      const result = await this.scanner(u.url);
-      out.events += await this.record(u.id, result, now);
-      out.scanned++;
-      out.statuses[result.status] = (out.statuses[result.status] ?? 0) + 1;
+      try {
+        const result = await this.scanner(u.url);
+        out.events += await this.record(u.id, result, now);
+        out.scanned++;
+        out.statuses[result.status] = (out.statuses[result.status] ?? 0) + 1;
+      } catch {
+        // Not the site's failure (the scanner reports those): the URL keeps its lease and is taken
+        // again in 10 minutes; the other scans go on.
+        out.errors++;
+      }
     });
     if (out.events) await this.eventsWritten();
     return out;
