@@ -122,14 +122,6 @@ export function triggerFires(
     if (payload.delta < min) return { fired: false, detail: `hausse EPSS de ${payload.delta.toFixed(4)}, sous le seuil min_delta ${min}` };
     return { fired: true, detail: `événement ${event} (hausse EPSS de ${payload.delta.toFixed(4)}, seuil ${min})` };
   }
-  // A notice written N days before (url.cert_expiring): the trigger's days_before is the workflow's own, shorter or equal, window.
-  if (
-    typeof node.params.days_before === "number" &&
-    typeof payload?.days_left === "number" &&
-    payload.days_left > node.params.days_before
-  ) {
-    return { fired: false, detail: `échéance dans ${payload.days_left} jour(s), au-delà de days_before ${node.params.days_before}` };
-  }
   return { fired: true, detail: `événement ${event}` };
 }
 
