@@ -3,7 +3,8 @@
  * three real kinds, bench/urls-pages.ts), by a separate process (bench/urls-sites.ts), scanned by
  * one `urls-scan-due` run at the default concurrency (VIGIE_URLS_SCAN_CONCURRENCY, 8), each scan
  * recorded in the database: scans per second, p50/p95 scan time (request to detection done, the
- * `last_duration_ms` each scan records), peak RSS of this process. Then technology detection
+ * `last_duration_ms` each scan records), RSS of this process before the scans and at its peak
+ * (with PGlite the database runs in this process too). Then technology detection
  * alone on the same pages with the full fingerprint set: pages per second, MB per second.
  * On PostgreSQL (BENCH_DATABASE_URL) and on embedded PGlite (BENCH_PGLITE=off to skip it).
  */
@@ -54,7 +55,8 @@ async function scanRun(t: BenchTarget, sites: { http: string; https: string }) {
     for (let i = 0; i < N; i++) await services.urls.create(scope, { url: `${i % 2 ? sites.https : sites.http}/p/${i}` });
     // The fingerprints are compiled at the first scan of a process: done before the clock starts.
     loadFingerprints();
-    let peak = process.memoryUsage().rss;
+    const before = process.memoryUsage().rss;
+    let peak = before;
     const sampler = setInterval(() => {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 20);
@@ -73,6 +75,7 @@ async function scanRun(t: BenchTarget, sites: { http: string; https: string }) {
       "scans/s": Math.round((r.scanned / seconds) * 10) / 10,
       "p50 ms": pct(durations, 0.5),
       "p95 ms": pct(durations, 0.95),
+      "RSS before MB": Math.round(before / 1048576),
       "peak RSS MB": Math.round(peak / 1048576),
       "technologies/page": Math.round((rows.reduce((a, x) => a + Number(x.n), 0) / rows.length) * 10) / 10,
     };
