@@ -195,6 +195,13 @@ describe("monitored URLs: scans", () => {
     });
     expect(tech.get("Nginx")).toMatchObject({ version: "1.24.0" });
     expect(tech.get("Apache Tomcat")).toMatchObject({ version: "9.0.80", cpe: "cpe:2.3:a:apache:tomcat:*:*:*:*:*:*:*:*" });
+    // An error page later does not wipe what the site runs.
+    await t.database.executeSql("update monitored_urls set url = $1, next_scan_at = now() where id = $2", [`${web.base}/error`, u.id]);
+    await t.services.urls.scanOne(u.id);
+    const after = await detail(a, u.id);
+    expect(after).toMatchObject({ last_status: "down", last_http_status: 503 });
+    expect(after.technologies).toEqual(d.technologies);
+    await t.database.executeSql("update monitored_urls set url = $1 where id = $2", [`${web.base}/`, u.id]);
     const hit = web.seen.find((s) => s.url === "/")!;
     expect(hit.headers.cookie).toBeUndefined();
     expect(hit.headers.authorization).toBeUndefined();

@@ -285,8 +285,8 @@ export class UrlsService {
           : r.httpStatus !== null
             ? { certExpiresAt: null, certIssuer: null, certSubject: null, certValid: null, certError: null }
             : {}),
-        // A failed scan keeps the technologies of the last answer.
-        ...(r.httpStatus !== null && { technologies: r.technologies }),
+        // An error page (a CDN's 503, a 404) says little of the site: the last successful answer's technologies stay.
+        ...(r.httpStatus !== null && r.httpStatus < 400 && { technologies: r.technologies }),
         lastScannedAt: now,
         consecutiveFailures: failures,
         isDown,
