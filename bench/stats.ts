@@ -115,6 +115,8 @@ async function measure(env: Record<string, string>, driver: string): Promise<Row
      select c.id, 'status', 'nouveau', 'corrige', 'job', c.updated_at from cases c where c.project_id = $1`,
     [project.id],
   );
+  // As autovacuum would after such a bulk insert (PGlite has none): the planner's row estimates.
+  await database.executeSql("analyze alerts, cases, case_history");
   console.log(`  ${driver}: project with ${alerts.n} alerts, ${closed.rows.length} closed cases`);
 
   const rows: Row[] = [];
