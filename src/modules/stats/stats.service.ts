@@ -117,8 +117,6 @@ export class StatsService {
         to: period.to,
         total: r.published + r.rejected + r.reserved,
         ...r,
-        avg_cvss: round(r.avg_cvss, 2),
-        avg_epss: round(r.avg_epss, 5),
       };
     });
   }
@@ -149,8 +147,8 @@ export class StatsService {
           kev: i.kev,
           poc: i.poc,
           share_pct: pct(i.total, r.grand_total),
-          avg_cvss: round(i.avg_cvss, 2),
-          avg_epss: round(i.avg_epss, 5),
+          avg_cvss: i.avg_cvss,
+          avg_epss: i.avg_epss,
         })),
       };
     });
@@ -262,7 +260,7 @@ export class StatsService {
       const rows = await repo.delays(this.db, s, q.metric, q.granularity as Granularity | undefined);
       const figures = (r: (typeof rows)[number] | undefined) => ({
         count: r?.count ?? 0,
-        mean: round(r?.mean, 1),
+        mean: r?.mean ?? null,
         median: round(r?.median, 1),
         p90: round(r?.p90, 1),
         min: r?.min ?? null,
