@@ -45,6 +45,8 @@ import { casesRepository } from "./modules/cases/cases.repository.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { RisksService } from "./modules/risks/risks.service.js";
 import { risksRoutes } from "./modules/risks/risks.routes.js";
+import { StatsService } from "./modules/stats/stats.service.js";
+import { statsRoutes } from "./modules/stats/stats.routes.js";
 import { CaseExpiry } from "./modules/cases/cases.expiry.js";
 import { GraphSecrets } from "./engine/secret-params.js";
 import { loadSecretKey, SecretBox } from "./platform/secrets.js";
@@ -87,6 +89,7 @@ export interface Services {
   alerts: AlertsService;
   cases: CasesService;
   risks: RisksService;
+  stats: StatsService;
   caseExpiry: CaseExpiry;
   /** Secret action parameters: sealed on write, masked in answers, decrypted for the handlers (decryptParams). */
   secrets: GraphSecrets;
@@ -121,6 +124,7 @@ export function createServices(database: Database, config: Config, options: Serv
   const tags = new TagsService(database.db);
   const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository);
   const cases = new CasesService(database.db, tagsRepository);
+  const stats = new StatsService(database.db);
   const handlers: ActionHandlers = {
     ...dataActions({ cases, tags, alerts }),
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
@@ -162,6 +166,7 @@ export function createServices(database: Database, config: Config, options: Serv
     alerts,
     cases,
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
+    stats,
     caseExpiry: new CaseExpiry(database.db),
     secrets,
     runs,
@@ -201,6 +206,7 @@ export async function buildApp(opts: {
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases, services.caseExpiry),
       ...risksRoutes(services.risks),
+      ...statsRoutes(services.stats),
       ...urlsRoutes(services.urls),
       ...sessionsRoutes(services.sessions, config),
     ],

@@ -109,6 +109,10 @@ export const INVALID = {
   nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
   unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
   tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
+  periodWithDates: "period ne se combine pas avec from ou to",
+  fromAfterTo: "from doit précéder ou égaler to",
+  tooManyPeriods: (max: number) => `plus de ${max} périodes : choisissez une granularité plus large ou une période plus courte`,
+  projectMetric: (metric: string) => `la métrique ${metric} demande project_id`,
   url: "URL http:// ou https:// invalide",
   urlCredentials: "l'URL ne doit pas contenir d'identifiants (user:password@)",
 } as const;

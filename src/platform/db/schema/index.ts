@@ -5,4 +5,5 @@ export * from "./vulns.js";
 export * from "./alerting.js";
 export * from "./matching.js";
 export * from "./cases.js";
+export * from "./stats.js";
 export * from "./urls.js";
