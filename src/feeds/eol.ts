@@ -76,7 +76,13 @@ function text(v: unknown): string | null {
  * product). Null when vendor or product is not named.
  */
 export function eolKeyOfCpe(cpe: string): string | null {
-  const c = parseCpe(cpe.trim());
+  let v = cpe.trim();
+  // endoflife.date writes CPE 2.3 prefixes (cpe:2.3:a:f5:nginx): the other attributes are ANY.
+  if (v.startsWith("cpe:2.3:")) {
+    const parts = v.split(/(?<!\\):/).length;
+    if (parts < 13) v += ":*".repeat(13 - parts);
+  }
+  const c = parseCpe(v);
   if (!c || !isConcreteVersion(c.vendor) || !isConcreteVersion(c.product)) return null;
   return `cpe:${normalizeName(c.vendor)}:${normalizeName(c.product)}`;
 }
@@ -126,6 +132,30 @@ export function cycleOfVersion<C extends { cycle: string }>(version: string, cyc
     if (inCycle && (!best || cy.length > best.cycle.length)) best = c;
   }
   return best;
+}
+
+/**
+ * A cycle's link as endoflife.date shows it: its own `link` (null: none), else the page's
+ * `changelogTemplate`, with `__RELEASE_CYCLE__`, `__LATEST__`, `__CODENAME__` and
+ * `__LATEST_RELEASE_DATE__` filled in. A template still holding Liquid (`{{…}}`) or a placeholder
+ * the cycle lacks gives no link.
+ */
+function linkOf(template: unknown, r: Record<string, unknown>): string | null {
+  const t = text(template);
+  if (!t) return null;
+  const values: Record<string, unknown> = {
+    __RELEASE_CYCLE__: r.releaseCycle,
+    __LATEST__: r.latest,
+    __CODENAME__: r.codename,
+    __LATEST_RELEASE_DATE__: r.latestReleaseDate,
+  };
+  let missing = false;
+  const out = t.replace(/__[A-Z_]+?__/g, (ph) => {
+    const v = text(values[ph]);
+    if (v === null) missing = true;
+    return v ?? ph;
+  });
+  return missing || out.includes("{{") || out.includes("{%") ? null : out;
 }
 
 /** The first paragraph of the page's leading quote (`> [NGINX](…) is …`), links as their text. */
@@ -187,7 +217,7 @@ export function productOf(id: string, fm: unknown, description: string | null): 
       extended_support: dateOrBool(r.extendedSupport ?? r.eoes),
       latest: text(r.latest),
       latest_release_date: day(r.latestReleaseDate),
-      link: text(r.link),
+      link: linkOf("link" in r ? r.link : f.changelogTemplate, r),
     });
   }
   return { id, name, category: text(f.category), description, identifiers, keys: [...keys].sort(), cycles };
