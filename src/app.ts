@@ -53,6 +53,10 @@ import { dataActions } from "./modules/runs/runs.actions.js";
 import { RunsService } from "./modules/runs/runs.service.js";
 import { runsRoutes } from "./modules/runs/runs.routes.js";
 import { registerMcp } from "./mcp/http.js";
+import { EolService } from "./modules/eol/eol.service.js";
+import { EolNotices } from "./modules/eol/eol.notices.js";
+import { eolRoutes } from "./modules/eol/eol.routes.js";
+import { cyclesOfItems } from "./modules/eol/eol.stack.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -83,6 +87,10 @@ export interface Services {
   cases: CasesService;
   risks: RisksService;
   caseExpiry: CaseExpiry;
+  /** endoflife.date products and the projects' subscriptions. */
+  eol: EolService;
+  /** The eol-notices job. */
+  eolNotices: EolNotices;
   /** Secret action parameters: sealed on write, masked in answers, decrypted for the handlers (decryptParams). */
   secrets: GraphSecrets;
   /** The workflow engine: outbox events to runs, runs executed through the action handlers. */
@@ -110,7 +118,8 @@ export function createServices(database: Database, config: Config, options: Serv
   );
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
-  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository);
+  const eol = new EolService(database.db);
+  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, (projectId) => eol.countInProject(projectId));
   const cases = new CasesService(database.db, tagsRepository);
   const handlers: ActionHandlers = {
     ...dataActions({ cases, tags, alerts }),
@@ -135,12 +144,14 @@ export function createServices(database: Database, config: Config, options: Serv
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
-    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick()),
+    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick(), cyclesOfItems),
     tags,
     alerts,
     cases,
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
     caseExpiry: new CaseExpiry(database.db),
+    eol,
+    eolNotices: new EolNotices(database.db),
     secrets,
     runs,
   };
@@ -178,6 +189,7 @@ export async function buildApp(opts: {
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases, services.caseExpiry),
       ...risksRoutes(services.risks),
+      ...eolRoutes(services.eol),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

@@ -20,6 +20,8 @@ export const NOT_FOUND = {
   risk: "Entrée du registre des risques introuvable",
   vulnerability: "Vulnérabilité introuvable",
   apiKey: "Clé d'API introuvable",
+  eolProduct: "Produit introuvable dans les données de fin de vie",
+  eolSubscription: "Abonnement de fin de vie introuvable",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
 } as const;
 
@@ -38,6 +40,11 @@ export const CONFLICT = {
   },
   defaultWorkflow: { code: "workflow_par_defaut", message: "Le workflow par défaut du projet ne peut pas être supprimé" },
   lastWorkflow: { code: "dernier_workflow", message: "Le dernier workflow du projet ne peut pas être supprimé" },
+  eolSubscriptionExists: {
+    code: "abonnement_existant",
+    message: (product: string, cycle: string | null) =>
+      `Le projet est déjà abonné à ${product}${cycle === null ? " (tous les cycles)" : ` ${cycle}`}`,
+  },
   riskExpired: {
     code: "risque_expire",
     message: (expiresOn: string) =>
@@ -98,4 +105,6 @@ export const INVALID = {
   nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
   unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
   tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
+  unknownEolProduct: (id: string) => `produit inconnu des données de fin de vie : ${id} (GET /api/v1/eol/products)`,
+  unknownEolCycle: (product: string, cycle: string) => `cycle inconnu pour ${product} : ${cycle}`,
 } as const;

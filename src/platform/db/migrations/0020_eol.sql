@@ -56,6 +56,7 @@ CREATE TABLE "eol_subscriptions" (
 	"cycle" text,
 	"notify_before_eol_days" integer,
 	"notify_before_support_days" integer,
+	"notify_from" date NOT NULL,
 	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
 	CONSTRAINT "eol_subscriptions_project_product_cycle_uq" UNIQUE NULLS NOT DISTINCT("project_id","product_id","cycle"),
 	CONSTRAINT "eol_subscriptions_eol_days" CHECK ("eol_subscriptions"."notify_before_eol_days" between 0 and 3650),

@@ -88,6 +88,8 @@ export const eolSubscriptions = pgTable(
     cycle: text("cycle"),
     notifyBeforeEolDays: integer("notify_before_eol_days"),
     notifyBeforeSupportDays: integer("notify_before_support_days"),
+    /** The Paris day the subscription was made: notices concern dates from this day on (a cycle already past is not announced). */
+    notifyFrom: date("notify_from").notNull(),
     createdAt: tz("created_at").notNull().defaultNow(),
   },
   (t) => [
