@@ -29,7 +29,7 @@ let clean: Record<string, number> | undefined;
 describe("first start: the bundled snapshot of real data", () => {
   it("is imported into an empty database, every source, and only once", async () => {
     const results = await importSnapshotIfEmpty(t.database.db, createLogger("silent"));
-    expect(results!.map((r) => r.source)).toEqual(["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"]);
+    expect(results!.map((r) => r.source)).toEqual(["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss", "eol"]);
     for (const r of results!) {
       expect(r.read, r.source).toBeGreaterThan(0);
       expect(r.inserted, r.source).toBeGreaterThan(0);
