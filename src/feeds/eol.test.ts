@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { cycleOfVersion, eolKeyOfCpe, eolKeyOfPurl, pageId, parseEolPage, parsePurlKey, productOf } from "./eol.js";
 import { RecordError } from "./types.js";
 
-// Real pages of endoflife.date (test/fixtures/eol/README.md says where each comes from).
+// Real pages of endoflife.date (test/fixtures/eol/SOURCES.txt says where each comes from).
 const FIX = resolve(dirname(fileURLToPath(import.meta.url)), "../../test/fixtures/eol");
 const page = (id: string) => parseEolPage(id, readFileSync(resolve(FIX, `products-md/${id}.md`), "utf8"));
 
