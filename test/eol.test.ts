@@ -1,7 +1,11 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { FeedsService } from "../src/feeds/feeds.service.js";
+import { feedUrls } from "../src/feeds/importers/index.js";
 import type { ActionContext, ActionHandler } from "../src/engine/actions.js";
 import { importFeed } from "../src/feeds/import.js";
 import { EolService } from "../src/modules/eol/eol.service.js";
@@ -80,6 +84,36 @@ describe("importer (feeds import --source eol)", () => {
     expect(r).toMatchObject({ read: 1, skipped: 1, errors: [{ file: "broken.md", index: 0, message: expect.stringContaining("releaseCycle") }] });
     writeFileSync(join(dir, "notes.md"), "# not a product page\n");
     await expect(importFeed(db, "eol", [dir])).rejects.toThrow(/n'est pas au format eol/);
+  });
+});
+
+describe("feeds sync from configured addresses (VIGIE_FEED_URLS_EOL)", () => {
+  it("fetches a page and the JSON export (a mirror), imports them under their product ids; nothing by default", async () => {
+    expect(feedUrls({}).eol).toBeUndefined();
+    const files: Record<string, Buffer> = {
+      "/products/php.md": readFileSync(`${FIX}/products-md/php.md`),
+      "/products-frontmatter.json": readFileSync(`${FIX}/products-frontmatter.json`),
+    };
+    const server = createServer((req, res) => {
+      const body = files[req.url!];
+      if (!body) return void res.writeHead(404).end();
+      res.writeHead(200).end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    afterAll(() => server.close());
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const urls = feedUrls({ eol: [`${base}/products/php.md`, `${base}/products-frontmatter.json`] }).eol!;
+    const feeds = new FeedsService(db, { feedsCacheDir: mkdtempSync(join(tmpdir(), "vigie-eol-sync-")), feedUrls: { eol: urls } });
+    const out = await feeds.sync();
+    // The same data as the directory's: nothing changes (php under its own id, not the download's name).
+    expect(out.map((o) => [o.status, o.result?.read, o.result?.unchanged])).toEqual([
+      ["imported", 1, 1],
+      ["imported", 2, 1],
+    ]);
+    expect(out[1]!.result).toMatchObject({ updated: 1 }); // nginx from the export has no description: the page's import sets it back below
+    expect(await q("select count(*)::int as n from eol_products")).toEqual([{ n: 5 }]);
+    await importFeed(db, "eol", [FIX]);
+    expect((await q("select description from eol_products where id = 'nginx'"))[0].description).toMatch(/^NGINX is/);
   });
 });
 

@@ -236,12 +236,15 @@ export function parseEolPage(id: string, page: string): EolProduct {
   return productOf(id, fm, descriptionOf(page.slice(m[0].length)));
 }
 
-/** The product id of a page from its file name (`products-md/nginx.md` → `nginx`). */
+/**
+ * The product id of a page from its file name (`products-md/nginx.md` → `nginx`). A page that
+ * `feeds sync` downloaded is stored as `<12 hex digits of its address>-<remote name>`
+ * (src/feeds/sync.ts): that prefix is not part of the id (no endoflife.date id looks like it).
+ */
 export function pageId(file: string): string {
-  return (
-    file
-      .split(/[\\/]/)
-      .pop()!
-      .replace(/\.md(\.gz)?$/, "")
-  );
+  const name = file
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.md(\.gz)?$/, "");
+  return name.replace(/^[0-9a-f]{12}-/, "");
 }
