@@ -26,7 +26,8 @@ const t = await createTestApp({}, { notify: { notify_webhook: hook, notify_email
 const db = t.database.db;
 const FIX = "test/fixtures/eol";
 // biome-ignore lint/suspicious/noExplicitAny: rows read field by field by the assertions.
-const q = async (text: string, params: unknown[] = []): Promise<any[]> => ((await t.database.executeSql(text, params)) as { rows: unknown[] }).rows;
+const q = async (text: string, params: unknown[] = []): Promise<any[]> =>
+  ((await t.database.executeSql(text, params)) as { rows: unknown[] }).rows;
 const get = async (url: string, key: string) => t.app.inject({ method: "GET", url, headers: bearer(key) });
 
 const first = await importFeed(db, "eol", [FIX]);
@@ -81,7 +82,11 @@ describe("importer (feeds import --source eol)", () => {
     const dir = mkdtempSync(join(tmpdir(), "vigie-eol-"));
     writeFileSync(join(dir, "broken.md"), "---\ntitle: Broken\nreleases:\n  - eol: true\n---\n");
     const r = await importFeed(db, "eol", [dir]);
-    expect(r).toMatchObject({ read: 1, skipped: 1, errors: [{ file: "broken.md", index: 0, message: expect.stringContaining("releaseCycle") }] });
+    expect(r).toMatchObject({
+      read: 1,
+      skipped: 1,
+      errors: [{ file: "broken.md", index: 0, message: expect.stringContaining("releaseCycle") }],
+    });
     writeFileSync(join(dir, "notes.md"), "# not a product page\n");
     await expect(importFeed(db, "eol", [dir])).rejects.toThrow(/n'est pas au format eol/);
   });
@@ -181,7 +186,14 @@ describe("subscriptions (…/projects/{project_id}/eol-subscriptions)", () => {
       notify_before_support_days: 30,
       created_at: expect.any(String),
     });
-    const two = (await a.call("POST", "/eol-subscriptions", { product_id: "php", cycle: "8.3", notify_before_eol_days: 0, notify_before_support_days: null })).json();
+    const two = (
+      await a.call("POST", "/eol-subscriptions", {
+        product_id: "php",
+        cycle: "8.3",
+        notify_before_eol_days: 0,
+        notify_before_support_days: null,
+      })
+    ).json();
     expect(two).toMatchObject({ cycle: "8.3", notify_before_eol_days: 0, notify_before_support_days: null });
     expect((await a.call("GET", "/eol-subscriptions", undefined, a.readKey)).json()).toEqual([sub, two]);
     expect((await a.call("GET", `/eol-subscriptions/${sub.id}`, undefined, a.readKey)).json()).toEqual(sub);
@@ -205,7 +217,9 @@ describe("subscriptions (…/projects/{project_id}/eol-subscriptions)", () => {
     const before = (await a.call("GET", "/eol-subscriptions")).json().length;
     const product = await a.call("POST", "/eol-subscriptions", { product_id: "windows-95" });
     expect(product.statusCode).toBe(422);
-    expect(product.json().detail).toEqual([expect.objectContaining({ loc: ["body", "product_id"], input: "windows-95", msg: expect.stringContaining("windows-95") })]);
+    expect(product.json().detail).toEqual([
+      expect.objectContaining({ loc: ["body", "product_id"], input: "windows-95", msg: expect.stringContaining("windows-95") }),
+    ]);
     const cycle = await a.call("POST", "/eol-subscriptions", { product_id: "nginx", cycle: "0.1" });
     expect(cycle.statusCode).toBe(422);
     expect(cycle.json().detail).toEqual([expect.objectContaining({ loc: ["body", "cycle"], input: "0.1" })]);
@@ -215,7 +229,10 @@ describe("subscriptions (…/projects/{project_id}/eol-subscriptions)", () => {
     ]);
     const neg = await a.call("POST", "/eol-subscriptions", { product_id: "nginx", notify_before_support_days: -1 });
     expect(neg.json().detail[0]).toMatchObject({ type: "greater_than_equal", loc: ["body", "notify_before_support_days"] });
-    expect((await a.call("POST", "/eol-subscriptions", {})).json().detail[0]).toMatchObject({ type: "missing", loc: ["body", "product_id"] });
+    expect((await a.call("POST", "/eol-subscriptions", {})).json().detail[0]).toMatchObject({
+      type: "missing",
+      loc: ["body", "product_id"],
+    });
     expect((await a.call("GET", "/eol-subscriptions")).json().length).toBe(before);
   });
 
@@ -237,9 +254,16 @@ describe("subscriptions (…/projects/{project_id}/eol-subscriptions)", () => {
 
 describe("the eol-notices job (Paris days)", () => {
   const notices = async (x: { call: typeof a.call }) =>
-    ((await x.call("GET", "/eol-notices")).json().items as { product_id: string; cycle: string; kind: string; stage: string; due_on: string; days_left: number }[]).map(
-      (n) => `${n.stage} ${n.kind} ${n.product_id} ${n.cycle} ${n.due_on} ${n.days_left}`,
-    );
+    (
+      (await x.call("GET", "/eol-notices")).json().items as {
+        product_id: string;
+        cycle: string;
+        kind: string;
+        stage: string;
+        due_on: string;
+        days_left: number;
+      }[]
+    ).map((n) => `${n.stage} ${n.kind} ${n.product_id} ${n.cycle} ${n.due_on} ${n.days_left}`);
 
   it("summer (CEST): nginx 1.29 ends 2026-05-13 — warned from 00:00 Paris on 2026-04-13 (30 days), reached at 00:00 Paris on 2026-05-13, once each", async () => {
     const c = await tenantWithScopes(t, "EOL summer", ["eol-write"]);
@@ -260,7 +284,14 @@ describe("the eol-notices job (Paris days)", () => {
     expect(await q("select event, payload from outbox_events where project_id = $1 order by id", [c.projectId])).toEqual([
       {
         event: "eol.approaching",
-        payload: expect.objectContaining({ product_id: "nginx", product: "nginx", cycle: "1.29", kind: "eol", date: "2026-05-13", days_left: 30 }),
+        payload: expect.objectContaining({
+          product_id: "nginx",
+          product: "nginx",
+          cycle: "1.29",
+          kind: "eol",
+          date: "2026-05-13",
+          days_left: 30,
+        }),
       },
       { event: "eol.reached", payload: expect.objectContaining({ product_id: "nginx", cycle: "1.29", kind: "eol", days_left: 0 }) },
     ]);
@@ -291,7 +322,10 @@ describe("the eol-notices job (Paris days)", () => {
   it("a cycle already past when subscribed is not announced; every cycle (null) covers the cycles to come; two runs at once write once", async () => {
     const c = await tenantWithScopes(t, "EOL all", ["eol-write"]);
     await jan.subscribe(c.project, { product_id: "nginx", cycle: null, notify_before_eol_days: 30, notify_before_support_days: 30 });
-    await Promise.all([t.services.eolNotices.run(new Date("2026-04-20T12:00:00Z")), t.services.eolNotices.run(new Date("2026-04-20T12:00:00Z"))]);
+    await Promise.all([
+      t.services.eolNotices.run(new Date("2026-04-20T12:00:00Z")),
+      t.services.eolNotices.run(new Date("2026-04-20T12:00:00Z")),
+    ]);
     // 1.28 ended 2026-04-14 (after the subscription: reached), 1.29 ends 2026-05-13 (warned); 1.27 and older ended before 2026-01-01.
     expect(await notices(c)).toEqual(["approaching eol nginx 1.29 2026-05-13 23", "reached eol nginx 1.28 2026-04-14 -6"]);
   });
@@ -313,7 +347,14 @@ describe("EOL on the stack", () => {
     });
     expect(stack.statusCode).toBe(201);
     const items = (await c.call("GET", "/stacks")).json()[0].items as { value: string; eol: Record<string, unknown> | null }[];
-    expect(items.map((i) => i.eol && `${i.eol.product_id} ${i.eol.cycle}`)).toEqual(["nginx 1.28", "nginx 1.28", "django 4.2", "php 8.3", null, null]);
+    expect(items.map((i) => i.eol && `${i.eol.product_id} ${i.eol.cycle}`)).toEqual([
+      "nginx 1.28",
+      "nginx 1.28",
+      "django 4.2",
+      "php 8.3",
+      null,
+      null,
+    ]);
     expect(items[0]!.eol).toEqual({
       product_id: "nginx",
       product_name: "nginx",
@@ -376,7 +417,9 @@ describe("workflows on EOL events", () => {
     await jan.subscribe(c.project, { product_id: "nginx", cycle: "1.29", notify_before_eol_days: 30, notify_before_support_days: null });
     await t.services.eolNotices.run(new Date("2026-04-13T00:00:00+02:00"));
     await t.services.runs.dispatchAll();
-    const runs = await q("select workflow_id, trigger_event, status from workflow_runs where project_id = $1 order by workflow_id", [c.projectId]);
+    const runs = await q("select workflow_id, trigger_event, status from workflow_runs where project_id = $1 order by workflow_id", [
+      c.projectId,
+    ]);
     expect(runs).toEqual(
       [
         { workflow_id: yes.json().id, trigger_event: "eol.approaching", status: "success" },

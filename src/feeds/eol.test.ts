@@ -40,7 +40,13 @@ describe("parseEolPage on real product pages", () => {
 
   it("ubuntu: lts a boolean, support (eoas) and extendedSupport (eoes) dates; a Liquid template gives no link", () => {
     const c = page("ubuntu").cycles.find((x) => x.cycle === "24.04")!;
-    expect(c).toMatchObject({ lts: true, release_date: "2024-04-25", support: "2029-05-31", eol: "2029-05-31", extended_support: "2036-05-31" });
+    expect(c).toMatchObject({
+      lts: true,
+      release_date: "2024-04-25",
+      support: "2029-05-31",
+      eol: "2029-05-31",
+      extended_support: "2036-05-31",
+    });
     expect(c.link).toBeNull();
   });
 

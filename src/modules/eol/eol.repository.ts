@@ -67,13 +67,17 @@ export const eolRepository = {
     const total = rows.length
       ? Number(rows[0]!.total)
       : Number(
-          (await rowsOf<{ n: number | string }>(ex, sql`select count(*) as n from eol_products p where ${sql.join(where, sql` and `)}`))[0]!.n,
+          (await rowsOf<{ n: number | string }>(ex, sql`select count(*) as n from eol_products p where ${sql.join(where, sql` and `)}`))[0]!
+            .n,
         );
     return { rows, total };
   },
 
   async product(ex: Executor, id: string): Promise<EolProductRow | undefined> {
-    const [row] = await rowsOf<EolProductRow>(ex, sql`select id, name, description, category, identifiers from eol_products where id = ${id}`);
+    const [row] = await rowsOf<EolProductRow>(
+      ex,
+      sql`select id, name, description, category, identifiers from eol_products where id = ${id}`,
+    );
     return row;
   },
 
@@ -114,7 +118,10 @@ export const eolRepository = {
   },
 
   async subscription(ex: Executor, projectId: string, id: string): Promise<EolSubRow | undefined> {
-    const [row] = await rowsOf<EolSubRow>(ex, sql`select ${SUB_COLUMNS} from eol_subscriptions where project_id = ${projectId} and id = ${id}`);
+    const [row] = await rowsOf<EolSubRow>(
+      ex,
+      sql`select ${SUB_COLUMNS} from eol_subscriptions where project_id = ${projectId} and id = ${id}`,
+    );
     return row;
   },
 
@@ -160,7 +167,10 @@ export const eolRepository = {
 
   /** The project's subscriptions (its statistics). */
   async countInProject(ex: Executor, projectId: string): Promise<number> {
-    const [row] = await rowsOf<{ n: number | string }>(ex, sql`select count(*) as n from eol_subscriptions where project_id = ${projectId}`);
+    const [row] = await rowsOf<{ n: number | string }>(
+      ex,
+      sql`select count(*) as n from eol_subscriptions where project_id = ${projectId}`,
+    );
     return Number(row!.n);
   },
 

@@ -83,7 +83,9 @@ export const EolNoticeOut = z
     product_id: z.string(),
     cycle: z.string(),
     kind: z.enum(EOL_NOTICE_KINDS).describe("eol: end of life; support: end of active support"),
-    stage: z.enum(EOL_NOTICE_STAGES).describe("approaching: within the warning period (eol.approaching); reached: the date has come (eol.reached)"),
+    stage: z
+      .enum(EOL_NOTICE_STAGES)
+      .describe("approaching: within the warning period (eol.approaching); reached: the date has come (eol.reached)"),
     due_on: z.iso.date(),
     days_left: z.int().describe("Days from the notice's Paris day to due_on (0 or less once reached)"),
     created_at: z.iso.datetime(),

@@ -66,7 +66,9 @@ export class EolService {
     if (issues.length) throw new Invalid(issues);
     const [row] = await repo.insert(this.db, project, parisDate(this.clock()), [body]);
     if (row) return row;
-    const existing = (await repo.subscriptions(this.db, project.id)).find((s) => s.product_id === body.product_id && s.cycle === body.cycle);
+    const existing = (await repo.subscriptions(this.db, project.id)).find(
+      (s) => s.product_id === body.product_id && s.cycle === body.cycle,
+    );
     throw new Conflict(CONFLICT.eolSubscriptionExists.code, CONFLICT.eolSubscriptionExists.message(body.product_id, body.cycle), {
       subscription_id: existing?.id ?? null,
     });

@@ -37,7 +37,10 @@ export type ItemCycle = StackItemEol & { item_id: string };
  * cycles of every product their keys name), the version test in the application. When two
  * products share a key, the first by id holding a matching cycle wins.
  */
-export async function cyclesOfItems(ex: Executor, items: { id: string; itemType: string; value: string }[]): Promise<Map<string, ItemCycle>> {
+export async function cyclesOfItems(
+  ex: Executor,
+  items: { id: string; itemType: string; value: string }[],
+): Promise<Map<string, ItemCycle>> {
   const refs = new Map<string, { key: string; version: string }>();
   for (const i of items) {
     const r = itemRef(i.itemType, i.value);

@@ -34,7 +34,11 @@ class LeaseLost extends Error {}
 /** Facts an event carries in its payload: the eol.* events (eol-notices job) name their product, cycle and days left. */
 function eventFacts(event: EventName, payload: Record<string, unknown>): Facts {
   if (!event.startsWith("eol.")) return {};
-  return { "eol.product": payload.product_id as string, "eol.cycle": payload.cycle as string, "eol.days_left": payload.days_left as number };
+  return {
+    "eol.product": payload.product_id as string,
+    "eol.cycle": payload.cycle as string,
+    "eol.days_left": payload.days_left as number,
+  };
 }
 
 /**

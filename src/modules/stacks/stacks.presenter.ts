@@ -24,5 +24,10 @@ export function presentItem(i: StackItemRow, tags: TagRow[] = [], eol: StackItem
 }
 
 export function presentStack(v: StackView) {
-  return { id: v.stack.id, name: v.stack.name, project_id: v.stack.projectId, items: v.items.map((i) => presentItem(i, v.tags.get(i.id), v.eol.get(i.id) ?? null)) };
+  return {
+    id: v.stack.id,
+    name: v.stack.name,
+    project_id: v.stack.projectId,
+    items: v.items.map((i) => presentItem(i, v.tags.get(i.id), v.eol.get(i.id) ?? null)),
+  };
 }

@@ -26,7 +26,9 @@ export const StackItem = z
     created_at: z.iso.datetime(),
     eol: StackItemEol.nullable()
       .optional()
-      .describe("The endoflife.date cycle the item runs (its CPE, purl or vendor:product names a product, its version falls in a cycle), else null"),
+      .describe(
+        "The endoflife.date cycle the item runs (its CPE, purl or vendor:product names a product, its version falls in a cycle), else null",
+      ),
   })
   .meta({ id: "StackItemOut" });
 

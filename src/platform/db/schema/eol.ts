@@ -1,5 +1,19 @@
 import { sql } from "drizzle-orm";
-import { bigserial, check, date, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigserial,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { organizations, projects } from "./tenancy.js";
 
 const tz = (name: string) => timestamp(name, { withTimezone: true });
