@@ -12,8 +12,13 @@ import type { StackItemType } from "../../platform/db/schema/index.js";
 import { eolRepository as repo } from "./eol.repository.js";
 import type { StackItemEol } from "./eol.schemas.js";
 
-/** An item's lookup key and version, or null when it cannot name an endoflife.date cycle. */
+/** An item's lookup key and version (a leading `v` dropped), or null when it cannot name an endoflife.date cycle. */
 export function itemRef(itemType: string, value: string): { key: string; version: string } | null {
+  const r = keyAndVersion(itemType, value);
+  return r ? { key: r.key, version: r.version.trim().replace(/^v(?=\d)/i, "") } : null;
+}
+
+function keyAndVersion(itemType: string, value: string): { key: string; version: string } | null {
   try {
     if (itemType === "purl") {
       const p = parsePurlKey(value);
@@ -48,16 +53,20 @@ export async function cyclesOfItems(
   }
   const out = new Map<string, ItemCycle>();
   if (!refs.size) return out;
+  // Every cycle of the products named (a SQL prefix pre-filter per item was measured slower: 1,000
+  // items, 27.6 → 63 ms, as it joins each item to its products' cycles).
   const rows = await repo.cyclesOfKeys(ex, [...new Set([...refs.values()].map((r) => r.key))]);
   const byKey = new Map<string, Map<string, typeof rows>>();
   for (const row of rows) {
     const products = byKey.get(row.key) ?? new Map<string, typeof rows>();
     byKey.set(row.key, products);
-    products.set(row.product_id, [...(products.get(row.product_id) ?? []), row]);
+    const cycles = products.get(row.product_id);
+    if (cycles) cycles.push(row);
+    else products.set(row.product_id, [row]);
   }
-  for (const [itemId, ref] of refs) {
-    for (const cycles of byKey.get(ref.key)?.values() ?? []) {
-      const c = cycleOfVersion(ref.version, cycles);
+  for (const [itemId, r] of refs) {
+    for (const cycles of byKey.get(r.key)?.values() ?? []) {
+      const c = cycleOfVersion(r.version, cycles);
       if (!c) continue;
       out.set(itemId, {
         item_id: itemId,
