@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { likeContains, pgArray, rowsOf } from "../../platform/db/sql.js";
-import type { DateOrBool } from "../../feeds/eol.js";
+import type { EolCycle } from "../../feeds/eol.js";
 import type { EolNoticeListQuery, EolProductListQuery } from "./eol.schemas.js";
 
 export interface EolProductRow {
@@ -12,18 +12,8 @@ export interface EolProductRow {
   identifiers: Record<string, string>[];
 }
 
-export interface EolCycleRow {
-  cycle: string;
-  position: number;
-  release_date: string | null;
-  eol: DateOrBool;
-  lts: DateOrBool;
-  support: DateOrBool;
-  extended_support: DateOrBool;
-  latest: string | null;
-  latest_release_date: string | null;
-  link: string | null;
-}
+/** A stored cycle: what the parser extracted (dates as YYYY-MM-DD text). */
+export type EolCycleRow = EolCycle;
 
 export interface EolSubRow {
   id: string;
