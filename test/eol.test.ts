@@ -8,6 +8,7 @@ import { FeedsService } from "../src/feeds/feeds.service.js";
 import { feedUrls } from "../src/feeds/importers/index.js";
 import type { ActionContext, ActionHandler } from "../src/engine/actions.js";
 import { importFeed } from "../src/feeds/import.js";
+import { executeCommand } from "../src/main.js";
 import { EolService } from "../src/modules/eol/eol.service.js";
 import { bearer, createTestApp, createWorkflow, tenantWithScopes } from "./helpers.js";
 
@@ -317,6 +318,24 @@ describe("the eol-notices job (Paris days)", () => {
     expect((await notices(c)).length).toBe(1);
     await t.services.eolNotices.run(new Date("2027-12-31T00:00:00+01:00"));
     expect((await notices(c))[0]).toBe("reached eol php 8.3 2027-12-31 0");
+  });
+
+  it("jobs run eol-notices --now runs it at that instant (the command of the CLI and the admin socket); another tenant's notices are a 404", async () => {
+    const c = await tenantWithScopes(t, "EOL cli", ["eol-write"]);
+    await jan.subscribe(c.project, { product_id: "ubuntu", cycle: "24.04", notify_before_eol_days: 30, notify_before_support_days: null });
+    const res = await executeCommand(t.services, t.database, [
+      "jobs",
+      "run",
+      "eol-notices",
+      "--now",
+      "2029-05-31T00:00:00+02:00",
+      "--json",
+    ]);
+    expect(res.ok && res.result).toMatchObject({ job: "eol-notices", now: "2029-05-30T22:00:00.000Z", today: "2029-05-31" });
+    // Ubuntu 24.04's standard support (eoas) ends the same day: reached too (no warning before: null).
+    expect(await notices(c)).toEqual(["reached support ubuntu 24.04 2029-05-31 0", "reached eol ubuntu 24.04 2029-05-31 0"]);
+    const cross = await t.app.inject({ method: "GET", url: `${c.base}/eol-notices`, headers: bearer(b.key) });
+    expect(cross.statusCode).toBe(404);
   });
 
   it("a cycle already past when subscribed is not announced; every cycle (null) covers the cycles to come; two runs at once write once", async () => {
