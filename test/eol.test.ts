@@ -8,6 +8,8 @@ import { FeedsService } from "../src/feeds/feeds.service.js";
 import { feedUrls } from "../src/feeds/importers/index.js";
 import type { ActionContext, ActionHandler } from "../src/engine/actions.js";
 import { importFeed } from "../src/feeds/import.js";
+import { importSnapshotIfEmpty } from "../src/feeds/snapshot.js";
+import { createLogger } from "../src/platform/log.js";
 import { executeCommand } from "../src/main.js";
 import { EolService } from "../src/modules/eol/eol.service.js";
 import { bearer, createTestApp, createWorkflow, tenantWithScopes } from "./helpers.js";
@@ -446,5 +448,17 @@ describe("workflows on EOL events", () => {
       ].sort((x, y) => (x.workflow_id < y.workflow_id ? -1 : 1)),
     );
     expect(hooks.filter((h) => h.project === c.projectId).map((h) => h.node)).toEqual(["n"]);
+  });
+});
+
+describe("the first-start snapshot", () => {
+  it("holds every endoflife.date page; a database whose snapshot predates them gets them at its next start", async () => {
+    // As a database that completed the snapshot's other sources before eol existed.
+    for (const source of ["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"])
+      await q("insert into snapshot_progress (source, started_at, completed_at) values ($1, now(), now())", [source]);
+    const results = await importSnapshotIfEmpty(db, createLogger("silent"));
+    expect(results!.map((r) => [r.source, r.read, r.skipped])).toEqual([["eol", 464, 0]]);
+    expect(await q("select count(*)::int as n from eol_products")).toEqual([{ n: 464 }]);
+    expect(await importSnapshotIfEmpty(db, createLogger("silent"))).toBeNull();
   });
 });
