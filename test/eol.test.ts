@@ -447,7 +447,9 @@ describe("workflows on EOL events", () => {
         { workflow_id: no.json().id, trigger_event: "eol.approaching", status: "success" },
       ].sort((x, y) => (x.workflow_id < y.workflow_id ? -1 : 1)),
     );
-    expect(hooks.filter((h) => h.project === c.projectId).map((h) => h.node)).toEqual(["n"]);
+    expect(hooks.filter((h) => h.project === c.projectId).map((h) => [h.node, h.title])).toEqual([
+      ["n", "nginx 1.29 (fin de vie le 2026-05-13) touche Production"],
+    ]);
   });
 });
 
