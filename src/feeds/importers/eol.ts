@@ -14,6 +14,10 @@ const EOL_PARSER_VERSION = "1";
 const EOL_BATCH = 100;
 
 const isPage = (f: string) => /\.md(\.gz)?$/.test(f);
+/** The JSON files of an endoflife.date directory: the front-matter export, api-like cycles, release-data. */
+const EXPORT = /^\uFEFF?\s*\{\s*"[^"]+"\s*:\s*\{\s*"title"\s*:/;
+const API_LIKE = /^\uFEFF?\s*\[\s*\{\s*"cycle"\s*:/;
+const RELEASE_DATA = /^\uFEFF?\s*\{\s*"releases"\s*:\s*\{[\s\S]*"versions"\s*:/;
 
 /**
  * endoflife.date: the product pages (`products/*.md`, YAML front matter) — the whole data
@@ -30,7 +34,7 @@ export const eol = feedSource({
   endings: [".md", ".json"],
   defaultEnding: ".json",
   sniff: {
-    test: (h, f) => (isPage(f) ? /^\uFEFF?---\r?\n/.test(h) : /^\uFEFF?\s*[[{]/.test(h)),
+    test: (h, f) => (isPage(f) ? /^\uFEFF?---\r?\n/.test(h) : EXPORT.test(h) || API_LIKE.test(h) || RELEASE_DATA.test(h)),
     expected: "pages produit endoflife.date (Markdown à front matter YAML) ou leur export JSON",
   },
   tables: ["eol_products", "eol_cycles", "eol_identifiers"],
@@ -55,9 +59,8 @@ export const eol = feedSource({
       await add(basename(file), 0, () => parseEolPage(pageId(file), text));
     }
     for (const file of files.filter((f) => !isPage(f))) {
-      const start = await head(file, 4096);
-      // Only the front-matter export names products by title; api-like and release-data files do not.
-      if (!/^\s*\{/.test(start) || !start.includes('"title"') || !start.includes('"releases"')) continue;
+      // Only the front-matter export names products; api-like and release-data files are left.
+      if (!EXPORT.test(await head(file, 4096))) continue;
       const bundle = parseJson(await readWhole(file));
       if (!bundle || typeof bundle !== "object" || Array.isArray(bundle)) continue;
       let index = 0;
