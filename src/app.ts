@@ -44,6 +44,8 @@ import { casesRepository } from "./modules/cases/cases.repository.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { RisksService } from "./modules/risks/risks.service.js";
 import { risksRoutes } from "./modules/risks/risks.routes.js";
+import { StatsService } from "./modules/stats/stats.service.js";
+import { statsRoutes } from "./modules/stats/stats.routes.js";
 import { CaseExpiry } from "./modules/cases/cases.expiry.js";
 import { GraphSecrets } from "./engine/secret-params.js";
 import { loadSecretKey, SecretBox } from "./platform/secrets.js";
@@ -86,6 +88,7 @@ export interface Services {
   alerts: AlertsService;
   cases: CasesService;
   risks: RisksService;
+  stats: StatsService;
   caseExpiry: CaseExpiry;
   /** endoflife.date products and the projects' subscriptions. */
   eol: EolService;
@@ -121,6 +124,7 @@ export function createServices(database: Database, config: Config, options: Serv
   const eol = new EolService(database.db);
   const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, (projectId) => eol.countInProject(projectId));
   const cases = new CasesService(database.db, tagsRepository);
+  const stats = new StatsService(database.db);
   const handlers: ActionHandlers = {
     ...dataActions({ cases, tags, alerts }),
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
@@ -149,6 +153,7 @@ export function createServices(database: Database, config: Config, options: Serv
     alerts,
     cases,
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
+    stats,
     caseExpiry: new CaseExpiry(database.db),
     eol,
     eolNotices: new EolNotices(database.db),
@@ -190,6 +195,7 @@ export async function buildApp(opts: {
       ...casesRoutes(services.cases, services.caseExpiry),
       ...risksRoutes(services.risks),
       ...eolRoutes(services.eol),
+      ...statsRoutes(services.stats),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

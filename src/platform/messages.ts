@@ -107,4 +107,8 @@ export const INVALID = {
   tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
   unknownEolProduct: (id: string) => `produit inconnu des données de fin de vie : ${id} (GET /api/v1/eol/products)`,
   unknownEolCycle: (product: string, cycle: string) => `cycle inconnu pour ${product} : ${cycle}`,
+  periodWithDates: "period ne se combine pas avec from ou to",
+  fromAfterTo: "from doit précéder ou égaler to",
+  tooManyPeriods: (max: number) => `plus de ${max} périodes : choisissez une granularité plus large ou une période plus courte`,
+  projectMetric: (metric: string) => `la métrique ${metric} demande project_id`,
 } as const;

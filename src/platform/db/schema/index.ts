@@ -6,3 +6,4 @@ export * from "./alerting.js";
 export * from "./matching.js";
 export * from "./cases.js";
 export * from "./eol.js";
+export * from "./stats.js";
