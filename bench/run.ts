@@ -1,7 +1,8 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|urls runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|urls|eol runs one. */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
+import { benchEol } from "./eol.js";
 import { benchIngest } from "./ingest.js";
 import { benchMatching } from "./matching.js";
 import { benchSlowClients } from "./slow-clients.js";
@@ -15,5 +16,6 @@ if (!only || only === "matching") await benchMatching();
 if (!only || only === "slow") await benchSlowClients();
 if (!only || only === "cases") await benchCases();
 if (!only || only === "engine") await benchEngine();
+if (!only || only === "eol") await benchEol();
 if (!only || only === "stats") await benchStats();
 if (!only || only === "urls") await benchUrls();

@@ -60,6 +60,10 @@ import { UrlsService } from "./modules/urls/urls.service.js";
 import { urlsRoutes } from "./modules/urls/urls.routes.js";
 import { createScanner } from "./modules/urls/urls.scan.js";
 import { loadFingerprints, type Fingerprints } from "./modules/urls/urls.fingerprints.js";
+import { EolService } from "./modules/eol/eol.service.js";
+import { EolNotices } from "./modules/eol/eol.notices.js";
+import { eolRoutes } from "./modules/eol/eol.routes.js";
+import { cyclesOfItems } from "./modules/eol/eol.stack.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -91,6 +95,10 @@ export interface Services {
   risks: RisksService;
   stats: StatsService;
   caseExpiry: CaseExpiry;
+  /** endoflife.date products and the projects' subscriptions. */
+  eol: EolService;
+  /** The eol-notices job. */
+  eolNotices: EolNotices;
   /** Secret action parameters: sealed on write, masked in answers, decrypted for the handlers (decryptParams). */
   secrets: GraphSecrets;
   /** The workflow engine: outbox events to runs, runs executed through the action handlers. */
@@ -122,7 +130,10 @@ export function createServices(database: Database, config: Config, options: Serv
   );
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
-  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository);
+  const eol = new EolService(database.db);
+  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository, (projectId) =>
+    eol.countInProject(projectId),
+  );
   const cases = new CasesService(database.db, tagsRepository);
   const stats = new StatsService(database.db);
   const handlers: ActionHandlers = {
@@ -161,13 +172,15 @@ export function createServices(database: Database, config: Config, options: Serv
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
-    stacks,
+    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick(), cyclesOfItems),
     tags,
     alerts,
     cases,
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
     stats,
     caseExpiry: new CaseExpiry(database.db),
+    eol,
+    eolNotices: new EolNotices(database.db),
     secrets,
     runs,
     urls: new UrlsService(database.db, config.urls, scanner, stacks, () => runs.kick()),
@@ -206,6 +219,7 @@ export async function buildApp(opts: {
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases, services.caseExpiry),
       ...risksRoutes(services.risks),
+      ...eolRoutes(services.eol),
       ...statsRoutes(services.stats),
       ...urlsRoutes(services.urls),
       ...sessionsRoutes(services.sessions, config),

@@ -22,6 +22,8 @@ export const NOT_FOUND = {
   apiKey: "Clé d'API introuvable",
   monitoredUrl: "URL surveillée introuvable",
   technology: "Technologie non détectée sur cette URL (dernier scan)",
+  eolProduct: "Produit introuvable dans les données de fin de vie",
+  eolSubscription: "Abonnement de fin de vie introuvable",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
 } as const;
 
@@ -40,6 +42,11 @@ export const CONFLICT = {
   },
   defaultWorkflow: { code: "workflow_par_defaut", message: "Le workflow par défaut du projet ne peut pas être supprimé" },
   lastWorkflow: { code: "dernier_workflow", message: "Le dernier workflow du projet ne peut pas être supprimé" },
+  eolSubscriptionExists: {
+    code: "abonnement_existant",
+    message: (product: string, cycle: string | null) =>
+      `Le projet est déjà abonné à ${product}${cycle === null ? " (tous les cycles)" : ` ${cycle}`}`,
+  },
   riskExpired: {
     code: "risque_expire",
     message: (expiresOn: string) =>
@@ -109,6 +116,8 @@ export const INVALID = {
   nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
   unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
   tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
+  unknownEolProduct: (id: string) => `produit inconnu des données de fin de vie : ${id} (GET /api/v1/eol/products)`,
+  unknownEolCycle: (product: string, cycle: string) => `cycle inconnu pour ${product} : ${cycle}`,
   periodWithDates: "period ne se combine pas avec from ou to",
   fromAfterTo: "from doit précéder ou égaler to",
   tooManyPeriods: (max: number) => `plus de ${max} périodes : choisissez une granularité plus large ou une période plus courte`,

@@ -42,6 +42,7 @@ const HEADLINES: Partial<Record<EventName, Record<Lang, string>>> = {
   "cve.epss_spike": { fr: "Forte hausse du score EPSS", en: "EPSS score spike" },
   "cve.severity_raised": { fr: "Sévérité relevée", en: "Severity raised" },
   "eol.approaching": { fr: "Fin de vie proche", en: "End of life approaching" },
+  "eol.reached": { fr: "Fin de vie atteinte", en: "End of life reached" },
   "url.cert_expiring": { fr: "Certificat bientôt expiré", en: "Certificate expiring soon" },
   "url.down": { fr: "URL surveillée en panne", en: "Monitored URL down" },
   "url.recovered": { fr: "URL surveillée rétablie", en: "Monitored URL recovered" },

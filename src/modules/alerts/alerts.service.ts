@@ -19,6 +19,8 @@ export class AlertsService {
     private readonly tags: Pick<typeof tagsRepository, "ofAlerts" | "attachToAlert" | "detachFromAlert">,
     private readonly stacks: Pick<typeof stacksRepository, "countInProject">,
     private readonly urls: Pick<typeof urlsRepository, "countInProject">,
+    /** The project's EOL subscriptions (the eol module's count). */
+    private readonly eolSubscriptions: (projectId: string) => Promise<number>,
   ) {}
 
   /**
@@ -74,12 +76,13 @@ export class AlertsService {
     });
   }
 
-  /** ProjectStatsOut. End-of-life subscriptions arrive in a later module: none can exist yet. */
+  /** ProjectStatsOut. */
   async stats({ id: projectId }: ProjectScope) {
-    const [a, items, urls] = await Promise.all([
+    const [a, items, urls, eolSubs] = await Promise.all([
       repo.stats(this.db, projectId),
       this.stacks.countInProject(this.db, projectId),
       this.urls.countInProject(this.db, projectId),
+      this.eolSubscriptions(projectId),
     ]);
     return {
       total_alerts: a.total,
@@ -88,7 +91,7 @@ export class AlertsService {
       poc_alerts: a.poc,
       stack_items: items,
       monitored_urls: urls,
-      eol_subscriptions: 0,
+      eol_subscriptions: eolSubs,
       alerts_by_severity: a.bySeverity,
     };
   }

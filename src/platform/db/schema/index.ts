@@ -5,5 +5,6 @@ export * from "./vulns.js";
 export * from "./alerting.js";
 export * from "./matching.js";
 export * from "./cases.js";
+export * from "./eol.js";
 export * from "./stats.js";
 export * from "./urls.js";
