@@ -53,6 +53,8 @@ import { dataActions } from "./modules/runs/runs.actions.js";
 import { RunsService } from "./modules/runs/runs.service.js";
 import { runsRoutes } from "./modules/runs/runs.routes.js";
 import { registerMcp } from "./mcp/http.js";
+import { ReportsService } from "./modules/reports/reports.service.js";
+import { reportsRoutes } from "./modules/reports/reports.routes.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -87,6 +89,8 @@ export interface Services {
   secrets: GraphSecrets;
   /** The workflow engine: outbox events to runs, runs executed through the action handlers. */
   runs: RunsService;
+  /** Evidence reports: generation, versions, sync until frozen, find-again. */
+  reports: ReportsService;
 }
 
 /** Options of the composition root (tests inject the notification handlers). */
@@ -112,8 +116,9 @@ export function createServices(database: Database, config: Config, options: Serv
   const tags = new TagsService(database.db);
   const alerts = new AlertsService(database.db, tagsRepository, stacksRepository);
   const cases = new CasesService(database.db, tagsRepository);
+  const reports = new ReportsService(database.db);
   const handlers: ActionHandlers = {
-    ...dataActions({ cases, tags, alerts }),
+    ...dataActions({ cases, tags, alerts, reports }),
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
     ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify)),
   };
@@ -143,6 +148,7 @@ export function createServices(database: Database, config: Config, options: Serv
     caseExpiry: new CaseExpiry(database.db),
     secrets,
     runs,
+    reports,
   };
 }
 
@@ -178,6 +184,7 @@ export async function buildApp(opts: {
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases, services.caseExpiry),
       ...risksRoutes(services.risks),
+      ...reportsRoutes(services.reports),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

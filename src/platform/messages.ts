@@ -20,6 +20,10 @@ export const NOT_FOUND = {
   risk: "Entrée du registre des risques introuvable",
   vulnerability: "Vulnérabilité introuvable",
   apiKey: "Clé d'API introuvable",
+  report: "Rapport introuvable",
+  reportVersion: (n: number) => `Version ${n} du rapport introuvable`,
+  /** Find-again: no report version of this organization (within the key's projects) has this file or fingerprint. */
+  evidence: "Preuve introuvable",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
 } as const;
 
@@ -49,6 +53,11 @@ export const CONFLICT = {
       viaException
         ? `Le statut ${to} s'obtient en posant une exception sur le cas (PUT …/exception) ou en le couvrant par une entrée du registre des risques${from ? ` ; depuis ${from}, impossible` : ""}`
         : `Transition invalide : ${from ?? "(aucun)"} → ${to} (depuis ${from ?? "(aucun)"} : ${allowed.join(", ") || "aucune"})`,
+  },
+  reportFrozen: { code: "rapport_fige", message: "Ce rapport est figé : c'est une preuve, il ne peut être ni modifié ni supprimé" },
+  noCsv: {
+    code: "format_indisponible",
+    message: (type: string) => `Le rapport ${type} n'est pas un tableau : il n'a pas de CSV (formats : pdf, json)`,
   },
   /** A bulk change refused as a whole: `n` selected cases cannot move to the status. */
   bulkTransition: (n: number, first: string) => `${n} cas ne peuvent pas prendre ce statut, rien n'a été modifié. ${first}`,
@@ -98,4 +107,9 @@ export const INVALID = {
   nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
   unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
   tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
+  reportPeriodUnused: "from et to ne s'appliquent qu'au rapport_projet (les autres rapports donnent l'état du jour)",
+  reportPeriodOrder: "from doit précéder to (ou lui être égal)",
+  reportPeriodLength: (days: number) => `la période fait au plus ${days} jours`,
+  uploadMissing: "le fichier est attendu dans le champ « file » (multipart/form-data)",
+  uploadUnreadable: "corps multipart/form-data illisible",
 } as const;

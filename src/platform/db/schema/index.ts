@@ -5,3 +5,4 @@ export * from "./vulns.js";
 export * from "./alerting.js";
 export * from "./matching.js";
 export * from "./cases.js";
+export * from "./reports.js";

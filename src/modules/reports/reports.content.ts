@@ -1,0 +1,237 @@
+import type { Executor } from "../../platform/db/client.js";
+import { CASE_STATUSES, type ReportType } from "../../platform/db/schema/index.js";
+import { addDays, parisDate, parisMidnight } from "../../platform/paris.js";
+import { instant, round2 } from "./reports.canonical.js";
+import { reportsData, type DelayStats, type Span } from "./reports.data.js";
+
+/**
+ * The canonical content of each report type: plain data (French keys, codes rather than labels),
+ * the same for every output format. The JSON download is this content in canonical JSON, the PDF
+ * and the CSV are rendered from it alone, and the fingerprint is taken of it (ADR 0012).
+ *
+ * Lists are capped so that a report stays a document (bench/reports.ts: 50,000 alerts): the
+ * project report carries every figure computed over all the data, and lists the TOP_ALERTS most
+ * pressing alerts and the first MAX_EXCEPTIONS exceptions (with their totals); the KEV report lists
+ * every KEV CVE (at most the catalogue, ~1,500), the exceptions and inventory reports every row.
+ */
+export const CONTENT_FORMAT = "vigie.preuve/1";
+export const TOP_ALERTS = 20;
+export const MAX_EXCEPTIONS = 50;
+export const PALIERS = ["P1", "P2", "P3", "P4"] as const;
+export const SEVERITY_ORDER = ["critical", "high", "medium", "low", "none", "unknown"] as const;
+
+export type Language = "fr" | "en";
+
+export interface ContentInput {
+  reportId: string;
+  type: ReportType;
+  titre: string;
+  language: Language;
+  project: { id: string; orgId: string; name: string };
+  /** Paris calendar days, both included (the project report only). */
+  period: { from: string; to: string } | null;
+  /** The Paris day of the generation. */
+  today: string;
+}
+
+type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
+export type Content = { [k: string]: Json };
+
+/** The span of instants of a period of Paris days. */
+export function spanOf(period: { from: string; to: string }): Span {
+  return { from: parisMidnight(period.from), to: parisMidnight(addDays(period.to, 1)) };
+}
+
+/** The day the project report's figures stand at: the period's last day, or today while the period runs. */
+export function asOf(period: { from: string; to: string } | null, today: string): string {
+  return period && period.to < today ? period.to : today;
+}
+
+function counts(keys: readonly string[], found: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const k of keys) out[k] = found[k] ?? 0;
+  for (const [k, v] of Object.entries(found)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+function delay(d: DelayStats): Content {
+  return { nombre: d.n, moyenne: round2(d.mean), mediane: round2(d.median), p90: round2(d.p90) };
+}
+
+async function projectReport(ex: Executor, input: ContentInput): Promise<Content> {
+  const span = spanOf(input.period!);
+  const today = asOf(input.period, input.today);
+  const p = input.project.id;
+  const alerts = await reportsData.alertCounts(ex, p, span);
+  const top = await reportsData.topAlerts(ex, p, span, TOP_ALERTS);
+  const cases = await reportsData.caseCounts(ex, p, span);
+  const exceptions = await reportsData.exceptions(ex, p, today, MAX_EXCEPTIONS);
+  const delays = await reportsData.delays(ex, p, span);
+  return {
+    etat_au: today,
+    alertes: {
+      total: alerts.total,
+      kev: alerts.kev,
+      poc: alerts.poc,
+      par_palier: counts(PALIERS, alerts.by_palier),
+      par_severite: counts(SEVERITY_ORDER, alerts.by_severity),
+      principales: top.map((a) => ({
+        cve_id: a.cve_id,
+        palier: a.palier,
+        severite: a.severity,
+        cvss: round2(a.cvss_score),
+        kev: a.is_kev,
+        poc: a.has_poc,
+        produit: [a.vendor, a.product].filter(Boolean).join(" ") || null,
+        declenchee_le: instant(a.triggered_at),
+      })),
+    },
+    cas: {
+      total: cases.total,
+      par_statut: counts(CASE_STATUSES, cases.by_status),
+      ouverts_sur_periode: cases.opened,
+      clos_sur_periode: cases.closed,
+    },
+    exceptions: {
+      en_vigueur: exceptions.total,
+      expirant_sous_30_jours: exceptions.expiring,
+      liste: exceptions.rows.map(exceptionItem),
+    },
+    delais: {
+      unite: "jours",
+      publication_alerte: delay(delays.publication_alert),
+      alerte_cloture: delay(delays.alert_closed),
+      publication_cloture: delay(delays.publication_closed),
+    },
+  };
+}
+
+function exceptionItem(e: Awaited<ReturnType<typeof reportsData.exceptions>>["rows"][number]): Content {
+  return {
+    cve_id: e.cve_id,
+    statut: e.status,
+    severite: e.severity,
+    nature: e.nature,
+    mesure: e.measure,
+    justification: e.justification,
+    expire_le: e.expires_on,
+    posee_le: instant(e.set_at),
+    registre: e.risk_id ? { id: e.risk_id, titre: e.risk_title, responsable: e.risk_owner } : null,
+  };
+}
+
+/** The verdict of one KEV CVE against CISA's due date (Paris days). */
+export type KevVerdict = "dans_les_delais" | "en_retard" | "ouvert_en_retard" | "ouvert" | "sans_echeance";
+export const KEV_VERDICTS: readonly KevVerdict[] = ["dans_les_delais", "en_retard", "ouvert_en_retard", "ouvert", "sans_echeance"];
+
+export function kevVerdict(due: string | null, handledOn: string | null, today: string): KevVerdict {
+  if (handledOn) return due === null ? "dans_les_delais" : handledOn <= due ? "dans_les_delais" : "en_retard";
+  if (due === null) return "sans_echeance";
+  return today > due ? "ouvert_en_retard" : "ouvert";
+}
+
+async function kevReport(ex: Executor, input: ContentInput): Promise<Content> {
+  const rows = await reportsData.kev(ex, input.project.id);
+  const items = rows.map((r) => {
+    const handledOn = r.handled_at ? parisDate(new Date(r.handled_at)) : null;
+    return {
+      cve_id: r.cve_id,
+      produit: [r.vendor, r.product].filter(Boolean).join(" ") || null,
+      kev_ajoute_le: r.date_added,
+      echeance: r.due_date,
+      statut_cas: r.case_status,
+      traite_le: handledOn,
+      verdict: kevVerdict(r.due_date, handledOn, input.today),
+    };
+  });
+  const byVerdict: Record<string, number> = {};
+  for (const i of items) byVerdict[i.verdict] = (byVerdict[i.verdict] ?? 0) + 1;
+  return { synthese: { total: items.length, ...counts(KEV_VERDICTS, byVerdict) }, cves: items };
+}
+
+async function exceptionsReport(ex: Executor, input: ContentInput): Promise<Content> {
+  const exceptions = await reportsData.exceptions(ex, input.project.id, input.today, null);
+  const register = await reportsData.register(ex, input.project.id, input.today);
+  return {
+    synthese: { en_vigueur: exceptions.total, expirant_sous_30_jours: exceptions.expiring, entrees_registre: register.length },
+    exceptions: exceptions.rows.map(exceptionItem),
+    registre: register.map((r) => ({
+      id: r.id,
+      titre: r.title,
+      responsable: r.owner,
+      justification: r.justification,
+      revue_le: r.review_on,
+      expire_le: r.expires_on,
+      statut: r.status,
+      cas_couverts: r.cases_count,
+    })),
+  };
+}
+
+async function inventoryReport(ex: Executor, input: ContentInput): Promise<Content> {
+  const rows = await reportsData.inventory(ex, input.project.id);
+  const stacks = new Map<string, Content[]>();
+  for (const r of rows) {
+    const list = stacks.get(r.stack) ?? [];
+    list.push({ type: r.item_type, valeur: r.value, severite_min: r.min_severity, alertes: r.alerts });
+    stacks.set(r.stack, list);
+  }
+  return {
+    synthese: { piles: stacks.size, elements: rows.length },
+    piles: [...stacks].map(([nom, elements]) => ({ nom, elements })),
+  };
+}
+
+const BUILDERS: Record<ReportType, (ex: Executor, input: ContentInput) => Promise<Content>> = {
+  rapport_projet: projectReport,
+  conformite_kev: kevReport,
+  exceptions: exceptionsReport,
+  inventaire: inventoryReport,
+};
+
+/** The report's content: what it is (id, type, title, language, project, period), then its type's sections. */
+export async function buildContent(ex: Executor, input: ContentInput): Promise<Content> {
+  return {
+    format: CONTENT_FORMAT,
+    rapport: { id: input.reportId, type: input.type, titre: input.titre, langue: input.language },
+    organisation_id: input.project.orgId,
+    projet: { id: input.project.id, nom: input.project.name },
+    periode: input.period ? { du: input.period.from, au: input.period.to } : null,
+    ...(await BUILDERS[input.type](ex, input)),
+  };
+}
+
+/** A report's table, for the CSV (the reports that are a table), built from the content alone. */
+export interface Table {
+  columns: string[];
+  rows: (string | number | boolean | null)[][];
+}
+
+export function tableOf(type: ReportType, content: Content): Table | null {
+  const list = <T>(k: string) => content[k] as unknown as T[];
+  switch (type) {
+    case "conformite_kev": {
+      const columns = ["cve_id", "produit", "kev_ajoute_le", "echeance", "statut_cas", "traite_le", "verdict"];
+      return { columns, rows: list<Record<string, Json>>("cves").map((r) => columns.map((c) => r[c] as string | null)) };
+    }
+    case "exceptions": {
+      const columns = ["cve_id", "statut", "severite", "nature", "mesure", "justification", "expire_le", "posee_le", "registre_id", "registre_titre"];
+      return {
+        columns,
+        rows: list<Record<string, Json>>("exceptions").map((r) => {
+          const reg = r.registre as { id: string; titre: string } | null;
+          return [...columns.slice(0, 8).map((c) => r[c] as string | null), reg?.id ?? null, reg?.titre ?? null];
+        }),
+      };
+    }
+    case "inventaire": {
+      const columns = ["pile", "type", "valeur", "severite_min", "alertes"];
+      const rows: Table["rows"] = [];
+      for (const s of list<{ nom: string; elements: Record<string, Json>[] }>("piles"))
+        for (const e of s.elements) rows.push([s.nom, e.type as string, e.valeur as string, e.severite_min as string | null, e.alertes as number]);
+      return { columns, rows };
+    }
+    default:
+      return null;
+  }
+}

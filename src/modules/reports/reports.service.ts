@@ -1,0 +1,330 @@
+import { stringify } from "csv-stringify/sync";
+import { randomUUID } from "node:crypto";
+import type { Actor, OrgScope, ProjectScope } from "../../platform/auth/context.js";
+import type { Db, Executor } from "../../platform/db/client.js";
+import type { ReportType } from "../../platform/db/schema/index.js";
+import { Conflict, invalid, NotFound } from "../../platform/errors.js";
+import { alertsVersion, casesVersion } from "../../matching/matcher.js";
+import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
+import { addDays, parisDate } from "../../platform/paris.js";
+import { neutralise } from "../cases/cases.export.js";
+import { canonicalJson, instant, sha256Hex } from "./reports.canonical.js";
+import { asOf, buildContent, tableOf, type Language } from "./reports.content.js";
+import { reportsData } from "./reports.data.js";
+import { renderPdf } from "./reports.pdf.js";
+import { reportsRepository as repo, type ReportRow } from "./reports.repository.js";
+import { TABLE_TYPES, type ReportFormat, type ReportIn, type ReportListQuery, type ReportSettingsIn, type SyncState } from "./reports.schemas.js";
+
+/** The largest period of a project report, in days. */
+export const MAX_PERIOD_DAYS = 366;
+/** The default period of a project report: the last 30 days, today included. */
+export const DEFAULT_PERIOD_DAYS = 30;
+/** Reports the sync job looks at per run. */
+const SYNC_BATCH = 500;
+
+/** A report as the API shows it: the row and its presented synchronisation state. */
+export interface ReportView {
+  row: ReportRow;
+  state: SyncState;
+}
+
+const JOB: Actor = { type: "job", id: null, label: "reports-sync" };
+
+const TITLES: Record<ReportType, Record<Language, string>> = {
+  rapport_projet: { fr: "Rapport de vulnérabilités", en: "Vulnerability report" },
+  conformite_kev: { fr: "Conformité KEV (CISA)", en: "KEV compliance (CISA)" },
+  exceptions: { fr: "Exceptions et registre des risques", en: "Exceptions and risk register" },
+  inventaire: { fr: "Inventaire", en: "Inventory" },
+};
+
+function titleOf(type: ReportType, language: Language, project: string, period: { from: string; to: string } | null): string {
+  const base = `${TITLES[type][language]} — ${project}`;
+  if (!period) return base;
+  return language === "fr" ? `${base} — du ${period.from} au ${period.to}` : `${base} — ${period.from} to ${period.to}`;
+}
+
+/**
+ * What a report's content stands on: the data versions of the sets it reads (alerts and cases of
+ * its project, the CVE corpus), the Paris day when its figures depend on it, and for the inventory
+ * a fingerprint of the stacks (they have no data version). A report whose stored sources differ is
+ * `perimee`: the sync job regenerates it.
+ */
+async function sourcesOf(ex: Executor, reports: ReportRow[], today: string): Promise<Map<string, Record<string, string | number>>> {
+  const names = reports.flatMap((r) => [alertsVersion(r.project_id), casesVersion(r.project_id)]);
+  const versions = await repo.dataVersions(ex, [...names, "cves"]);
+  const inventories = [...new Set(reports.filter((r) => r.report_type === "inventaire").map((r) => r.project_id))];
+  const stacks = await reportsData.stackSignatures(ex, inventories);
+  const out = new Map<string, Record<string, string | number>>();
+  for (const r of reports) {
+    const s: Record<string, string | number> = {
+      [alertsVersion(r.project_id)]: versions.get(alertsVersion(r.project_id)) ?? 0,
+      [casesVersion(r.project_id)]: versions.get(casesVersion(r.project_id)) ?? 0,
+      cves: versions.get("cves") ?? 0,
+    };
+    if (r.report_type === "inventaire") s.piles = stacks.get(r.project_id) ?? "";
+    else s.jour = r.report_type === "rapport_projet" ? asOf(periodOf(r), today) : today;
+    out.set(r.id, s);
+  }
+  return out;
+}
+
+function periodOf(r: ReportRow): { from: string; to: string } | null {
+  return r.period_from && r.period_to ? { from: r.period_from, to: r.period_to } : null;
+}
+
+const same = (a: Record<string, unknown>, b: Record<string, unknown>) => canonicalJson(a) === canonicalJson(b);
+
+/**
+ * Evidence reports: generated now (POST), by the monthly schedule or by a workflow; each
+ * generation whose fingerprint differs from the current one adds a version (content, PDF, CSV and
+ * their hashes stored). Until frozen, a report follows its data (sync job); frozen, it never
+ * changes again. Found again by a file's hash or a fingerprint within the organization.
+ */
+export class ReportsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: () => Date = () => new Date(),
+  ) {}
+
+  /** Generates a report now (version 1) and returns it. */
+  async create(project: ProjectScope, body: ReportIn, actor: Actor, deliveryId?: string): Promise<ReportView> {
+    const now = this.clock();
+    const period = this.periodFor(body, parisDate(now));
+    return this.db.transaction(async (tx) => {
+      if (deliveryId) {
+        const existing = await repo.byDelivery(tx, deliveryId);
+        if (existing) return this.view(tx, existing, now);
+      }
+      const id = randomUUID();
+      const name = await reportsData.projectName(tx, project.id);
+      const inserted = await repo.insert(tx, {
+        id,
+        orgId: project.orgId,
+        projectId: project.id,
+        type: body.report_type,
+        titre: titleOf(body.report_type, body.language, name, period),
+        language: body.language,
+        from: period?.from ?? null,
+        to: period?.to ?? null,
+        deliveryId,
+      });
+      if (!inserted) return this.view(tx, (await repo.byDelivery(tx, deliveryId!))!, now);
+      await repo.addHistory(tx, id, "created", null, actor);
+      const row = (await repo.get(tx, project.id, id))!;
+      await this.produce(tx, row, now, actor, name);
+      return this.view(tx, (await repo.get(tx, project.id, id))!, now);
+    });
+  }
+
+  private periodFor(body: Pick<ReportIn, "report_type" | "from" | "to">, today: string): { from: string; to: string } | null {
+    if (body.report_type !== "rapport_projet") {
+      if (body.from !== undefined || body.to !== undefined)
+        throw invalid(["body", body.from !== undefined ? "from" : "to"], INVALID.reportPeriodUnused, body.from ?? body.to);
+      return null;
+    }
+    const to = body.to ?? today;
+    const from = body.from ?? addDays(to, -(DEFAULT_PERIOD_DAYS - 1));
+    if (from > to) throw invalid(["body", "from"], INVALID.reportPeriodOrder, from);
+    if (from < addDays(to, -(MAX_PERIOD_DAYS - 1))) throw invalid(["body", "from"], INVALID.reportPeriodLength(MAX_PERIOD_DAYS), from);
+    return { from, to };
+  }
+
+  /**
+   * Computes the content of `row` now (inside `tx`, the report row locked by the caller or new):
+   * a new version when its fingerprint differs from the current one, else only the sync time and
+   * sources move. The sources are read before the content: a change committed meanwhile leaves
+   * the report `perimee` for the next run, never a_jour on stale figures.
+   */
+  private async produce(tx: Executor, row: ReportRow, now: Date, actor: Actor, projectName?: string): Promise<boolean> {
+    const today = parisDate(now);
+    const sources = (await sourcesOf(tx, [row], today)).get(row.id)!;
+    const content = await buildContent(tx, {
+      reportId: row.id,
+      type: row.report_type,
+      titre: row.titre,
+      language: row.language,
+      project: { id: row.project_id, orgId: row.org_id, name: projectName ?? (await reportsData.projectName(tx, row.project_id)) },
+      period: periodOf(row),
+      today,
+    });
+    const contenu = canonicalJson(content);
+    const empreinte = sha256Hex(contenu);
+    if (empreinte === row.empreinte) {
+      await repo.synced(tx, row.id, { version: row.current_version, genereLe: null, at: now, sources });
+      return false;
+    }
+    const version = row.current_version + 1;
+    const genereLe = new Date(instant(now)!);
+    const pdf = await renderPdf(content, { type: row.report_type, language: row.language, empreinte, genereLe: instant(now)!, version });
+    const table = tableOf(row.report_type, content);
+    const csv = table ? stringify([table.columns, ...table.rows.map((r) => r.map(csvCell))]) : null;
+    await repo.insertVersion(tx, row.id, {
+      version,
+      empreinte,
+      genereLe,
+      contenu,
+      pdf,
+      pdfSha256: sha256Hex(pdf),
+      csv,
+      csvSha256: csv === null ? null : sha256Hex(csv),
+    });
+    await repo.synced(tx, row.id, { version, genereLe, at: now, sources });
+    await repo.addHistory(tx, row.id, "version", version, actor, empreinte);
+    return true;
+  }
+
+  private async view(ex: Executor, row: ReportRow, now: Date): Promise<ReportView> {
+    return (await this.views(ex, [row], now))[0]!;
+  }
+
+  private async views(ex: Executor, rows: ReportRow[], now: Date): Promise<ReportView[]> {
+    const live = rows.filter((r) => !r.synchro_figee && r.synchro_etat === "a_jour");
+    const sources = await sourcesOf(ex, live, parisDate(now));
+    return rows.map((row) => {
+      if (row.synchro_figee) return { row, state: "figee" };
+      if (row.synchro_etat !== "a_jour") return { row, state: row.synchro_etat as SyncState };
+      return { row, state: same(row.sources, sources.get(row.id)!) ? "a_jour" : "perimee" };
+    });
+  }
+
+  async list(project: ProjectScope, q: ReportListQuery): Promise<{ items: ReportView[]; total: number }> {
+    const r = await repo.list(this.db, project.id, q.report_type, q.page_size, (q.page - 1) * q.page_size);
+    return { items: await this.views(this.db, r.rows, this.clock()), total: r.total };
+  }
+
+  private async require(ex: Executor, project: ProjectScope, id: string, lock = false): Promise<ReportRow> {
+    const row = await repo.get(ex, project.id, id, lock);
+    if (!row) throw new NotFound(NOT_FOUND.report);
+    return row;
+  }
+
+  async get(project: ProjectScope, id: string) {
+    const row = await this.require(this.db, project, id);
+    const view = await this.view(this.db, row, this.clock());
+    return { ...view, versions: await repo.versions(this.db, id), history: await repo.history(this.db, id) };
+  }
+
+  /** One stored file of a version (default: the current one). CSV exists for the reports that are a table only (409). */
+  async download(project: ProjectScope, id: string, format: ReportFormat, version?: number) {
+    const row = await this.require(this.db, project, id);
+    if (format === "csv" && !(TABLE_TYPES as readonly string[]).includes(row.report_type))
+      throw new Conflict(CONFLICT.noCsv.code, CONFLICT.noCsv.message(row.report_type));
+    const n = version ?? row.current_version;
+    const file = await repo.file(this.db, id, n, format);
+    if (!file) throw new NotFound(NOT_FOUND.reportVersion(n));
+    return { ...file, version: n, row };
+  }
+
+  /** Freezes the report: its current version is final; the freeze is recorded with its actor (a second call changes nothing). */
+  async freeze(project: ProjectScope, id: string, actor: Actor): Promise<ReportView> {
+    const now = this.clock();
+    return this.db.transaction(async (tx) => {
+      const row = await this.require(tx, project, id, true);
+      if (await repo.freeze(tx, id, now)) await repo.addHistory(tx, id, "frozen", row.current_version, actor);
+      return this.view(tx, (await repo.get(tx, project.id, id))!, now);
+    });
+  }
+
+  /** Deletes a report and its versions; a frozen report is evidence and cannot be deleted (409 rapport_fige). */
+  async delete(project: ProjectScope, id: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      const row = await this.require(tx, project, id, true);
+      if (row.synchro_figee) throw new Conflict(CONFLICT.reportFrozen.code, CONFLICT.reportFrozen.message);
+      await repo.delete(tx, id);
+    });
+  }
+
+  /**
+   * Finds the report version a file or a fingerprint belongs to, within the organization and the
+   * key's projects: the file's SHA-256 against every stored file hash (the JSON file's hash is the
+   * fingerprint itself), or the fingerprint against the fingerprints.
+   */
+  async find(org: OrgScope, what: { file: Uint8Array } | { empreinte: string }) {
+    const byFile = "file" in what;
+    const hash = byFile ? sha256Hex(what.file) : what.empreinte.toLowerCase();
+    const found = await repo.find(this.db, org.id, org.projectIds, hash, byFile);
+    if (!found) throw new NotFound(NOT_FOUND.evidence);
+    return { ...(await this.view(this.db, found, this.clock())), found };
+  }
+
+  /**
+   * The sync job: every report that is not frozen and whose sources moved (or whose last attempt
+   * failed or was cut short) is regenerated, each in its own transaction with its row locked and
+   * its frozen flag read again under the lock. A version is added only when the fingerprint changes.
+   */
+  async sync(now: Date = this.clock()): Promise<{ checked: number; regenerated: number; versions: number; errors: number }> {
+    const rows = await repo.unfrozen(this.db, SYNC_BATCH);
+    const sources = await sourcesOf(this.db, rows, parisDate(now));
+    let regenerated = 0;
+    let versions = 0;
+    let errors = 0;
+    for (const r of rows) {
+      if (r.synchro_etat === "a_jour" && same(r.sources, sources.get(r.id)!)) continue;
+      await repo.setState(this.db, r.id, "en_cours");
+      try {
+        const added = await this.db.transaction(async (tx) => {
+          const row = await repo.get(tx, r.project_id, r.id, true);
+          if (!row || row.synchro_figee) return false;
+          return this.produce(tx, row, now, JOB);
+        });
+        regenerated++;
+        if (added) versions++;
+      } catch (err) {
+        errors++;
+        const reason = err instanceof Error ? err.message : String(err);
+        await repo.setState(this.db, r.id, "erreur", reason.slice(0, 500));
+        await repo.addHistory(this.db, r.id, "error", null, JOB, reason.slice(0, 500));
+      }
+    }
+    return { checked: rows.length, regenerated, versions, errors };
+  }
+
+  /**
+   * The scheduled job: on or after each project's `day_of_month` (Paris day), the previous
+   * calendar month's report, once per month (claimed in the generating transaction's stead by
+   * marking the setting first: a second run finds nothing).
+   */
+  async runSchedule(now: Date = this.clock()): Promise<{ generated: number; period_from: string }> {
+    const today = parisDate(now);
+    const monthStart = `${today.slice(0, 8)}01`;
+    const to = addDays(monthStart, -1);
+    const from = `${to.slice(0, 8)}01`;
+    const due = await repo.claimScheduled(this.db, Number(today.slice(8, 10)), from);
+    const actor: Actor = { type: "job", id: null, label: "reports-schedule" };
+    for (const s of due) {
+      await this.create({ id: s.project_id, orgId: s.org_id }, { report_type: s.report_type, language: s.language, ...(s.report_type === "rapport_projet" && { from, to }) }, actor);
+    }
+    return { generated: due.length, period_from: from };
+  }
+
+  async settings(project: ProjectScope) {
+    return repo.settings(this.db, project.id);
+  }
+
+  async updateSettings(project: ProjectScope, body: ReportSettingsIn) {
+    await repo.saveSettings(this.db, project, body);
+    return repo.settings(this.db, project.id);
+  }
+
+  /**
+   * The workflow action `generate_report`: a report of the run's project, generated once per
+   * delivery id (a retried run returns the report it already made).
+   */
+  async generateForWorkflow(
+    project: ProjectScope,
+    params: { report_type: ReportType; language: Language; days: number },
+    actor: Actor,
+    deliveryId: string,
+  ): Promise<ReportView> {
+    const today = parisDate(this.clock());
+    const period = params.report_type === "rapport_projet" ? { from: addDays(today, -(params.days - 1)), to: today } : {};
+    return this.create(project, { report_type: params.report_type, language: params.language, ...period }, actor, deliveryId);
+  }
+}
+
+function csvCell(v: string | number | boolean | null): string {
+  if (v === null) return "";
+  if (typeof v === "boolean") return v ? "true" : "false";
+  if (typeof v === "number") return String(v);
+  return neutralise(v);
+}
