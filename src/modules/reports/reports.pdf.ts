@@ -2,7 +2,7 @@ import PDFDocument from "pdfkit";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import type { ReportType } from "../../platform/db/schema/index.js";
+import { CASE_STATUSES, type ReportType } from "../../platform/db/schema/index.js";
 import { KEV_VERDICTS, PALIERS, SEVERITY_ORDER, TOP_ALERTS, type Content, type Language } from "./reports.content.js";
 
 /**
@@ -340,7 +340,8 @@ function projectReport(w: Writer, c: Obj): void {
   w.line(l.total, cases.total as number);
   w.line(l.openedInPeriod, cases.ouverts_sur_periode as number);
   w.line(l.closedInPeriod, cases.clos_sur_periode as number);
-  w.table([l.status, l.count], [1, 1], Object.entries(obj(cases.par_statut)).map(([k, v]) => [k, v as number]));
+  const byStatus = obj(cases.par_statut);
+  w.table([l.status, l.count], [1, 1], [...CASE_STATUSES.filter((s) => s in byStatus), ...Object.keys(byStatus).filter((s) => !(CASE_STATUSES as readonly string[]).includes(s)).sort()].map((k) => [k, byStatus[k] as number]));
   const ex = obj(c.exceptions);
   w.heading(l.exceptions);
   w.line(l.inForce, ex.en_vigueur as number);

@@ -155,9 +155,15 @@ export class ReportsService {
     }
     const version = row.current_version + 1;
     const genereLe = new Date(instant(now)!);
-    const pdf = await renderPdf(content, { type: row.report_type, language: row.language, empreinte, genereLe: instant(now)!, version });
-    const table = tableOf(row.report_type, content);
-    const csv = table ? stringify([table.columns, ...table.rows.map((r) => r.map(csvCell))]) : null;
+    // Rendered from the canonical bytes (parsed back), so a file is a function of what was fingerprinted.
+    const canonical = JSON.parse(contenu) as typeof content;
+    const pdf = await renderPdf(canonical, { type: row.report_type, language: row.language, empreinte, genereLe: instant(now)!, version });
+    const table = tableOf(row.report_type, canonical);
+    // The first line names the report version (a comment line: csv-parse `comment: "#"`), so two
+    // reports with the same rows still have different files.
+    const csv = table
+      ? `# rapport_id=${row.id}; version=${version}; empreinte=${empreinte}; genere_le=${instant(now)}\n${stringify([table.columns, ...table.rows.map((r) => r.map(csvCell))])}`
+      : null;
     await repo.insertVersion(tx, row.id, {
       version,
       empreinte,
