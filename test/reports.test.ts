@@ -1,18 +1,19 @@
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { canonicalJson } from "../src/modules/reports/reports.canonical.js";
 import { renderPdf } from "../src/modules/reports/reports.pdf.js";
-import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
+import { bearer, createTestApp, createWorkflow, tenantWithScopes } from "./helpers.js";
 
 const t = await createTestApp();
 const db = t.database.db;
 const SCOPES = ["cases-write", "stacks-write", "reports-write"];
 const dir = mkdtempSync(join(tmpdir(), "vigie-reports-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const sha256 = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
 
 interface Report {
@@ -320,5 +321,34 @@ describe("scheduled generation", () => {
     expect(list.items).toHaveLength(1);
     expect(list.items[0]).toMatchObject({ report_type: "rapport_projet", from: "2026-02-01", to: "2026-02-28" });
     expect((await s.call("GET", "/report-settings")).json().last_period_from).toBe("2026-02-01");
+  });
+});
+
+describe("the workflow action generate_report", () => {
+  it("validates its params with the graph, and generates one report per event (a replayed dispatch makes none twice)", async () => {
+    const w = await tenantWithScopes(t, "Flow", [...SCOPES, "workflows-write"]);
+    const graph = (params: Record<string, unknown>) => ({
+      name: `Rapport ${Object.keys(params).length}`,
+      graph: {
+        nodes: [
+          { id: "t", type: "trigger", event: "cve.new_match", params: {} },
+          { id: "r", type: "action", action: "generate_report", params, on_error: "continue" },
+        ],
+        edges: [{ from: "t", to: "r" }],
+      },
+    });
+    const bad = await createWorkflow(t, w, graph({ report_type: "tout", days: 0 }));
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail.map((d: { loc: unknown[] }) => d.loc.slice(-1)[0])).toEqual(["report_type", "days"]);
+    expect((await createWorkflow(t, w, graph({ report_type: "conformite_kev", language: "en" }))).statusCode).toBe(201);
+    expect((await w.call("POST", "/stacks", { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }] })).statusCode).toBe(201);
+    await t.services.runs.dispatchAll();
+    await t.services.runs.executePending();
+    await t.services.runs.dispatchAll();
+    const list = (await w.call("GET", "/reports")).json();
+    expect(list.total).toBe(alerts.total);
+    expect(list.items.every((r: Report) => r.report_type === "conformite_kev" && r.titre.startsWith("KEV compliance"))).toBe(true);
+    const detail = (await w.call("GET", `/reports/${list.items[0].id}`)).json();
+    expect(detail.history[0]).toMatchObject({ event: "created", actor: { type: "workflow", label: expect.stringContaining("Rapport") } });
   });
 });
