@@ -204,7 +204,8 @@ describe("KEV compliance, find again, sync and freeze", () => {
         format,
       });
       const altered = Buffer.from(file);
-      altered[Math.floor(altered.length / 2)] ^= 1;
+      const at = Math.floor(altered.length / 2);
+      altered[at] = altered[at]! ^ 1;
       const miss = await find(a.orgId, a.key, { file: altered, name: `copie.${format}` });
       expect(miss.statusCode).toBe(404);
       expect(miss.json()).toEqual({ detail: "Preuve introuvable" });

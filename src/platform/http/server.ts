@@ -95,7 +95,8 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   // read it as text, as before.
   app.addContentTypeParser("multipart/form-data", { parseAs: "buffer" }, (req, body, done) => {
     req.rawBuffer = body as Buffer;
-    req.rawBody = (body as Buffer).toString("utf8");
+    // Decoded only if read (a route without upload): a 5 MB upload is not copied into a string.
+    Object.defineProperty(req, "rawBody", { get: () => (body as Buffer).toString("utf8"), configurable: true });
     done(null, undefined);
   });
   // Schemas are Zod objects used for the OpenAPI document; validation happens in the route wrapper
