@@ -114,7 +114,12 @@ async function multipart(file: Buffer): Promise<{ body: Buffer; type: string }> 
   return { body: Buffer.from(await req.arrayBuffer()), type: req.headers.get("content-type")! };
 }
 
-async function upload(port: number, key: string, path: string, form: { body: Buffer; type: string }): Promise<{ status: number; body: string }> {
+async function upload(
+  port: number,
+  key: string,
+  path: string,
+  form: { body: Buffer; type: string },
+): Promise<{ status: number; body: string }> {
   const { body } = form;
   return new Promise((resolve, reject) => {
     const r = request(
@@ -148,9 +153,13 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
   const steps: Row[] = [];
   steps.push({ step: "process after start-up", "rss before MB": Math.round(process.memoryUsage().rss / 1e6) });
   const ids = await realCveIds(ALERTS);
-  let t0 = performance.now();
+  const t0 = performance.now();
   await fill(database, org.id, project.id, ids);
-  steps.push({ step: `insert ${ALERTS} alerts, ${CASES} cases`, ms: Math.round(performance.now() - t0), "rss before MB": Math.round(process.memoryUsage().rss / 1e6) });
+  steps.push({
+    step: `insert ${ALERTS} alerts, ${CASES} cases`,
+    ms: Math.round(performance.now() - t0),
+    "rss before MB": Math.round(process.memoryUsage().rss / 1e6),
+  });
 
   const today = parisDate(new Date());
   const period = { from: addDays(today, -365), to: today };
@@ -169,11 +178,29 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
     const json = canonicalJson(c);
     return { c, json, empreinte: sha256Hex(json) };
   });
-  steps.push({ step: "rapport_projet: content + canonical JSON + fingerprint", ms: content.ms, "rss before MB": content.beforeMB, "peak rss MB": content.peakMB, KB: Math.round(content.value.json.length / 1024) });
+  steps.push({
+    step: "rapport_projet: content + canonical JSON + fingerprint",
+    ms: content.ms,
+    "rss before MB": content.beforeMB,
+    "peak rss MB": content.peakMB,
+    KB: Math.round(content.value.json.length / 1024),
+  });
   const pdf = await measured(() =>
-    renderPdf(JSON.parse(content.value.json), { type: "rapport_projet", language: "fr", empreinte: content.value.empreinte, genereLe: "2026-11-24T12:00:00Z", version: 1 }),
+    renderPdf(JSON.parse(content.value.json), {
+      type: "rapport_projet",
+      language: "fr",
+      empreinte: content.value.empreinte,
+      genereLe: "2026-11-24T12:00:00Z",
+      version: 1,
+    }),
   );
-  steps.push({ step: "rapport_projet: PDF rendering", ms: pdf.ms, "rss before MB": pdf.beforeMB, "peak rss MB": pdf.peakMB, KB: Math.round(pdf.value.length / 1024) });
+  steps.push({
+    step: "rapport_projet: PDF rendering",
+    ms: pdf.ms,
+    "rss before MB": pdf.beforeMB,
+    "peak rss MB": pdf.peakMB,
+    KB: Math.round(pdf.value.length / 1024),
+  });
   const post = await measured(() =>
     app.inject({
       method: "POST",
@@ -184,17 +211,42 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
   );
   if (post.value.statusCode !== 201) throw new Error(`POST reports: ${post.value.statusCode} ${post.value.body}`);
   const report = post.value.json() as { id: string; empreinte: string };
-  steps.push({ step: "POST reports rapport_projet (366 days): generate PDF + JSON, store", ms: post.ms, "rss before MB": post.beforeMB, "peak rss MB": post.peakMB });
-  const kev = await measured(() => services.reports.create(scope, { report_type: "conformite_kev", language: "fr" }, { type: "job", id: null, label: "bench" }));
-  steps.push({ step: "conformite_kev (every KEV alert listed), generated and stored", ms: kev.ms, "rss before MB": kev.beforeMB, "peak rss MB": kev.peakMB });
+  steps.push({
+    step: "POST reports rapport_projet (366 days): generate PDF + JSON, store",
+    ms: post.ms,
+    "rss before MB": post.beforeMB,
+    "peak rss MB": post.peakMB,
+  });
+  const kev = await measured(() =>
+    services.reports.create(scope, { report_type: "conformite_kev", language: "fr" }, { type: "job", id: null, label: "bench" }),
+  );
+  steps.push({
+    step: "conformite_kev (every KEV alert listed), generated and stored",
+    ms: kev.ms,
+    "rss before MB": kev.beforeMB,
+    "peak rss MB": kev.peakMB,
+  });
   const resync = await measured(async () => {
-    await sql(database, `insert into data_versions (name, version) values ('cves', 1) on conflict (name) do update set version = data_versions.version + 1`);
+    await sql(
+      database,
+      `insert into data_versions (name, version) values ('cves', 1) on conflict (name) do update set version = data_versions.version + 1`,
+    );
     return services.reports.sync();
   });
-  steps.push({ step: "reports-sync after a cves bump (2 reports, unchanged figures)", ms: resync.ms, result: JSON.stringify(resync.value) });
+  steps.push({
+    step: "reports-sync after a cves bump (2 reports, unchanged figures)",
+    ms: resync.ms,
+    result: JSON.stringify(resync.value),
+  });
 
   // A 5 MB PDF: the report's PDF padded after %%EOF (readers ignore it), stored as a version of its own.
-  const stored = (await app.inject({ method: "GET", url: `/api/v1/organizations/${org.id}/projects/${project.id}/reports/${report.id}/download?format=pdf`, headers: { authorization: `Bearer ${key}` } })).rawPayload;
+  const stored = (
+    await app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/${org.id}/projects/${project.id}/reports/${report.id}/download?format=pdf`,
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).rawPayload;
   const big = Buffer.concat([stored, Buffer.from("\n%"), Buffer.alloc(UPLOAD_BYTES - stored.length - 2, 0x20)]);
   await sql(
     database,
@@ -218,7 +270,12 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
     before = Math.min(before, r.beforeMB);
   }
   times.sort((a, b) => a - b);
-  steps.push({ step: "find again by file: 5 MB PDF, multipart over a socket (median of 5)", ms: times[2]!, "rss before MB": before, "peak rss MB": peak });
+  steps.push({
+    step: "find again by file: 5 MB PDF, multipart over a socket (median of 5)",
+    ms: times[2]!,
+    "rss before MB": before,
+    "peak rss MB": peak,
+  });
   const unknown = await multipart(Buffer.from("not found"));
   const byPrint = await measured(() => upload(port, key, findPath, unknown));
   steps.push({ step: "find again: an unknown file (404)", ms: byPrint.ms, status: byPrint.value.status });

@@ -42,7 +42,10 @@ for (const [source, path] of [
 
 const a = await tenantWithScopes(t, "Alpha", SCOPES);
 const b = await tenantWithScopes(t, "Beta", SCOPES);
-expect((await a.call("POST", "/stacks", { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }] })).statusCode).toBe(201);
+expect(
+  (await a.call("POST", "/stacks", { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }] }))
+    .statusCode,
+).toBe(201);
 expect((await a.call("PUT", "/cases/CVE-2024-3400", { status: "corrige", comment: "correctif 10.2.9-h1 appliqué" })).statusCode).toBe(201);
 const alerts = (await a.call("GET", "/alerts?page_size=100")).json() as { items: { cve_id: string; palier: string }[]; total: number };
 
@@ -68,12 +71,18 @@ function pdfInfo(pdf: Buffer): Record<string, string> {
   const file = join(dir, `${sha256(pdf)}.pdf`);
   writeFileSync(file, pdf);
   const out = execFileSync("pdfinfo", [file], { encoding: "utf8" });
-  return Object.fromEntries(out.split("\n").filter((l) => l.includes(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]));
+  return Object.fromEntries(
+    out
+      .split("\n")
+      .filter((l) => l.includes(":"))
+      .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]),
+  );
 }
 
 async function find(orgId: string, token: string, payload: { file: Buffer; name: string } | { empreinte: string }) {
   const url = `/api/v1/organizations/${orgId}/evidence/find`;
-  if ("empreinte" in payload) return t.app.inject({ method: "POST", url, headers: bearer(token), payload: { empreinte: payload.empreinte } });
+  if ("empreinte" in payload)
+    return t.app.inject({ method: "POST", url, headers: bearer(token), payload: { empreinte: payload.empreinte } });
   const form = new FormData();
   form.append("file", new Blob([payload.file]), payload.name);
   const req = new Request("http://vigie.test/", { method: "POST", body: form });
@@ -88,7 +97,14 @@ async function find(orgId: string, token: string, payload: { file: Buffer; name:
 describe("the project report (rapport_projet)", () => {
   it("is generated at once (201) with the PreuveRetrouvee fields; the JSON download is the canonical content its fingerprint is taken of", async () => {
     const r = await create(a.call, { report_type: "rapport_projet" });
-    expect(r).toMatchObject({ report_type: "rapport_projet", synchro_figee: false, synchro_etat: "a_jour", version: 1, versions_count: 1, formats: ["pdf", "json"] });
+    expect(r).toMatchObject({
+      report_type: "rapport_projet",
+      synchro_figee: false,
+      synchro_etat: "a_jour",
+      version: 1,
+      versions_count: 1,
+      formats: ["pdf", "json"],
+    });
     expect(r.titre).toMatch(/^Rapport de vulnérabilités — Production — du \d{4}-\d\d-\d\d au \d{4}-\d\d-\d\d$/);
     expect(r.empreinte).toMatch(/^[0-9a-f]{64}$/);
     expect(r.genere_le).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
@@ -142,7 +158,13 @@ describe("the project report (rapport_projet)", () => {
     const r = await create(a.call, { report_type: "rapport_projet", language: "en" });
     expect(r.titre).toMatch(/^Vulnerability report — Production — /);
     const content = (await download(r.id, "json")).json();
-    const meta = { type: "rapport_projet" as const, language: "en" as const, empreinte: r.empreinte, genereLe: r.genere_le!.replace(".000Z", "Z"), version: 1 };
+    const meta = {
+      type: "rapport_projet" as const,
+      language: "en" as const,
+      empreinte: r.empreinte,
+      genereLe: r.genere_le!.replace(".000Z", "Z"),
+      version: 1,
+    };
     const one = await renderPdf(content, meta);
     expect(sha256(await renderPdf(content, meta))).toBe(sha256(one));
     expect(sha256(one)).toBe(sha256((await download(r.id, "pdf")).rawPayload));
@@ -175,7 +197,9 @@ describe("KEV compliance, find again, sync and freeze", () => {
     expect(content.synthese.en_retard).toBeGreaterThanOrEqual(1);
     const csv = await download(r.id, "csv");
     expect(csv.headers["content-type"]).toBe("text/csv; charset=utf-8");
-    expect(csv.body.split("\n")[0]).toBe(`# rapport_id=${r.id}; version=1; empreinte=${r.empreinte}; genere_le=${r.genere_le!.replace(".000Z", "Z")}`);
+    expect(csv.body.split("\n")[0]).toBe(
+      `# rapport_id=${r.id}; version=1; empreinte=${r.empreinte}; genere_le=${r.genere_le!.replace(".000Z", "Z")}`,
+    );
     expect(csv.body.split("\n")[1]).toBe("cve_id,produit,kev_ajoute_le,echeance,statut_cas,traite_le,verdict");
     expect(csv.body).toContain("CVE-2024-3400,");
     expect(pdfText((await download(r.id, "pdf")).rawPayload)).toContain("traitée en retard");
@@ -267,7 +291,10 @@ describe("KEV compliance, find again, sync and freeze", () => {
     expect(sha256((await download(frozen.id, "pdf")).rawPayload)).toBe(sha256(frozenPdf));
     expect(f.history.map((h: { event: string }) => h.event)).toEqual(["created", "version", "frozen"]);
     expect(f.history[2].actor).toEqual({ type: "api_key", id: expect.any(String), label: "ci" });
-    expect((await find(a.orgId, a.key, { file: frozenPdf, name: "x.pdf" })).json()).toMatchObject({ synchro_etat: "figee", synchro_figee: true });
+    expect((await find(a.orgId, a.key, { file: frozenPdf, name: "x.pdf" })).json()).toMatchObject({
+      synchro_etat: "figee",
+      synchro_figee: true,
+    });
   });
 
   it("writes need reports-write (403); a frozen report cannot be deleted (409 rapport_fige); another tenant sees none of it", async () => {
@@ -294,7 +321,9 @@ describe("KEV compliance, find again, sync and freeze", () => {
   it("the inventory lists the stacks and their items, follows a new item, and its CSV is a table", async () => {
     const r = await create(a.call, { report_type: "inventaire" });
     const content = (await download(r.id, "json")).json();
-    expect(content.piles).toEqual([{ nom: "Edge", elements: [{ type: "product", valeur: "paloaltonetworks:pan-os@10.2.5", severite_min: null, alertes: alerts.total }] }]);
+    expect(content.piles).toEqual([
+      { nom: "Edge", elements: [{ type: "product", valeur: "paloaltonetworks:pan-os@10.2.5", severite_min: null, alertes: alerts.total }] },
+    ]);
     expect((await download(r.id, "csv")).body.split("\n").slice(1).join("\n")).toBe(
       `pile,type,valeur,severite_min,alertes\nEdge,product,paloaltonetworks:pan-os@10.2.5,,${alerts.total}\n`,
     );
@@ -308,10 +337,19 @@ describe("KEV compliance, find again, sync and freeze", () => {
 describe("scheduled generation", () => {
   it("generates the previous month's report once, on the chosen day (Paris time)", async () => {
     const s = await tenantWithScopes(t, "Sched", SCOPES);
-    expect((await s.call("GET", "/report-settings")).json()).toEqual({ enabled: false, report_type: "rapport_projet", language: "fr", day_of_month: 1, last_period_from: null });
+    expect((await s.call("GET", "/report-settings")).json()).toEqual({
+      enabled: false,
+      report_type: "rapport_projet",
+      language: "fr",
+      day_of_month: 1,
+      last_period_from: null,
+    });
     expect((await s.call("PATCH", "/report-settings", { enabled: true, day_of_month: 29 })).statusCode).toBe(422);
     expect((await s.call("PATCH", "/report-settings", { enabled: true }, s.readKey)).statusCode).toBe(403);
-    expect((await s.call("PATCH", "/report-settings", { enabled: true, day_of_month: 2 })).json()).toMatchObject({ enabled: true, day_of_month: 2 });
+    expect((await s.call("PATCH", "/report-settings", { enabled: true, day_of_month: 2 })).json()).toMatchObject({
+      enabled: true,
+      day_of_month: 2,
+    });
     // 1 March 23:30 UTC is already 2 March in Paris: due.
     const before = await t.services.reports.runSchedule(new Date("2026-03-01T22:30:00Z"));
     expect(before.generated).toBe(0);
@@ -342,7 +380,10 @@ describe("the workflow action generate_report", () => {
     expect(bad.statusCode).toBe(422);
     expect(bad.json().detail.map((d: { loc: unknown[] }) => d.loc.slice(-1)[0])).toEqual(["report_type", "days"]);
     expect((await createWorkflow(t, w, graph({ report_type: "conformite_kev", language: "en" }))).statusCode).toBe(201);
-    expect((await w.call("POST", "/stacks", { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }] })).statusCode).toBe(201);
+    expect(
+      (await w.call("POST", "/stacks", { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }] }))
+        .statusCode,
+    ).toBe(201);
     await t.services.runs.dispatchAll();
     await t.services.runs.executePending();
     await t.services.runs.dispatchAll();

@@ -215,7 +215,18 @@ export function tableOf(type: ReportType, content: Content): Table | null {
       return { columns, rows: list<Record<string, Json>>("cves").map((r) => columns.map((c) => r[c] as string | null)) };
     }
     case "exceptions": {
-      const columns = ["cve_id", "statut", "severite", "nature", "mesure", "justification", "expire_le", "posee_le", "registre_id", "registre_titre"];
+      const columns = [
+        "cve_id",
+        "statut",
+        "severite",
+        "nature",
+        "mesure",
+        "justification",
+        "expire_le",
+        "posee_le",
+        "registre_id",
+        "registre_titre",
+      ];
       return {
         columns,
         rows: list<Record<string, Json>>("exceptions").map((r) => {
@@ -228,7 +239,8 @@ export function tableOf(type: ReportType, content: Content): Table | null {
       const columns = ["pile", "type", "valeur", "severite_min", "alertes"];
       const rows: Table["rows"] = [];
       for (const s of list<{ nom: string; elements: Record<string, Json>[] }>("piles"))
-        for (const e of s.elements) rows.push([s.nom, e.type as string, e.valeur as string, e.severite_min as string | null, e.alertes as number]);
+        for (const e of s.elements)
+          rows.push([s.nom, e.type as string, e.valeur as string, e.severite_min as string | null, e.alertes as number]);
       return { columns, rows };
     }
     default:

@@ -96,7 +96,13 @@ export const reportsData = {
 
   /** Alerts raised in the span: total, by tier, by severity, KEV and PoC (one scan of the project's alerts). */
   async alertCounts(ex: Executor, projectId: string, s: Span) {
-    const [r] = await rowsOf<{ total: number; kev: number; poc: number; by_palier: Record<string, number> | null; by_severity: Record<string, number> | null }>(
+    const [r] = await rowsOf<{
+      total: number;
+      kev: number;
+      poc: number;
+      by_palier: Record<string, number> | null;
+      by_severity: Record<string, number> | null;
+    }>(
       ex,
       sql`with a as (select palier, severity, is_kev, has_poc from alerts where project_id = ${projectId} and ${inSpan(sql`triggered_at`, s)})
       select (select count(*)::int from a) as total, (select count(*)::int from a where is_kev) as kev,
@@ -153,7 +159,12 @@ export const reportsData = {
   },
 
   /** Exceptions in force on `today` (Paris): the case's own, or the register entry covering it; soonest expiry first. */
-  async exceptions(ex: Executor, projectId: string, today: string, limit: number | null): Promise<{ total: number; expiring: number; rows: ExceptionRow[] }> {
+  async exceptions(
+    ex: Executor,
+    projectId: string,
+    today: string,
+    limit: number | null,
+  ): Promise<{ total: number; expiring: number; rows: ExceptionRow[] }> {
     const inForce = sql`from cases c left join risks r on r.id = c.risk_id
       where c.project_id = ${projectId} and c.status in ('attenue', 'risque_accepte')
         and coalesce(c.exception_expires_on, r.expires_on) >= ${today}::date`;

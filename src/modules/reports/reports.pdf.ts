@@ -217,7 +217,10 @@ class Writer {
   }
 
   line(label: string, value: Cell): void {
-    this.doc.font("R").fontSize(9).text(`${label} : ${this.fmt(value)}`, MARGIN);
+    this.doc
+      .font("R")
+      .fontSize(9)
+      .text(`${label} : ${this.fmt(value)}`, MARGIN);
   }
 
   /** Starts a new page when fewer than `h` points remain above the footer. */
@@ -263,7 +266,16 @@ class Writer {
     const y = this.doc.y;
     let x = MARGIN;
     this.doc.font(bold ? "B" : "R").fontSize(8);
-    if (bold) this.doc.rect(MARGIN, y - 2, w.reduce((a, b) => a + b, 0), h).fill("#e8ecf2").fillColor("black");
+    if (bold)
+      this.doc
+        .rect(
+          MARGIN,
+          y - 2,
+          w.reduce((a, b) => a + b, 0),
+          h,
+        )
+        .fill("#e8ecf2")
+        .fillColor("black");
     cells.forEach((c, i) => {
       this.doc.text(this.fit(c, w[i]! - 4), x + 2, y, { lineBreak: false });
       x += w[i]!;
@@ -281,7 +293,11 @@ class Writer {
       this.doc.page.margins.bottom = 0; // writing inside the margin must not open a page
       const y = this.doc.page.height - MARGIN - FOOTER + 12;
       const width = this.doc.page.width - 2 * MARGIN;
-      this.doc.moveTo(MARGIN, y - 4).lineTo(MARGIN + width, y - 4).lineWidth(0.5).stroke("#888888");
+      this.doc
+        .moveTo(MARGIN, y - 4)
+        .lineTo(MARGIN + width, y - 4)
+        .lineWidth(0.5)
+        .stroke("#888888");
       this.doc.font("R").fontSize(7).fillColor("#333333");
       this.doc.text(`${this.l.fingerprint} : ${meta.empreinte}`, MARGIN, y, { width, lineBreak: false });
       this.doc.text(
@@ -320,12 +336,18 @@ function projectReport(w: Writer, c: Obj): void {
   w.line(l.kev, a.kev as number);
   w.line(l.poc, a.poc as number);
   w.heading(l.byTier, 10);
-  w.table([l.tier, l.count], [1, 1], PALIERS.map((p) => [p, obj(a.par_palier)[p] as number]));
+  w.table(
+    [l.tier, l.count],
+    [1, 1],
+    PALIERS.map((p) => [p, obj(a.par_palier)[p] as number]),
+  );
   w.heading(l.bySeverity, 10);
   w.table(
     [l.severity, l.count],
     [1, 1],
-    Object.entries(obj(a.par_severite)).sort(([x], [y]) => SEVERITY_ORDER.indexOf(x as never) - SEVERITY_ORDER.indexOf(y as never)).map(([k, v]) => [k, v as number]),
+    Object.entries(obj(a.par_severite))
+      .sort(([x], [y]) => SEVERITY_ORDER.indexOf(x as never) - SEVERITY_ORDER.indexOf(y as never))
+      .map(([k, v]) => [k, v as number]),
   );
   if (arr(a.principales).length) {
     w.heading(l.top, 10);
@@ -341,7 +363,16 @@ function projectReport(w: Writer, c: Obj): void {
   w.line(l.openedInPeriod, cases.ouverts_sur_periode as number);
   w.line(l.closedInPeriod, cases.clos_sur_periode as number);
   const byStatus = obj(cases.par_statut);
-  w.table([l.status, l.count], [1, 1], [...CASE_STATUSES.filter((s) => s in byStatus), ...Object.keys(byStatus).filter((s) => !(CASE_STATUSES as readonly string[]).includes(s)).sort()].map((k) => [k, byStatus[k] as number]));
+  w.table(
+    [l.status, l.count],
+    [1, 1],
+    [
+      ...CASE_STATUSES.filter((s) => s in byStatus),
+      ...Object.keys(byStatus)
+        .filter((s) => !(CASE_STATUSES as readonly string[]).includes(s))
+        .sort(),
+    ].map((k) => [k, byStatus[k] as number]),
+  );
   const ex = obj(c.exceptions);
   w.heading(l.exceptions);
   w.line(l.inForce, ex.en_vigueur as number);
@@ -377,12 +408,19 @@ function kevReport(w: Writer, c: Obj): void {
   const s = obj(c.synthese);
   w.heading(l.kevSummary);
   w.line(l.total, s.total as number);
-  w.table([l.verdict, l.count], [2, 1], KEV_VERDICTS.map((v) => [l.verdicts[v] ?? v, s[v] as number]));
+  w.table(
+    [l.verdict, l.count],
+    [2, 1],
+    KEV_VERDICTS.map((v) => [l.verdicts[v] ?? v, s[v] as number]),
+  );
   w.heading(l.kevList);
   w.table(
     ["CVE", l.product, l.added, l.due, l.status, l.handled, l.verdict],
     [2.1, 2.6, 1.4, 1.4, 1.5, 1.4, 2],
-    arr(c.cves).map((r) => [r.cve_id, r.produit, r.kev_ajoute_le, r.echeance, r.statut_cas, r.traite_le, l.verdicts[r.verdict as string] ?? null] as Cell[]),
+    arr(c.cves).map(
+      (r) =>
+        [r.cve_id, r.produit, r.kev_ajoute_le, r.echeance, r.statut_cas, r.traite_le, l.verdicts[r.verdict as string] ?? null] as Cell[],
+    ),
   );
 }
 

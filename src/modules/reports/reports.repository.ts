@@ -77,7 +77,17 @@ const visible = (projectIds: ReadonlySet<string> | null): SQL =>
 export const reportsRepository = {
   async insert(
     ex: Executor,
-    r: { id: string; orgId: string; projectId: string; type: ReportType; titre: string; language: string; from: string | null; to: string | null; deliveryId?: string },
+    r: {
+      id: string;
+      orgId: string;
+      projectId: string;
+      type: ReportType;
+      titre: string;
+      language: string;
+      from: string | null;
+      to: string | null;
+      deliveryId?: string;
+    },
   ): Promise<boolean> {
     const rows = await rowsOf<{ id: string }>(
       ex,
@@ -111,7 +121,10 @@ export const reportsRepository = {
 
   /** Every report that follows the data (not frozen), oldest sync first. */
   async unfrozen(ex: Executor, limit: number): Promise<ReportRow[]> {
-    return rowsOf(ex, sql`select ${COLUMNS} from reports r where not r.synchro_figee order by r.derniere_synchro_le nulls first, r.id limit ${limit}`);
+    return rowsOf(
+      ex,
+      sql`select ${COLUMNS} from reports r where not r.synchro_figee order by r.derniere_synchro_le nulls first, r.id limit ${limit}`,
+    );
   },
 
   async versions(ex: Executor, id: string): Promise<VersionRow[]> {
@@ -130,7 +143,14 @@ export const reportsRepository = {
     );
   },
 
-  async addHistory(ex: Executor, id: string, event: string, version: number | null, actor: Actor, detail: string | null = null): Promise<void> {
+  async addHistory(
+    ex: Executor,
+    id: string,
+    event: string,
+    version: number | null,
+    actor: Actor,
+    detail: string | null = null,
+  ): Promise<void> {
     await ex.execute(
       sql`insert into report_history (report_id, event, version, actor_type, actor_id, actor_label, detail)
       values (${id}, ${event}, ${version}, ${actor.type}, ${actor.id}, ${actor.label}, ${detail})`,
@@ -149,7 +169,10 @@ export const reportsRepository = {
   },
 
   async contentOf(ex: Executor, id: string, version: number): Promise<string | null> {
-    const [r] = await rowsOf<{ contenu: string }>(ex, sql`select contenu from report_versions where report_id = ${id} and version = ${version}`);
+    const [r] = await rowsOf<{ contenu: string }>(
+      ex,
+      sql`select contenu from report_versions where report_id = ${id} and version = ${version}`,
+    );
     return r?.contenu ?? null;
   },
 
@@ -161,7 +184,11 @@ export const reportsRepository = {
   },
 
   /** After a generation: the current version, when it was checked, the data versions it stands on, a_jour. */
-  async synced(ex: Executor, id: string, s: { version: number; genereLe: Date | null; at: Date; sources: Record<string, string | number> }): Promise<void> {
+  async synced(
+    ex: Executor,
+    id: string,
+    s: { version: number; genereLe: Date | null; at: Date; sources: Record<string, string | number> },
+  ): Promise<void> {
     await ex.execute(
       sql`update reports set current_version = ${s.version}, genere_le = coalesce(${s.genereLe?.toISOString() ?? null}::timestamptz, genere_le),
         derniere_synchro_le = ${s.at.toISOString()}::timestamptz, sources = ${JSON.stringify(s.sources)}::jsonb,
@@ -194,9 +221,7 @@ export const reportsRepository = {
    * reads the fingerprint column alone.
    */
   async find(ex: Executor, orgId: string, projectIds: ReadonlySet<string> | null, hash: string, byFile: boolean): Promise<FoundRow | null> {
-    const match = byFile
-      ? sql`(v.empreinte = ${hash} or v.pdf_sha256 = ${hash} or v.csv_sha256 = ${hash})`
-      : sql`v.empreinte = ${hash}`;
+    const match = byFile ? sql`(v.empreinte = ${hash} or v.pdf_sha256 = ${hash} or v.csv_sha256 = ${hash})` : sql`v.empreinte = ${hash}`;
     const [r] = await rowsOf<FoundRow>(
       ex,
       sql`select ${COLUMNS}, v.version as found_version, v.empreinte as found_empreinte, v.genere_le as found_genere_le,

@@ -11,9 +11,11 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 /** Reports that are a table: they have a CSV. */
 export const TABLE_TYPES = ["conformite_kev", "exceptions", "inventaire"] as const;
 
-const ReportTypeEnum = z.enum(REPORT_TYPES).describe(
-  "rapport_projet: the project's vulnerability report for a period; conformite_kev: KEV CVEs against CISA's due dates; exceptions: exceptions in force and register entries; inventaire: stacks and items",
-);
+const ReportTypeEnum = z
+  .enum(REPORT_TYPES)
+  .describe(
+    "rapport_projet: the project's vulnerability report for a period; conformite_kev: KEV CVEs against CISA's due dates; exceptions: exceptions in force and register entries; inventaire: stacks and items",
+  );
 const Language = z.enum(["fr", "en"]);
 const Sha256 = z.string().regex(/^[0-9a-fA-F]{64}$/);
 
@@ -36,7 +38,10 @@ const PREUVE = {
   genere_le: z.string().nullable().describe("When the version was generated (ISO 8601 UTC)"),
   derniere_synchro_le: z.string().nullable().describe("When the report was last checked against the data, or regenerated"),
   synchro_figee: z.boolean(),
-  synchro_etat: z.enum(SYNC_STATES).nullable().describe("a_jour, perimee (the data changed; the sync job regenerates it), en_cours, figee, erreur (see synchro_erreur)"),
+  synchro_etat: z
+    .enum(SYNC_STATES)
+    .nullable()
+    .describe("a_jour, perimee (the data changed; the sync job regenerates it), en_cours, figee, erreur (see synchro_erreur)"),
 };
 
 export const PreuveRetrouvee = z.object(PREUVE).meta({ id: "PreuveRetrouvee" });
@@ -58,9 +63,7 @@ export const ReportOut = z
   .meta({ id: "ReportOut" });
 export type ReportOut = z.infer<typeof ReportOut>;
 
-export const ReportFileOut = z
-  .object({ format: z.enum(REPORT_FORMATS), sha256: z.string(), size: z.int() })
-  .meta({ id: "ReportFileOut" });
+export const ReportFileOut = z.object({ format: z.enum(REPORT_FORMATS), sha256: z.string(), size: z.int() }).meta({ id: "ReportFileOut" });
 
 export const ReportVersionOut = z
   .object({ version: z.int(), empreinte: z.string(), genere_le: z.iso.datetime(), files: z.array(ReportFileOut) })
@@ -126,7 +129,10 @@ export const EvidenceFoundOut = z
     current_empreinte: z.string(),
     format: z.enum(REPORT_FORMATS).nullable().describe("The format the uploaded file matched (null for a fingerprint lookup)"),
   })
-  .meta({ id: "EvidenceFoundOut", description: "PreuveRetrouvee of the matching version (genere_le, empreinte: that version's), with the report's current state" });
+  .meta({
+    id: "EvidenceFoundOut",
+    description: "PreuveRetrouvee of the matching version (genere_le, empreinte: that version's), with the report's current state",
+  });
 export type EvidenceFoundOut = z.infer<typeof EvidenceFoundOut>;
 
 export const EvidenceParams = OrgParams;

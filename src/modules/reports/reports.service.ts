@@ -13,7 +13,14 @@ import { asOf, buildContent, tableOf, type Language } from "./reports.content.js
 import { reportsData } from "./reports.data.js";
 import { renderPdf } from "./reports.pdf.js";
 import { reportsRepository as repo, type ReportRow } from "./reports.repository.js";
-import { TABLE_TYPES, type ReportFormat, type ReportIn, type ReportListQuery, type ReportSettingsIn, type SyncState } from "./reports.schemas.js";
+import {
+  TABLE_TYPES,
+  type ReportFormat,
+  type ReportIn,
+  type ReportListQuery,
+  type ReportSettingsIn,
+  type SyncState,
+} from "./reports.schemas.js";
 
 /** The largest period of a project report, in days. */
 export const MAX_PERIOD_DAYS = 366;
@@ -298,7 +305,11 @@ export class ReportsService {
     const due = await repo.claimScheduled(this.db, Number(today.slice(8, 10)), from);
     const actor: Actor = { type: "job", id: null, label: "reports-schedule" };
     for (const s of due) {
-      await this.create({ id: s.project_id, orgId: s.org_id }, { report_type: s.report_type, language: s.language, ...(s.report_type === "rapport_projet" && { from, to }) }, actor);
+      await this.create(
+        { id: s.project_id, orgId: s.org_id },
+        { report_type: s.report_type, language: s.language, ...(s.report_type === "rapport_projet" && { from, to }) },
+        actor,
+      );
     }
     return { generated: due.length, period_from: from };
   }
