@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { canonicalJson } from "../src/modules/reports/reports.canonical.js";
 import { renderPdf } from "../src/modules/reports/reports.pdf.js";
@@ -331,6 +331,48 @@ describe("KEV compliance, find again, sync and freeze", () => {
     expect(((await a.call("GET", `/reports/${r.id}`)).json() as Report).synchro_etat).toBe("perimee");
     await t.services.reports.sync();
     expect((await download(r.id, "csv")).body).toContain("'=HYPERLINK(1),vendor,openbsd");
+  });
+});
+
+describe("a report of several pages", () => {
+  it("repeats the footer (fingerprint, generation time, page i of n) and the table header on every page", async () => {
+    const p = await tenantWithScopes(t, "Pages", SCOPES);
+    const items = Array.from({ length: 120 }, (_, i) => ({ item_type: "cve", value: `CVE-2099-${String(1000 + i)}` }));
+    expect((await p.call("POST", "/stacks", { name: "Suivi", items })).statusCode).toBe(201);
+    const res = await p.call("POST", "/reports", { report_type: "inventaire" });
+    const r = res.json() as Report;
+    const pdf = (await p.call("GET", `/reports/${r.id}/download`)).rawPayload;
+    const pages = Number(pdfInfo(pdf).Pages);
+    expect(pages).toBeGreaterThanOrEqual(3);
+    for (let n = 1; n <= pages; n++) {
+      const page = pdfText(pdf, n).replace(/\s+/g, " ");
+      expect(page).toContain(`Empreinte SHA-256 : ${r.empreinte}`);
+      expect(page).toContain(`Généré le ${r.genere_le!.replace(".000Z", "Z")} · version 1 · Page ${n} sur ${pages}`);
+      expect(page).toContain("Type Valeur Sévérité min. Alertes");
+    }
+    const text = pdfText(pdf);
+    for (const i of items) expect(text).toContain(i.value);
+  });
+});
+
+describe("a regeneration that fails", () => {
+  it("leaves the report erreur with the reason and its history; the next run regenerates it", async () => {
+    const r = await create(a.call, { report_type: "inventaire" });
+    await a.call("POST", "/stacks", { name: "Erreur", items: [{ item_type: "vendor", value: "fortinet" }] });
+    type Produce = (tx: unknown, row: { id: string }, ...rest: unknown[]) => Promise<boolean>;
+    const service = t.services.reports as unknown as { produce: Produce };
+    const original = service.produce.bind(service);
+    const spy = vi
+      .spyOn(service, "produce")
+      .mockImplementation((tx, row, ...rest) => (row.id === r.id ? Promise.reject(new Error("disque plein")) : original(tx, row, ...rest)));
+    const run = await t.services.reports.sync();
+    spy.mockRestore();
+    expect(run.errors).toBe(1);
+    const failed = (await a.call("GET", `/reports/${r.id}`)).json();
+    expect(failed).toMatchObject({ synchro_etat: "erreur", synchro_erreur: "disque plein", version: 1 });
+    expect(failed.history.at(-1)).toMatchObject({ event: "error", detail: "disque plein", actor: { type: "job", label: "reports-sync" } });
+    await t.services.reports.sync();
+    expect((await a.call("GET", `/reports/${r.id}`)).json()).toMatchObject({ synchro_etat: "a_jour", synchro_erreur: null, version: 2 });
   });
 });
 

@@ -235,10 +235,14 @@ class Writer {
     return `${t}…`;
   }
 
-  /** A table: a bold header row, then one line per row (cells cut with … to their column), repeated header on a new page. */
+  /**
+   * A table: a bold header row, then one line per row (cells cut with … to their column), the
+   * header repeated on a new page. `widths` are relative; a two-column table of figures takes half the page.
+   */
   table(columns: string[], widths: number[], rows: Cell[][]): void {
     const total = widths.reduce((a, b) => a + b, 0);
-    const scale = (this.doc.page.width - 2 * MARGIN) / total;
+    const full = this.doc.page.width - 2 * MARGIN;
+    const scale = (columns.length <= 2 ? full / 2 : full) / total;
     const w = widths.map((x) => x * scale);
     const rowH = 13;
     const header = () => {
