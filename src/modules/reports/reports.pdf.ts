@@ -76,9 +76,9 @@ const L = {
     pubClosed: "Publication → cas clos",
     kevSummary: "Synthèse",
     kevList: "CVE du catalogue KEV touchant le projet",
-    added: "Ajoutée KEV",
-    due: "Échéance CISA",
-    handled: "Traitée le",
+    added: "Ajout KEV",
+    due: "Échéance",
+    handled: "Traitée",
     verdict: "Verdict",
     none: "aucune",
     registerEntries: "Entrées du registre des risques couvrant des cas du projet",
@@ -144,9 +144,9 @@ const L = {
     pubClosed: "Publication → case closed",
     kevSummary: "Summary",
     kevList: "KEV catalogue CVEs affecting the project",
-    added: "Added to KEV",
-    due: "CISA due date",
-    handled: "Handled on",
+    added: "KEV added",
+    due: "Due date",
+    handled: "Handled",
     verdict: "Verdict",
     none: "none",
     registerEntries: "Risk register entries covering the project's cases",
@@ -216,11 +216,16 @@ class Writer {
     this.doc.moveDown(0.6).font("B").fontSize(size).text(text, MARGIN).font("R").fontSize(9).moveDown(0.3);
   }
 
+  /** `label : value` (French puts a space before the colon, English does not). */
   line(label: string, value: Cell): void {
     this.doc
       .font("R")
       .fontSize(9)
-      .text(`${label} : ${this.fmt(value)}`, MARGIN);
+      .text(`${label}${this.colon} ${this.fmt(value)}`, MARGIN);
+  }
+
+  get colon(): string {
+    return this.language === "fr" ? " :" : ":";
   }
 
   /** Starts a new page when fewer than `h` points remain above the footer. */
@@ -303,7 +308,7 @@ class Writer {
         .lineWidth(0.5)
         .stroke("#888888");
       this.doc.font("R").fontSize(7).fillColor("#333333");
-      this.doc.text(`${this.l.fingerprint} : ${meta.empreinte}`, MARGIN, y, { width, lineBreak: false });
+      this.doc.text(`${this.l.fingerprint}${this.colon} ${meta.empreinte}`, MARGIN, y, { width, lineBreak: false });
       this.doc.text(
         `${this.l.generated} ${meta.genereLe} · ${this.l.version} ${meta.version} · ${this.l.page} ${i + 1} ${this.l.of} ${range.count}`,
         MARGIN,
@@ -420,7 +425,7 @@ function kevReport(w: Writer, c: Obj): void {
   w.heading(l.kevList);
   w.table(
     ["CVE", l.product, l.added, l.due, l.status, l.handled, l.verdict],
-    [2.1, 2.6, 1.4, 1.4, 1.5, 1.4, 2],
+    [2.1, 3, 1.4, 1.4, 1.5, 1.4, 2],
     arr(c.cves).map(
       (r) =>
         [r.cve_id, r.produit, r.kev_ajoute_le, r.echeance, r.statut_cas, r.traite_le, l.verdicts[r.verdict as string] ?? null] as Cell[],
