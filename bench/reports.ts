@@ -10,12 +10,8 @@
  * Goal (issue 14): ≤ 3 s and ≤ 300 MB on PostgreSQL. On PostgreSQL (BENCH_DATABASE_URL) and on
  * embedded PGlite (BENCH_PGLITE=off to skip it).
  */
-import { createReadStream } from "node:fs";
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
-import { createGunzip } from "node:zlib";
 import { buildApp, createServices } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
@@ -24,30 +20,14 @@ import { addDays, parisDate } from "../src/platform/paris.js";
 import { canonicalJson, sha256Hex } from "../src/modules/reports/reports.canonical.js";
 import { buildContent } from "../src/modules/reports/reports.content.js";
 import { renderPdf } from "../src/modules/reports/reports.pdf.js";
+import { realCveIds, sql } from "./cases.js";
 import { onEachDriver } from "./drivers.js";
 
-const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
 const ALERTS = 50_000;
 const CASES = 10_000;
 const UPLOAD_BYTES = 5 * 1024 * 1024;
 
 type Row = Record<string, string | number>;
-
-async function sql<T>(database: Database, text: string, values: unknown[] = []): Promise<T[]> {
-  return (await database.executeSql(text, values)).rows as T[];
-}
-
-async function realCveIds(n: number): Promise<string[]> {
-  const ids: string[] = [];
-  const input = createReadStream(join(DATA, "epss", "epss_scores-2026-08-16.from-first-api.csv.gz")).pipe(createGunzip());
-  for await (const line of createInterface({ input })) {
-    if (!line.startsWith("CVE-")) continue;
-    ids.push(line.slice(0, line.indexOf(",")));
-    if (ids.length === n) break;
-  }
-  input.destroy();
-  return ids;
-}
 
 async function fill(database: Database, orgId: string, projectId: string, ids: string[]): Promise<void> {
   await sql(
