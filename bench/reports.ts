@@ -7,7 +7,9 @@
  *    rendering, and the whole POST reports (stored), with the process's peak RSS;
  * 2. the KEV compliance report of the same project (every KEV CVE listed, ~500 rows);
  * 3. find-again by file: a 5 MB PDF uploaded (multipart) over a real socket, and by fingerprint.
- * Goal (issue 14): ≤ 3 s and ≤ 300 MB on PostgreSQL. On PostgreSQL (BENCH_DATABASE_URL) and on
+ * Goal (issue 14): ≤ 3 s and ≤ 300 MB on PostgreSQL. Run under tsx, the process starts at ~230 MB
+ * (tsx's transpiled sources: ~110 MB more than the built server), so the `Δ MB` column — peak
+ * during the step minus RSS before it, after a GC with --expose-gc — is what the step costs. On PostgreSQL (BENCH_DATABASE_URL) and on
  * embedded PGlite (BENCH_PGLITE=off to skip it).
  */
 import { request } from "node:http";
