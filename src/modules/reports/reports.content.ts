@@ -27,7 +27,11 @@ export interface ContentInput {
   type: ReportType;
   titre: string;
   language: Language;
-  project: { id: string; orgId: string; name: string };
+  orgId: string;
+  /** The project of a project report; null for an organization report. */
+  project: { id: string; name: string } | null;
+  /** The projects the report covers: the project, or every project of the organization. */
+  projects: { id: string; name: string }[];
   /** Paris calendar days, both included (the project report only). */
   period: { from: string; to: string } | null;
   /** The Paris day of the generation. */
@@ -58,10 +62,15 @@ function delay(d: DelayStats): Content {
   return { nombre: d.n, moyenne: round2(d.mean), mediane: round2(d.median), p90: round2(d.p90) };
 }
 
+/** The project's name on each row of an organization report (absent from a project report's rows). */
+function projectOf(input: ContentInput, name: string): Content {
+  return input.project === null ? { projet: name } : {};
+}
+
 async function projectReport(ex: Executor, input: ContentInput): Promise<Content> {
   const span = spanOf(input.period!);
   const today = asOf(input.period, input.today);
-  const p = input.project.id;
+  const p = input.projects.map((x) => x.id);
   const alerts = await reportsData.alertCounts(ex, p, span);
   const top = await reportsData.topAlerts(ex, p, span, TOP_ALERTS);
   const cases = await reportsData.caseCounts(ex, p, span);
@@ -95,7 +104,7 @@ async function projectReport(ex: Executor, input: ContentInput): Promise<Content
     exceptions: {
       en_vigueur: exceptions.total,
       expirant_sous_30_jours: exceptions.expiring,
-      liste: exceptions.rows.map(exceptionItem),
+      liste: exceptions.rows.map((e) => exceptionItem(input, e)),
     },
     delais: {
       unite: "jours",
@@ -106,8 +115,9 @@ async function projectReport(ex: Executor, input: ContentInput): Promise<Content
   };
 }
 
-function exceptionItem(e: Awaited<ReturnType<typeof reportsData.exceptions>>["rows"][number]): Content {
+function exceptionItem(input: ContentInput, e: Awaited<ReturnType<typeof reportsData.exceptions>>["rows"][number]): Content {
   return {
+    ...projectOf(input, e.project),
     cve_id: e.cve_id,
     statut: e.status,
     severite: e.severity,
@@ -131,10 +141,11 @@ export function kevVerdict(due: string | null, handledOn: string | null, today: 
 }
 
 async function kevReport(ex: Executor, input: ContentInput): Promise<Content> {
-  const rows = await reportsData.kev(ex, input.project.id);
+  const rows = await reportsData.kev(ex, input.projects.map((x) => x.id));
   const items = rows.map((r) => {
     const handledOn = r.handled_at ? parisDate(new Date(r.handled_at)) : null;
     return {
+      ...projectOf(input, r.project),
       cve_id: r.cve_id,
       produit: [r.vendor, r.product].filter(Boolean).join(" ") || null,
       kev_ajoute_le: r.date_added,
@@ -150,11 +161,12 @@ async function kevReport(ex: Executor, input: ContentInput): Promise<Content> {
 }
 
 async function exceptionsReport(ex: Executor, input: ContentInput): Promise<Content> {
-  const exceptions = await reportsData.exceptions(ex, input.project.id, input.today, null);
-  const register = await reportsData.register(ex, input.project.id, input.today);
+  const ids = input.projects.map((x) => x.id);
+  const exceptions = await reportsData.exceptions(ex, ids, input.today, null);
+  const register = await reportsData.register(ex, ids, input.today);
   return {
     synthese: { en_vigueur: exceptions.total, expirant_sous_30_jours: exceptions.expiring, entrees_registre: register.length },
-    exceptions: exceptions.rows.map(exceptionItem),
+    exceptions: exceptions.rows.map((e) => exceptionItem(input, e)),
     registre: register.map((r) => ({
       id: r.id,
       titre: r.title,
@@ -169,16 +181,17 @@ async function exceptionsReport(ex: Executor, input: ContentInput): Promise<Cont
 }
 
 async function inventoryReport(ex: Executor, input: ContentInput): Promise<Content> {
-  const rows = await reportsData.inventory(ex, input.project.id);
-  const stacks = new Map<string, Content[]>();
+  const rows = await reportsData.inventory(ex, input.projects.map((x) => x.id));
+  const stacks = new Map<string, { head: Content; elements: Content[] }>();
   for (const r of rows) {
-    const list = stacks.get(r.stack) ?? [];
-    list.push({ type: r.item_type, valeur: r.value, severite_min: r.min_severity, alertes: r.alerts });
-    stacks.set(r.stack, list);
+    const key = `${r.project}\u0000${r.stack}`;
+    const s = stacks.get(key) ?? { head: { ...projectOf(input, r.project), nom: r.stack }, elements: [] };
+    s.elements.push({ type: r.item_type, valeur: r.value, severite_min: r.min_severity, alertes: r.alerts });
+    stacks.set(key, s);
   }
   return {
     synthese: { piles: stacks.size, elements: rows.length },
-    piles: [...stacks].map(([nom, elements]) => ({ nom, elements })),
+    piles: [...stacks.values()].map((s) => ({ ...s.head, elements: s.elements })),
   };
 }
 
@@ -194,8 +207,9 @@ export async function buildContent(ex: Executor, input: ContentInput): Promise<C
   return {
     format: CONTENT_FORMAT,
     rapport: { id: input.reportId, type: input.type, titre: input.titre, langue: input.language },
-    organisation_id: input.project.orgId,
-    projet: { id: input.project.id, nom: input.project.name },
+    organisation_id: input.orgId,
+    projet: input.project ? { id: input.project.id, nom: input.project.name } : null,
+    ...(input.project === null && { projets: input.projects.map((p) => ({ id: p.id, nom: p.name })) }),
     periode: input.period ? { du: input.period.from, au: input.period.to } : null,
     ...(await BUILDERS[input.type](ex, input)),
   };
@@ -209,38 +223,30 @@ export interface Table {
 
 export function tableOf(type: ReportType, content: Content): Table | null {
   const list = <T>(k: string) => content[k] as unknown as T[];
+  // An organization report's rows name their project (first column).
+  const org = content.projet === null;
+  const withProject = (columns: string[]) => (org ? ["projet", ...columns] : columns);
   switch (type) {
     case "conformite_kev": {
-      const columns = ["cve_id", "produit", "kev_ajoute_le", "echeance", "statut_cas", "traite_le", "verdict"];
+      const columns = withProject(["cve_id", "produit", "kev_ajoute_le", "echeance", "statut_cas", "traite_le", "verdict"]);
       return { columns, rows: list<Record<string, Json>>("cves").map((r) => columns.map((c) => r[c] as string | null)) };
     }
     case "exceptions": {
-      const columns = [
-        "cve_id",
-        "statut",
-        "severite",
-        "nature",
-        "mesure",
-        "justification",
-        "expire_le",
-        "posee_le",
-        "registre_id",
-        "registre_titre",
-      ];
+      const own = withProject(["cve_id", "statut", "severite", "nature", "mesure", "justification", "expire_le", "posee_le"]);
       return {
-        columns,
+        columns: [...own, "registre_id", "registre_titre"],
         rows: list<Record<string, Json>>("exceptions").map((r) => {
           const reg = r.registre as { id: string; titre: string } | null;
-          return [...columns.slice(0, 8).map((c) => r[c] as string | null), reg?.id ?? null, reg?.titre ?? null];
+          return [...own.map((c) => r[c] as string | null), reg?.id ?? null, reg?.titre ?? null];
         }),
       };
     }
     case "inventaire": {
-      const columns = ["pile", "type", "valeur", "severite_min", "alertes"];
+      const columns = withProject(["pile", "type", "valeur", "severite_min", "alertes"]);
       const rows: Table["rows"] = [];
-      for (const s of list<{ nom: string; elements: Record<string, Json>[] }>("piles"))
+      for (const s of list<{ projet?: string; nom: string; elements: Record<string, Json>[] }>("piles"))
         for (const e of s.elements)
-          rows.push([s.nom, e.type as string, e.valeur as string, e.severite_min as string | null, e.alertes as number]);
+          rows.push([...(org ? [s.projet!] : []), s.nom, e.type as string, e.valeur as string, e.severite_min as string | null, e.alertes as number]);
       return { columns, rows };
     }
     default:

@@ -5,10 +5,17 @@ import type { ReportType } from "../../platform/db/schema/index.js";
 import { pgArray, rowsOf } from "../../platform/db/sql.js";
 import type { ReportFormat, ReportSettingsIn, ReportSettingsOut } from "./reports.schemas.js";
 
+/** Where a report lives: a project of the organization, or the organization itself (projectId null). */
+export interface ReportScope {
+  orgId: string;
+  projectId: string | null;
+}
+
 export interface ReportRow {
   id: string;
   org_id: string;
-  project_id: string;
+  /** null: an organization report. */
+  project_id: string | null;
   report_type: ReportType;
   titre: string;
   language: "fr" | "en";
@@ -71,6 +78,9 @@ const COLUMNS = sql`r.id, r.org_id, r.project_id, r.report_type, r.titre, r.lang
   r.genere_le, r.derniere_synchro_le, r.fige_le, r.created_at,
   coalesce((select v.empreinte from report_versions v where v.report_id = r.id and v.version = r.current_version), '') as empreinte`;
 
+const inScope = (scope: ReportScope): SQL =>
+  scope.projectId === null ? sql`r.org_id = ${scope.orgId} and r.project_id is null` : sql`r.project_id = ${scope.projectId}`;
+
 const visible = (projectIds: ReadonlySet<string> | null): SQL =>
   projectIds === null ? sql`true` : sql`r.project_id = any(${pgArray([...projectIds])}::uuid[])`;
 
@@ -80,7 +90,7 @@ export const reportsRepository = {
     r: {
       id: string;
       orgId: string;
-      projectId: string;
+      projectId: string | null;
       type: ReportType;
       titre: string;
       language: string;
@@ -103,14 +113,14 @@ export const reportsRepository = {
     return r ?? null;
   },
 
-  async get(ex: Executor, projectId: string, id: string, lock = false): Promise<ReportRow | null> {
-    if (lock) await ex.execute(sql`select 1 from reports where id = ${id} and project_id = ${projectId} for update`);
-    const [r] = await rowsOf<ReportRow>(ex, sql`select ${COLUMNS} from reports r where r.id = ${id} and r.project_id = ${projectId}`);
+  async get(ex: Executor, scope: ReportScope, id: string, lock = false): Promise<ReportRow | null> {
+    if (lock) await ex.execute(sql`select 1 from reports r where r.id = ${id} and ${inScope(scope)} for update`);
+    const [r] = await rowsOf<ReportRow>(ex, sql`select ${COLUMNS} from reports r where r.id = ${id} and ${inScope(scope)}`);
     return r ?? null;
   },
 
-  async list(ex: Executor, projectId: string, type: ReportType | undefined, limit: number, offset: number) {
-    const where = sql`r.project_id = ${projectId} ${type ? sql`and r.report_type = ${type}` : sql``}`;
+  async list(ex: Executor, scope: ReportScope, type: ReportType | undefined, limit: number, offset: number) {
+    const where = sql`${inScope(scope)} ${type ? sql`and r.report_type = ${type}` : sql``}`;
     const rows = await rowsOf<ReportRow>(
       ex,
       sql`select ${COLUMNS} from reports r where ${where} order by r.created_at desc, r.id desc limit ${limit} offset ${offset}`,
@@ -231,6 +241,18 @@ export const reportsRepository = {
       order by v.genere_le desc, v.version desc limit 1`,
     );
     return r ?? null;
+  },
+
+  /** The projects of each organization (organization reports read every one). */
+  async orgProjects(ex: Executor, orgIds: string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(orgIds.map((o) => [o, []]));
+    if (!orgIds.length) return out;
+    const rows = await rowsOf<{ org_id: string; id: string }>(
+      ex,
+      sql`select org_id, id from projects where org_id = any(${pgArray([...new Set(orgIds)])}::uuid[]) order by org_id, id`,
+    );
+    for (const r of rows) out.get(r.org_id)!.push(r.id);
+    return out;
   },
 
   /** The data versions (data_versions counters) of these names; a name never bumped is 0. */

@@ -6,7 +6,7 @@ import { presentFound, presentReport, presentReportDetail } from "./reports.pres
 import {
   EvidenceFindIn, EvidenceFoundOut, EvidenceParams, ReportDetailOut, ReportDownloadQuery, ReportIn, ReportListOut, ReportListQuery, ReportOut, ReportParams, ReportSettingsIn, ReportSettingsOut,
 } from "./reports.schemas.js";
-import type { ReportsService } from "./reports.service.js";
+import { projectScope, type ReportsService } from "./reports.service.js";
 
 const PROJECT = "/api/v1/organizations/:org_id/projects/:project_id";
 const BASE = `${PROJECT}/reports`;
@@ -26,7 +26,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       params: ProjectParams, query: ReportListQuery,
       responses: { 200: ReportListOut },
       handler: async ({ project, query }) => {
-        const r = await service.list(project, query);
+        const r = await service.list(projectScope(project), query);
         return { items: r.items.map((v) => presentReport(v.row, v.state)), total: r.total, page: query.page, page_size: query.page_size };
       },
     }),
@@ -37,7 +37,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       params: ProjectParams, body: ReportIn,
       responses: { 201: ReportOut },
       handler: async ({ project, body, auth }) => {
-        const v = await service.create(project, body, actorOf(auth));
+        const v = await service.create(projectScope(project), body, actorOf(auth));
         return presentReport(v.row, v.state);
       },
     }),
@@ -62,7 +62,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       params: ReportParams,
       responses: { 200: ReportDetailOut },
       handler: async ({ project, params }) => {
-        const r = await service.get(project, params.report_id);
+        const r = await service.get(projectScope(project), params.report_id);
         return presentReportDetail(r.row, r.state, r.versions, r.history);
       },
     }),
@@ -80,7 +80,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
         }),
       },
       handler: async ({ project, params, query, reply }) => {
-        const f = await service.download(project, params.report_id, query.format, query.version);
+        const f = await service.download(projectScope(project), params.report_id, query.format, query.version);
         reply.header("content-type", CONTENT_TYPES[query.format]);
         reply.header("content-disposition", `attachment; filename="${f.row.report_type}-${f.row.id}-v${f.version}.${query.format}"`);
         reply.header("x-vigie-empreinte", f.empreinte);
@@ -93,7 +93,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       params: ReportParams,
       responses: { 200: ReportOut },
       handler: async ({ project, params, auth }) => {
-        const v = await service.freeze(project, params.report_id, actorOf(auth));
+        const v = await service.freeze(projectScope(project), params.report_id, actorOf(auth));
         return presentReport(v.row, v.state);
       },
     }),
@@ -104,7 +104,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       params: ReportParams,
       responses: { 204: null },
       handler: async ({ project, params }) => {
-        await service.delete(project, params.report_id);
+        await service.delete(projectScope(project), params.report_id);
       },
     }),
     route({

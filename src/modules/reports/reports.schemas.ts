@@ -50,7 +50,7 @@ export const ReportOut = z
   .object({
     ...PREUVE,
     synchro_erreur: z.string().nullable().describe("Why the last regeneration failed (synchro_etat erreur)"),
-    project_id: z.uuid(),
+    project_id: z.uuid().nullable().describe("null: an organization report (every project of the organization)"),
     language: Language,
     from: z.iso.date().nullable(),
     to: z.iso.date().nullable(),
@@ -122,7 +122,7 @@ export const EvidenceFindIn = z
 export const EvidenceFoundOut = z
   .object({
     ...PREUVE,
-    project_id: z.uuid(),
+    project_id: z.uuid().nullable().describe("null: an organization report"),
     version: z.int().describe("The version the file or fingerprint belongs to"),
     version_courante: z.boolean().describe("True when that version is the report's current one"),
     current_version: z.int(),

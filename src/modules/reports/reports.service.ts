@@ -12,7 +12,7 @@ import { canonicalJson, instant, sha256Hex } from "./reports.canonical.js";
 import { asOf, buildContent, tableOf, type Language } from "./reports.content.js";
 import { reportsData } from "./reports.data.js";
 import { renderPdf } from "./reports.pdf.js";
-import { reportsRepository as repo, type ReportRow } from "./reports.repository.js";
+import { reportsRepository as repo, type ReportRow, type ReportScope } from "./reports.repository.js";
 import {
   TABLE_TYPES,
   type ReportFormat,
@@ -44,6 +44,16 @@ const TITLES: Record<ReportType, Record<Language, string>> = {
   inventaire: { fr: "Inventaire", en: "Inventory" },
 };
 
+/** The scope of a project's routes. */
+export function projectScope(project: ProjectScope): ReportScope {
+  return { orgId: project.orgId, projectId: project.id };
+}
+
+/** The scope of the organization's own reports (a key restricted to projects is refused by the route). */
+export function orgScope(org: OrgScope): ReportScope {
+  return { orgId: org.id, projectId: null };
+}
+
 function titleOf(type: ReportType, language: Language, project: string, period: { from: string; to: string } | null): string {
   const base = `${TITLES[type][language]} — ${project}`;
   if (!period) return base;
@@ -57,18 +67,19 @@ function titleOf(type: ReportType, language: Language, project: string, period: 
  * `perimee`: the sync job regenerates it.
  */
 async function sourcesOf(ex: Executor, reports: ReportRow[], today: string): Promise<Map<string, Record<string, string | number>>> {
-  const names = reports.flatMap((r) => [alertsVersion(r.project_id), casesVersion(r.project_id)]);
+  const orgs = await repo.orgProjects(ex, reports.filter((r) => r.project_id === null).map((r) => r.org_id));
+  const projectsOf = (r: ReportRow) => (r.project_id === null ? orgs.get(r.org_id)! : [r.project_id]);
+  const names = reports.flatMap((r) => projectsOf(r).flatMap((p) => [alertsVersion(p), casesVersion(p)]));
   const versions = await repo.dataVersions(ex, [...names, "cves"]);
-  const inventories = [...new Set(reports.filter((r) => r.report_type === "inventaire").map((r) => r.project_id))];
-  const stacks = await reportsData.stackSignatures(ex, inventories);
   const out = new Map<string, Record<string, string | number>>();
   for (const r of reports) {
-    const s: Record<string, string | number> = {
-      [alertsVersion(r.project_id)]: versions.get(alertsVersion(r.project_id)) ?? 0,
-      [casesVersion(r.project_id)]: versions.get(casesVersion(r.project_id)) ?? 0,
-      cves: versions.get("cves") ?? 0,
-    };
-    if (r.report_type === "inventaire") s.piles = stacks.get(r.project_id) ?? "";
+    const s: Record<string, string | number> = { cves: versions.get("cves") ?? 0 };
+    for (const p of projectsOf(r)) {
+      s[alertsVersion(p)] = versions.get(alertsVersion(p)) ?? 0;
+      s[casesVersion(p)] = versions.get(casesVersion(p)) ?? 0;
+    }
+    // The inventory's stacks have no data version: a fingerprint of them (and of the projects' names).
+    if (r.report_type === "inventaire") s.piles = await reportsData.stackSignature(ex, projectsOf(r));
     else s.jour = r.report_type === "rapport_projet" ? asOf(periodOf(r), today) : today;
     out.set(r.id, s);
   }
@@ -94,7 +105,7 @@ export class ReportsService {
   ) {}
 
   /** Generates a report now (version 1) and returns it. */
-  async create(project: ProjectScope, body: ReportIn, actor: Actor, deliveryId?: string): Promise<ReportView> {
+  async create(scope: ReportScope, body: ReportIn, actor: Actor, deliveryId?: string): Promise<ReportView> {
     const now = this.clock();
     const period = this.periodFor(body, parisDate(now));
     return this.db.transaction(async (tx) => {
@@ -103,11 +114,14 @@ export class ReportsService {
         if (existing) return this.view(tx, existing, now);
       }
       const id = randomUUID();
-      const name = await reportsData.projectName(tx, project.id);
+      const name =
+        scope.projectId === null
+          ? await reportsData.orgName(tx, scope.orgId)
+          : (await reportsData.projects(tx, scope.orgId, scope.projectId))[0]!.name;
       const inserted = await repo.insert(tx, {
         id,
-        orgId: project.orgId,
-        projectId: project.id,
+        orgId: scope.orgId,
+        projectId: scope.projectId,
         type: body.report_type,
         titre: titleOf(body.report_type, body.language, name, period),
         language: body.language,
@@ -117,9 +131,9 @@ export class ReportsService {
       });
       if (!inserted) return this.view(tx, (await repo.byDelivery(tx, deliveryId!))!, now);
       await repo.addHistory(tx, id, "created", null, actor);
-      const row = (await repo.get(tx, project.id, id))!;
-      await this.produce(tx, row, now, actor, name);
-      return this.view(tx, (await repo.get(tx, project.id, id))!, now);
+      const row = (await repo.get(tx, scope, id))!;
+      await this.produce(tx, row, now, actor);
+      return this.view(tx, (await repo.get(tx, scope, id))!, now);
     });
   }
 
@@ -142,7 +156,7 @@ export class ReportsService {
    * sources move. The sources are read before the content: a change committed meanwhile leaves
    * the report `perimee` for the next run, never a_jour on stale figures.
    */
-  private async produce(tx: Executor, row: ReportRow, now: Date, actor: Actor, projectName?: string): Promise<boolean> {
+  private async produce(tx: Executor, row: ReportRow, now: Date, actor: Actor): Promise<boolean> {
     const today = parisDate(now);
     const sources = (await sourcesOf(tx, [row], today)).get(row.id)!;
     const content = await buildContent(tx, {
@@ -150,7 +164,8 @@ export class ReportsService {
       type: row.report_type,
       titre: row.titre,
       language: row.language,
-      project: { id: row.project_id, orgId: row.org_id, name: projectName ?? (await reportsData.projectName(tx, row.project_id)) },
+      orgId: row.org_id,
+      ...(await this.projectsOf(tx, row)),
       period: periodOf(row),
       today,
     });
@@ -186,6 +201,12 @@ export class ReportsService {
     return true;
   }
 
+  /** The report's project (null for an organization report) and the projects it covers. */
+  private async projectsOf(ex: Executor, row: ReportRow) {
+    const projects = await reportsData.projects(ex, row.org_id, row.project_id);
+    return { project: row.project_id === null ? null : projects[0]!, projects };
+  }
+
   private async view(ex: Executor, row: ReportRow, now: Date): Promise<ReportView> {
     return (await this.views(ex, [row], now))[0]!;
   }
@@ -200,26 +221,26 @@ export class ReportsService {
     });
   }
 
-  async list(project: ProjectScope, q: ReportListQuery): Promise<{ items: ReportView[]; total: number }> {
-    const r = await repo.list(this.db, project.id, q.report_type, q.page_size, (q.page - 1) * q.page_size);
+  async list(scope: ReportScope, q: ReportListQuery): Promise<{ items: ReportView[]; total: number }> {
+    const r = await repo.list(this.db, scope, q.report_type, q.page_size, (q.page - 1) * q.page_size);
     return { items: await this.views(this.db, r.rows, this.clock()), total: r.total };
   }
 
-  private async require(ex: Executor, project: ProjectScope, id: string, lock = false): Promise<ReportRow> {
-    const row = await repo.get(ex, project.id, id, lock);
+  private async require(ex: Executor, scope: ReportScope, id: string, lock = false): Promise<ReportRow> {
+    const row = await repo.get(ex, scope, id, lock);
     if (!row) throw new NotFound(NOT_FOUND.report);
     return row;
   }
 
-  async get(project: ProjectScope, id: string) {
-    const row = await this.require(this.db, project, id);
+  async get(scope: ReportScope, id: string) {
+    const row = await this.require(this.db, scope, id);
     const view = await this.view(this.db, row, this.clock());
     return { ...view, versions: await repo.versions(this.db, id), history: await repo.history(this.db, id) };
   }
 
   /** One stored file of a version (default: the current one). CSV exists for the reports that are a table only (409). */
-  async download(project: ProjectScope, id: string, format: ReportFormat, version?: number) {
-    const row = await this.require(this.db, project, id);
+  async download(scope: ReportScope, id: string, format: ReportFormat, version?: number) {
+    const row = await this.require(this.db, scope, id);
     if (format === "csv" && !(TABLE_TYPES as readonly string[]).includes(row.report_type))
       throw new Conflict(CONFLICT.noCsv.code, CONFLICT.noCsv.message(row.report_type));
     const n = version ?? row.current_version;
@@ -229,19 +250,19 @@ export class ReportsService {
   }
 
   /** Freezes the report: its current version is final; the freeze is recorded with its actor (a second call changes nothing). */
-  async freeze(project: ProjectScope, id: string, actor: Actor): Promise<ReportView> {
+  async freeze(scope: ReportScope, id: string, actor: Actor): Promise<ReportView> {
     const now = this.clock();
     return this.db.transaction(async (tx) => {
-      const row = await this.require(tx, project, id, true);
+      const row = await this.require(tx, scope, id, true);
       if (await repo.freeze(tx, id, now)) await repo.addHistory(tx, id, "frozen", row.current_version, actor);
-      return this.view(tx, (await repo.get(tx, project.id, id))!, now);
+      return this.view(tx, (await repo.get(tx, scope, id))!, now);
     });
   }
 
   /** Deletes a report and its versions; a frozen report is evidence and cannot be deleted (409 rapport_fige). */
-  async delete(project: ProjectScope, id: string): Promise<void> {
+  async delete(scope: ReportScope, id: string): Promise<void> {
     await this.db.transaction(async (tx) => {
-      const row = await this.require(tx, project, id, true);
+      const row = await this.require(tx, scope, id, true);
       if (row.synchro_figee) throw new Conflict(CONFLICT.reportFrozen.code, CONFLICT.reportFrozen.message);
       await repo.delete(tx, id);
     });
@@ -276,7 +297,7 @@ export class ReportsService {
       await repo.setState(this.db, r.id, "en_cours");
       try {
         const added = await this.db.transaction(async (tx) => {
-          const row = await repo.get(tx, r.project_id, r.id, true);
+          const row = await repo.get(tx, { orgId: r.org_id, projectId: r.project_id }, r.id, true);
           if (!row || row.synchro_figee) return false;
           return this.produce(tx, row, now, JOB);
         });
@@ -306,7 +327,7 @@ export class ReportsService {
     const actor: Actor = { type: "job", id: null, label: "reports-schedule" };
     for (const s of due) {
       await this.create(
-        { id: s.project_id, orgId: s.org_id },
+        { orgId: s.org_id, projectId: s.project_id },
         { report_type: s.report_type, language: s.language, ...(s.report_type === "rapport_projet" && { from, to }) },
         actor,
       );
@@ -335,7 +356,7 @@ export class ReportsService {
   ): Promise<ReportView> {
     const today = parisDate(this.clock());
     const period = params.report_type === "rapport_projet" ? { from: addDays(today, -(params.days - 1)), to: today } : {};
-    return this.create(project, { report_type: params.report_type, language: params.language, ...period }, actor, deliveryId);
+    return this.create(projectScope(project), { report_type: params.report_type, language: params.language, ...period }, actor, deliveryId);
   }
 }
 

@@ -38,7 +38,7 @@ CREATE TABLE "report_versions" (
 CREATE TABLE "reports" (
 	"id" uuid PRIMARY KEY DEFAULT gen_random_uuid() NOT NULL,
 	"org_id" uuid NOT NULL,
-	"project_id" uuid NOT NULL,
+	"project_id" uuid,
 	"report_type" text NOT NULL,
 	"titre" text NOT NULL,
 	"language" text NOT NULL,
@@ -71,5 +71,6 @@ CREATE INDEX "report_versions_empreinte_idx" ON "report_versions" USING btree ("
 CREATE INDEX "report_versions_pdf_idx" ON "report_versions" USING btree ("pdf_sha256");--> statement-breakpoint
 CREATE INDEX "report_versions_csv_idx" ON "report_versions" USING btree ("csv_sha256") WHERE "report_versions"."csv_sha256" is not null;--> statement-breakpoint
 CREATE INDEX "reports_project_idx" ON "reports" USING btree ("project_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "reports_org_idx" ON "reports" USING btree ("org_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST) WHERE "reports"."project_id" is null;--> statement-breakpoint
 CREATE INDEX "reports_unfrozen_idx" ON "reports" USING btree ("id") WHERE not "reports"."synchro_figee";--> statement-breakpoint
 CREATE UNIQUE INDEX "reports_delivery_uq" ON "reports" USING btree ("delivery_id") WHERE "reports"."delivery_id" is not null;

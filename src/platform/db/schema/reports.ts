@@ -27,7 +27,7 @@ export type ReportType = (typeof REPORT_TYPES)[number];
 export const STORED_SYNC_STATES = ["a_jour", "en_cours", "erreur"] as const;
 
 /**
- * An evidence report of a project: what it covers (type, period, language), its current version
+ * An evidence report of a project, or of the organization (project_id null): what it covers (type, period, language), its current version
  * and its synchronisation (kept in step with the data until frozen). Each generation whose
  * fingerprint differs adds a row to report_versions.
  */
@@ -38,9 +38,8 @@ export const reports = pgTable(
     orgId: uuid("org_id")
       .notNull()
       .references(() => organizations.id, { onDelete: "cascade" }),
-    projectId: uuid("project_id")
-      .notNull()
-      .references(() => projects.id, { onDelete: "cascade" }),
+    /** The project of a project report; null for an organization report (every project of the organization). */
+    projectId: uuid("project_id").references(() => projects.id, { onDelete: "cascade" }),
     reportType: text("report_type").$type<ReportType>().notNull(),
     titre: text("titre").notNull(),
     language: text("language").$type<"fr" | "en">().notNull(),
@@ -62,6 +61,8 @@ export const reports = pgTable(
   (t) => [
     // The project's report list, newest first.
     index("reports_project_idx").on(t.projectId, t.createdAt.desc(), t.id.desc()),
+    // The organization's own reports (project_id null), newest first.
+    index("reports_org_idx").on(t.orgId, t.createdAt.desc(), t.id.desc()).where(sql`${t.projectId} is null`),
     // The sync job: the reports that follow the data.
     index("reports_unfrozen_idx").on(t.id).where(sql`not ${t.synchroFigee}`),
     uniqueIndex("reports_delivery_uq").on(t.deliveryId).where(sql`${t.deliveryId} is not null`),
