@@ -355,6 +355,75 @@ describe("a report of several pages", () => {
   });
 });
 
+describe("organization reports", () => {
+  it("cover every project (rows name theirs), follow each project's data, need an unrestricted key, and are found again", async () => {
+    const g = await tenantWithScopes(t, "Groupe", SCOPES);
+    const second = await t.services.projects.create({ orgId: g.orgId, name: "Recette" });
+    const stack = { name: "Edge", items: [{ item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" }] };
+    expect((await g.call("POST", "/stacks", stack)).statusCode).toBe(201);
+    const orgUrl = `/api/v1/organizations/${g.orgId}/reports`;
+    const org = (method: "GET" | "POST" | "DELETE", path = "", payload?: unknown, token = g.key) =>
+      t.app.inject({
+        method,
+        url: `${orgUrl}${path}`,
+        headers: bearer(token),
+        ...(payload !== undefined && { payload: payload as object }),
+      });
+    await t.app.inject({
+      method: "POST",
+      url: `/api/v1/organizations/${g.orgId}/projects/${second.id}/stacks`,
+      headers: bearer(g.key),
+      payload: stack,
+    });
+    const res = await org("POST", "", { report_type: "conformite_kev" });
+    expect(res.statusCode, res.body).toBe(201);
+    const r = res.json() as Report & { project_id: string | null };
+    expect(r).toMatchObject({ project_id: null, titre: expect.stringContaining("Groupe"), synchro_etat: "a_jour" });
+    const csv = (await org("GET", `/${r.id}/download?format=csv`)).body.split("\n");
+    expect(csv[1]).toBe("projet,cve_id,produit,kev_ajoute_le,echeance,statut_cas,traite_le,verdict");
+    expect(
+      csv
+        .filter((l) => l.includes("CVE-2024-3400"))
+        .map((l) => l.split(",")[0])
+        .sort(),
+    ).toEqual(["Production", "Recette"]);
+    const content = (await org("GET", `/${r.id}/download?format=json`)).json();
+    expect(content.projet).toBeNull();
+    expect(content.projets.map((p: { nom: string }) => p.nom)).toEqual(["Production", "Recette"]);
+    expect(pdfText((await org("GET", `/${r.id}/download`)).rawPayload)).toContain("Organisation, projets : Production, Recette");
+    // Not a project's report; the project routes do not see it.
+    expect((await g.call("GET", `/reports/${r.id}`)).statusCode).toBe(404);
+    expect((await g.call("GET", "/reports")).json().total).toBe(0);
+    // A change in either project makes it perimee; the job regenerates it.
+    await t.app.inject({
+      method: "PUT",
+      url: `/api/v1/organizations/${g.orgId}/projects/${second.id}/cases/CVE-2024-3400`,
+      headers: bearer(g.key),
+      payload: { status: "en_analyse" },
+    });
+    expect((await org("GET", `/${r.id}`)).json().synchro_etat).toBe("perimee");
+    await t.services.reports.sync();
+    expect((await org("GET", `/${r.id}`)).json()).toMatchObject({ synchro_etat: "a_jour", version: 2 });
+    // A key restricted to a project may neither read nor write them, nor find them.
+    const restricted = await t.services.apiKeys.create({ orgId: g.orgId, scopes: ["reports-write"], projectIds: [g.projectId] });
+    expect((await org("GET", "", undefined, restricted.key)).statusCode).toBe(403);
+    expect((await org("POST", "", { report_type: "inventaire" }, restricted.key)).statusCode).toBe(403);
+    expect((await org("GET", `/${r.id}`, undefined, restricted.key)).statusCode).toBe(403);
+    expect((await find(g.orgId, restricted.key, { empreinte: r.empreinte })).statusCode).toBe(404);
+    const found = await find(g.orgId, g.readKey, { file: (await org("GET", `/${r.id}/download`)).rawPayload, name: "x.pdf" });
+    expect(found.json()).toMatchObject({ id: r.id, project_id: null, version: 2, version_courante: true, format: "pdf" });
+    // Another organization: 404.
+    expect((await org("GET", "", undefined, a.key)).json()).toEqual({ detail: "Organisation introuvable" });
+    expect((await org("POST", `/${r.id}/freeze`, undefined, g.readKey)).statusCode).toBe(403);
+    expect((await org("POST", `/${r.id}/freeze`)).json()).toMatchObject({ synchro_etat: "figee" });
+    expect((await org("DELETE", `/${r.id}`)).statusCode).toBe(409);
+    const project = await org("POST", "", { report_type: "rapport_projet", language: "en" });
+    expect(project.json().titre).toMatch(/^Vulnerability report — Groupe — /);
+    expect((await org("DELETE", `/${project.json().id}`)).statusCode).toBe(204);
+    expect((await org("GET")).json().total).toBe(1);
+  });
+});
+
 describe("a regeneration that fails", () => {
   it("leaves the report erreur with the reason and its history; the next run regenerates it", async () => {
     const r = await create(a.call, { report_type: "inventaire" });

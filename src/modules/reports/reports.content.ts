@@ -141,7 +141,10 @@ export function kevVerdict(due: string | null, handledOn: string | null, today: 
 }
 
 async function kevReport(ex: Executor, input: ContentInput): Promise<Content> {
-  const rows = await reportsData.kev(ex, input.projects.map((x) => x.id));
+  const rows = await reportsData.kev(
+    ex,
+    input.projects.map((x) => x.id),
+  );
   const items = rows.map((r) => {
     const handledOn = r.handled_at ? parisDate(new Date(r.handled_at)) : null;
     return {
@@ -181,7 +184,10 @@ async function exceptionsReport(ex: Executor, input: ContentInput): Promise<Cont
 }
 
 async function inventoryReport(ex: Executor, input: ContentInput): Promise<Content> {
-  const rows = await reportsData.inventory(ex, input.projects.map((x) => x.id));
+  const rows = await reportsData.inventory(
+    ex,
+    input.projects.map((x) => x.id),
+  );
   const stacks = new Map<string, { head: Content; elements: Content[] }>();
   for (const r of rows) {
     const key = `${r.project}\u0000${r.stack}`;
@@ -246,7 +252,14 @@ export function tableOf(type: ReportType, content: Content): Table | null {
       const rows: Table["rows"] = [];
       for (const s of list<{ projet?: string; nom: string; elements: Record<string, Json>[] }>("piles"))
         for (const e of s.elements)
-          rows.push([...(org ? [s.projet!] : []), s.nom, e.type as string, e.valeur as string, e.severite_min as string | null, e.alertes as number]);
+          rows.push([
+            ...(org ? [s.projet!] : []),
+            s.nom,
+            e.type as string,
+            e.valeur as string,
+            e.severite_min as string | null,
+            e.alertes as number,
+          ]);
       return { columns, rows };
     }
     default:

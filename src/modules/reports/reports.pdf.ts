@@ -33,6 +33,7 @@ export interface PdfMeta {
 const L = {
   fr: {
     project: "Projet",
+    organization: "Organisation, projets",
     period: "Période",
     from: "du",
     to: "au",
@@ -101,6 +102,7 @@ const L = {
   },
   en: {
     project: "Project",
+    organization: "Organization, projects",
     period: "Period",
     from: "from",
     to: "to",
@@ -238,6 +240,19 @@ class Writer {
     let t = text;
     while (t.length > 1 && this.doc.widthOfString(`${t}…`) > width) t = t.slice(0, -1);
     return `${t}…`;
+  }
+
+  /** An organization report: its rows name their project (a first column). */
+  org = false;
+
+  /** A table of rows that, in an organization report, start with their project. */
+  rows(columns: string[], widths: number[], list: Obj[], cells: (r: Obj) => Cell[]): void {
+    if (!this.org) return this.table(columns, widths, list.map(cells));
+    this.table(
+      [this.l.project, ...columns],
+      [1.8, ...widths],
+      list.map((r) => [r.projet as string, ...cells(r)]),
+    );
   }
 
   /**
@@ -405,11 +420,13 @@ function projectReport(w: Writer, c: Obj): void {
 function exceptionTable(w: Writer, list: Obj[], total: number): void {
   if (!list.length) return;
   if (list.length < total) w.doc.text(w.l.listed(list.length, total));
-  w.table(
-    ["CVE", w.l.status, w.l.nature, w.l.expires, w.l.register],
-    [2.2, 1.6, 1.6, 1.4, 3],
-    list.map((e) => [e.cve_id, e.statut, e.nature, e.expire_le, e.registre ? (obj(e.registre).titre as string) : null] as Cell[]),
-  );
+  w.rows(["CVE", w.l.status, w.l.nature, w.l.expires, w.l.register], [2.2, 1.6, 1.6, 1.4, 3], list, (e) => [
+    e.cve_id as string,
+    e.statut as string,
+    e.nature as string,
+    e.expire_le as string,
+    e.registre ? (obj(e.registre).titre as string) : null,
+  ]);
 }
 
 function kevReport(w: Writer, c: Obj): void {
@@ -423,13 +440,11 @@ function kevReport(w: Writer, c: Obj): void {
     KEV_VERDICTS.map((v) => [l.verdicts[v] ?? v, s[v] as number]),
   );
   w.heading(l.kevList);
-  w.table(
+  w.rows(
     ["CVE", l.product, l.added, l.due, l.status, l.handled, l.verdict],
     [2.1, 3, 1.4, 1.4, 1.5, 1.4, 2],
-    arr(c.cves).map(
-      (r) =>
-        [r.cve_id, r.produit, r.kev_ajoute_le, r.echeance, r.statut_cas, r.traite_le, l.verdicts[r.verdict as string] ?? null] as Cell[],
-    ),
+    arr(c.cves),
+    (r) => [r.cve_id, r.produit, r.kev_ajoute_le, r.echeance, r.statut_cas, r.traite_le, l.verdicts[r.verdict as string] ?? null] as Cell[],
   );
 }
 
@@ -455,7 +470,7 @@ function inventoryReport(w: Writer, c: Obj): void {
   w.line(l.stacks, s.piles as number);
   w.line(l.items, s.elements as number);
   for (const p of arr(c.piles)) {
-    w.heading(p.nom as string, 10);
+    w.heading(w.org ? `${p.projet as string} — ${p.nom as string}` : (p.nom as string), 10);
     w.table(
       [l.type, l.value, l.minSeverity, l.alertsCol],
       [1, 4, 1.3, 1],
@@ -478,7 +493,17 @@ export async function renderPdf(content: Content, meta: PdfMeta): Promise<Buffer
   const w = new Writer(L[meta.language], meta.language, meta, titre);
   const l = w.l;
   w.doc.font("B").fontSize(16).text(titre, MARGIN).font("R").fontSize(9).moveDown(0.4);
-  w.line(l.project, obj(c.projet).nom as string);
+  if (c.projet === null) {
+    w.org = true;
+    w.line(
+      l.organization,
+      (arr(c.projets).length as number) === 0
+        ? l.none
+        : arr(c.projets)
+            .map((p) => p.nom as string)
+            .join(", "),
+    );
+  } else w.line(l.project, obj(c.projet).nom as string);
   const period = c.periode as { du: string; au: string } | null;
   if (period) w.line(l.period, `${l.from} ${period.du} ${l.to} ${period.au}`);
   if (typeof c.etat_au === "string") w.line(l.asOf, c.etat_au);

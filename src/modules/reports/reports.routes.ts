@@ -1,15 +1,19 @@
+import type { FastifyReply } from "fastify";
 import { z } from "zod";
-import { actorOf } from "../../platform/auth/context.js";
+import { actorOf, type ApiKeyContext } from "../../platform/auth/context.js";
 import { media, route, type RouteDef } from "../../platform/http/route.js";
+import { OrgParams } from "../organizations/organizations.schemas.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { presentFound, presentReport, presentReportDetail } from "./reports.presenter.js";
 import {
-  EvidenceFindIn, EvidenceFoundOut, EvidenceParams, ReportDetailOut, ReportDownloadQuery, ReportIn, ReportListOut, ReportListQuery, ReportOut, ReportParams, ReportSettingsIn, ReportSettingsOut,
+  EvidenceFindIn, EvidenceFoundOut, EvidenceParams, OrgReportParams, ReportDetailOut, ReportDownloadQuery, ReportIn, ReportListOut, ReportListQuery, ReportOut, ReportParams, ReportSettingsIn, ReportSettingsOut,
 } from "./reports.schemas.js";
-import { projectScope, type ReportsService } from "./reports.service.js";
+import type { ReportScope } from "./reports.repository.js";
+import { orgScope, projectScope, type ReportsService } from "./reports.service.js";
 
 const PROJECT = "/api/v1/organizations/:org_id/projects/:project_id";
 const BASE = `${PROJECT}/reports`;
+const ORG_BASE = "/api/v1/organizations/:org_id/reports";
 const TAGS = ["reports"];
 const WRITE = "reports-write";
 /** The largest file find-again takes (a PDF of the largest report is well under it: bench/reports.ts). */
@@ -17,29 +21,71 @@ export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 
 const CONTENT_TYPES = { pdf: "application/pdf", json: "application/json; charset=utf-8", csv: "text/csv; charset=utf-8" } as const;
 
-/** Evidence reports of a project, and find-again in the organization; writes need reports-write. */
+const DOWNLOAD = {
+  summary: "A stored file of a version: pdf (default), json (the canonical content) or csv",
+  description:
+    "The bytes stored when the version was generated: their SHA-256 is the one find-again looks up (the JSON file's is the fingerprint). Sent as an attachment; X-Vigie-Empreinte carries the version's fingerprint.",
+  responses: {
+    200: media({
+      "application/pdf": z.string().meta({ format: "binary" }).describe("The PDF"),
+      "application/json": z.record(z.string(), z.unknown()).describe("The canonical JSON content (sorted keys, ADR 0012)"),
+      "text/csv": z.string().describe("CSV with a header row (conformite_kev, exceptions, inventaire)"),
+    }),
+  },
+};
+const CREATE =
+  "from/to (Paris days) apply to rapport_projet only (default: the last 30 days, today included; at most 366 days); the other types give the state of the day. language fr (default) or en.";
+const NOT_TABLE = "format csv on a report that is not a table (format_indisponible)";
+const FROZEN = "the report is frozen (rapport_fige)";
+const RESTRICTED = "the key is restricted to projects: organization reports need a key for every project";
+
+/** The handlers both scopes share: the route declares where, these do the one service call and present. */
+function handlers(service: ReportsService) {
+  return {
+    list: async (scope: ReportScope, query: ReportListQuery) => {
+      const r = await service.list(scope, query);
+      return { items: r.items.map((v) => presentReport(v.row, v.state)), total: r.total, page: query.page, page_size: query.page_size };
+    },
+    create: async (scope: ReportScope, body: ReportIn, auth: ApiKeyContext) => {
+      const v = await service.create(scope, body, actorOf(auth));
+      return presentReport(v.row, v.state);
+    },
+    get: async (scope: ReportScope, id: string) => {
+      const r = await service.get(scope, id);
+      return presentReportDetail(r.row, r.state, r.versions, r.history);
+    },
+    download: async (scope: ReportScope, id: string, query: z.output<typeof ReportDownloadQuery>, reply: FastifyReply) => {
+      const f = await service.download(scope, id, query.format, query.version);
+      reply.header("content-type", CONTENT_TYPES[query.format]);
+      reply.header("content-disposition", `attachment; filename="${f.row.report_type}-${f.row.id}-v${f.version}.${query.format}"`);
+      reply.header("x-vigie-empreinte", f.empreinte);
+      return reply.send(f.bytes);
+    },
+    freeze: async (scope: ReportScope, id: string, auth: ApiKeyContext) => {
+      const v = await service.freeze(scope, id, actorOf(auth));
+      return presentReport(v.row, v.state);
+    },
+  };
+}
+
+/** Evidence reports of a project and of the organization, and find-again; writes need reports-write. */
 export function reportsRoutes(service: ReportsService): RouteDef[] {
+  const h = handlers(service);
   return [
     route({
       operationId: "listReports",
       method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "The project's reports, newest first, with their synchronisation state",
       params: ProjectParams, query: ReportListQuery,
       responses: { 200: ReportListOut },
-      handler: async ({ project, query }) => {
-        const r = await service.list(projectScope(project), query);
-        return { items: r.items.map((v) => presentReport(v.row, v.state)), total: r.total, page: query.page, page_size: query.page_size };
-      },
+      handler: async ({ project, query }) => h.list(projectScope(project), query),
     }),
     route({
       operationId: "createReport",
-      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201, summary: "Generate a report now (version 1: content, PDF, CSV, fingerprint)",
-      description: "from/to (Paris days) apply to rapport_projet only (default: the last 30 days, today included; at most 366 days); the other types give the state of the day. language fr (default) or en.",
+      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201, summary: "Generate a report of the project now (version 1: content, PDF, CSV, fingerprint)",
+      description: CREATE,
       params: ProjectParams, body: ReportIn,
       responses: { 201: ReportOut },
-      handler: async ({ project, body, auth }) => {
-        const v = await service.create(projectScope(project), body, actorOf(auth));
-        return presentReport(v.row, v.state);
-      },
+      handler: async ({ project, body, auth }) => h.create(projectScope(project), body, auth),
     }),
     route({
       operationId: "getReportSettings",
@@ -61,51 +107,77 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       method: "GET", url: `${BASE}/:report_id`, auth: "apiKey", project: true, tags: TAGS, summary: "One report with its versions (fingerprints, file hashes) and history",
       params: ReportParams,
       responses: { 200: ReportDetailOut },
-      handler: async ({ project, params }) => {
-        const r = await service.get(projectScope(project), params.report_id);
-        return presentReportDetail(r.row, r.state, r.versions, r.history);
-      },
+      handler: async ({ project, params }) => h.get(projectScope(project), params.report_id),
     }),
     route({
       operationId: "downloadReport",
-      errors: { 409: "format csv on a report that is not a table (format_indisponible)" },
-      method: "GET", url: `${BASE}/:report_id/download`, auth: "apiKey", project: true, tags: TAGS, summary: "A stored file of a version: pdf (default), json (the canonical content) or csv",
-      description: "The bytes stored when the version was generated: their SHA-256 is the one find-again looks up (the JSON file's is the fingerprint). Sent as an attachment; X-Vigie-Empreinte carries the version's fingerprint.",
+      errors: { 409: NOT_TABLE },
+      method: "GET", url: `${BASE}/:report_id/download`, auth: "apiKey", project: true, tags: TAGS, ...DOWNLOAD,
       params: ReportParams, query: ReportDownloadQuery,
-      responses: {
-        200: media({
-          "application/pdf": z.string().meta({ format: "binary" }).describe("The PDF"),
-          "application/json": z.record(z.string(), z.unknown()).describe("The canonical JSON content (sorted keys, ADR 0012)"),
-          "text/csv": z.string().describe("CSV with a header row (conformite_kev, exceptions, inventaire)"),
-        }),
-      },
-      handler: async ({ project, params, query, reply }) => {
-        const f = await service.download(projectScope(project), params.report_id, query.format, query.version);
-        reply.header("content-type", CONTENT_TYPES[query.format]);
-        reply.header("content-disposition", `attachment; filename="${f.row.report_type}-${f.row.id}-v${f.version}.${query.format}"`);
-        reply.header("x-vigie-empreinte", f.empreinte);
-        return reply.send(f.bytes);
-      },
+      handler: async ({ project, params, query, reply }) => h.download(projectScope(project), params.report_id, query, reply),
     }),
     route({
       operationId: "freezeReport",
       method: "POST", url: `${BASE}/:report_id/freeze`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Freeze the report: its current version never changes again (recorded with the actor)",
       params: ReportParams,
       responses: { 200: ReportOut },
-      handler: async ({ project, params, auth }) => {
-        const v = await service.freeze(projectScope(project), params.report_id, actorOf(auth));
-        return presentReport(v.row, v.state);
-      },
+      handler: async ({ project, params, auth }) => h.freeze(projectScope(project), params.report_id, auth),
     }),
     route({
       operationId: "deleteReport",
-      errors: { 409: "the report is frozen (rapport_fige)" },
+      errors: { 409: FROZEN },
       method: "DELETE", url: `${BASE}/:report_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete a report that is not frozen, with its versions",
       params: ReportParams,
       responses: { 204: null },
-      handler: async ({ project, params }) => {
-        await service.delete(projectScope(project), params.report_id);
-      },
+      handler: async ({ project, params }) => service.delete(projectScope(project), params.report_id),
+    }),
+    route({
+      operationId: "listOrgReports",
+      errors: { 403: RESTRICTED },
+      method: "GET", url: ORG_BASE, auth: "apiKey", org: true, tags: TAGS, summary: "The organization's own reports (every project), newest first",
+      params: OrgParams, query: ReportListQuery,
+      responses: { 200: ReportListOut },
+      handler: async ({ org, query }) => h.list(orgScope(org), query),
+    }),
+    route({
+      operationId: "createOrgReport",
+      errors: { 403: RESTRICTED },
+      method: "POST", url: ORG_BASE, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, status: 201, summary: "Generate a report of the whole organization now (every project)",
+      description: `${CREATE} Rows name their project.`,
+      params: OrgParams, body: ReportIn,
+      responses: { 201: ReportOut },
+      handler: async ({ org, body, auth }) => h.create(orgScope(org), body, auth),
+    }),
+    route({
+      operationId: "getOrgReport",
+      errors: { 403: RESTRICTED },
+      method: "GET", url: `${ORG_BASE}/:report_id`, auth: "apiKey", org: true, tags: TAGS, summary: "One organization report with its versions and history",
+      params: OrgReportParams,
+      responses: { 200: ReportDetailOut },
+      handler: async ({ org, params }) => h.get(orgScope(org), params.report_id),
+    }),
+    route({
+      operationId: "downloadOrgReport",
+      errors: { 403: RESTRICTED, 409: NOT_TABLE },
+      method: "GET", url: `${ORG_BASE}/:report_id/download`, auth: "apiKey", org: true, tags: TAGS, ...DOWNLOAD,
+      params: OrgReportParams, query: ReportDownloadQuery,
+      handler: async ({ org, params, query, reply }) => h.download(orgScope(org), params.report_id, query, reply),
+    }),
+    route({
+      operationId: "freezeOrgReport",
+      errors: { 403: RESTRICTED },
+      method: "POST", url: `${ORG_BASE}/:report_id/freeze`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, summary: "Freeze an organization report",
+      params: OrgReportParams,
+      responses: { 200: ReportOut },
+      handler: async ({ org, params, auth }) => h.freeze(orgScope(org), params.report_id, auth),
+    }),
+    route({
+      operationId: "deleteOrgReport",
+      errors: { 403: RESTRICTED, 409: FROZEN },
+      method: "DELETE", url: `${ORG_BASE}/:report_id`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete an organization report that is not frozen",
+      params: OrgReportParams,
+      responses: { 204: null },
+      handler: async ({ org, params }) => service.delete(orgScope(org), params.report_id),
     }),
     route({
       operationId: "findEvidence",

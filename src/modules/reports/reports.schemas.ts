@@ -89,6 +89,7 @@ export const ReportListQuery = z.object({ ...PAGING, report_type: z.enum(REPORT_
 export type ReportListQuery = z.infer<typeof ReportListQuery>;
 
 export const ReportParams = ProjectParams.extend({ report_id: z.uuid() });
+export const OrgReportParams = OrgParams.extend({ report_id: z.uuid() });
 export const ReportDownloadQuery = z.object({
   format: z.enum(REPORT_FORMATS).default("pdf"),
   version: z.int().min(1).max(1_000_000).optional().describe("Default: the current version"),

@@ -3,9 +3,9 @@ import { randomUUID } from "node:crypto";
 import type { Actor, OrgScope, ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import type { ReportType } from "../../platform/db/schema/index.js";
-import { Conflict, invalid, NotFound } from "../../platform/errors.js";
+import { Conflict, Forbidden, invalid, NotFound } from "../../platform/errors.js";
 import { alertsVersion, casesVersion } from "../../matching/matcher.js";
-import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
+import { AUTH, CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { addDays, parisDate } from "../../platform/paris.js";
 import { neutralise } from "../cases/cases.export.js";
 import { canonicalJson, instant, sha256Hex } from "./reports.canonical.js";
@@ -49,8 +49,12 @@ export function projectScope(project: ProjectScope): ReportScope {
   return { orgId: project.orgId, projectId: project.id };
 }
 
-/** The scope of the organization's own reports (a key restricted to projects is refused by the route). */
+/**
+ * The scope of the organization's own reports. They cover every project: a key restricted to some
+ * projects may neither read nor write them (403), as it may not see the other projects' data.
+ */
 export function orgScope(org: OrgScope): ReportScope {
+  if (org.projectIds !== null) throw new Forbidden(AUTH.orgReportRestricted);
   return { orgId: org.id, projectId: null };
 }
 
@@ -67,7 +71,10 @@ function titleOf(type: ReportType, language: Language, project: string, period: 
  * `perimee`: the sync job regenerates it.
  */
 async function sourcesOf(ex: Executor, reports: ReportRow[], today: string): Promise<Map<string, Record<string, string | number>>> {
-  const orgs = await repo.orgProjects(ex, reports.filter((r) => r.project_id === null).map((r) => r.org_id));
+  const orgs = await repo.orgProjects(
+    ex,
+    reports.filter((r) => r.project_id === null).map((r) => r.org_id),
+  );
   const projectsOf = (r: ReportRow) => (r.project_id === null ? orgs.get(r.org_id)! : [r.project_id]);
   const names = reports.flatMap((r) => projectsOf(r).flatMap((p) => [alertsVersion(p), casesVersion(p)]));
   const versions = await repo.dataVersions(ex, [...names, "cves"]);
