@@ -129,11 +129,12 @@ export const reportsRepository = {
     return { rows, total: n!.n };
   },
 
-  /** Every report that follows the data (not frozen), oldest sync first. */
-  async unfrozen(ex: Executor, limit: number): Promise<ReportRow[]> {
+  /** The reports that follow the data (not frozen), `limit` at a time by id after `after`. */
+  async unfrozen(ex: Executor, after: string | null, limit: number): Promise<ReportRow[]> {
     return rowsOf(
       ex,
-      sql`select ${COLUMNS} from reports r where not r.synchro_figee order by r.derniere_synchro_le nulls first, r.id limit ${limit}`,
+      sql`select ${COLUMNS} from reports r where not r.synchro_figee ${after === null ? sql`` : sql`and r.id > ${after}`}
+      order by r.id limit ${limit}`,
     );
   },
 

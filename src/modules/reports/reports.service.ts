@@ -26,7 +26,7 @@ import {
 export const MAX_PERIOD_DAYS = 366;
 /** The default period of a project report: the last 30 days, today included. */
 export const DEFAULT_PERIOD_DAYS = 30;
-/** Reports the sync job looks at per run. */
+/** Reports the sync job compares per round of queries (it reads them all, a page at a time). */
 const SYNC_BATCH = 500;
 
 /** A report as the API shows it: the row and its presented synchronisation state. */
@@ -294,7 +294,25 @@ export class ReportsService {
    * its frozen flag read again under the lock. A version is added only when the fingerprint changes.
    */
   async sync(now: Date = this.clock()): Promise<{ checked: number; regenerated: number; versions: number; errors: number }> {
-    const rows = await repo.unfrozen(this.db, SYNC_BATCH);
+    let checked = 0;
+    let regenerated = 0;
+    let versions = 0;
+    let errors = 0;
+    // A page of reports at a time (keyset on id): their sources are compared in one round of queries.
+    for (let after: string | null = null; ; ) {
+      const rows = await repo.unfrozen(this.db, after, SYNC_BATCH);
+      if (!rows.length) break;
+      after = rows.at(-1)!.id;
+      checked += rows.length;
+      const r = await this.syncPage(rows, now);
+      regenerated += r.regenerated;
+      versions += r.versions;
+      errors += r.errors;
+    }
+    return { checked, regenerated, versions, errors };
+  }
+
+  private async syncPage(rows: ReportRow[], now: Date): Promise<{ regenerated: number; versions: number; errors: number }> {
     const sources = await sourcesOf(this.db, rows, parisDate(now));
     let regenerated = 0;
     let versions = 0;
@@ -317,7 +335,7 @@ export class ReportsService {
         await repo.addHistory(this.db, r.id, "error", null, JOB, reason.slice(0, 500));
       }
     }
-    return { checked: rows.length, regenerated, versions, errors };
+    return { regenerated, versions, errors };
   }
 
   /**
