@@ -255,6 +255,18 @@ describe("KEV compliance, find again, sync and freeze", () => {
     expect(noFile.statusCode).toBe(422);
     const short = await find(a.orgId, a.key, { empreinte: "abc" });
     expect(short.statusCode).toBe(422);
+    // Size-capped: 10 MiB.
+    const big = await find(a.orgId, a.key, { file: Buffer.alloc(10 * 1024 * 1024 + 1), name: "big.pdf" });
+    expect(big.statusCode).toBe(413);
+    expect(big.json()).toEqual({ detail: expect.any(String) });
+    const missing = await t.app.inject({
+      method: "POST",
+      url: `/api/v1/organizations/${a.orgId}/evidence/find`,
+      headers: { ...bearer(a.key), "content-type": "multipart/form-data; boundary=b" },
+      payload: '--b\r\nContent-Disposition: form-data; name="other"\r\n\r\nx\r\n--b--\r\n',
+    });
+    expect(missing.statusCode).toBe(422);
+    expect(missing.json().detail[0]).toMatchObject({ type: "missing", loc: ["body", "file"] });
   });
 
   it("an unfrozen report goes perimee when its data changes and the job regenerates it (new version, earlier kept); a frozen one never changes", async () => {
