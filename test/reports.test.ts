@@ -440,12 +440,12 @@ describe("a regeneration that fails", () => {
   it("leaves the report erreur with the reason and its history; the next run regenerates it", async () => {
     const r = await create(a.call, { report_type: "inventaire" });
     await a.call("POST", "/stacks", { name: "Erreur", items: [{ item_type: "vendor", value: "fortinet" }] });
-    type Produce = (tx: unknown, row: { id: string }, ...rest: unknown[]) => Promise<boolean>;
-    const service = t.services.reports as unknown as { produce: Produce };
-    const original = service.produce.bind(service);
+    type Compute = (ex: unknown, row: { id: string }, now: Date) => Promise<unknown>;
+    const service = t.services.reports as unknown as { compute: Compute };
+    const original = service.compute.bind(service);
     const spy = vi
-      .spyOn(service, "produce")
-      .mockImplementation((tx, row, ...rest) => (row.id === r.id ? Promise.reject(new Error("disque plein")) : original(tx, row, ...rest)));
+      .spyOn(service, "compute")
+      .mockImplementation((ex, row, now) => (row.id === r.id ? Promise.reject(new Error("disque plein")) : original(ex, row, now)));
     const run = await t.services.reports.sync();
     spy.mockRestore();
     expect(run.errors).toBe(1);
