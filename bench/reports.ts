@@ -167,6 +167,7 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
     ms: content.ms,
     "rss before MB": content.beforeMB,
     "peak rss MB": content.peakMB,
+    "Δ MB": content.peakMB - content.beforeMB,
     KB: Math.round(content.value.json.length / 1024),
   });
   const pdf = await measured(() =>
@@ -183,6 +184,7 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
     ms: pdf.ms,
     "rss before MB": pdf.beforeMB,
     "peak rss MB": pdf.peakMB,
+    "Δ MB": pdf.peakMB - pdf.beforeMB,
     KB: Math.round(pdf.value.length / 1024),
   });
   const post = await measured(() =>
@@ -200,6 +202,7 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
     ms: post.ms,
     "rss before MB": post.beforeMB,
     "peak rss MB": post.peakMB,
+    "Δ MB": post.peakMB - post.beforeMB,
   });
   const kev = await measured(() =>
     services.reports.create(scope, { report_type: "conformite_kev", language: "fr" }, { type: "job", id: null, label: "bench" }),
@@ -209,6 +212,7 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
     ms: kev.ms,
     "rss before MB": kev.beforeMB,
     "peak rss MB": kev.peakMB,
+    "Δ MB": kev.peakMB - kev.beforeMB,
   });
   const resync = await measured(async () => {
     await sql(
@@ -259,6 +263,7 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
     ms: times[2]!,
     "rss before MB": before,
     "peak rss MB": peak,
+    "Δ MB": peak - before,
   });
   const unknown = await multipart(Buffer.from("not found"));
   const byPrint = await measured(() => upload(port, key, findPath, unknown));
