@@ -131,7 +131,7 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
   const { org } = await services.organizations.createOrg({ name: "Bench reports" });
   const project = await services.projects.create({ orgId: org.id, name: "Production" });
   const { key } = await services.apiKeys.create({ orgId: org.id, scopes: ["reports-write"], projectIds: [] });
-  const scope = { orgId: org.id, projectId: project.id };
+  const scope = { id: project.id, orgId: org.id };
   const steps: Row[] = [];
   steps.push({ step: "process after start-up", "rss before MB": Math.round(process.memoryUsage().rss / 1e6) });
   const ids = await realCveIds(ALERTS);

@@ -8,8 +8,7 @@ import { presentFound, presentReport, presentReportDetail } from "./reports.pres
 import {
   EvidenceFindIn, EvidenceFoundOut, EvidenceParams, OrgReportParams, ReportDetailOut, ReportDownloadQuery, ReportIn, ReportListOut, ReportListQuery, ReportOut, ReportParams, ReportSettingsIn, ReportSettingsOut,
 } from "./reports.schemas.js";
-import type { ReportScope } from "./reports.repository.js";
-import { orgScope, projectScope, type ReportsService } from "./reports.service.js";
+import type { ReportOwner, ReportsService } from "./reports.service.js";
 
 const PROJECT = "/api/v1/organizations/:org_id/projects/:project_id";
 const BASE = `${PROJECT}/reports`;
@@ -42,27 +41,27 @@ const RESTRICTED = "the key is restricted to projects: organization reports need
 /** The handlers both scopes share: the route declares where, these do the one service call and present. */
 function handlers(service: ReportsService) {
   return {
-    list: async (scope: ReportScope, query: ReportListQuery) => {
-      const r = await service.list(scope, query);
+    list: async (owner: ReportOwner, query: ReportListQuery) => {
+      const r = await service.list(owner, query);
       return { items: r.items.map((v) => presentReport(v.row, v.state)), total: r.total, page: query.page, page_size: query.page_size };
     },
-    create: async (scope: ReportScope, body: ReportIn, auth: ApiKeyContext) => {
-      const v = await service.create(scope, body, actorOf(auth));
+    create: async (owner: ReportOwner, body: ReportIn, auth: ApiKeyContext) => {
+      const v = await service.create(owner, body, actorOf(auth));
       return presentReport(v.row, v.state);
     },
-    get: async (scope: ReportScope, id: string) => {
-      const r = await service.get(scope, id);
+    get: async (owner: ReportOwner, id: string) => {
+      const r = await service.get(owner, id);
       return presentReportDetail(r.row, r.state, r.versions, r.history);
     },
-    download: async (scope: ReportScope, id: string, query: z.output<typeof ReportDownloadQuery>, reply: FastifyReply) => {
-      const f = await service.download(scope, id, query.format, query.version);
+    download: async (owner: ReportOwner, id: string, query: z.output<typeof ReportDownloadQuery>, reply: FastifyReply) => {
+      const f = await service.download(owner, id, query.format, query.version);
       reply.header("content-type", CONTENT_TYPES[query.format]);
       reply.header("content-disposition", `attachment; filename="${f.row.report_type}-${f.row.id}-v${f.version}.${query.format}"`);
       reply.header("x-vigie-empreinte", f.empreinte);
       return reply.send(f.bytes);
     },
-    freeze: async (scope: ReportScope, id: string, auth: ApiKeyContext) => {
-      const v = await service.freeze(scope, id, actorOf(auth));
+    freeze: async (owner: ReportOwner, id: string, auth: ApiKeyContext) => {
+      const v = await service.freeze(owner, id, actorOf(auth));
       return presentReport(v.row, v.state);
     },
   };
@@ -77,7 +76,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "The project's reports, newest first, with their synchronisation state",
       params: ProjectParams, query: ReportListQuery,
       responses: { 200: ReportListOut },
-      handler: async ({ project, query }) => h.list(projectScope(project), query),
+      handler: async ({ project, query }) => h.list(project, query),
     }),
     route({
       operationId: "createReport",
@@ -85,7 +84,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       description: CREATE,
       params: ProjectParams, body: ReportIn,
       responses: { 201: ReportOut },
-      handler: async ({ project, body, auth }) => h.create(projectScope(project), body, auth),
+      handler: async ({ project, body, auth }) => h.create(project, body, auth),
     }),
     route({
       operationId: "getReportSettings",
@@ -107,21 +106,21 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       method: "GET", url: `${BASE}/:report_id`, auth: "apiKey", project: true, tags: TAGS, summary: "One report with its versions (fingerprints, file hashes) and history",
       params: ReportParams,
       responses: { 200: ReportDetailOut },
-      handler: async ({ project, params }) => h.get(projectScope(project), params.report_id),
+      handler: async ({ project, params }) => h.get(project, params.report_id),
     }),
     route({
       operationId: "downloadReport",
       errors: { 409: NOT_TABLE },
       method: "GET", url: `${BASE}/:report_id/download`, auth: "apiKey", project: true, tags: TAGS, ...DOWNLOAD,
       params: ReportParams, query: ReportDownloadQuery,
-      handler: async ({ project, params, query, reply }) => h.download(projectScope(project), params.report_id, query, reply),
+      handler: async ({ project, params, query, reply }) => h.download(project, params.report_id, query, reply),
     }),
     route({
       operationId: "freezeReport",
       method: "POST", url: `${BASE}/:report_id/freeze`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Freeze the report: its current version never changes again (recorded with the actor)",
       params: ReportParams,
       responses: { 200: ReportOut },
-      handler: async ({ project, params, auth }) => h.freeze(projectScope(project), params.report_id, auth),
+      handler: async ({ project, params, auth }) => h.freeze(project, params.report_id, auth),
     }),
     route({
       operationId: "deleteReport",
@@ -129,7 +128,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       method: "DELETE", url: `${BASE}/:report_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete a report that is not frozen, with its versions",
       params: ReportParams,
       responses: { 204: null },
-      handler: async ({ project, params }) => service.delete(projectScope(project), params.report_id),
+      handler: async ({ project, params }) => service.delete(project, params.report_id),
     }),
     route({
       operationId: "listOrgReports",
@@ -137,7 +136,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       method: "GET", url: ORG_BASE, auth: "apiKey", org: true, tags: TAGS, summary: "The organization's own reports (every project), newest first",
       params: OrgParams, query: ReportListQuery,
       responses: { 200: ReportListOut },
-      handler: async ({ org, query }) => h.list(orgScope(org), query),
+      handler: async ({ org, query }) => h.list(org, query),
     }),
     route({
       operationId: "createOrgReport",
@@ -146,7 +145,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       description: `${CREATE} Rows name their project.`,
       params: OrgParams, body: ReportIn,
       responses: { 201: ReportOut },
-      handler: async ({ org, body, auth }) => h.create(orgScope(org), body, auth),
+      handler: async ({ org, body, auth }) => h.create(org, body, auth),
     }),
     route({
       operationId: "getOrgReport",
@@ -154,14 +153,14 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       method: "GET", url: `${ORG_BASE}/:report_id`, auth: "apiKey", org: true, tags: TAGS, summary: "One organization report with its versions and history",
       params: OrgReportParams,
       responses: { 200: ReportDetailOut },
-      handler: async ({ org, params }) => h.get(orgScope(org), params.report_id),
+      handler: async ({ org, params }) => h.get(org, params.report_id),
     }),
     route({
       operationId: "downloadOrgReport",
       errors: { 403: RESTRICTED, 409: NOT_TABLE },
       method: "GET", url: `${ORG_BASE}/:report_id/download`, auth: "apiKey", org: true, tags: TAGS, ...DOWNLOAD,
       params: OrgReportParams, query: ReportDownloadQuery,
-      handler: async ({ org, params, query, reply }) => h.download(orgScope(org), params.report_id, query, reply),
+      handler: async ({ org, params, query, reply }) => h.download(org, params.report_id, query, reply),
     }),
     route({
       operationId: "freezeOrgReport",
@@ -169,7 +168,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       method: "POST", url: `${ORG_BASE}/:report_id/freeze`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, summary: "Freeze an organization report",
       params: OrgReportParams,
       responses: { 200: ReportOut },
-      handler: async ({ org, params, auth }) => h.freeze(orgScope(org), params.report_id, auth),
+      handler: async ({ org, params, auth }) => h.freeze(org, params.report_id, auth),
     }),
     route({
       operationId: "deleteOrgReport",
@@ -177,7 +176,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
       method: "DELETE", url: `${ORG_BASE}/:report_id`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete an organization report that is not frozen",
       params: OrgReportParams,
       responses: { 204: null },
-      handler: async ({ org, params }) => service.delete(orgScope(org), params.report_id),
+      handler: async ({ org, params }) => service.delete(org, params.report_id),
     }),
     route({
       operationId: "findEvidence",

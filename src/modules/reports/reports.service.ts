@@ -52,18 +52,17 @@ const TITLES: Record<ReportType, Record<Language, string>> = {
   inventaire: { fr: "Inventaire", en: "Inventory" },
 };
 
-/** The scope of a project's routes. */
-export function projectScope(project: ProjectScope): ReportScope {
-  return { orgId: project.orgId, projectId: project.id };
-}
+/** Whose reports: a project (the project routes), or the organization itself (its own reports). */
+export type ReportOwner = ProjectScope | OrgScope;
 
 /**
- * The scope of the organization's own reports. They cover every project: a key restricted to some
- * projects may neither read nor write them (403), as it may not see the other projects' data.
+ * Where an owner's reports live. The organization's own reports cover every project: a key
+ * restricted to some projects may neither read nor write them (403), as it may not see the others' data.
  */
-export function orgScope(org: OrgScope): ReportScope {
-  if (org.projectIds !== null) throw new Forbidden(AUTH.orgReportRestricted);
-  return { orgId: org.id, projectId: null };
+function scopeOf(owner: ReportOwner): ReportScope {
+  if ("orgId" in owner) return { orgId: owner.orgId, projectId: owner.id };
+  if (owner.projectIds !== null) throw new Forbidden(AUTH.orgReportRestricted);
+  return { orgId: owner.id, projectId: null };
 }
 
 function titleOf(type: ReportType, language: Language, project: string, period: { from: string; to: string } | null): string {
@@ -124,7 +123,8 @@ export class ReportsService {
    * rendered before the transaction that stores them: rendering (CPU, ~0.3–0.8 s for the largest
    * report) never holds a connection — with PGlite, the only one.
    */
-  async create(scope: ReportScope, body: ReportIn, actor: Actor, deliveryId?: string): Promise<ReportView> {
+  async create(owner: ReportOwner, body: ReportIn, actor: Actor, deliveryId?: string): Promise<ReportView> {
+    const scope = scopeOf(owner);
     const now = this.clock();
     const period = this.periodFor(body, parisDate(now));
     if (deliveryId) {
@@ -269,8 +269,8 @@ export class ReportsService {
     });
   }
 
-  async list(scope: ReportScope, q: ReportListQuery): Promise<{ items: ReportView[]; total: number }> {
-    const r = await repo.list(this.db, scope, q.report_type, q.page_size, (q.page - 1) * q.page_size);
+  async list(owner: ReportOwner, q: ReportListQuery): Promise<{ items: ReportView[]; total: number }> {
+    const r = await repo.list(this.db, scopeOf(owner), q.report_type, q.page_size, (q.page - 1) * q.page_size);
     return { items: await this.views(this.db, r.rows, this.clock()), total: r.total };
   }
 
@@ -280,15 +280,15 @@ export class ReportsService {
     return row;
   }
 
-  async get(scope: ReportScope, id: string) {
-    const row = await this.require(this.db, scope, id);
+  async get(owner: ReportOwner, id: string) {
+    const row = await this.require(this.db, scopeOf(owner), id);
     const view = await this.view(this.db, row, this.clock());
     return { ...view, versions: await repo.versions(this.db, id), history: await repo.history(this.db, id) };
   }
 
   /** One stored file of a version (default: the current one). CSV exists for the reports that are a table only (409). */
-  async download(scope: ReportScope, id: string, format: ReportFormat, version?: number) {
-    const row = await this.require(this.db, scope, id);
+  async download(owner: ReportOwner, id: string, format: ReportFormat, version?: number) {
+    const row = await this.require(this.db, scopeOf(owner), id);
     if (format === "csv" && !(TABLE_TYPES as readonly string[]).includes(row.report_type))
       throw new Conflict(CONFLICT.noCsv.code, CONFLICT.noCsv.message(row.report_type));
     const n = version ?? row.current_version;
@@ -298,7 +298,8 @@ export class ReportsService {
   }
 
   /** Freezes the report: its current version is final; the freeze is recorded with its actor (a second call changes nothing). */
-  async freeze(scope: ReportScope, id: string, actor: Actor): Promise<ReportView> {
+  async freeze(owner: ReportOwner, id: string, actor: Actor): Promise<ReportView> {
+    const scope = scopeOf(owner);
     const now = this.clock();
     return this.db.transaction(async (tx) => {
       const row = await this.require(tx, scope, id, true);
@@ -308,7 +309,8 @@ export class ReportsService {
   }
 
   /** Deletes a report and its versions; a frozen report is evidence and cannot be deleted (409 rapport_fige). */
-  async delete(scope: ReportScope, id: string): Promise<void> {
+  async delete(owner: ReportOwner, id: string): Promise<void> {
+    const scope = scopeOf(owner);
     await this.db.transaction(async (tx) => {
       const row = await this.require(tx, scope, id, true);
       if (row.synchro_figee) throw new Conflict(CONFLICT.reportFrozen.code, CONFLICT.reportFrozen.message);
@@ -397,7 +399,7 @@ export class ReportsService {
     const actor: Actor = { type: "job", id: null, label: "reports-schedule" };
     for (const s of due) {
       await this.create(
-        { orgId: s.org_id, projectId: s.project_id },
+        { id: s.project_id, orgId: s.org_id },
         { report_type: s.report_type, language: s.language, ...(s.report_type === "rapport_projet" && { from, to }) },
         actor,
       );
@@ -426,7 +428,7 @@ export class ReportsService {
   ): Promise<ReportView> {
     const today = parisDate(this.clock());
     const period = params.report_type === "rapport_projet" ? { from: addDays(today, -(params.days - 1)), to: today } : {};
-    return this.create(projectScope(project), { report_type: params.report_type, language: params.language, ...period }, actor, deliveryId);
+    return this.create(project, { report_type: params.report_type, language: params.language, ...period }, actor, deliveryId);
   }
 }
 
