@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { CASE_STATUSES, type ReportType } from "../../platform/db/schema/index.js";
-import { KEV_VERDICTS, PALIERS, SEVERITY_ORDER, TOP_ALERTS, type Content, type Language } from "./reports.content.js";
+import { KEV_VERDICTS, PALIERS, SEVERITY_ORDER, type Content, type Language } from "./reports.content.js";
+import { LABELS, type Labels } from "./reports.labels.js";
 
 /**
  * The PDF of a report version, rendered from its content alone with PDFKit and DejaVu Sans
@@ -29,148 +30,6 @@ export interface PdfMeta {
   genereLe: string;
   version: number;
 }
-
-const L = {
-  fr: {
-    project: "Projet",
-    organization: "Organisation, projets",
-    period: "Période",
-    from: "du",
-    to: "au",
-    asOf: "Situation au",
-    generated: "Généré le",
-    fingerprint: "Empreinte SHA-256",
-    version: "version",
-    page: "Page",
-    of: "sur",
-    yes: "oui",
-    no: "non",
-    alerts: "Alertes de la période",
-    total: "Total",
-    kev: "KEV (exploitées)",
-    poc: "Avec preuve de concept",
-    byTier: "Par palier",
-    bySeverity: "Par sévérité",
-    tier: "Palier",
-    severity: "Sévérité",
-    count: "Nombre",
-    top: `Alertes principales (les ${TOP_ALERTS} premières par palier puis CVSS)`,
-    product: "Produit",
-    triggered: "Déclenchée le",
-    cases: "Cas",
-    status: "Statut",
-    openedInPeriod: "Ouverts sur la période",
-    closedInPeriod: "Clos sur la période",
-    exceptions: "Exceptions en vigueur",
-    inForce: "En vigueur",
-    expiring: "Expirant sous 30 jours",
-    nature: "Nature",
-    expires: "Expire le",
-    register: "Registre",
-    listed: (n: number, total: number) => `${n} listée(s) sur ${total}`,
-    delays: "Délais (en jours)",
-    delay: "Délai",
-    mean: "Moyenne",
-    median: "Médiane",
-    pubAlert: "Publication → alerte",
-    alertClosed: "Alerte → cas clos",
-    pubClosed: "Publication → cas clos",
-    kevSummary: "Synthèse",
-    kevList: "CVE du catalogue KEV touchant le projet",
-    added: "Ajout KEV",
-    due: "Échéance",
-    handled: "Traitée",
-    verdict: "Verdict",
-    none: "aucune",
-    registerEntries: "Entrées du registre des risques couvrant des cas du projet",
-    owner: "Responsable",
-    covered: "Cas couverts",
-    stacks: "Piles",
-    items: "Éléments",
-    type: "Type",
-    value: "Valeur",
-    minSeverity: "Sévérité min.",
-    alertsCol: "Alertes",
-    inventory: "Inventaire",
-    verdicts: {
-      dans_les_delais: "dans les délais",
-      en_retard: "traitée en retard",
-      ouvert_en_retard: "ouverte, en retard",
-      ouvert: "ouverte, dans les délais",
-      sans_echeance: "sans échéance",
-    } as Record<string, string>,
-  },
-  en: {
-    project: "Project",
-    organization: "Organization, projects",
-    period: "Period",
-    from: "from",
-    to: "to",
-    asOf: "As of",
-    generated: "Generated on",
-    fingerprint: "SHA-256 fingerprint",
-    version: "version",
-    page: "Page",
-    of: "of",
-    yes: "yes",
-    no: "no",
-    alerts: "Alerts of the period",
-    total: "Total",
-    kev: "KEV (exploited)",
-    poc: "With a proof of concept",
-    byTier: "By tier",
-    bySeverity: "By severity",
-    tier: "Tier",
-    severity: "Severity",
-    count: "Count",
-    top: `Top alerts (first ${TOP_ALERTS} by tier then CVSS)`,
-    product: "Product",
-    triggered: "Raised on",
-    cases: "Cases",
-    status: "Status",
-    openedInPeriod: "Opened in the period",
-    closedInPeriod: "Closed in the period",
-    exceptions: "Exceptions in force",
-    inForce: "In force",
-    expiring: "Expiring within 30 days",
-    nature: "Nature",
-    expires: "Expires on",
-    register: "Register",
-    listed: (n: number, total: number) => `${n} listed of ${total}`,
-    delays: "Delays (days)",
-    delay: "Delay",
-    mean: "Mean",
-    median: "Median",
-    pubAlert: "Publication → alert",
-    alertClosed: "Alert → case closed",
-    pubClosed: "Publication → case closed",
-    kevSummary: "Summary",
-    kevList: "KEV catalogue CVEs affecting the project",
-    added: "KEV added",
-    due: "Due date",
-    handled: "Handled",
-    verdict: "Verdict",
-    none: "none",
-    registerEntries: "Risk register entries covering the project's cases",
-    owner: "Owner",
-    covered: "Cases covered",
-    stacks: "Stacks",
-    items: "Items",
-    type: "Type",
-    value: "Value",
-    minSeverity: "Min. severity",
-    alertsCol: "Alerts",
-    inventory: "Inventory",
-    verdicts: {
-      dans_les_delais: "on time",
-      en_retard: "handled late",
-      ouvert_en_retard: "open, overdue",
-      ouvert: "open, not yet due",
-      sans_echeance: "no due date",
-    } as Record<string, string>,
-  },
-};
-type Labels = (typeof L)["fr"];
 
 type Cell = string | number | boolean | null;
 const MARGIN = 50;
@@ -490,7 +349,7 @@ const SECTIONS: Record<ReportType, (w: Writer, c: Obj) => void> = {
 export async function renderPdf(content: Content, meta: PdfMeta): Promise<Buffer> {
   const c = content as Obj;
   const titre = obj(c.rapport).titre as string;
-  const w = new Writer(L[meta.language], meta.language, meta, titre);
+  const w = new Writer(LABELS[meta.language], meta.language, meta, titre);
   const l = w.l;
   w.doc.font("B").fontSize(16).text(titre, MARGIN).font("R").fontSize(9).moveDown(0.4);
   if (c.projet === null) {
