@@ -26,7 +26,7 @@ const write = (path, text) => writeFileSync(path, gzipSync(text));
 const counts = {};
 
 // The data directories are rebuilt; PROVENANCE.md (written by hand, with the counts printed below) stays.
-for (const d of ["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"]) {
+for (const d of ["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss", "eol"]) {
   rmSync(join(OUT, d), { recursive: true, force: true });
   mkdirSync(join(OUT, d), { recursive: true });
 }
@@ -198,6 +198,17 @@ counts.cve5 = cve5.length;
     n++;
   }
   counts.rss = n;
+}
+
+// eol: every endoflife.date product page, as it is (the README's "End of life" examples name several).
+{
+  let n = 0;
+  for (const f of readdirSync(join(DATA, "eol/products-md")).sort()) {
+    if (!f.endsWith(".md")) continue;
+    write(join(OUT, "eol", `${f}.gz`), readFileSync(join(DATA, "eol/products-md", f)));
+    n++;
+  }
+  counts.eol = n;
 }
 
 process.stdout.write(JSON.stringify(counts) + "\n");

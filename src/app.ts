@@ -44,6 +44,8 @@ import { casesRepository } from "./modules/cases/cases.repository.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { RisksService } from "./modules/risks/risks.service.js";
 import { risksRoutes } from "./modules/risks/risks.routes.js";
+import { StatsService } from "./modules/stats/stats.service.js";
+import { statsRoutes } from "./modules/stats/stats.routes.js";
 import { CaseExpiry } from "./modules/cases/cases.expiry.js";
 import { GraphSecrets } from "./engine/secret-params.js";
 import { loadSecretKey, SecretBox } from "./platform/secrets.js";
@@ -55,6 +57,10 @@ import { runsRoutes } from "./modules/runs/runs.routes.js";
 import { registerMcp } from "./mcp/http.js";
 import { ReportsService } from "./modules/reports/reports.service.js";
 import { reportsRoutes } from "./modules/reports/reports.routes.js";
+import { EolService } from "./modules/eol/eol.service.js";
+import { EolNotices } from "./modules/eol/eol.notices.js";
+import { eolRoutes } from "./modules/eol/eol.routes.js";
+import { cyclesOfItems } from "./modules/eol/eol.stack.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -84,7 +90,12 @@ export interface Services {
   alerts: AlertsService;
   cases: CasesService;
   risks: RisksService;
+  stats: StatsService;
   caseExpiry: CaseExpiry;
+  /** endoflife.date products and the projects' subscriptions. */
+  eol: EolService;
+  /** The eol-notices job. */
+  eolNotices: EolNotices;
   /** Secret action parameters: sealed on write, masked in answers, decrypted for the handlers (decryptParams). */
   secrets: GraphSecrets;
   /** The workflow engine: outbox events to runs, runs executed through the action handlers. */
@@ -114,9 +125,11 @@ export function createServices(database: Database, config: Config, options: Serv
   );
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
-  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository);
+  const eol = new EolService(database.db);
+  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, (projectId) => eol.countInProject(projectId));
   const cases = new CasesService(database.db, tagsRepository);
   const reports = new ReportsService(database.db);
+  const stats = new StatsService(database.db);
   const handlers: ActionHandlers = {
     ...dataActions({ cases, tags, alerts, reports }),
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
@@ -140,12 +153,15 @@ export function createServices(database: Database, config: Config, options: Serv
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
-    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick()),
+    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick(), cyclesOfItems),
     tags,
     alerts,
     cases,
     risks: new RisksService(database.db, casesRepository, projectsRepository, tagsRepository),
+    stats,
     caseExpiry: new CaseExpiry(database.db),
+    eol,
+    eolNotices: new EolNotices(database.db),
     secrets,
     runs,
     reports,
@@ -185,6 +201,8 @@ export async function buildApp(opts: {
       ...casesRoutes(services.cases, services.caseExpiry),
       ...risksRoutes(services.risks),
       ...reportsRoutes(services.reports),
+      ...eolRoutes(services.eol),
+      ...statsRoutes(services.stats),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

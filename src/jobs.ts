@@ -60,6 +60,25 @@ export const JOBS = {
     },
   }),
   /**
+   * EOL notices of the subscribed cycles (eol.approaching N days before the end of life or of active
+   * support, eol.reached on the day), by Paris calendar day. A daily notice, checked every hour at
+   * minute 0 UTC like cases-expiry: 00:00 Paris is a whole UTC hour in both seasons, and a server
+   * down at midnight catches up at its next run (each notice is written once).
+   */
+  "eol-notices": job({
+    description: "annonce la fin de vie (ou de support) des cycles suivis : N jours avant, puis le jour venu (heure de Paris)",
+    payload: z.object({}),
+    retryLimit: 2,
+    cron: "0 * * * *",
+    clock: true,
+    handler: async (_p, services, logger, now) => {
+      const result = await services.eolNotices.run(now);
+      if (result.approaching || result.reached) await services.runs.kick();
+      logger.info(result, "eol-notices done");
+      return { ...result };
+    },
+  }),
+  /**
    * Pending outbox events become runs (FOR UPDATE SKIP LOCKED batches: several workers share them),
    * sent to runs-execute. Every minute, at start-up, and right after this process commits events
    * (an import, the expiry job): the minute is the floor for events written elsewhere (the CLI

@@ -17,6 +17,7 @@ describe("background jobs (pg-boss on the service database)", () => {
       // the engine's dispatch and recovery every minute.
       expect(rows).toEqual([
         { name: "cases-expiry", cron: "0 * * * *" },
+        { name: "eol-notices", cron: "0 * * * *" },
         { name: "maintenance-purge", cron: "17 * * * *" },
         { name: "runs-dispatch", cron: "* * * * *" },
         { name: "runs-recover", cron: "* * * * *" },
@@ -37,7 +38,7 @@ describe("background jobs (pg-boss on the service database)", () => {
     const again = await startJobs(t.database, t.services, createLogger("silent"), t.config);
     try {
       const { rows } = (await t.database.executeSql("select name from pgboss.schedule order by name", [])) as { rows: { name: string }[] };
-      expect(rows.map((r) => r.name)).toEqual(["cases-expiry", "maintenance-purge", "runs-dispatch", "runs-recover"]);
+      expect(rows.map((r) => r.name)).toEqual(["cases-expiry", "eol-notices", "maintenance-purge", "runs-dispatch", "runs-recover"]);
     } finally {
       await again.stop();
     }

@@ -119,6 +119,12 @@ const TOOL_NAMES = [
   "get_cve",
   "list_cases",
   "get_case",
+  "stats_totals",
+  "stats_top",
+  "stats_top_trend",
+  "stats_timeseries",
+  "stats_distribution",
+  "stats_delays",
 ];
 
 describe("MCP server (Streamable HTTP, official SDK client)", () => {
@@ -244,6 +250,31 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
     );
   });
 
+  it("the stats tools answer as GET /api/v1/stats/…, over the corpus and over a project", async () => {
+    const client = await connect(a.readKey);
+    const statsRest = async (path: string) =>
+      (await t.app.inject({ method: "GET", url: `/api/v1/stats/${path}`, headers: bearer(a.readKey) })).json();
+    const range = { from: "2024-01-01", to: "2024-12-31" };
+    const totals = ok(await client.callTool({ name: "stats_totals", arguments: range })) as { published: number };
+    expect(totals).toEqual(await statsRest("totals?from=2024-01-01&to=2024-12-31"));
+    expect(totals.published).toBeGreaterThan(0);
+    const top = ok(
+      await client.callTool({ name: "stats_top", arguments: { ...range, dimension: "cwe", limit: 3, project_id: a.projectId } }),
+    );
+    expect(top).toEqual(await statsRest(`top?from=2024-01-01&to=2024-12-31&dimension=cwe&limit=3&project_id=${a.projectId}`));
+    const delays = ok(
+      await client.callTool({
+        name: "stats_delays",
+        arguments: { ...range, metric: "reservation_to_publication", granularity: "quarter" },
+      }),
+    );
+    expect(delays).toEqual(await statsRest("delays?from=2024-01-01&to=2024-12-31&metric=reservation_to_publication&granularity=quarter"));
+    expect(toolError(await client.callTool({ name: "stats_delays", arguments: { metric: "alert_to_case_closed" } }))).toContain(
+      "project_id",
+    );
+    expect(toolError(await client.callTool({ name: "stats_top", arguments: { project_id: b.projectId } }))).toBe("Projet introuvable");
+  });
+
   it("a key restricted to another project: the project does not exist for it", async () => {
     const client = await connect(restricted.key);
     const calls = [
@@ -254,6 +285,7 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
       { name: "list_alerts", arguments: { project_id: a.projectId } },
       { name: "list_cases", arguments: { project_id: a.projectId } },
       { name: "get_case", arguments: { project_id: a.projectId, cve_id: "CVE-2024-3400" } },
+      { name: "stats_totals", arguments: { project_id: a.projectId } },
     ];
     for (const call of calls) expect(toolError(await client.callTool(call)), call.name).toBe("Projet introuvable");
     // Its own project answers.

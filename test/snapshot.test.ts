@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
+import { SOURCES } from "../src/feeds/importers/index.js";
 import { importSnapshotIfEmpty } from "../src/feeds/snapshot.js";
 import type { Database } from "../src/platform/db/client.js";
 import { rowsOf } from "../src/platform/db/sql.js";
@@ -29,7 +30,7 @@ let clean: Record<string, number> | undefined;
 describe("first start: the bundled snapshot of real data", () => {
   it("is imported into an empty database, every source, and only once", async () => {
     const results = await importSnapshotIfEmpty(t.database.db, createLogger("silent"));
-    expect(results!.map((r) => r.source)).toEqual(["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"]);
+    expect(results!.map((r) => r.source)).toEqual(["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss", "eol"]);
     for (const r of results!) {
       expect(r.read, r.source).toBeGreaterThan(0);
       expect(r.inserted, r.source).toBeGreaterThan(0);
@@ -128,7 +129,7 @@ describe("the first-start snapshot survives a crash", () => {
         database.db,
         sql`select source, completed_at from snapshot_progress`,
       );
-      expect(progress).toHaveLength(8);
+      expect(progress).toHaveLength(SOURCES.length);
       expect(progress.every((p) => p.completed_at)).toBe(true);
     } finally {
       await database.close();
@@ -154,7 +155,7 @@ describe("a database filled before the snapshot's progress was recorded (CVEs, n
       const results = await importSnapshotIfEmpty(database.db, createLogger("silent"), join(dir, "same"));
       expect(results!.map((r) => [r.source, r.read, r.unchanged])).toEqual([["cve5", 1, 1]]);
       const progress = await rowsOf<{ completed_at: unknown }>(database.db, sql`select completed_at from snapshot_progress`);
-      expect(progress.length === 8 && progress.every((p) => p.completed_at)).toBe(true);
+      expect(progress.length === SOURCES.length && progress.every((p) => p.completed_at)).toBe(true);
       expect(await importSnapshotIfEmpty(database.db, createLogger("silent"), join(dir, "same"))).toBeNull();
     } finally {
       rmSync(dir, { recursive: true, force: true });

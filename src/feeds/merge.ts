@@ -70,6 +70,8 @@ export interface MergedCve {
   product_norm: string | null;
   date_published: string | null;
   date_updated: string | null;
+  date_reserved: string | null;
+  assigner: string | null;
   is_kev: boolean;
   kev: (Partial<KevFacts> & { source: string }) | null;
   has_poc: boolean;
@@ -386,6 +388,8 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
     date_updated: main.length
       ? main.reduce<string | null>((d, c) => maxDate(d, c.modified), null)
       : (thin?.modified ?? built.reduce<string | null>((d, a) => maxDate(d, a.modified ?? null), null)),
+    date_reserved: cve5?.reserved ?? null,
+    assigner: cve5?.assigner ?? nvd?.assigner ?? null,
     is_kev: isKev,
     kev,
     ...pocPart(input.contributions, isKev),

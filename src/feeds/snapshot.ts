@@ -32,11 +32,15 @@ export async function importSnapshotIfEmpty(db: Db, logger: Logger, dir = SNAPSH
   const completed = new Set(rows.filter((r) => r.completedAt).map((r) => r.source));
   const pending = SOURCES.filter((s) => !completed.has(s));
   if (!pending.length) return null;
-  if (rows.length) {
+  // A source never started by a database whose snapshot was imported is one added since (eol): imported now.
+  const interrupted = pending.filter((s) => rows.some((r) => r.source === s));
+  if (rows.length && interrupted.length) {
     logger.warn(
       { completed: SOURCES.filter((s) => completed.has(s)), resume_from: pending[0] },
       `instantané interrompu : reprise à la source ${pending[0]}`,
     );
+  } else if (rows.length) {
+    logger.info({ sources: pending }, "instantané : source ajoutée depuis le dernier import, importée");
   } else if ((await db.select({ id: cves.cveId }).from(cves).limit(1)).length) {
     if (!(await onlySnapshotData(db, dir))) return null;
     logger.warn(

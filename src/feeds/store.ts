@@ -102,6 +102,8 @@ const CVE_COLUMNS: [string, string][] = [
   ["product_norm", "text"],
   ["date_published", "timestamptz"],
   ["date_updated", "timestamptz"],
+  ["date_reserved", "timestamptz"],
+  ["assigner", "text"],
   ["is_kev", "boolean"],
   ["kev", "jsonb"],
   ["has_poc", "boolean"],

@@ -15,6 +15,21 @@ import { ProjectParams } from "../modules/projects/projects.schemas.js";
 import { presentRunDetail } from "../modules/runs/runs.presenter.js";
 import { WorkflowRunDetailOut } from "../modules/runs/runs.schemas.js";
 import type { RunsService } from "../modules/runs/runs.service.js";
+import {
+  DelaysOut,
+  DelaysQuery,
+  DistributionOut,
+  DistributionQuery,
+  StatsQuery,
+  StatsTotalsOut,
+  TimeseriesOut,
+  TimeseriesQuery,
+  TopOut,
+  TopQuery,
+  TopTrendOut,
+  TopTrendQuery,
+} from "../modules/stats/stats.schemas.js";
+import type { StatsService } from "../modules/stats/stats.service.js";
 import { presentRun, presentWorkflow, presentWorkflowItem } from "../modules/workflows/workflows.presenter.js";
 import { Run, RunsQuery, Workflow, WorkflowItem, WorkflowParams } from "../modules/workflows/workflows.schemas.js";
 import type { WorkflowsService } from "../modules/workflows/workflows.service.js";
@@ -30,6 +45,7 @@ export interface ToolServices {
   alerts: Pick<AlertsService, "list">;
   cves: Pick<CvesService, "list" | "get">;
   cases: Pick<CasesService, "list" | "get">;
+  stats: Pick<StatsService, "totals" | "top" | "trend" | "timeseries" | "distribution" | "delays">;
 }
 
 /** A tool: its input and output schemas (JSON Schema in tools/list), and one service call. */
@@ -60,6 +76,29 @@ async function projectOf(services: ToolServices, caller: ApiKeyContext, projectI
 }
 
 const ProjectIn = ProjectParams.pick({ project_id: true });
+
+/** The project a statistics tool narrows to, when it names one. */
+const statsScope = (s: ToolServices, caller: ApiKeyContext, projectId: string | undefined) =>
+  projectId === undefined ? Promise.resolve(undefined) : projectOf(s, caller, projectId);
+
+/** A statistics tool: the REST endpoint's parameters and answer, the same service method. */
+function statsTool<I extends z.ZodObject, O extends z.ZodObject>(
+  name: string,
+  endpoint: string,
+  title: string,
+  input: I,
+  output: O,
+  run: (s: ToolServices["stats"], query: z.output<I>, project: ProjectScope | undefined) => Promise<z.input<O>>,
+): ToolDef {
+  return tool({
+    name,
+    title,
+    description: `${title}, as GET /api/v1/stats/${endpoint} (same parameters, definitions and answer; project_id narrows to the CVEs alerted in that project). Periods are Europe/Paris calendar days; default: the last 365 days.`,
+    input,
+    output,
+    run: async (query, caller, s) => run(s.stats, query, await statsScope(s, caller, (query as { project_id?: string }).project_id)),
+  });
+}
 const WorkflowIn = WorkflowParams.omit({ org_id: true });
 const items = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
 
@@ -172,4 +211,14 @@ export const TOOLS: ToolDef[] = [
       return presentCaseDetail(c.row, c.tags, c.history);
     },
   }),
+  statsTool("stats_totals", "totals", "CVE totals of a period", StatsQuery, StatsTotalsOut, (s, q, p) => s.totals(q, p)),
+  statsTool("stats_top", "top", "Top values of a dimension", TopQuery, TopOut, (s, q, p) => s.top(q, p)),
+  statsTool("stats_top_trend", "top/trend", "Top values of a dimension per period", TopTrendQuery, TopTrendOut, (s, q, p) => s.trend(q, p)),
+  statsTool("stats_timeseries", "timeseries", "CVEs per period along a date axis", TimeseriesQuery, TimeseriesOut, (s, q, p) =>
+    s.timeseries(q, p),
+  ),
+  statsTool("stats_distribution", "distribution", "Distribution of a metric in buckets", DistributionQuery, DistributionOut, (s, q, p) =>
+    s.distribution(q, p),
+  ),
+  statsTool("stats_delays", "delays", "Delays between two dates of a CVE's life", DelaysQuery, DelaysOut, (s, q, p) => s.delays(q, p)),
 ];

@@ -24,6 +24,8 @@ export const NOT_FOUND = {
   reportVersion: (n: number) => `Version ${n} du rapport introuvable`,
   /** Find-again: no report version of this organization (within the key's projects) has this file or fingerprint. */
   evidence: "Preuve introuvable",
+  eolProduct: "Produit introuvable dans les données de fin de vie",
+  eolSubscription: "Abonnement de fin de vie introuvable",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
 } as const;
 
@@ -42,6 +44,11 @@ export const CONFLICT = {
   },
   defaultWorkflow: { code: "workflow_par_defaut", message: "Le workflow par défaut du projet ne peut pas être supprimé" },
   lastWorkflow: { code: "dernier_workflow", message: "Le dernier workflow du projet ne peut pas être supprimé" },
+  eolSubscriptionExists: {
+    code: "abonnement_existant",
+    message: (product: string, cycle: string | null) =>
+      `Le projet est déjà abonné à ${product}${cycle === null ? " (tous les cycles)" : ` ${cycle}`}`,
+  },
   riskExpired: {
     code: "risque_expire",
     message: (expiresOn: string) =>
@@ -113,4 +120,10 @@ export const INVALID = {
   reportPeriodLength: (days: number) => `la période fait au plus ${days} jours`,
   uploadMissing: "le fichier est attendu dans le champ « file » (multipart/form-data)",
   uploadUnreadable: "corps multipart/form-data illisible",
+  unknownEolProduct: (id: string) => `produit inconnu des données de fin de vie : ${id} (GET /api/v1/eol/products)`,
+  unknownEolCycle: (product: string, cycle: string) => `cycle inconnu pour ${product} : ${cycle}`,
+  periodWithDates: "period ne se combine pas avec from ou to",
+  fromAfterTo: "from doit précéder ou égaler to",
+  tooManyPeriods: (max: number) => `plus de ${max} périodes : choisissez une granularité plus large ou une période plus courte`,
+  projectMetric: (metric: string) => `la métrique ${metric} demande project_id`,
 } as const;

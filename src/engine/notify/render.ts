@@ -42,6 +42,7 @@ const HEADLINES: Partial<Record<EventName, Record<Lang, string>>> = {
   "cve.epss_spike": { fr: "Forte hausse du score EPSS", en: "EPSS score spike" },
   "cve.severity_raised": { fr: "Sévérité relevée", en: "Severity raised" },
   "eol.approaching": { fr: "Fin de vie proche", en: "End of life approaching" },
+  "eol.reached": { fr: "Fin de vie atteinte", en: "End of life reached" },
   "url.cert_expiring": { fr: "Certificat bientôt expiré", en: "Certificate expiring soon" },
   "case.exception_expired": { fr: "Exception de dossier expirée", en: "Case exception expired" },
   "case.exception_expiring": { fr: "Exception de dossier bientôt expirée", en: "Case exception expiring soon" },

@@ -10,6 +10,7 @@
 import { ConfigError } from "../../config.js";
 import { certfr } from "./certfr.js";
 import { cve5 } from "./cve5.js";
+import { eol } from "./eol.js";
 import { epss } from "./epss.js";
 import type { FeedSource } from "./feed-source.js";
 import { kev } from "./kev.js";
@@ -19,7 +20,7 @@ import { poc } from "./poc.js";
 import { rss } from "./rss.js";
 
 /** The registry. */
-export const FEED_SOURCES = [cve5, nvd, kev, epss, poc, osv, certfr, rss] as const;
+export const FEED_SOURCES = [cve5, nvd, kev, epss, poc, osv, certfr, rss, eol] as const;
 
 /** A source id ("cve5", "nvd"…), derived from the registry. */
 export type Source = (typeof FEED_SOURCES)[number]["id"];

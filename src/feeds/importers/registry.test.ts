@@ -62,6 +62,6 @@ describe("the feed source registry", () => {
   );
 
   it("has real files of today's sources to check sniffing on", () => {
-    expect(samples.map((s) => s.id)).toEqual(["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss"]);
+    expect(samples.map((s) => s.id)).toEqual(["cve5", "nvd", "kev", "epss", "poc", "osv", "certfr", "rss", "eol"]);
   });
 });

@@ -17,6 +17,8 @@ export class AlertsService {
     private readonly db: Db,
     private readonly tags: Pick<typeof tagsRepository, "ofAlerts" | "attachToAlert" | "detachFromAlert">,
     private readonly stacks: Pick<typeof stacksRepository, "countInProject">,
+    /** The project's EOL subscriptions (the eol module's count). */
+    private readonly eolSubscriptions: (projectId: string) => Promise<number> = async () => 0,
   ) {}
 
   /**
@@ -72,9 +74,13 @@ export class AlertsService {
     });
   }
 
-  /** ProjectStatsOut. URLs and end-of-life subscriptions arrive in later modules: none can exist yet. */
+  /** ProjectStatsOut. Monitored URLs arrive in a later module: none can exist yet. */
   async stats({ id: projectId }: ProjectScope) {
-    const [a, items] = await Promise.all([repo.stats(this.db, projectId), this.stacks.countInProject(this.db, projectId)]);
+    const [a, items, eolSubs] = await Promise.all([
+      repo.stats(this.db, projectId),
+      this.stacks.countInProject(this.db, projectId),
+      this.eolSubscriptions(projectId),
+    ]);
     return {
       total_alerts: a.total,
       unread_alerts: a.unread,
@@ -82,7 +88,7 @@ export class AlertsService {
       poc_alerts: a.poc,
       stack_items: items,
       monitored_urls: 0,
-      eol_subscriptions: 0,
+      eol_subscriptions: eolSubs,
       alerts_by_severity: a.bySeverity,
     };
   }

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 
 /**
  * The canonical JSON of a report's content, the bytes its fingerprint (`empreinte`) is the SHA-256
- * of (ADR 0012). The rule, so that anyone can recompute it from the JSON download:
+ * of (ADR 0014). The rule, so that anyone can recompute it from the JSON download:
  * - objects: keys sorted by UTF-16 code units (JavaScript's default sort, as RFC 8785/JCS), no
  *   whitespace; arrays keep their order (the content builder sorts every list it makes);
  * - strings: Unicode NFC, escaped as JSON.stringify does;

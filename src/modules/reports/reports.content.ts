@@ -7,7 +7,7 @@ import { reportsData, type DelayStats, type Span } from "./reports.data.js";
 /**
  * The canonical content of each report type: plain data (French keys, codes rather than labels),
  * the same for every output format. The JSON download is this content in canonical JSON, the PDF
- * and the CSV are rendered from it alone, and the fingerprint is taken of it (ADR 0012).
+ * and the CSV are rendered from it alone, and the fingerprint is taken of it (ADR 0014).
  *
  * Lists are capped so that a report stays a document (bench/reports.ts: 50,000 alerts): the
  * project report carries every figure computed over all the data, and lists the TOP_ALERTS most

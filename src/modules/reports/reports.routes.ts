@@ -27,7 +27,7 @@ const DOWNLOAD = {
   responses: {
     200: media({
       "application/pdf": z.string().meta({ format: "binary" }).describe("The PDF"),
-      "application/json": z.record(z.string(), z.unknown()).describe("The canonical JSON content (sorted keys, ADR 0012)"),
+      "application/json": z.record(z.string(), z.unknown()).describe("The canonical JSON content (sorted keys, ADR 0014)"),
       "text/csv": z.string().describe("CSV with a header row (conformite_kev, exceptions, inventaire)"),
     }),
   },

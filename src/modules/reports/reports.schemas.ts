@@ -34,7 +34,7 @@ const PREUVE = {
   id: z.uuid(),
   titre: z.string(),
   report_type: z.string(),
-  empreinte: z.string().describe("SHA-256 (hex) of the canonical JSON content of the version (ADR 0012)"),
+  empreinte: z.string().describe("SHA-256 (hex) of the canonical JSON content of the version (ADR 0014)"),
   genere_le: z.string().nullable().describe("When the version was generated (ISO 8601 UTC)"),
   derniere_synchro_le: z.string().nullable().describe("When the report was last checked against the data, or regenerated"),
   synchro_figee: z.boolean(),

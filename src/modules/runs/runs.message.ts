@@ -7,6 +7,21 @@ const str = (v: unknown) => (typeof v === "string" ? v : null);
 const num = (v: unknown) => (typeof v === "number" ? v : null);
 const bool = (v: unknown) => (typeof v === "boolean" ? v : null);
 
+/** An EOL event's subject: "nginx 1.29 (fin de vie le 2026-05-13)"; null for other events. */
+function eolSubject(event: EventRow, lang: "fr" | "en"): string | null {
+  if (!event.event.startsWith("eol.")) return null;
+  const p = event.payload;
+  const what =
+    p.kind === "support"
+      ? lang === "en"
+        ? "end of active support on"
+        : "fin du support actif le"
+      : lang === "en"
+        ? "end of life on"
+        : "fin de vie le";
+  return `${str(p.product) ?? str(p.product_id)} ${str(p.cycle)} (${what} ${str(p.date)})`;
+}
+
 /**
  * What every notification of a run says, built once per run from the event and its facts. The
  * link points at the alert (or the case when the event has no alert) on the API, absolute when
@@ -25,10 +40,11 @@ export function buildMessage(
   const isKev = bool(facts["cve.is_kev"]);
   const hasPoc = bool(facts["cve.has_poc"]);
   const flags = [severity, isKev ? "KEV" : null, hasPoc ? "PoC" : null].filter(Boolean).join(", ");
-  const subject = cveId ?? event.event;
+  const subject = cveId ?? eolSubject(event, lang) ?? event.event;
   const title = `${subject}${flags ? ` (${flags})` : ""} ${lang === "en" ? "affects" : "touche"} ${project.name}`;
   const base = `${(publicUrl ?? "").replace(/\/$/, "")}/api/v1/organizations/${project.orgId}/projects/${project.id}`;
-  const link = event.alert_id ? `${base}/alerts/${event.alert_id}` : cveId ? `${base}/cases/${cveId}` : base;
+  const eol = event.event.startsWith("eol.");
+  const link = event.alert_id ? `${base}/alerts/${event.alert_id}` : cveId ? `${base}/cases/${cveId}` : eol ? `${base}/eol-notices` : base;
   const version = alert?.match && typeof alert.match.version === "string" ? alert.match.version : null;
   return {
     event: event.event as EventName,

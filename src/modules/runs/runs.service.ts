@@ -31,6 +31,16 @@ export type RunQueue = { execute(runIds: string[]): Promise<void>; dispatch(): P
 
 class LeaseLost extends Error {}
 
+/** Facts an event carries in its payload: the eol.* events (eol-notices job) name their product, cycle and days left. */
+function eventFacts(event: EventName, payload: Record<string, unknown>): Facts {
+  if (!event.startsWith("eol.")) return {};
+  return {
+    "eol.product": payload.product_id as string,
+    "eol.cycle": payload.cycle as string,
+    "eol.days_left": payload.days_left as number,
+  };
+}
+
 /**
  * The workflow engine's service: outbox events become runs (dispatch), runs execute their
  * workflow's graph through the action handlers (execute), runs whose worker died are resumed or
@@ -182,6 +192,7 @@ export class RunsService {
       "project.name": ctx.project_name,
       ...(alert && { "alert.palier": alert.palier, "alert.tags": alert.tags }),
       ...(kase && { "case.status": kase.status, "case.severity": kase.severity }),
+      ...eventFacts(event, e.payload),
     };
     const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };
     const controller = new AbortController();

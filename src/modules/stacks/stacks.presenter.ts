@@ -2,8 +2,16 @@ import type { TagRow } from "../tags/tags.repository.js";
 import { presentTag } from "../tags/tags.presenter.js";
 import type { StackItemRow } from "./stacks.repository.js";
 import type { StackView } from "./stacks.service.js";
+import type { StackItemEol } from "../eol/eol.schemas.js";
 
-export function presentItem(i: StackItemRow, tags: TagRow[] = []) {
+/** The facts StackItemEolOut names, field by field (the lookup carries more). */
+function strip(e: StackItemEol): StackItemEol {
+  const { product_id, product_name, cycle, release_date, eol, lts, support, extended_support, latest, link } = e;
+  return { product_id, product_name, cycle, release_date, eol, lts, support, extended_support, latest, link };
+}
+
+/** StackItemOut; `eol`: the endoflife.date cycle the item runs, or null. */
+export function presentItem(i: StackItemRow, tags: TagRow[] = [], eol: StackItemEol | null = null) {
   return {
     id: i.id,
     item_type: i.itemType,
@@ -11,9 +19,15 @@ export function presentItem(i: StackItemRow, tags: TagRow[] = []) {
     min_severity: i.minSeverity,
     tags: tags.map(presentTag),
     created_at: i.createdAt.toISOString(),
+    eol: eol ? strip(eol) : null,
   };
 }
 
 export function presentStack(v: StackView) {
-  return { id: v.stack.id, name: v.stack.name, project_id: v.stack.projectId, items: v.items.map((i) => presentItem(i, v.tags.get(i.id))) };
+  return {
+    id: v.stack.id,
+    name: v.stack.name,
+    project_id: v.stack.projectId,
+    items: v.items.map((i) => presentItem(i, v.tags.get(i.id), v.eol.get(i.id) ?? null)),
+  };
 }

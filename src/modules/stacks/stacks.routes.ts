@@ -67,7 +67,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       responses: { 201: StackItemCreated },
       handler: async ({ project, params, body }) => {
         const r = await service.addItem(project, params.stack_id, body);
-        return { ...presentItem(r.item, r.tags), alertes_creees: r.raised };
+        return { ...presentItem(r.item, r.tags, r.eol), alertes_creees: r.raised };
       },
     }),
     route({
@@ -78,7 +78,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       responses: { 200: StackItem },
       handler: async ({ project, params, body }) => {
         const r = await service.updateItem(project, params.stack_id, params.item_id, body);
-        return presentItem(r.item, r.tags);
+        return presentItem(r.item, r.tags, r.eol);
       },
     }),
     route({

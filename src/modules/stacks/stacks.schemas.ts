@@ -2,6 +2,7 @@ import { z } from "zod";
 import { STACK_ITEM_TYPES } from "../../platform/db/schema/alerting.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagBrief } from "../tags/tags.schemas.js";
+import { StackItemEol } from "../eol/eol.schemas.js";
 
 export const MIN_SEVERITIES = ["critical", "high", "medium", "low"] as const;
 
@@ -23,6 +24,11 @@ export const StackItem = z
     min_severity: z.string().nullable().optional(),
     tags: z.array(TagBrief).default([]),
     created_at: z.iso.datetime(),
+    eol: StackItemEol.nullable()
+      .optional()
+      .describe(
+        "The endoflife.date cycle the item runs (its CPE, purl or vendor:product names a product, its version falls in a cycle), else null",
+      ),
   })
   .meta({ id: "StackItemOut" });
 

@@ -11,12 +11,18 @@ import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
 import { checkTagIds, getTag } from "../tags/tags.service.js";
 import { stacksRepository as repo, type NewItem, type StackItemRow, type StackRow } from "./stacks.repository.js";
 import type { StackIn, StackItemIn, StackItemUpdateIn } from "./stacks.schemas.js";
+import type { StackItemEol } from "../eol/eol.schemas.js";
 
 export interface StackView {
   stack: StackRow;
   items: StackItemRow[];
   tags: Map<string, TagRow[]>;
+  /** The endoflife.date cycle each item runs, by item id (absent: none). */
+  eol: Map<string, StackItemEol>;
 }
+
+/** The EOL facts of items, by item id, in one query (src/modules/eol/eol.stack.ts). */
+export type EolOfItems = (ex: Executor, items: { id: string; itemType: string; value: string }[]) => Promise<Map<string, StackItemEol>>;
 
 function nameTaken(name: string): Conflict {
   return new Conflict(CONFLICT.nameTaken.code, CONFLICT.nameTaken.message("Une pile nommée", name, " dans ce projet"));
@@ -30,6 +36,7 @@ export class StacksService {
     private readonly cves: Pick<typeof cvesRepository, "cveOfAlias">,
     /** Called after a commit that raised alerts (their cve.new_match events): the workflow engine dispatches them now. */
     private readonly alertsRaised: () => Promise<void> = async () => undefined,
+    private readonly eolOfItems: EolOfItems = async () => new Map(),
   ) {}
 
   /** The item as the matcher stores it; a value that cannot be matched is a 422 at `loc`. */
@@ -63,7 +70,8 @@ export class StacksService {
       ex,
       items.map((i) => i.id),
     );
-    return stacks.map((stack) => ({ stack, items: items.filter((i) => i.stackId === stack.id), tags }));
+    const eol = await this.eolOfItems(ex, items);
+    return stacks.map((stack) => ({ stack, items: items.filter((i) => i.stackId === stack.id), tags, eol }));
   }
 
   private async stackOf(ex: Executor, project: ProjectScope, stackId: string): Promise<StackRow> {
@@ -154,12 +162,13 @@ export class StacksService {
     project: ProjectScope,
     stackId: string,
     body: StackItemIn,
-  ): Promise<{ item: StackItemRow; tags: TagRow[]; raised: number }> {
+  ): Promise<{ item: StackItemRow; tags: TagRow[]; raised: number; eol: StackItemEol | null }> {
     const stack = await this.stackOf(this.db, project, stackId);
     const added = await this.db.transaction(async (tx) => {
       const { rows, raised } = await this.addItems(tx, stack, [body], () => ["body"]);
       const item = rows[0]!;
-      return { item, tags: (await this.tags.ofItems(tx, [item.id])).get(item.id) ?? [], raised };
+      const eol = (await this.eolOfItems(tx, [item])).get(item.id) ?? null;
+      return { item, tags: (await this.tags.ofItems(tx, [item.id])).get(item.id) ?? [], raised, eol };
     });
     if (added.raised) await this.alertsRaised();
     return added;
@@ -171,7 +180,7 @@ export class StacksService {
     stackId: string,
     itemId: string,
     body: StackItemUpdateIn,
-  ): Promise<{ item: StackItemRow; tags: TagRow[] }> {
+  ): Promise<{ item: StackItemRow; tags: TagRow[]; eol: StackItemEol | null }> {
     const current = await this.itemOf(this.db, project, stackId, itemId);
     return this.db.transaction(async (tx) => {
       const errors: Issue[] = [];
@@ -190,7 +199,8 @@ export class StacksService {
       const item = (await repo.updateItem(tx, stackId, itemId, next))!;
       if (body.tag_ids) await this.tags.setItemTags(tx, itemId, body.tag_ids);
       await matchNewItems(tx, [itemId]);
-      return { item, tags: (await this.tags.ofItems(tx, [itemId])).get(itemId) ?? [] };
+      const eol = (await this.eolOfItems(tx, [item])).get(item.id) ?? null;
+      return { item, tags: (await this.tags.ofItems(tx, [itemId])).get(itemId) ?? [], eol };
     });
   }
 

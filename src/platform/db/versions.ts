@@ -46,3 +46,15 @@ export class VersionedCache<V> {
     if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
   }
 }
+
+/**
+ * The sum of several data versions: a valid version of a figure derived from all those sets, since
+ * every counter only grows (any bump changes the sum).
+ */
+export async function readVersionSum(ex: Executor, names: string[]): Promise<number> {
+  const [row] = await rowsOf<{ version: number }>(
+    ex,
+    sql`select coalesce(sum(version), 0)::float8 as version from data_versions where name = any(${pgArray(names)}::text[])`,
+  );
+  return row?.version ?? 0;
+}

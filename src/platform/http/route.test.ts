@@ -99,6 +99,48 @@ describe("project: true on a route", () => {
   });
 });
 
+describe('project: "query" on a route', () => {
+  const queryRoute = (handler: (input: { project?: { id: string } }) => Promise<unknown>) =>
+    route({
+      method: "GET",
+      url: "/s",
+      operationId: "s",
+      auth: "apiKey",
+      project: "query",
+      tags: ["t"],
+      summary: "s",
+      query: z.object({ project_id: z.uuid().optional() }),
+      responses: { 200: null },
+      handler,
+    });
+
+  it("resolves an optional project_id query parameter in the key's organization: undefined when absent, 404 when refused", async () => {
+    const handler = vi.fn(async ({ project }: { project?: { id: string } }) => ({ id: project?.id ?? null }));
+    const resolve = vi.fn<ProjectResolver["resolve"]>(async (_caller, projectId) =>
+      projectId === PROJECT ? { id: PROJECT, orgId: ORG } : null,
+    );
+    const app = await serve([queryRoute(handler)], { resolve });
+    const auth = { authorization: "Bearer x" };
+    const none = await app.inject({ method: "GET", url: "/s", headers: auth });
+    expect([none.statusCode, none.json()]).toEqual([200, { id: null }]);
+    expect(resolve).not.toHaveBeenCalled();
+    const own = await app.inject({ method: "GET", url: `/s?project_id=${PROJECT}`, headers: auth });
+    expect([own.statusCode, own.json()]).toEqual([200, { id: PROJECT }]);
+    expect(resolve).toHaveBeenLastCalledWith(KEY, PROJECT, ORG);
+    handler.mockClear();
+    const other = await app.inject({ method: "GET", url: "/s?project_id=00000000-0000-4000-8000-000000000003", headers: auth });
+    expect([other.statusCode, other.json()]).toEqual([404, { detail: "Projet introuvable" }]);
+    expect(handler).not.toHaveBeenCalled();
+    expect(Object.keys(responsesOf(queryRoute(async () => null)))).toContain("404");
+    await app.close();
+  });
+
+  it("is refused at registration without a project_id query parameter", async () => {
+    const bad = route({ ...(queryRoute(async () => null) as RouteDef), query: z.object({ q: z.string() }) });
+    await expect(serve([bad], { resolve: async () => null })).rejects.toThrow(/project resolution from the query/);
+  });
+});
+
 describe("org: true on a route", () => {
   const orgRoute = (handler: (input: { org: { id: string; projectIds: ReadonlySet<string> | null } }) => Promise<unknown>) =>
     route({

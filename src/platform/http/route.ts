@@ -26,8 +26,11 @@ export interface RouteInput<P, Q, H, B, A, J, G = undefined> {
   headers: Out<H>;
   body: Out<B>;
   auth: A;
-  /** The project the path names, resolved against the caller (routes declaring `project: true`). */
-  project: J extends true ? ProjectScope : undefined;
+  /**
+   * The project the path names, resolved against the caller (routes declaring `project: true`); with
+   * `project: "query"`, the optional `project_id` query parameter's (undefined when absent).
+   */
+  project: J extends true ? ProjectScope : J extends "query" ? ProjectScope | undefined : undefined;
   /** The organization the path names, resolved against the caller (routes declaring `org: true`). */
   org: G extends true ? OrgScope : undefined;
   /** The uploaded file of a route declaring `upload`, when the request was multipart/form-data (then `body` is undefined). */
@@ -43,7 +46,7 @@ export interface RouteDef<
   H extends z.ZodObject | undefined = z.ZodObject | undefined,
   B extends z.ZodType | undefined = z.ZodType | undefined,
   M extends AuthMode = AuthMode,
-  J extends true | undefined = true | undefined,
+  J extends true | "query" | undefined = true | "query" | undefined,
   G extends true | undefined = true | undefined,
 > {
   method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
@@ -56,6 +59,8 @@ export interface RouteDef<
   /**
    * The path's project_id (and org_id on /api/v1) is resolved against the caller after request
    * validation (ProjectResolver): 404 « Projet introuvable » before the handler, else `input.project`.
+   * `"query"`: the same for an optional `project_id` query parameter, in the API key's organization
+   * (a route over data of every tenant that a project may narrow, e.g. the statistics).
    */
   project?: J;
   /**
@@ -107,7 +112,7 @@ export function route<
   H extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   M extends AuthMode = AuthMode,
-  J extends true | undefined = undefined,
+  J extends true | "query" | undefined = undefined,
   G extends true | undefined = undefined,
 >(def: RouteDef<P, Q, H, B, M, J, G>): RouteDef {
   return def as unknown as RouteDef;
@@ -140,7 +145,13 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
     const methods = methodsByUrl.get(def.url) ?? new Set<string>();
     methods.add(def.method);
     methodsByUrl.set(def.url, methods);
-    if (def.project && (def.auth === "none" || !def.params?.shape.project_id || (def.auth === "apiKey" && !def.params.shape.org_id))) {
+    if (def.project === "query" && (def.auth !== "apiKey" || !def.query?.shape.project_id)) {
+      throw new Error(`${def.operationId}: project resolution from the query needs an API key and a project_id query parameter`);
+    }
+    if (
+      def.project === true &&
+      (def.auth === "none" || !def.params?.shape.project_id || (def.auth === "apiKey" && !def.params.shape.org_id))
+    ) {
       throw new Error(`${def.operationId}: project resolution needs a credential and the path's project_id (and org_id under /api/v1)`);
     }
     if (def.org && (def.auth === "none" || !def.params?.shape.org_id)) {
@@ -168,10 +179,15 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
         const input = validateRequest(multipart ? { ...def, body: undefined } : def, raw, decoded);
         const upload = multipart ? await readUpload(req.rawBuffer!, raw.contentType!, def.upload!) : undefined;
         let project: ProjectScope | undefined;
-        if (def.project) {
+        if (def.project === true) {
           const { project_id, org_id } = input.params as { project_id: string; org_id?: string };
           project = (await projects.resolve(ctx!, project_id, org_id)) ?? undefined;
           if (!project) throw new NotFound(NOT_FOUND.project);
+        } else if (def.project === "query") {
+          const { project_id } = input.query as { project_id?: string };
+          const key = ctx as ApiKeyContext;
+          project = project_id === undefined ? undefined : ((await projects.resolve(key, project_id, key.orgId)) ?? undefined);
+          if (project_id !== undefined && !project) throw new NotFound(NOT_FOUND.project);
         }
         let org: OrgScope | undefined;
         if (def.org) {
@@ -274,6 +290,8 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
   if (def.scope) error(403, `The API key lacks the scope ${def.scope}${declared[403] ? `; or ${declared[403]}` : ""}`);
   else if (declared[403]) error(403, declared[403]);
   if (params.length) error(404, `Not found for this credential: ${params.join(", ")} (detail names it, e.g. « Projet introuvable »)`);
+  else if (def.project === "query")
+    error(404, "The project_id query parameter names no project of the API key's reach (« Projet introuvable »)");
   if (declared[409]) error(409, `Conflict: ${declared[409]}`);
   if (def.body) {
     error(413, `Body over the limit (${def.upload ? `${def.upload.maxBytes / 1024 / 1024} MiB` : "1 MiB"})`);

@@ -6,3 +6,5 @@ export * from "./alerting.js";
 export * from "./matching.js";
 export * from "./cases.js";
 export * from "./reports.js";
+export * from "./eol.js";
+export * from "./stats.js";

@@ -46,6 +46,10 @@ export const cves = pgTable(
     productNorm: text("product_norm"),
     datePublished: tz("date_published"),
     dateUpdated: tz("date_updated"),
+    /** When the CVE id was reserved (CVE List); the statistics' reservation-to-publication delay. */
+    dateReserved: tz("date_reserved"),
+    /** The CNA that assigned the id: its CVE List short name, else NVD's assigner (an e-mail). */
+    assigner: text("assigner"),
     isKev: boolean("is_kev").notNull().default(false),
     kev: jsonb("kev"),
     hasPoc: boolean("has_poc").notNull().default(false),
