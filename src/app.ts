@@ -33,6 +33,7 @@ import { feedUrls } from "./feeds/importers/index.js";
 import { AlertsService } from "./modules/alerts/alerts.service.js";
 import { alertsRoutes } from "./modules/alerts/alerts.routes.js";
 import { stacksRepository } from "./modules/stacks/stacks.repository.js";
+import { urlsRepository } from "./modules/urls/urls.repository.js";
 import { StacksService } from "./modules/stacks/stacks.service.js";
 import { stacksRoutes } from "./modules/stacks/stacks.routes.js";
 import { tagsRepository } from "./modules/tags/tags.repository.js";
@@ -61,6 +62,10 @@ import { EolService } from "./modules/eol/eol.service.js";
 import { EolNotices } from "./modules/eol/eol.notices.js";
 import { eolRoutes } from "./modules/eol/eol.routes.js";
 import { cyclesOfItems } from "./modules/eol/eol.stack.js";
+import { UrlsService } from "./modules/urls/urls.service.js";
+import { urlsRoutes } from "./modules/urls/urls.routes.js";
+import { createScanner } from "./modules/urls/urls.scan.js";
+import { loadFingerprints, type Fingerprints } from "./modules/urls/urls.fingerprints.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -102,12 +107,16 @@ export interface Services {
   runs: RunsService;
   /** Evidence reports: generation, versions, sync until frozen, find-again. */
   reports: ReportsService;
+  /** Monitored URLs and their scans. */
+  urls: UrlsService;
 }
 
 /** Options of the composition root (tests inject the notification handlers). */
 export interface ServiceOptions {
   /** The notify_* handlers (default: webhook, SMTP, Slack and Teams as configured). */
   notify?: Pick<ActionHandlers, NotifyActionName>;
+  /** Addresses the URL scans may reach whatever the SSRF guard says (tests: their local servers). */
+  scanAllowAddresses?: readonly string[];
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -126,7 +135,7 @@ export function createServices(database: Database, config: Config, options: Serv
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
   const eol = new EolService(database.db);
-  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, (projectId) => eol.countInProject(projectId));
+  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository, (projectId) => eol.countInProject(projectId));
   const cases = new CasesService(database.db, tagsRepository);
   const reports = new ReportsService(database.db);
   const stats = new StatsService(database.db);
@@ -139,6 +148,19 @@ export function createServices(database: Database, config: Config, options: Serv
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
+  const stacks = new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick(), cyclesOfItems);
+  // The fingerprints (7,586 technologies, ~0.4 s to compile) are read at the first scan, not at start-up.
+  let fingerprints: Fingerprints | null = null;
+  const scanner = createScanner(
+    {
+      allowPrivate: config.urls.allowPrivateTargets,
+      timeoutMs: config.urls.timeoutMs,
+      maxBodyBytes: 2 * 1024 * 1024,
+      maxRedirects: 5,
+      allowAddresses: options.scanAllowAddresses,
+    },
+    () => (fingerprints ??= loadFingerprints(config.urls.fingerprintsDir ?? undefined)),
+  );
   return {
     cacheFeed,
     authenticator,
@@ -153,7 +175,7 @@ export function createServices(database: Database, config: Config, options: Serv
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
-    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick(), cyclesOfItems),
+    stacks,
     tags,
     alerts,
     cases,
@@ -165,6 +187,7 @@ export function createServices(database: Database, config: Config, options: Serv
     secrets,
     runs,
     reports,
+    urls: new UrlsService(database.db, config.urls, scanner, stacks, () => runs.kick()),
   };
 }
 
@@ -203,6 +226,7 @@ export async function buildApp(opts: {
       ...reportsRoutes(services.reports),
       ...eolRoutes(services.eol),
       ...statsRoutes(services.stats),
+      ...urlsRoutes(services.urls),
       ...sessionsRoutes(services.sessions, config),
     ],
     auth: {

@@ -68,6 +68,13 @@ const EnvSchema = z.object({
     .max(320)
     .regex(/^(?:[^<>@]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/, "adresse e-mail attendue (ou « Nom <adresse> »)")
     .optional(),
+  /** Monitored URLs: scans at once in a process, a scan's whole time, failures before url.down, days of certificate notice. */
+  VIGIE_URLS_SCAN_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+  VIGIE_URLS_SCAN_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  VIGIE_URLS_DOWN_AFTER: z.coerce.number().int().min(1).max(100).default(3),
+  VIGIE_URLS_CERT_WARNING_DAYS: z.coerce.number().int().min(0).max(365).default(30),
+  /** Wappalyzer-format fingerprints (technologies/*.json, categories.json); unset: the bundled set. */
+  VIGIE_FINGERPRINTS_DIR: z.string().min(1).optional(),
   /** Key of the secrets stored encrypted (webhook secrets, Slack/Teams URLs): 32 bytes, hex or base64. */
   VIGIE_SECRET_KEY: z.string().optional(),
 });
@@ -80,6 +87,18 @@ export type HttpLimits = Readonly<{
   idleTimeoutMs: number;
   maxConnections: number;
   bodyBudgetBytes: number;
+}>;
+
+/** Settings of the URL scans. */
+export type UrlScanSettings = Readonly<{
+  concurrency: number;
+  timeoutMs: number;
+  downAfter: number;
+  certWarningDays: number;
+  /** null: the bundled fingerprints. */
+  fingerprintsDir: string | null;
+  /** VIGIE_ALLOW_PRIVATE_TARGETS, shared with the notifications (one guard). */
+  allowPrivateTargets: boolean;
 }>;
 
 /** Settings of the notification actions. */
@@ -114,6 +133,7 @@ export type Config = Readonly<{
   feedUrlSettings: Readonly<Record<string, string[]>>;
   http: HttpLimits;
   notify: NotifySettings;
+  urls: UrlScanSettings;
   /** Workflow runs: the lease of a run (seconds) and Vigie's public address for notification links. */
   runs: { leaseSeconds: number; publicUrl: string | null };
   /** VIGIE_SECRET_KEY decoded; undefined: the key file in the data directory (platform/secrets.ts). */
@@ -204,6 +224,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.VIGIE_NOTIFY_TIMEOUT_MS,
       smtpUrl: e.VIGIE_SMTP_URL,
       smtpFrom: e.VIGIE_SMTP_FROM,
+    }),
+    urls: Object.freeze({
+      concurrency: e.VIGIE_URLS_SCAN_CONCURRENCY,
+      timeoutMs: e.VIGIE_URLS_SCAN_TIMEOUT_MS,
+      downAfter: e.VIGIE_URLS_DOWN_AFTER,
+      certWarningDays: e.VIGIE_URLS_CERT_WARNING_DAYS,
+      fingerprintsDir: e.VIGIE_FINGERPRINTS_DIR ?? null,
+      allowPrivateTargets: e.VIGIE_ALLOW_PRIVATE_TARGETS === "true",
     }),
     runs: Object.freeze({ leaseSeconds: e.VIGIE_RUN_LEASE_SECONDS, publicUrl: e.VIGIE_PUBLIC_URL ?? null }),
     secretKey,

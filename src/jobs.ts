@@ -156,6 +156,36 @@ export const JOBS = {
       return { ...r };
     },
   }),
+  /**
+   * Monitored URLs due at `now` (each every scan_interval_hours, ±10 % by id so they spread out),
+   * taken with FOR UPDATE SKIP LOCKED — several processes share them — and scanned
+   * VIGIE_URLS_SCAN_CONCURRENCY at a time in this process. Every minute.
+   */
+  "urls-scan-due": job({
+    description: "scanne les URL surveillées arrivées à échéance (VIGIE_URLS_SCAN_CONCURRENCY à la fois)",
+    payload: z.object({}),
+    retryLimit: 1,
+    cron: "* * * * *",
+    clock: true,
+    pollSeconds: 5,
+    handler: async (_p, services, logger, now) => {
+      const r = await services.urls.scanDue(now);
+      if (r.scanned) logger.info(r, "urls-scan-due done");
+      return { ...r };
+    },
+  }),
+  /** Scans one URL now (POST …/monitored-urls/{id}/scan); without url_id (jobs run), every URL due. */
+  "urls-scan": job({
+    description: "scanne une URL surveillée maintenant (POST …/scan ; sans url_id : toutes celles arrivées à échéance)",
+    payload: z.object({ url_id: z.uuid().optional() }),
+    retryLimit: 1,
+    pollSeconds: 1,
+    handler: async (p, services) => {
+      if (!p.url_id) return { ...(await services.urls.scanDue()) };
+      const r = await services.urls.scanOne(p.url_id);
+      return { url_id: p.url_id, ...(r ?? { scanned: 0 }) };
+    },
+  }),
 } as const;
 
 /**
@@ -175,6 +205,11 @@ export async function startJobs(database: Database, services: Services, logger: 
       await jobs.send("runs-dispatch", {});
     },
   });
+  services.urls.useQueue({
+    scan: async (url_id) => {
+      await jobs.send("urls-scan", { url_id });
+    },
+  });
   await jobs.send("runs-dispatch", {});
   // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed.
   if (database.driver === "pglite") await services.runs.releaseLeases();
@@ -184,6 +219,7 @@ export async function startJobs(database: Database, services: Services, logger: 
     ...jobs,
     stop: async () => {
       services.runs.useQueue(null);
+      services.urls.useQueue(null);
       await jobs.stop();
     },
   };

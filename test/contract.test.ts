@@ -99,6 +99,7 @@ const real: Record<string, string[]> = {
   alert_id: alerts.map((a) => a.id).slice(0, 3),
   cve_id: ["CVE-2024-3400", "CVE-2023-36053", "CVE-2024-6387", "cve-2024-3400", "GHSA-jh75-99hm-m9p5"],
   id: vulns.map((v) => v.id).slice(0, 3),
+  url_id: [(await call("POST", "/monitored-urls", { url: "https://contract.example.org/" })).id],
 };
 real.workflow_id!.push((await createWorkflow(t, { ...tenant, key }, { name: "Contrat", trigger: { event: "cve.new_match" } })).json().id);
 
@@ -112,6 +113,8 @@ async function replenish(path: string): Promise<void> {
     real.item_id = [s.items[0].id];
   } else if (path.endsWith("/items/{item_id}")) {
     real.item_id = [(await call("POST", `/stacks/${real.stack_id![0]}/items`, ITEMS[0])).id];
+  } else if (path.endsWith("/monitored-urls/{url_id}")) {
+    real.url_id = [(await call("POST", "/monitored-urls", { url: `https://contract.example.org/${Date.now()}` })).id];
   } else if (path.endsWith("/workflows/{workflow_id}")) {
     real.workflow_id = [
       tenant.defaultWorkflowId,

@@ -21,6 +21,7 @@ describe("background jobs (pg-boss on the service database)", () => {
         { name: "maintenance-purge", cron: "17 * * * *" },
         { name: "runs-dispatch", cron: "* * * * *" },
         { name: "runs-recover", cron: "* * * * *" },
+        { name: "urls-scan-due", cron: "* * * * *" },
       ]);
       expect(cronOf(JOBS["feeds-sync"], { ...t.config, feedsCron: "5 4 * * *" })).toBe("5 4 * * *");
       expect(await jobs.send("maintenance-purge", {})).toEqual(expect.any(String));
@@ -38,7 +39,16 @@ describe("background jobs (pg-boss on the service database)", () => {
     const again = await startJobs(t.database, t.services, createLogger("silent"), t.config);
     try {
       const { rows } = (await t.database.executeSql("select name from pgboss.schedule order by name", [])) as { rows: { name: string }[] };
-      expect(rows.map((r) => r.name)).toEqual(["cases-expiry", "eol-notices", "maintenance-purge", "runs-dispatch", "runs-recover"]);
+      expect(rows.map((r) => r.name)).toEqual([
+        "cases-expiry",
+        "eol-notices",
+        "maintenance-purge",
+        "reports-schedule",
+        "reports-sync",
+        "runs-dispatch",
+        "runs-recover",
+        "urls-scan-due",
+      ]);
     } finally {
       await again.stop();
     }

@@ -14,6 +14,8 @@ export const EVENTS = [
   "eol.approaching",
   "eol.reached",
   "url.cert_expiring",
+  "url.down",
+  "url.recovered",
   "case.exception_expired",
   "case.exception_expiring",
 ] as const;
@@ -49,6 +51,10 @@ export const FIELDS = {
   "url.url": "string",
   "url.cert_issuer": "string",
   "url.days_left": "number",
+  "url.label": "string",
+  "url.status": "string",
+  "url.http_status": "number",
+  "url.consecutive_failures": "number",
   "case.status": "string",
   "case.severity": "severity",
   "project.name": "string",
@@ -68,6 +74,8 @@ export const EVENT_NAMESPACES: Record<EventName, readonly string[]> = {
   "eol.approaching": ["eol", "project"],
   "eol.reached": ["eol", "project"],
   "url.cert_expiring": ["url", "project"],
+  "url.down": ["url", "project"],
+  "url.recovered": ["url", "project"],
   "case.exception_expired": ["case", "cve", "project"],
   "case.exception_expiring": ["case", "cve", "project"],
 };

@@ -26,6 +26,8 @@ export const NOT_FOUND = {
   evidence: "Preuve introuvable",
   eolProduct: "Produit introuvable dans les données de fin de vie",
   eolSubscription: "Abonnement de fin de vie introuvable",
+  monitoredUrl: "URL surveillée introuvable",
+  technology: "Technologie non détectée sur cette URL (dernier scan)",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
 } as const;
 
@@ -65,6 +67,15 @@ export const CONFLICT = {
   noCsv: {
     code: "format_indisponible",
     message: (type: string) => `Le rapport ${type} n'est pas un tableau : il n'a pas de CSV (formats : pdf, json)`,
+  },
+  urlTaken: { code: "url_deja_surveillee", message: (url: string) => `L'URL ${url} est déjà surveillée dans ce projet` },
+  technologyWithoutCpe: {
+    code: "technologie_sans_cpe",
+    message: (name: string) => `${name} n'a pas de CPE dans les empreintes : elle ne peut pas être ajoutée à une pile`,
+  },
+  technologyWithoutVersion: {
+    code: "technologie_sans_version",
+    message: (name: string) => `La version de ${name} n'a pas été détectée : ajoutez l'élément à la pile à la main`,
   },
   /** A bulk change refused as a whole: `n` selected cases cannot move to the status. */
   bulkTransition: (n: number, first: string) => `${n} cas ne peuvent pas prendre ce statut, rien n'a été modifié. ${first}`,
@@ -126,4 +137,6 @@ export const INVALID = {
   fromAfterTo: "from doit précéder ou égaler to",
   tooManyPeriods: (max: number) => `plus de ${max} périodes : choisissez une granularité plus large ou une période plus courte`,
   projectMetric: (metric: string) => `la métrique ${metric} demande project_id`,
+  url: "URL http:// ou https:// invalide",
+  urlCredentials: "l'URL ne doit pas contenir d'identifiants (user:password@)",
 } as const;

@@ -44,6 +44,8 @@ const HEADLINES: Partial<Record<EventName, Record<Lang, string>>> = {
   "eol.approaching": { fr: "Fin de vie proche", en: "End of life approaching" },
   "eol.reached": { fr: "Fin de vie atteinte", en: "End of life reached" },
   "url.cert_expiring": { fr: "Certificat bientôt expiré", en: "Certificate expiring soon" },
+  "url.down": { fr: "URL surveillée en panne", en: "Monitored URL down" },
+  "url.recovered": { fr: "URL surveillée rétablie", en: "Monitored URL recovered" },
   "case.exception_expired": { fr: "Exception de dossier expirée", en: "Case exception expired" },
   "case.exception_expiring": { fr: "Exception de dossier bientôt expirée", en: "Case exception expiring soon" },
 };

@@ -5,6 +5,7 @@ import { invalid, NotFound } from "../../platform/errors.js";
 import { alertsVersion, matchProjectItems } from "../../matching/matcher.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import type { stacksRepository } from "../stacks/stacks.repository.js";
+import type { urlsRepository } from "../urls/urls.repository.js";
 import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
 import { getTag } from "../tags/tags.service.js";
 import { alertSettingsRepository, alertsRepository as repo, type AlertRow } from "./alerts.repository.js";
@@ -17,6 +18,7 @@ export class AlertsService {
     private readonly db: Db,
     private readonly tags: Pick<typeof tagsRepository, "ofAlerts" | "attachToAlert" | "detachFromAlert">,
     private readonly stacks: Pick<typeof stacksRepository, "countInProject">,
+    private readonly urls: Pick<typeof urlsRepository, "countInProject">,
     /** The project's EOL subscriptions (the eol module's count). */
     private readonly eolSubscriptions: (projectId: string) => Promise<number> = async () => 0,
   ) {}
@@ -74,11 +76,12 @@ export class AlertsService {
     });
   }
 
-  /** ProjectStatsOut. Monitored URLs arrive in a later module: none can exist yet. */
+  /** ProjectStatsOut. */
   async stats({ id: projectId }: ProjectScope) {
-    const [a, items, eolSubs] = await Promise.all([
+    const [a, items, urls, eolSubs] = await Promise.all([
       repo.stats(this.db, projectId),
       this.stacks.countInProject(this.db, projectId),
+      this.urls.countInProject(this.db, projectId),
       this.eolSubscriptions(projectId),
     ]);
     return {
@@ -87,7 +90,7 @@ export class AlertsService {
       kev_alerts: a.kev,
       poc_alerts: a.poc,
       stack_items: items,
-      monitored_urls: 0,
+      monitored_urls: urls,
       eol_subscriptions: eolSubs,
       alerts_by_severity: a.bySeverity,
     };

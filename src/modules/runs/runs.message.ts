@@ -40,7 +40,9 @@ export function buildMessage(
   const isKev = bool(facts["cve.is_kev"]);
   const hasPoc = bool(facts["cve.has_poc"]);
   const flags = [severity, isKev ? "KEV" : null, hasPoc ? "PoC" : null].filter(Boolean).join(", ");
-  const subject = cveId ?? eolSubject(event, lang) ?? event.event;
+  // An event about a monitored URL names it: "url.down https://shop.example.org".
+  const subject =
+    cveId ?? eolSubject(event, lang) ?? (typeof event.payload?.url === "string" ? `${event.event} ${event.payload.url}` : event.event);
   const title = `${subject}${flags ? ` (${flags})` : ""} ${lang === "en" ? "affects" : "touche"} ${project.name}`;
   const base = `${(publicUrl ?? "").replace(/\/$/, "")}/api/v1/organizations/${project.orgId}/projects/${project.id}`;
   const eol = event.event.startsWith("eol.");

@@ -1,7 +1,7 @@
 import type { ActionHandlers } from "../../engine/actions.js";
 import type { Facts } from "../../engine/evaluate.js";
 import { execute, statusOf, type Step } from "../../engine/execute.js";
-import { EVENTS, type EventName } from "../../engine/vocabulary.js";
+import { EVENTS, FIELDS, type EventName, type FieldName } from "../../engine/vocabulary.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { NotFound } from "../../platform/errors.js";
@@ -39,6 +39,23 @@ function eventFacts(event: EventName, payload: Record<string, unknown>): Facts {
     "eol.cycle": payload.cycle as string,
     "eol.days_left": payload.days_left as number,
   };
+}
+
+/**
+ * The facts an event carries in its payload (url.*, eol.*): each key `k` of the payload is the
+ * field `<namespace>.<k>` of the event's own namespace when the vocabulary has it (url.down's
+ * `{url, status, consecutive_failures}` → url.url, url.status…). CVE and case facts are read
+ * from the database instead.
+ */
+function payloadFacts(event: EventName, payload: Record<string, unknown> | null): Facts {
+  const ns = event.slice(0, event.indexOf("."));
+  if (ns === "cve" || ns === "case" || !payload) return {};
+  const out: Facts = {};
+  for (const [k, v] of Object.entries(payload)) {
+    const field = `${ns}.${k}`;
+    if (v !== null && v !== undefined && Object.hasOwn(FIELDS, field)) out[field as FieldName] = v;
+  }
+  return out;
 }
 
 /**
@@ -189,6 +206,7 @@ export class RunsService {
     const facts: Facts = {
       ...(e.cve_id && { "cve.id": e.cve_id }),
       ...(known ?? {}),
+      ...payloadFacts(event, e.payload),
       "project.name": ctx.project_name,
       ...(alert && { "alert.palier": alert.palier, "alert.tags": alert.tags }),
       ...(kase && { "case.status": kase.status, "case.severity": kase.severity }),

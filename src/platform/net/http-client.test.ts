@@ -192,3 +192,39 @@ describe("createHttpClient", () => {
     expect(err).toMatchObject({ code: "annule", retryable: false });
   });
 });
+
+describe("createHttpClient over HTTPS", () => {
+  it("refuses an unverified certificate by default; with readTls reads the answer and reports the leaf certificate", async () => {
+    const { localServer, selfSigned } = await import("../../../test/urls-servers.js");
+    const s = await localServer(
+      { "/": (_req, res) => res.writeHead(200).end("tls ok") },
+      selfSigned({
+        cn: "localhost",
+        org: "Client Test CA",
+        notBefore: new Date("2024-01-01T00:00:00Z"),
+        notAfter: new Date("2099-01-01T00:00:00Z"),
+      }),
+    );
+    try {
+      const err = await refusal(client({ allowPrivate: true })({ method: "GET", url: `${s.base}/` }));
+      expect(err.code).toBe("reseau");
+      expect(err.errno).toBe("DEPTH_ZERO_SELF_SIGNED_CERT");
+      const res = await client({ allowPrivate: true, readTls: true })({ method: "GET", url: `${s.base}/` });
+      expect(res.body).toBe("tls ok");
+      expect(res.tls).toMatchObject({
+        authorized: false,
+        error: "DEPTH_ZERO_SELF_SIGNED_CERT",
+        cert: { subject: "localhost", issuer: "Client Test CA", validTo: new Date("2099-01-01T00:00:00Z") },
+      });
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("keeps a URL's credentials to itself when told so", async () => {
+    routes["/who"] = (req, res) => res.writeHead(200).end(req.headers.authorization ?? "none");
+    const url = `http://user:secret@127.0.0.1:${port}/who`;
+    expect((await client({ allowPrivate: true })({ method: "GET", url })).body).toMatch(/^Basic /);
+    expect((await client({ allowPrivate: true, urlCredentials: false })({ method: "GET", url })).body).toBe("none");
+  });
+});

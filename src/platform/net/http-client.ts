@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import http, { type IncomingHttpHeaders, type IncomingMessage } from "node:http";
 import https from "node:https";
 import { isIP, type LookupFunction } from "node:net";
+import type { TLSSocket } from "node:tls";
 import { VERSION } from "../../version.js";
 import { forbiddenAddress } from "./address.js";
 
@@ -28,6 +29,31 @@ export interface HttpClientOptions {
   /** Addresses let through although the guard would refuse them (tests, a known relay). */
   allowAddresses?: readonly string[];
   resolve?: Resolver;
+  /**
+   * HTTPS answers are read even when the certificate does not verify (expired, self-signed, wrong
+   * name), and the response's `tls` says whether it did, with the server's leaf certificate: for
+   * a monitor, which must show that certificate. Default false: an unverified peer is an error.
+   */
+  readTls?: boolean;
+  /** Send the user:password of a URL (or of a redirect's Location) as Basic auth (default true; false for URL scans). */
+  urlCredentials?: boolean;
+}
+
+/** The TLS session of an HTTPS answer (readTls): the leaf certificate and whether it verified. */
+export interface TlsInfo {
+  /** The chain verified against the trusted CAs and the host name matched. */
+  authorized: boolean;
+  /** Why it did not (CERT_HAS_EXPIRED, DEPTH_ZERO_SELF_SIGNED_CERT, ERR_TLS_CERT_ALTNAME_INVALID…), else null. */
+  error: string | null;
+  /** The leaf certificate; null when the server sent none. */
+  cert: {
+    subject: string | null;
+    issuer: string | null;
+    validFrom: Date | null;
+    validTo: Date | null;
+    fingerprint256: string | null;
+  } | null;
+  protocol: string | null;
 }
 
 export interface OutboundRequest {
@@ -48,6 +74,8 @@ export interface OutboundResponse {
   /** The URL that answered (after redirects). */
   url: string;
   redirects: number;
+  /** With readTls: the TLS session of the last HTTPS hop (null when none was HTTPS). */
+  tls?: TlsInfo | null;
 }
 
 export type OutboundErrorCode =
@@ -66,6 +94,8 @@ export class OutboundError extends Error {
     readonly code: OutboundErrorCode,
     message: string,
     readonly retryable: boolean,
+    /** The system's error code when there is one (ECONNREFUSED, ENOTFOUND, CERT_HAS_EXPIRED…). */
+    readonly errno?: string,
   ) {
     super(message);
   }
@@ -103,7 +133,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         addresses = await resolve(host);
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        throw new OutboundError("dns", `résolution DNS de ${host} impossible (${code ?? (err as Error).message})`, code === "EAI_AGAIN");
+        throw new OutboundError(
+          "dns",
+          `résolution DNS de ${host} impossible (${code ?? (err as Error).message})`,
+          code === "EAI_AGAIN",
+          code,
+        );
       }
       if (addresses.length === 0) throw new OutboundError("dns", `aucune adresse pour ${host}`, false);
     }
@@ -141,22 +176,34 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (deadline.aborted) return new OutboundError("delai_depasse", `pas de réponse en ${options.timeoutMs} ms`, true);
       if (signal.aborted) return new OutboundError("annule", "requête annulée", false);
       const code = (err as NodeJS.ErrnoException).code;
-      return new OutboundError("reseau", `erreur réseau (${code ?? (err as Error).message})`, true);
+      return new OutboundError("reseau", `erreur réseau (${code ?? (err as Error).message})`, true, code);
     };
 
     let url = parse(req.url);
     let method = req.method;
     let body = req.body;
     const headers: Record<string, string> = { "user-agent": `Vigie/${VERSION}`, ...req.headers };
+    let tls: TlsInfo | null = null;
     try {
       for (let redirects = 0; ; redirects++) {
         const pin = await target(url);
         if (signal.aborted) throw failure(signal.reason);
-        const res = await send(url, method, headers, body, pin, signal);
+        const res = await send(url, method, headers, body, pin, signal, {
+          readTls: options.readTls === true,
+          credentials: options.urlCredentials !== false,
+        });
+        if (options.readTls && url.protocol === "https:") tls = tlsInfo(res.socket as TLSSocket);
         const location = res.headers.location;
         if (!REDIRECTS.has(res.statusCode ?? 0) || !location) {
           const read = await readBody(res, maxBodyBytes);
-          return { status: res.statusCode ?? 0, headers: res.headers, ...read, url: url.toString(), redirects };
+          return {
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            ...read,
+            url: url.toString(),
+            redirects,
+            ...(options.readTls && { tls }),
+          };
         }
         res.destroy();
         if (redirects >= maxRedirects) throw new OutboundError("trop_de_redirections", `plus de ${maxRedirects} redirections`, false);
@@ -183,6 +230,7 @@ function send(
   body: string | undefined,
   pin: ResolvedAddress,
   signal: AbortSignal,
+  opts: { readTls: boolean; credentials: boolean },
 ): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const request = (url.protocol === "https:" ? https : http).request(
@@ -193,8 +241,10 @@ function send(
         path: `${url.pathname}${url.search}`,
         method,
         headers: body === undefined ? headers : { ...headers, "content-length": String(Buffer.byteLength(body)) },
-        auth: url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
+        auth: opts.credentials && url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined,
         lookup: pinned(pin),
+        // readTls: the handshake goes through whatever the certificate, which tlsInfo then judges.
+        ...(opts.readTls && { rejectUnauthorized: false }),
         // A fresh connection each time: a pooled socket would skip the check of this request's address.
         agent: false,
         signal,
@@ -204,6 +254,38 @@ function send(
     request.on("error", reject);
     request.end(body);
   });
+}
+
+const certName = (name: Record<string, string | string[]> | undefined): string | null => {
+  if (!name) return null;
+  const part = (k: string) => (Array.isArray(name[k]) ? (name[k] as string[]).join(", ") : (name[k] as string | undefined));
+  return part("CN") ?? part("O") ?? (Object.values(name).flat()[0] as string | undefined) ?? null;
+};
+const certDate = (text: string | undefined): Date | null => {
+  const d = text ? new Date(text) : null;
+  return d && !Number.isNaN(d.getTime()) ? d : null;
+};
+
+/** The leaf certificate the server sent and whether it verified (read with rejectUnauthorized false). */
+function tlsInfo(socket: TLSSocket): TlsInfo {
+  const peer = socket.getPeerCertificate?.();
+  const has = peer && Object.keys(peer).length > 0;
+  const issuer = has ? peer.issuer : undefined;
+  return {
+    authorized: socket.authorized === true,
+    error: socket.authorized ? null : String(socket.authorizationError ?? "UNKNOWN"),
+    cert: has
+      ? {
+          subject: certName(peer.subject as unknown as Record<string, string>),
+          // Issuer "O" first (Let's Encrypt, DigiCert Inc): the CN of an intermediate (R11, E5) says less.
+          issuer: issuer ? ((issuer.O as string | undefined) ?? certName(issuer as unknown as Record<string, string>)) : null,
+          validFrom: certDate(peer.valid_from),
+          validTo: certDate(peer.valid_to),
+          fingerprint256: peer.fingerprint256 ?? null,
+        }
+      : null,
+    protocol: socket.getProtocol?.() ?? null,
+  };
 }
 
 function readBody(res: IncomingMessage, max: number): Promise<{ body: string; truncated: boolean }> {

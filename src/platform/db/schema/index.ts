@@ -8,3 +8,4 @@ export * from "./cases.js";
 export * from "./reports.js";
 export * from "./eol.js";
 export * from "./stats.js";
+export * from "./urls.js";
