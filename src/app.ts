@@ -135,7 +135,9 @@ export function createServices(database: Database, config: Config, options: Serv
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
   const eol = new EolService(database.db);
-  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository, (projectId) => eol.countInProject(projectId));
+  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository, (projectId) =>
+    eol.countInProject(projectId),
+  );
   const cases = new CasesService(database.db, tagsRepository);
   const reports = new ReportsService(database.db);
   const stats = new StatsService(database.db);

@@ -19,6 +19,8 @@ describe("background jobs (pg-boss on the service database)", () => {
         { name: "cases-expiry", cron: "0 * * * *" },
         { name: "eol-notices", cron: "0 * * * *" },
         { name: "maintenance-purge", cron: "17 * * * *" },
+        { name: "reports-schedule", cron: "5 * * * *" },
+        { name: "reports-sync", cron: "* * * * *" },
         { name: "runs-dispatch", cron: "* * * * *" },
         { name: "runs-recover", cron: "* * * * *" },
         { name: "urls-scan-due", cron: "* * * * *" },
