@@ -334,15 +334,79 @@ describe("KEV compliance, find again, sync and freeze", () => {
     const r = await create(a.call, { report_type: "inventaire" });
     const content = (await download(r.id, "json")).json();
     expect(content.piles).toEqual([
-      { nom: "Edge", elements: [{ type: "product", valeur: "paloaltonetworks:pan-os@10.2.5", severite_min: null, alertes: alerts.total }] },
+      {
+        nom: "Edge",
+        elements: [
+          { type: "product", valeur: "paloaltonetworks:pan-os@10.2.5", severite_min: null, alertes: alerts.total, fin_de_vie: null },
+        ],
+      },
     ]);
+    expect(content.urls).toEqual([]);
     expect((await download(r.id, "csv")).body.split("\n").slice(1).join("\n")).toBe(
-      `pile,type,valeur,severite_min,alertes\nEdge,product,paloaltonetworks:pan-os@10.2.5,,${alerts.total}\n`,
+      `pile,type,valeur,severite_min,alertes,eol_produit,eol_cycle,eol,statut_eol\nEdge,product,paloaltonetworks:pan-os@10.2.5,,${alerts.total},,,,\n`,
     );
     await a.call("POST", "/stacks", { name: "=HYPERLINK(1)", items: [{ item_type: "vendor", value: "openbsd" }] });
     expect(((await a.call("GET", `/reports/${r.id}`)).json() as Report).synchro_etat).toBe("perimee");
     await t.services.reports.sync();
     expect((await download(r.id, "csv")).body).toContain("'=HYPERLINK(1),vendor,openbsd");
+  });
+});
+
+describe("the inventory with end-of-life data and monitored URLs", () => {
+  it("gives each item the endoflife.date cycle its version falls in, and each URL its certificate, as of the day (Paris)", async () => {
+    // Real endoflife.date pages (test/fixtures/eol, cited in its SOURCES.txt): nginx 1.28 ends on 2026-04-14.
+    expect((await importFeed(db, "eol", ["test/fixtures/eol"])).errors ?? []).toEqual([]);
+    const e = await tenantWithScopes(t, "Inventaire", SCOPES);
+    const items = [
+      { item_type: "cpe", value: "cpe:2.3:a:f5:nginx:1.28.0:*:*:*:*:*:*:*" },
+      { item_type: "cve", value: "CVE-2099-0001" },
+    ];
+    expect((await e.call("POST", "/stacks", { name: "Web", items })).statusCode).toBe(201);
+    // Two monitored URLs as a scan left them: a certificate expiring in 10 days, one without TLS.
+    await t.database.executeSql(
+      `insert into monitored_urls (org_id, project_id, url, label, last_status, last_http_status, cert_expires_at, cert_issuer)
+       values ($1, $2, 'https://shop.example.org', 'Boutique', 'up', 200, now() + interval '10 days', 'R11'),
+              ($1, $2, 'http://intranet.example.org', null, 'down', null, null, null)`,
+      [e.orgId, e.projectId],
+    );
+    const r = (await e.call("POST", "/reports", { report_type: "inventaire" })).json() as Report;
+    const content = (await e.call("GET", `/reports/${r.id}/download?format=json`)).json();
+    const today = new Date().toISOString().slice(0, 10);
+    const nginx = content.piles[0].elements.find((x: { type: string }) => x.type === "cpe");
+    expect(nginx.fin_de_vie).toMatchObject({
+      produit: "nginx",
+      cycle: "1.28",
+      eol: "2026-04-14",
+      statut: today > "2026-04-14" ? "fin_de_vie" : expect.any(String),
+    });
+    expect(content.piles[0].elements.find((x: { type: string }) => x.type === "cve").fin_de_vie).toBeNull();
+    expect(content.urls).toEqual([
+      { url: "http://intranet.example.org", libelle: null, active: true, statut: "down", http: null, certificat: null },
+      {
+        url: "https://shop.example.org",
+        libelle: "Boutique",
+        active: true,
+        statut: "up",
+        http: 200,
+        certificat: { expire_le: expect.any(String), emetteur: "R11", statut: "expire_sous_30_jours" },
+      },
+    ]);
+    expect(content.synthese).toMatchObject({ elements: 2, urls: 2, certificats_expires: 0, certificats_expirant_sous_30_jours: 1 });
+    const csv = (await e.call("GET", `/reports/${r.id}/download?format=csv`)).body;
+    expect(csv).toContain(`Web,cpe,cpe:2.3:a:f5:nginx:1.28.0:*:*:*:*:*:*:*,,0,nginx,1.28,2026-04-14,${nginx.fin_de_vie.statut}`);
+    const text = pdfText((await e.call("GET", `/reports/${r.id}/download`)).rawPayload);
+    expect(text).toContain("nginx 1.28 (2026-04-14)");
+    expect(text).toContain("https://shop.example.org");
+    expect(text).toContain("expire sous 30 jours");
+    // A scan that changes the certificate makes the inventory perimee; the job regenerates it.
+    await t.database.executeSql(
+      `update monitored_urls set cert_expires_at = now() + interval '90 days' where project_id = $1 and url like 'https:%'`,
+      [e.projectId],
+    );
+    expect(((await e.call("GET", `/reports/${r.id}`)).json() as Report).synchro_etat).toBe("perimee");
+    await t.services.reports.sync();
+    const v2 = (await e.call("GET", `/reports/${r.id}/download?format=json`)).json();
+    expect(v2.urls[1].certificat.statut).toBe("valide");
   });
 });
 
@@ -360,7 +424,7 @@ describe("a report of several pages", () => {
       const page = pdfText(pdf, n).replace(/\s+/g, " ");
       expect(page).toContain(`Empreinte SHA-256 : ${r.empreinte}`);
       expect(page).toContain(`Généré le ${r.genere_le!.replace(".000Z", "Z")} · version 1 · Page ${n} sur ${pages}`);
-      expect(page).toContain("Type Valeur Sévérité min. Alertes");
+      expect(page).toContain("Type Valeur Sévérité min. Alertes Cycle (fin de vie) Fin de vie");
     }
     const text = pdfText(pdf);
     for (const i of items) expect(text).toContain(i.value);

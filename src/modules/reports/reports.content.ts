@@ -2,6 +2,7 @@ import type { Executor } from "../../platform/db/client.js";
 import { CASE_STATUSES, type ReportType } from "../../platform/db/schema/index.js";
 import { addDays, parisDate, parisMidnight } from "../../platform/paris.js";
 import { instant, round2 } from "./reports.canonical.js";
+import { cyclesOfItems } from "../eol/eol.stack.js";
 import { reportsData, type DelayStats, type Span } from "./reports.data.js";
 
 /**
@@ -183,21 +184,84 @@ async function exceptionsReport(ex: Executor, input: ContentInput): Promise<Cont
   };
 }
 
+/** Where a cycle stands on `today` (Paris): endoflife.date's `eol` is a date, or true (ended) / false (not). */
+export function eolStatus(eol: string | boolean | null, today: string): "fin_de_vie" | "fin_sous_90_jours" | "supporte" | "inconnu" {
+  if (eol === true) return "fin_de_vie";
+  if (eol === false) return "supporte";
+  if (eol === null) return "inconnu";
+  if (eol <= today) return "fin_de_vie";
+  return eol <= addDays(today, 90) ? "fin_sous_90_jours" : "supporte";
+}
+
+/** Where a certificate stands on `today` (Paris day of its expiry). */
+export function certStatus(expires: Date | string | null, today: string): "expire" | "expire_sous_30_jours" | "valide" | null {
+  if (expires === null) return null;
+  const day = parisDate(new Date(expires));
+  if (day < today) return "expire";
+  return day <= addDays(today, 30) ? "expire_sous_30_jours" : "valide";
+}
+
 async function inventoryReport(ex: Executor, input: ContentInput): Promise<Content> {
-  const rows = await reportsData.inventory(
+  const ids = input.projects.map((x) => x.id);
+  const rows = await reportsData.inventory(ex, ids);
+  // The endoflife.date cycle each item's version falls in (src/modules/eol/eol.stack.ts).
+  const cycles = await cyclesOfItems(
     ex,
-    input.projects.map((x) => x.id),
+    rows.map((r) => ({ id: r.id, itemType: r.item_type, value: r.value })),
   );
   const stacks = new Map<string, { head: Content; elements: Content[] }>();
+  let ended = 0;
   for (const r of rows) {
     const key = `${r.project}\u0000${r.stack}`;
     const s = stacks.get(key) ?? { head: { ...projectOf(input, r.project), nom: r.stack }, elements: [] };
-    s.elements.push({ type: r.item_type, valeur: r.value, severite_min: r.min_severity, alertes: r.alerts });
+    const c = cycles.get(r.id);
+    const status = c ? eolStatus(c.eol as string | boolean | null, input.today) : null;
+    if (status === "fin_de_vie") ended++;
+    s.elements.push({
+      type: r.item_type,
+      valeur: r.value,
+      severite_min: r.min_severity,
+      alertes: r.alerts,
+      fin_de_vie: c
+        ? {
+            produit: c.product_id,
+            cycle: c.cycle,
+            eol: c.eol as string | boolean | null,
+            support: c.support as string | boolean | null,
+            statut: status,
+          }
+        : null,
+    });
     stacks.set(key, s);
   }
+  const urls = await reportsData.urls(ex, ids);
+  const certs = urls.map((u) => certStatus(u.cert_expires_at, input.today));
   return {
-    synthese: { piles: stacks.size, elements: rows.length },
+    synthese: {
+      piles: stacks.size,
+      elements: rows.length,
+      elements_en_fin_de_vie: ended,
+      urls: urls.length,
+      certificats_expires: certs.filter((c) => c === "expire").length,
+      certificats_expirant_sous_30_jours: certs.filter((c) => c === "expire_sous_30_jours").length,
+    },
     piles: [...stacks.values()].map((s) => ({ ...s.head, elements: s.elements })),
+    urls: urls.map((u, i) => ({
+      ...projectOf(input, u.project),
+      url: u.url,
+      libelle: u.label,
+      active: u.is_enabled,
+      statut: u.last_status,
+      http: u.last_http_status,
+      certificat:
+        u.cert_expires_at === null && u.cert_issuer === null
+          ? null
+          : {
+              expire_le: instant(u.cert_expires_at),
+              emetteur: u.cert_issuer,
+              statut: certs[i]!,
+            },
+    })),
   };
 }
 
@@ -248,10 +312,11 @@ export function tableOf(type: ReportType, content: Content): Table | null {
       };
     }
     case "inventaire": {
-      const columns = withProject(["pile", "type", "valeur", "severite_min", "alertes"]);
+      const columns = withProject(["pile", "type", "valeur", "severite_min", "alertes", "eol_produit", "eol_cycle", "eol", "statut_eol"]);
       const rows: Table["rows"] = [];
       for (const s of list<{ projet?: string; nom: string; elements: Record<string, Json>[] }>("piles"))
-        for (const e of s.elements)
+        for (const e of s.elements) {
+          const f = e.fin_de_vie as { produit: string; cycle: string; eol: string | boolean | null; statut: string } | null;
           rows.push([
             ...(org ? [s.projet!] : []),
             s.nom,
@@ -259,7 +324,12 @@ export function tableOf(type: ReportType, content: Content): Table | null {
             e.valeur as string,
             e.severite_min as string | null,
             e.alertes as number,
+            f?.produit ?? null,
+            f?.cycle ?? null,
+            f ? (f.eol === null ? null : String(f.eol)) : null,
+            f?.statut ?? null,
           ]);
+        }
       return { columns, rows };
     }
     default:

@@ -85,12 +85,26 @@ export interface KevRow {
 }
 
 export interface InventoryRow {
+  id: string;
   project: string;
   stack: string;
   item_type: string;
   value: string;
   min_severity: string | null;
   alerts: number;
+}
+
+export interface UrlRow {
+  project: string;
+  url: string;
+  label: string | null;
+  is_enabled: boolean;
+  last_status: string;
+  last_http_status: number | null;
+  cert_expires_at: Date | string | null;
+  cert_issuer: string | null;
+  cert_valid: boolean | null;
+  last_scanned_at: Date | string | null;
 }
 
 export const reportsData = {
@@ -232,11 +246,22 @@ export const reportsData = {
   async inventory(ex: Executor, projects: string[]): Promise<InventoryRow[]> {
     return rowsOf(
       ex,
-      sql`select p.name as project, s.name as stack, i.item_type, i.value, i.min_severity, coalesce(n.alerts, 0) as alerts
+      sql`select i.id, p.name as project, s.name as stack, i.item_type, i.value, i.min_severity, coalesce(n.alerts, 0) as alerts
       from stacks s join projects p on p.id = s.project_id join stack_items i on i.stack_id = s.id
       left join (select item_id, count(*)::int as alerts from alerts where ${inProjects(sql`project_id`, projects)} and item_id is not null group by item_id) n
         on n.item_id = i.id
       where ${inProjects(sql`s.project_id`, projects)} order by p.name, s.project_id, s.name, i.item_type, i.value, i.id`,
+    );
+  },
+
+  /** The monitored URLs of the projects, with their last scan and certificate. */
+  async urls(ex: Executor, projects: string[]): Promise<UrlRow[]> {
+    return rowsOf(
+      ex,
+      sql`select p.name as project, u.url, u.label, u.is_enabled, u.last_status, u.last_http_status, u.cert_expires_at, u.cert_issuer,
+        u.cert_valid, u.last_scanned_at
+      from monitored_urls u join projects p on p.id = u.project_id
+      where ${inProjects(sql`u.project_id`, projects)} order by p.name, u.url, u.id`,
     );
   },
 
@@ -249,6 +274,14 @@ export const reportsData = {
         from projects p left join stacks s on s.project_id = p.id left join stack_items i on i.stack_id = s.id
         where ${inProjects(sql`p.id`, projects)}`,
     );
-    return r?.sig ?? "";
+    // The monitored URLs' scan results and the EOL data (imports change cycles) move the inventory too.
+    const [u] = await rowsOf<{ sig: string | null }>(
+      ex,
+      sql`select md5(coalesce(string_agg(u.id || '|' || u.url || '|' || coalesce(u.label, '') || '|' || u.is_enabled || '|' || u.last_status
+          || '|' || coalesce(u.last_http_status::text, '') || '|' || coalesce(u.cert_expires_at::text, '') || '|' || coalesce(u.cert_issuer, ''),
+          ',' order by u.id), '') || '|' || coalesce((select max(updated_at)::text from eol_products), '')) as sig
+        from monitored_urls u where ${inProjects(sql`u.project_id`, projects)}`,
+    );
+    return `${r?.sig ?? ""}:${u?.sig ?? ""}`;
   },
 };

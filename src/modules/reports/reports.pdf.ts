@@ -328,13 +328,41 @@ function inventoryReport(w: Writer, c: Obj): void {
   w.heading(l.inventory);
   w.line(l.stacks, s.piles as number);
   w.line(l.items, s.elements as number);
+  w.line(l.itemsEnded, s.elements_en_fin_de_vie as number);
+  w.line(l.urls, s.urls as number);
+  w.line(l.certsExpired, s.certificats_expires as number);
+  w.line(l.certsExpiring, s.certificats_expirant_sous_30_jours as number);
   for (const p of arr(c.piles)) {
     w.heading(w.org ? `${p.projet as string} — ${p.nom as string}` : (p.nom as string), 10);
     w.table(
-      [l.type, l.value, l.minSeverity, l.alertsCol],
-      [1, 4, 1.3, 1],
-      arr(p.elements).map((e) => [e.type, e.valeur, e.severite_min, e.alertes] as Cell[]),
+      [l.type, l.value, l.minSeverity, l.alertsCol, l.eolCycle, l.eolStatus],
+      [0.8, 3.4, 1.5, 0.9, 2.2, 1.4],
+      arr(p.elements).map((e) => {
+        const f = e.fin_de_vie as Obj | null;
+        return [
+          e.type,
+          e.valeur,
+          e.severite_min,
+          e.alertes,
+          f ? `${f.produit as string} ${f.cycle as string} (${f.eol === null ? "—" : String(f.eol)})` : null,
+          f ? (l.eolStatuses[f.statut as string] ?? (f.statut as string)) : null,
+        ] as Cell[];
+      }),
     );
+  }
+  if (arr(c.urls).length) {
+    w.heading(l.urlsHeading);
+    w.rows([l.url, l.status, "HTTP", l.certExpires, l.certIssuer, l.certStatus], [3.2, 1, 0.7, 2.4, 1.4, 2.4], arr(c.urls), (u) => {
+      const cert = u.certificat as Obj | null;
+      return [
+        u.url as string,
+        u.statut as string,
+        u.http as number | null,
+        cert ? (cert.expire_le as string | null) : null,
+        cert ? (cert.emetteur as string | null) : null,
+        cert?.statut ? (l.certStatuses[cert.statut as string] ?? (cert.statut as string)) : null,
+      ];
+    });
   }
 }
 

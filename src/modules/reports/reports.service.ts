@@ -94,7 +94,7 @@ async function sourcesOf(ex: Executor, reports: ReportRow[], today: string): Pro
     }
     // The inventory's stacks have no data version: a fingerprint of them (and of the projects' names).
     if (r.report_type === "inventaire") s.piles = await reportsData.stackSignature(ex, projectsOf(r));
-    else s.jour = r.report_type === "rapport_projet" ? asOf(periodOf(r), today) : today;
+    s.jour = r.report_type === "rapport_projet" ? asOf(periodOf(r), today) : today;
     out.set(r.id, s);
   }
   return out;
