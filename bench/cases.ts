@@ -26,12 +26,12 @@ const EXPIRING_TOGETHER = 5_000;
 
 type Row = Record<string, string | number>;
 
-async function sql<T>(database: Database, text: string, values: unknown[] = []): Promise<T[]> {
+export async function sql<T>(database: Database, text: string, values: unknown[] = []): Promise<T[]> {
   return (await database.executeSql(text, values)).rows as T[];
 }
 
 /** The first `n` CVE ids of the EPSS score set. */
-async function realCveIds(n: number): Promise<string[]> {
+export async function realCveIds(n: number): Promise<string[]> {
   const ids: string[] = [];
   const input = createReadStream(join(DATA, "epss", "epss_scores-2026-08-16.from-first-api.csv.gz")).pipe(createGunzip());
   for await (const line of createInterface({ input })) {

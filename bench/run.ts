@@ -1,10 +1,11 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|urls|eol runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports runs one. */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
 import { benchEol } from "./eol.js";
 import { benchIngest } from "./ingest.js";
 import { benchMatching } from "./matching.js";
+import { benchReports } from "./reports.js";
 import { benchSlowClients } from "./slow-clients.js";
 import { benchStats } from "./stats.js";
 import { benchUrls } from "./urls.js";
@@ -16,6 +17,7 @@ if (!only || only === "matching") await benchMatching();
 if (!only || only === "slow") await benchSlowClients();
 if (!only || only === "cases") await benchCases();
 if (!only || only === "engine") await benchEngine();
+if (!only || only === "reports") await benchReports();
 if (!only || only === "eol") await benchEol();
 if (!only || only === "stats") await benchStats();
 if (!only || only === "urls") await benchUrls();

@@ -60,6 +60,8 @@ import { UrlsService } from "./modules/urls/urls.service.js";
 import { urlsRoutes } from "./modules/urls/urls.routes.js";
 import { createScanner } from "./modules/urls/urls.scan.js";
 import { loadFingerprints, type Fingerprints } from "./modules/urls/urls.fingerprints.js";
+import { ReportsService } from "./modules/reports/reports.service.js";
+import { reportsRoutes } from "./modules/reports/reports.routes.js";
 import { EolService } from "./modules/eol/eol.service.js";
 import { EolNotices } from "./modules/eol/eol.notices.js";
 import { eolRoutes } from "./modules/eol/eol.routes.js";
@@ -103,6 +105,8 @@ export interface Services {
   secrets: GraphSecrets;
   /** The workflow engine: outbox events to runs, runs executed through the action handlers. */
   runs: RunsService;
+  /** Evidence reports: generation, versions, sync until frozen, find-again. */
+  reports: ReportsService;
   /** Monitored URLs and their scans. */
   urls: UrlsService;
 }
@@ -135,9 +139,10 @@ export function createServices(database: Database, config: Config, options: Serv
     eol.countInProject(projectId),
   );
   const cases = new CasesService(database.db, tagsRepository);
+  const reports = new ReportsService(database.db);
   const stats = new StatsService(database.db);
   const handlers: ActionHandlers = {
-    ...dataActions({ cases, tags, alerts }),
+    ...dataActions({ cases, tags, alerts, reports }),
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
     ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify)),
   };
@@ -145,7 +150,7 @@ export function createServices(database: Database, config: Config, options: Serv
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
-  const stacks = new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick());
+  const stacks = new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick(), cyclesOfItems);
   // The fingerprints (7,586 technologies, ~0.4 s to compile) are read at the first scan, not at start-up.
   let fingerprints: Fingerprints | null = null;
   const scanner = createScanner(
@@ -172,7 +177,7 @@ export function createServices(database: Database, config: Config, options: Serv
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
     feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
-    stacks: new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick(), cyclesOfItems),
+    stacks,
     tags,
     alerts,
     cases,
@@ -183,6 +188,7 @@ export function createServices(database: Database, config: Config, options: Serv
     eolNotices: new EolNotices(database.db),
     secrets,
     runs,
+    reports,
     urls: new UrlsService(database.db, config.urls, scanner, stacks, () => runs.kick()),
   };
 }
@@ -219,6 +225,7 @@ export async function buildApp(opts: {
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases, services.caseExpiry),
       ...risksRoutes(services.risks),
+      ...reportsRoutes(services.reports),
       ...eolRoutes(services.eol),
       ...statsRoutes(services.stats),
       ...urlsRoutes(services.urls),

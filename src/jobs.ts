@@ -123,6 +123,40 @@ export const JOBS = {
     },
   }),
   /**
+   * Reports not frozen whose data moved (data versions alerts:/cases:<project>, cves, the Paris
+   * day, the stacks) are regenerated; a version is added when the fingerprint changes. Every
+   * minute: the check reads one row per report and the data versions.
+   */
+  "reports-sync": job({
+    description: "régénère les rapports non figés dont les données ont changé (nouvelle version si l'empreinte change)",
+    payload: z.object({}),
+    retryLimit: 1,
+    cron: "* * * * *",
+    clock: true,
+    handler: async (_p, services, logger, now) => {
+      const r = await services.reports.sync(now);
+      if (r.regenerated || r.errors) logger.info(r, "reports-sync done");
+      return { ...r };
+    },
+  }),
+  /**
+   * Each project's scheduled report: on its day of the month (Paris time, or at the first run after
+   * it), the previous calendar month's. Hourly at minute 5 UTC (00:05 Paris is always minute 5 of a
+   * UTC hour); a month is claimed once per project.
+   */
+  "reports-schedule": job({
+    description: "génère le rapport mensuel des projets qui l'ont programmé (le mois précédent, heure de Paris)",
+    payload: z.object({}),
+    retryLimit: 1,
+    cron: "5 * * * *",
+    clock: true,
+    handler: async (_p, services, logger, now) => {
+      const r = await services.reports.runSchedule(now);
+      if (r.generated) logger.info(r, "reports-schedule done");
+      return { ...r };
+    },
+  }),
+  /**
    * Monitored URLs due at `now` (each every scan_interval_hours, ±10 % by id so they spread out),
    * taken with FOR UPDATE SKIP LOCKED — several processes share them — and scanned
    * VIGIE_URLS_SCAN_CONCURRENCY at a time in this process. Every minute.

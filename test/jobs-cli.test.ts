@@ -42,6 +42,8 @@ describe("jobs list / jobs run (the admin commands)", () => {
         { name: "runs-dispatch", schedule: "* * * * *", description: expect.any(String), takes_now: false },
         { name: "runs-execute", schedule: null, description: expect.any(String), takes_now: false },
         { name: "runs-recover", schedule: "* * * * *", description: expect.any(String), takes_now: false },
+        { name: "reports-sync", schedule: "* * * * *", description: expect.any(String), takes_now: true },
+        { name: "reports-schedule", schedule: "5 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
         { name: "urls-scan-due", schedule: "* * * * *", description: expect.any(String), takes_now: true },
         { name: "urls-scan", schedule: null, description: expect.any(String), takes_now: false },
       ],

@@ -16,6 +16,8 @@ const ROUTES = [
   { path: "/cases/stats", spy: () => vi.spyOn(t.services.cases, "stats") },
   { path: "/cases/export", spy: () => vi.spyOn(t.services.cases, "export") },
   { path: "/case-settings", spy: () => vi.spyOn(t.services.caseExpiry, "settings") },
+  { path: "/reports", spy: () => vi.spyOn(t.services.reports, "list") },
+  { path: "/report-settings", spy: () => vi.spyOn(t.services.reports, "settings") },
 ];
 
 describe("the route resolves the project before the handler", () => {

@@ -73,6 +73,7 @@ const ACTION_LABELS: Record<string, string> = {
   create_case: "ouvrirait un dossier pour la CVE",
   add_tag: "ajouterait une étiquette à l'alerte",
   set_alert_read: "marquerait l'alerte",
+  generate_report: "générerait un rapport de preuve",
   notify_webhook: "enverrait un webhook",
   notify_email: "enverrait un e-mail",
   notify_slack: "posterait un message Slack",

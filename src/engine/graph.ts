@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { REPORT_TYPES } from "../platform/db/schema/reports.js";
 import { validate, valueError, type Loc, type PydanticError } from "../platform/http/pydantic.js";
 import {
   ACTIONS,
@@ -127,6 +128,11 @@ const ACTION_PARAMS: Record<ActionName, z.ZodObject> = {
   create_case: z.object({ severity: z.enum(SEVERITIES).optional(), notes: z.string().max(2000).optional() }),
   add_tag: z.object({ tag: z.string().min(1).max(50) }),
   set_alert_read: z.object({ is_read: z.boolean().default(true) }),
+  generate_report: z.object({
+    report_type: z.enum(REPORT_TYPES).default("rapport_projet"),
+    language: z.enum(["fr", "en"]).default("fr"),
+    days: z.int().min(1).max(366).default(30),
+  }),
   notify_webhook: z.object({ url: z.string().min(1).max(2000), secret: z.string().min(1).max(200).optional() }),
   notify_email: z.object({ to: z.array(z.string().min(3).max(254)).min(1).max(20), subject: z.string().max(200).optional() }),
   notify_slack: z.object({ webhook_url: z.string().min(1).max(2000) }),

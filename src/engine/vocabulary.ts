@@ -112,6 +112,7 @@ export const ACTIONS = [
   "create_case",
   "add_tag",
   "set_alert_read",
+  "generate_report",
   "notify_webhook",
   "notify_email",
   "notify_slack",

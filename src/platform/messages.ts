@@ -20,10 +20,14 @@ export const NOT_FOUND = {
   risk: "Entrée du registre des risques introuvable",
   vulnerability: "Vulnérabilité introuvable",
   apiKey: "Clé d'API introuvable",
-  monitoredUrl: "URL surveillée introuvable",
-  technology: "Technologie non détectée sur cette URL (dernier scan)",
+  report: "Rapport introuvable",
+  reportVersion: (n: number) => `Version ${n} du rapport introuvable`,
+  /** Find-again: no report version of this organization (within the key's projects) has this file or fingerprint. */
+  evidence: "Preuve introuvable",
   eolProduct: "Produit introuvable dans les données de fin de vie",
   eolSubscription: "Abonnement de fin de vie introuvable",
+  monitoredUrl: "URL surveillée introuvable",
+  technology: "Technologie non détectée sur cette URL (dernier scan)",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
 } as const;
 
@@ -59,6 +63,11 @@ export const CONFLICT = {
         ? `Le statut ${to} s'obtient en posant une exception sur le cas (PUT …/exception) ou en le couvrant par une entrée du registre des risques${from ? ` ; depuis ${from}, impossible` : ""}`
         : `Transition invalide : ${from ?? "(aucun)"} → ${to} (depuis ${from ?? "(aucun)"} : ${allowed.join(", ") || "aucune"})`,
   },
+  reportFrozen: { code: "rapport_fige", message: "Ce rapport est figé : c'est une preuve, il ne peut être ni modifié ni supprimé" },
+  noCsv: {
+    code: "format_indisponible",
+    message: (type: string) => `Le rapport ${type} n'est pas un tableau : il n'a pas de CSV (formats : pdf, json)`,
+  },
   urlTaken: { code: "url_deja_surveillee", message: (url: string) => `L'URL ${url} est déjà surveillée dans ce projet` },
   technologyWithoutCpe: {
     code: "technologie_sans_cpe",
@@ -81,6 +90,7 @@ export const AUTH = {
   missingScope: (scope: string) => `Scope manquant : cette opération exige le scope « ${scope} » sur la clé d'API`,
   riskBeyondRestriction:
     "Cette entrée du registre couvre des cas de projets hors de la restriction de la clé d'API : seule une clé sans cette restriction peut la modifier ou la supprimer",
+  orgReportRestricted: "Les rapports de l'organisation couvrent tous ses projets : ils demandent une clé d'API sans restriction de projets",
   hourlyLimit: (limit: number) => `Limite de ${limit} appels par heure atteinte pour cette organisation`,
   loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,
 } as const;
@@ -116,6 +126,11 @@ export const INVALID = {
   nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
   unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
   tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
+  reportPeriodUnused: "from et to ne s'appliquent qu'au rapport_projet (les autres rapports donnent l'état du jour)",
+  reportPeriodOrder: "from doit précéder to (ou lui être égal)",
+  reportPeriodLength: (days: number) => `la période fait au plus ${days} jours`,
+  uploadMissing: "le fichier est attendu dans le champ « file » (multipart/form-data)",
+  uploadUnreadable: "corps multipart/form-data illisible",
   unknownEolProduct: (id: string) => `produit inconnu des données de fin de vie : ${id} (GET /api/v1/eol/products)`,
   unknownEolCycle: (product: string, cycle: string) => `cycle inconnu pour ${product} : ${cycle}`,
   periodWithDates: "period ne se combine pas avec from ou to",

@@ -2,9 +2,10 @@ import { ActionError, type ActionContext, type ActionHandlers } from "../../engi
 import type { Actor } from "../../platform/auth/context.js";
 import type { AlertsService } from "../alerts/alerts.service.js";
 import type { CasesService } from "../cases/cases.service.js";
+import type { ReportsService } from "../reports/reports.service.js";
 import type { TagsService } from "../tags/tags.service.js";
 
-export type DataActionName = "create_case" | "add_tag" | "set_alert_read";
+export type DataActionName = "create_case" | "add_tag" | "set_alert_read" | "generate_report";
 
 /** The actor of a workflow's changes (case history). */
 export function workflowActor(ctx: ActionContext): Actor {
@@ -21,6 +22,7 @@ export function dataActions(deps: {
   cases: Pick<CasesService, "openForWorkflow">;
   tags: Pick<TagsService, "ensureOnAlert">;
   alerts: Pick<AlertsService, "setRead">;
+  reports: Pick<ReportsService, "generateForWorkflow">;
 }): Pick<ActionHandlers, DataActionName> {
   const project = (ctx: ActionContext) => ({ id: ctx.project.id, orgId: ctx.project.orgId });
   const alertOf = (ctx: ActionContext) => {
@@ -60,6 +62,19 @@ export function dataActions(deps: {
         throw new ActionError("l'alerte de l'événement n'existe plus");
       }
       return { detail: isRead ? "alerte marquée lue" : "alerte marquée non lue", sent: { alert_id: alertId, is_read: isRead } };
+    },
+    // One report per delivery id: a retried run finds the report it already generated.
+    generate_report: async (ctx, params) => {
+      const p = {
+        report_type: (params.report_type ?? "rapport_projet") as never,
+        language: (params.language ?? "fr") as "fr" | "en",
+        days: typeof params.days === "number" ? params.days : 30,
+      };
+      const r = await deps.reports.generateForWorkflow(project(ctx), p, workflowActor(ctx), ctx.deliveryId);
+      return {
+        detail: `rapport ${p.report_type} généré (version ${r.row.current_version}, empreinte ${r.row.empreinte.slice(0, 12)}…)`,
+        sent: { report_id: r.row.id, report_type: p.report_type, empreinte: r.row.empreinte, version: r.row.current_version },
+      };
     },
   };
 }

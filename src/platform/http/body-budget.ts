@@ -31,9 +31,11 @@ export class BodyBudget {
   /** preParsing hook: reserve the body's bytes, or refuse the request before its body is read. */
   readonly hook = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const length = req.headers["content-length"];
+    // A route may take larger bodies (an upload declares its own limit).
+    const limit = req.routeOptions?.bodyLimit ?? this.bodyLimit;
     let bytes = 0;
-    if (length !== undefined) bytes = Math.min(Number(length) || 0, this.bodyLimit);
-    else if (req.headers["transfer-encoding"] !== undefined) bytes = this.bodyLimit;
+    if (length !== undefined) bytes = Math.min(Number(length) || 0, limit);
+    else if (req.headers["transfer-encoding"] !== undefined) bytes = limit;
     if (bytes === 0) return;
     if (this.#inFlight + bytes > this.maxBytes) throw new BodyBudgetExceeded();
     this.#inFlight += bytes;

@@ -10,6 +10,7 @@ import {
 } from "../auth/context.js";
 import { Forbidden, NotFound } from "../errors.js";
 import { AUTH, NOT_FOUND } from "../messages.js";
+import { readUpload, type Upload, type UploadSpec } from "./multipart.js";
 import { decodeBody, validateRequest, type RawRequest } from "./validation.js";
 
 export type AuthMode = "apiKey" | "session" | "none";
@@ -32,6 +33,8 @@ export interface RouteInput<P, Q, H, B, A, J, G = undefined> {
   project: J extends true ? ProjectScope : J extends "query" ? ProjectScope | undefined : undefined;
   /** The organization the path names, resolved against the caller (routes declaring `org: true`). */
   org: G extends true ? OrgScope : undefined;
+  /** The uploaded file of a route declaring `upload`, when the request was multipart/form-data (then `body` is undefined). */
+  upload: Upload | undefined;
   req: FastifyRequest;
   reply: FastifyReply;
 }
@@ -66,6 +69,11 @@ export interface RouteDef<
    * project restriction). For organization-level resources (the risk register).
    */
   org?: G;
+  /**
+   * The route also takes a file as multipart/form-data (field `field`, at most `maxBytes`): the
+   * request then skips the JSON body and the handler receives `upload`. Documented under both media types.
+   */
+  upload?: UploadSpec;
   summary: string;
   description?: string;
   tags: string[];
@@ -120,6 +128,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The body text as received; parsed by the route (FastAPI-compatible JSON errors). */
     rawBody?: string;
+    /** The body bytes of a multipart/form-data request (routes declaring `upload` read their file from it). */
+    rawBuffer?: Buffer;
   }
 }
 
@@ -151,6 +161,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
       method: def.method,
       url: def.url,
       schema: openApiSchema(def),
+      ...(def.upload && { bodyLimit: def.upload.maxBytes }),
       handler: async (req, reply) => {
         const raw: RawRequest = {
           params: req.params as RawRequest["params"],
@@ -159,12 +170,14 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
           rawBody: req.rawBody,
           contentType: req.headers["content-type"],
         };
-        const decoded = def.body ? decodeBody(raw) : undefined;
+        const multipart = def.upload !== undefined && req.rawBuffer !== undefined;
+        const decoded = def.body && !multipart ? decodeBody(raw) : undefined;
         const ctx = def.auth === "none" ? null : await auth[def.auth](req, reply);
         if (def.scope && ctx?.kind === "apiKey" && !ctx.scopes.has(def.scope)) {
           throw new Forbidden(AUTH.missingScope(def.scope));
         }
-        const input = validateRequest(def, raw, decoded);
+        const input = validateRequest(multipart ? { ...def, body: undefined } : def, raw, decoded);
+        const upload = multipart ? await readUpload(req.rawBuffer!, raw.contentType!, def.upload!) : undefined;
         let project: ProjectScope | undefined;
         if (def.project === true) {
           const { project_id, org_id } = input.params as { project_id: string; org_id?: string };
@@ -182,7 +195,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
           if (!org) throw new NotFound(NOT_FOUND.organization);
         }
         reply.code(def.status ?? 200); // the handler may choose another success status
-        const result = await def.handler({ ...input, auth: ctx, project, org, req, reply } as never);
+        const result = await def.handler({ ...input, auth: ctx, project, org, upload, req, reply } as never);
         if (reply.sent) return reply;
         if (result === undefined) return reply.send();
         return result;
@@ -281,7 +294,7 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
     error(404, "The project_id query parameter names no project of the API key's reach (« Projet introuvable »)");
   if (declared[409]) error(409, `Conflict: ${declared[409]}`);
   if (def.body) {
-    error(413, "Body over the limit (1 MiB)");
+    error(413, `Body over the limit (${def.upload ? `${def.upload.maxBytes / 1024 / 1024} MiB` : "1 MiB"})`);
     error(415, "Content-Type that is not a media type");
   }
   if (params.length) error(414, "A path parameter over the length limit (200 characters)");
@@ -297,6 +310,7 @@ function openApiSchema(def: RouteDef) {
   const parts = { params: def.params, querystring: def.query, headers: def.headers, body: def.body };
   return {
     operationId: def.operationId,
+    ...(def.upload && { upload: def.upload }),
     summary: def.summary,
     ...(def.description ? { description: def.description } : {}),
     tags: def.tags,

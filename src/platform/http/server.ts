@@ -10,6 +10,7 @@ import type { HttpLimits } from "../../config.js";
 import type { ProjectResolver } from "../auth/context.js";
 import { BodyBudget } from "./body-budget.js";
 import { errorAnswer } from "./error-body.js";
+import { uploadBody, type UploadSpec } from "./multipart.js";
 import { tidyComponents } from "./openapi.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
 
@@ -90,6 +91,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     req.rawBody = body as string;
     done(null, undefined);
   });
+  // multipart/form-data is kept as bytes (an uploaded file is binary); routes that take no upload
+  // read it as text, as before.
+  app.addContentTypeParser("multipart/form-data", { parseAs: "buffer" }, (req, body, done) => {
+    req.rawBuffer = body as Buffer;
+    // Decoded only if read (a route without upload): a 5 MB upload is not copied into a string.
+    Object.defineProperty(req, "rawBody", { get: () => (body as Buffer).toString("utf8"), configurable: true });
+    done(null, undefined);
+  });
   // Schemas are Zod objects used for the OpenAPI document; validation happens in the route wrapper
   // and responses are built field by field by presenters.
   app.setValidatorCompiler(() => (data) => ({ value: data }));
@@ -127,7 +136,14 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
         },
       },
     },
-    transform: jsonSchemaTransform,
+    // A route taking an upload documents its body under application/json and multipart/form-data.
+    transform: (doc) => {
+      const upload = (doc.schema as { upload?: UploadSpec } | undefined)?.upload;
+      const out = jsonSchemaTransform(doc) as { schema: Record<string, unknown>; url: string };
+      if (!upload) return out;
+      const { upload: _, ...schema } = out.schema;
+      return { ...out, schema: { ...schema, body: uploadBody(schema.body, upload) } };
+    },
     transformObject: (doc) =>
       tidyComponents(jsonSchemaTransformObject(doc) as Parameters<typeof tidyComponents>[0]) as ReturnType<
         typeof jsonSchemaTransformObject

@@ -5,6 +5,7 @@ export * from "./vulns.js";
 export * from "./alerting.js";
 export * from "./matching.js";
 export * from "./cases.js";
+export * from "./reports.js";
 export * from "./eol.js";
 export * from "./stats.js";
 export * from "./urls.js";
