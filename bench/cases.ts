@@ -14,10 +14,10 @@ import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
 import { buildApp, createServices } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
-import { openDatabase, type Database } from "../src/platform/db/client.js";
+import type { Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
 import { addDays, parisDate, parisMidnight } from "../src/platform/paris.js";
-import { onEachDriver } from "./drivers.js";
+import { benchTables } from "./drivers.js";
 
 const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
 const CASES = 50_000;
@@ -172,17 +172,5 @@ async function benchDriver(database: Database): Promise<{ steps: Row[]; lat: Row
 }
 
 export async function benchCases(): Promise<void> {
-  const results = await onEachDriver("cases", async (t) => {
-    const database = await openDatabase({ databaseUrl: t.databaseUrl, dataDir: t.dataDir });
-    try {
-      return await benchDriver(database);
-    } finally {
-      await database.close();
-    }
-  });
-  for (const r of results) {
-    console.log(`\nCases — ${r.driver}`);
-    console.table(r.steps);
-    console.table(r.lat);
-  }
+  await benchTables("cases", "Cases", benchDriver);
 }

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { openDatabase, type Database } from "../src/platform/db/client.js";
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 
@@ -44,4 +45,27 @@ export async function onEachDriver<T>(name: string, run: (target: BenchTarget) =
     await admin.end().catch(() => undefined);
   }
   return out;
+}
+
+/**
+ * A benchmark over one opened database per driver (onEachDriver), closed after; prints each
+ * driver's tables under `title` (every array of rows the run returns, in order).
+ */
+export async function benchTables<T extends Record<string, unknown[]>>(
+  name: string,
+  title: string,
+  run: (database: Database) => Promise<T>,
+): Promise<void> {
+  const results = await onEachDriver(name, async (t) => {
+    const database = await openDatabase({ databaseUrl: t.databaseUrl, dataDir: t.dataDir });
+    try {
+      return await run(database);
+    } finally {
+      await database.close();
+    }
+  });
+  for (const { driver, ...tables } of results) {
+    console.log(`\n${title} — ${driver}`);
+    for (const rows of Object.values(tables)) console.table(rows);
+  }
 }

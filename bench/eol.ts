@@ -14,9 +14,9 @@ import { buildApp, createServices } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { importFeed } from "../src/feeds/import.js";
 import { cyclesOfItems } from "../src/modules/eol/eol.stack.js";
-import { openDatabase, type Database } from "../src/platform/db/client.js";
+import type { Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
-import { onEachDriver } from "./drivers.js";
+import { benchTables } from "./drivers.js";
 
 const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
 const ITEMS = 1000;
@@ -116,16 +116,5 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
 }
 
 export async function benchEol(): Promise<void> {
-  const results = await onEachDriver("eol", async (t) => {
-    const database = await openDatabase({ databaseUrl: t.databaseUrl, dataDir: t.dataDir });
-    try {
-      return await benchDriver(database);
-    } finally {
-      await database.close();
-    }
-  });
-  for (const r of results) {
-    console.log(`\nEnd of life — ${r.driver}`);
-    console.table(r.steps);
-  }
+  await benchTables("eol", "End of life", benchDriver);
 }

@@ -16,14 +16,14 @@ import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { buildApp, createServices } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
-import { openDatabase, type Database } from "../src/platform/db/client.js";
+import type { Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
 import { canonicalJson, sha256Hex } from "../src/modules/reports/reports.canonical.js";
 import { buildContent } from "../src/modules/reports/reports.content.js";
 import { renderPdf } from "../src/modules/reports/reports.pdf.js";
 import { realCveIds, sql } from "./cases.js";
-import { onEachDriver } from "./drivers.js";
+import { benchTables } from "./drivers.js";
 
 const ALERTS = 50_000;
 const CASES = 10_000;
@@ -273,16 +273,5 @@ async function benchDriver(database: Database): Promise<{ steps: Row[] }> {
 }
 
 export async function benchReports(): Promise<void> {
-  const results = await onEachDriver("reports", async (t) => {
-    const database = await openDatabase({ databaseUrl: t.databaseUrl, dataDir: t.dataDir });
-    try {
-      return await benchDriver(database);
-    } finally {
-      await database.close();
-    }
-  });
-  for (const r of results) {
-    console.log(`\nEvidence reports — ${r.driver}`);
-    console.table(r.steps);
-  }
+  await benchTables("reports", "Evidence reports", benchDriver);
 }
