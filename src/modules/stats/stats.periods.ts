@@ -24,11 +24,6 @@ const DAY_MS = 86_400_000;
 const utc = (day: string) => Date.parse(`${day}T00:00:00Z`);
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
-/** Whole days from `a` to `b` (calendar days). */
-export function daysBetween(a: string, b: string): number {
-  return Math.round((utc(b) - utc(a)) / DAY_MS);
-}
-
 /**
  * The period asked for, in Europe/Paris calendar days, both ends included: `from`/`to` as given;
  * a missing `to` is today in Paris; a missing `from` is 364 days before `to` (365 days in all);
@@ -113,14 +108,15 @@ export function periodsOf(p: Period, g: Granularity): { period: string; start: s
 }
 
 /**
- * Percentages of `total` with two decimals that add up to exactly 100 (largest remainder): the
- * hundredths left over by rounding down go to the largest remainders. All 0 when total is 0.
+ * Percentages of the counts' sum with two decimals that add up to exactly 100 (largest remainder):
+ * the hundredths left over by rounding down go to the largest remainders. All 0 when the sum is 0.
  */
-export function sharesOf(counts: number[], total: number): number[] {
+export function sharesOf(counts: number[]): number[] {
+  const total = counts.reduce((a, b) => a + b, 0);
   if (total <= 0) return counts.map(() => 0);
   const exact = counts.map((c) => (c * 10_000) / total);
   const floors = exact.map(Math.floor);
-  let left = Math.round(counts.reduce((a, b) => a + b, 0) === total ? 10_000 - floors.reduce((a, b) => a + b, 0) : 0);
+  let left = 10_000 - floors.reduce((a, b) => a + b, 0);
   const order = exact.map((e, i) => [e - floors[i]!, i] as const).sort((a, b) => b[0] - a[0] || a[1] - b[1]);
   for (const [, i] of order) {
     if (left <= 0) break;
@@ -132,9 +128,3 @@ export function sharesOf(counts: number[], total: number): number[] {
 
 /** A percentage with two decimals (not forced to add up: shares of a total some items share). */
 export const pct = (part: number, whole: number): number => (whole > 0 ? Math.round((part * 10_000) / whole) / 100 : 0);
-
-/** A figure rounded to `digits` decimals, null kept. */
-export const round = (x: number | null | undefined, digits: number): number | null =>
-  x === null || x === undefined ? null : Math.round(x * 10 ** digits) / 10 ** digits;
-
-export { parisDate };

@@ -12,8 +12,9 @@ import type { Axis, DelayMetric, Dimension, DistributionMetric, TopSort } from "
  */
 
 /*
- * Means are computed and rounded half up in numeric (cvss is a `real`: summed as such, 6.3 + 5.3 +
- * 4.4 + 6.1 fell just under 22.1 and its mean 5.525 rounded to 5.52): the figure shown is the exact one.
+ * Means, medians and p90 are rounded here, half up in numeric (cvss is a `real`: summed as such,
+ * 6.3 + 5.3 + 4.4 + 6.1 fell just under 22.1 and its mean 5.525 rounded to 5.52): the figure shown
+ * is the exact one.
  */
 
 /** Who is counted: a period of Paris days, and optionally the CVEs alerted in one project. */
@@ -226,12 +227,12 @@ export const statsRepository = {
       select (select count(*) from (${population}) f)::int as grand_total,
         (select count(*) from g where value is not null)::int as distinct_values,
         coalesce((select count from g where value is null), 0)::int as without_value,
-        coalesce((select json_agg(t) from (
+        coalesce((select json_agg(t order by rank) from (
           select value, label, count as total, critical, high, kev, poc, avg_cvss, avg_epss,
             row_number() over (order by ${sql.raw(TOP_ORDER[q.sort])}, value) as rank
           from g where value is not null order by rank limit ${q.limit}) t), '[]'::json) as items`,
     );
-    return { ...row!, items: [...row!.items].sort((a, b) => a.rank - b.rank) };
+    return row!;
   },
 
   async trend(
@@ -307,8 +308,8 @@ export const statsRepository = {
   /** Overall figures (start null) and, with a granularity, one row per period of the end day. */
   async delays(ex: Executor, s: Scope, metric: DelayMetric, granularity: Granularity | undefined): Promise<DelayFiguresRow[]> {
     const figures = sql`count(*)::int as count, round(avg(days), 1)::float8 as mean,
-      percentile_cont(0.5) within group (order by days)::float8 as median,
-      percentile_cont(0.9) within group (order by days)::float8 as p90, min(days)::int as min, max(days)::int as max`;
+      round(percentile_cont(0.5) within group (order by days)::numeric, 1)::float8 as median,
+      round(percentile_cont(0.9) within group (order by days)::numeric, 1)::float8 as p90, min(days)::int as min, max(days)::int as max`;
     return rowsOf(
       ex,
       granularity

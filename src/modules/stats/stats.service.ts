@@ -5,7 +5,7 @@ import { readVersionSum, VersionedCache } from "../../platform/db/versions.js";
 import { invalid } from "../../platform/errors.js";
 import { INVALID } from "../../platform/messages.js";
 import { alertsVersion, casesVersion } from "../../matching/matcher.js";
-import { type Granularity, pct, periodsOf, resolvePeriod, round, sharesOf, type Period } from "./stats.periods.js";
+import { type Granularity, pct, periodsOf, resolvePeriod, sharesOf, type Period } from "./stats.periods.js";
 import { labelOf, type Scope, statsRepository as repo } from "./stats.repository.js";
 import {
   type DelaysOut,
@@ -230,10 +230,7 @@ export class StatsService {
         grandTotal = [...counts.values()].reduce((a, r) => a + r.total, 0);
       }
       const rows = order.map(([key, label]) => ({ label, ...(counts.get(key) ?? { total: 0, with_poc: 0, kev: 0 }) }));
-      const shares = sharesOf(
-        rows.map((r) => r.total),
-        rows.reduce((a, r) => a + r.total, 0),
-      );
+      const shares = sharesOf(rows.map((r) => r.total));
       return {
         from: period.from,
         to: period.to,
@@ -261,8 +258,8 @@ export class StatsService {
       const figures = (r: (typeof rows)[number] | undefined) => ({
         count: r?.count ?? 0,
         mean: r?.mean ?? null,
-        median: round(r?.median, 1),
-        p90: round(r?.p90, 1),
+        median: r?.median ?? null,
+        p90: r?.p90 ?? null,
         min: r?.min ?? null,
         max: r?.max ?? null,
       });
