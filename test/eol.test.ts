@@ -288,15 +288,15 @@ describe("the eol-notices job (Paris days)", () => {
       {
         event: "eol.approaching",
         payload: expect.objectContaining({
-          product_id: "nginx",
           product: "nginx",
+          product_name: "nginx",
           cycle: "1.29",
           kind: "eol",
           date: "2026-05-13",
           days_left: 30,
         }),
       },
-      { event: "eol.reached", payload: expect.objectContaining({ product_id: "nginx", cycle: "1.29", kind: "eol", days_left: 0 }) },
+      { event: "eol.reached", payload: expect.objectContaining({ product: "nginx", cycle: "1.29", kind: "eol", days_left: 0 }) },
     ]);
     // Upstream moves the date: warned again for the new one.
     await importFeed(db, "eol", [nginxWithEol("2026-06-30")]);

@@ -215,7 +215,7 @@ export const eolNoticesRepository = {
       ev as (
         insert into outbox_events (org_id, project_id, event, payload)
         select n.org_id, n.project_id, case n.stage when 'reached' then 'eol.reached' else 'eol.approaching' end,
-          jsonb_build_object('notice_id', n.id, 'subscription_id', n.subscription_id, 'product_id', n.product_id, 'product', p.name,
+          jsonb_build_object('notice_id', n.id, 'subscription_id', n.subscription_id, 'product', n.product_id, 'product_name', p.name,
             'cycle', n.cycle, 'kind', n.kind, 'date', to_char(n.due_on, 'YYYY-MM-DD'), 'days_left', n.days_left)
         from n join eol_products p on p.id = n.product_id order by n.id)
       select n.stage, n.project_id from n`,

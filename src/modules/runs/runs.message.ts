@@ -19,7 +19,7 @@ function eolSubject(event: EventRow, lang: "fr" | "en"): string | null {
       : lang === "en"
         ? "end of life on"
         : "fin de vie le";
-  return `${str(p.product) ?? str(p.product_id)} ${str(p.cycle)} (${what} ${str(p.date)})`;
+  return `${str(p.product_name) ?? str(p.product)} ${str(p.cycle)} (${what} ${str(p.date)})`;
 }
 
 /**

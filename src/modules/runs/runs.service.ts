@@ -31,20 +31,11 @@ export type RunQueue = { execute(runIds: string[]): Promise<void>; dispatch(): P
 
 class LeaseLost extends Error {}
 
-/** Facts an event carries in its payload: the eol.* events (eol-notices job) name their product, cycle and days left. */
-function eventFacts(event: EventName, payload: Record<string, unknown>): Facts {
-  if (!event.startsWith("eol.")) return {};
-  return {
-    "eol.product": payload.product_id as string,
-    "eol.cycle": payload.cycle as string,
-    "eol.days_left": payload.days_left as number,
-  };
-}
-
 /**
  * The facts an event carries in its payload (url.*, eol.*): each key `k` of the payload is the
  * field `<namespace>.<k>` of the event's own namespace when the vocabulary has it (url.down's
- * `{url, status, consecutive_failures}` → url.url, url.status…). CVE and case facts are read
+ * `{url, status, consecutive_failures}` → url.url, url.status…; eol.reached's `{product, cycle,
+ * days_left}` → eol.product (the product id), eol.cycle…). CVE and case facts are read
  * from the database instead.
  */
 function payloadFacts(event: EventName, payload: Record<string, unknown> | null): Facts {
@@ -210,7 +201,6 @@ export class RunsService {
       "project.name": ctx.project_name,
       ...(alert && { "alert.palier": alert.palier, "alert.tags": alert.tags }),
       ...(kase && { "case.status": kase.status, "case.severity": kase.severity }),
-      ...eventFacts(event, e.payload),
     };
     const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };
     const controller = new AbortController();
