@@ -579,5 +579,13 @@ describe("the workflow action generate_report", () => {
     expect(list.items.every((r: Report) => r.report_type === "conformite_kev" && r.titre.startsWith("KEV compliance"))).toBe(true);
     const detail = (await w.call("GET", `/reports/${list.items[0].id}`)).json();
     expect(detail.history[0]).toMatchObject({ event: "created", actor: { type: "workflow", label: expect.stringContaining("Rapport") } });
+    // A retried run (same delivery id) finds the report it generated: no second report.
+    const project = { id: w.projectId, orgId: w.orgId };
+    const actor = { type: "workflow" as const, id: null, label: "Rapport rejoué" };
+    const params = { report_type: "conformite_kev" as const, language: "fr" as const, days: 30 };
+    const first = await t.services.reports.generateForWorkflow(project, params, actor, "delivery-replayed");
+    const again = await t.services.reports.generateForWorkflow(project, params, actor, "delivery-replayed");
+    expect(again.row.id).toBe(first.row.id);
+    expect((await w.call("GET", "/reports")).json().total).toBe(alerts.total + 1);
   });
 });

@@ -15,9 +15,9 @@ import { reportsData, type DelayStats, type Span } from "./reports.data.js";
  * pressing alerts and the first MAX_EXCEPTIONS exceptions (with their totals); the KEV report lists
  * every KEV CVE (at most the catalogue, ~1,500), the exceptions and inventory reports every row.
  */
-export const CONTENT_FORMAT = "vigie.preuve/1";
+const CONTENT_FORMAT = "vigie.preuve/1";
 export const TOP_ALERTS = 20;
-export const MAX_EXCEPTIONS = 50;
+const MAX_EXCEPTIONS = 50;
 export const PALIERS = ["P1", "P2", "P3", "P4"] as const;
 export const SEVERITY_ORDER = ["critical", "high", "medium", "low", "none", "unknown"] as const;
 
@@ -43,7 +43,7 @@ type Json = string | number | boolean | null | Json[] | { [k: string]: Json };
 export type Content = { [k: string]: Json };
 
 /** The span of instants of a period of Paris days. */
-export function spanOf(period: { from: string; to: string }): Span {
+function spanOf(period: { from: string; to: string }): Span {
   return { from: parisMidnight(period.from), to: parisMidnight(addDays(period.to, 1)) };
 }
 

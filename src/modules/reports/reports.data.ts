@@ -17,7 +17,7 @@ export interface Span {
 /** `col` is one of the report's projects (one for a project report, the organization's for an organization report). */
 const inProjects = (col: SQL, projects: string[]) => sql`${col} = any(${pgArray(projects)}::uuid[])`;
 const inSpan = (col: SQL, s: Span) => sql`${col} >= ${s.from.toISOString()}::timestamptz and ${col} < ${s.to.toISOString()}::timestamptz`;
-/** When a case was closed: its last move to corrige or non_concerne (null while it is not closed). */
+/** When a case reached its current status (its last move to it): for a closed case, when it was closed. */
 const CLOSED_AT = sql`(select max(h.created_at) from case_history h where h.case_id = c.id and h.to_status = c.status)`;
 const CLOSED = sql`c.status in ('corrige', 'non_concerne')`;
 const days = (a: SQL, b: SQL) => sql`extract(epoch from (${a} - ${b})) / 86400.0`;
@@ -234,8 +234,7 @@ export const reportsData = {
       ex,
       sql`select p.name as project, a.cve_id, coalesce(v.vendor, a.vendor) as vendor, coalesce(v.product, a.product) as product,
         v.kev->>'date_added' as date_added, v.kev->>'due_date' as due_date, c.status as case_status,
-        case when c.status in ('corrige', 'non_concerne', 'attenue') then
-          (select max(h.created_at) from case_history h where h.case_id = c.id and h.to_status = c.status) end as handled_at
+        case when c.status in ('corrige', 'non_concerne', 'attenue') then ${CLOSED_AT} end as handled_at
       from alerts a join cves v on v.cve_id = a.cve_id and v.is_kev join projects p on p.id = a.project_id
       left join cases c on c.project_id = a.project_id and c.cve_id = a.cve_id
       where ${inProjects(sql`a.project_id`, projects)} order by v.kev->>'due_date' nulls last, a.cve_id, p.name`,

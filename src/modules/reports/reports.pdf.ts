@@ -1,4 +1,3 @@
-import PDFDocument from "pdfkit";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -35,9 +34,13 @@ type Cell = string | number | boolean | null;
 const MARGIN = 50;
 const FOOTER = 36;
 
+/** PDFKit, loaded at the first report rather than when the server starts. */
+let pdfkit: Promise<typeof import("pdfkit")> | undefined;
+
 class Writer {
   readonly doc: PDFKit.PDFDocument;
   constructor(
+    PDFDocument: typeof import("pdfkit"),
     readonly l: Labels,
     readonly language: Language,
     meta: PdfMeta,
@@ -377,7 +380,8 @@ const SECTIONS: Record<ReportType, (w: Writer, c: Obj) => void> = {
 export async function renderPdf(content: Content, meta: PdfMeta): Promise<Buffer> {
   const c = content as Obj;
   const titre = obj(c.rapport).titre as string;
-  const w = new Writer(LABELS[meta.language], meta.language, meta, titre);
+  pdfkit ??= import("pdfkit").then((m) => m.default);
+  const w = new Writer(await pdfkit, LABELS[meta.language], meta.language, meta, titre);
   const l = w.l;
   w.doc.font("B").fontSize(16).text(titre, MARGIN).font("R").fontSize(9).moveDown(0.4);
   if (c.projet === null) {

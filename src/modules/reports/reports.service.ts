@@ -23,14 +23,14 @@ import {
 } from "./reports.schemas.js";
 
 /** The largest period of a project report, in days. */
-export const MAX_PERIOD_DAYS = 366;
+const MAX_PERIOD_DAYS = 366;
 /** The default period of a project report: the last 30 days, today included. */
-export const DEFAULT_PERIOD_DAYS = 30;
+const DEFAULT_PERIOD_DAYS = 30;
 /** Reports the sync job compares per round of queries (it reads them all, a page at a time). */
 const SYNC_BATCH = 500;
 
 /** A report as the API shows it: the row and its presented synchronisation state. */
-export interface ReportView {
+interface ReportView {
   row: ReportRow;
   state: SyncState;
 }
