@@ -52,14 +52,12 @@ export function isoDay(v: unknown): string | null {
 }
 
 function day(v: unknown): string | null {
-  if (v instanceof Date) return v.toISOString().slice(0, 10);
   if (v === null || v === undefined || v === "") return null;
   return isoDay(String(v));
 }
 
 function dateOrBool(v: unknown): DateOrBool {
   if (typeof v === "boolean") return v;
-  if (v instanceof Date) return v.toISOString().slice(0, 10);
   if (v === null || v === undefined || v === "") return null;
   return String(v);
 }

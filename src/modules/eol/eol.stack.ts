@@ -13,7 +13,7 @@ import { eolRepository as repo } from "./eol.repository.js";
 import type { StackItemEol } from "./eol.schemas.js";
 
 /** An item's lookup key and version (a leading `v` dropped), or null when it cannot name an endoflife.date cycle. */
-export function itemRef(itemType: string, value: string): { key: string; version: string } | null {
+function itemRef(itemType: string, value: string): { key: string; version: string } | null {
   const r = keyAndVersion(itemType, value);
   return r ? { key: r.key, version: r.version.trim().replace(/^v(?=\d)/i, "") } : null;
 }

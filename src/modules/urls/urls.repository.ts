@@ -4,13 +4,13 @@ import { monitoredUrls } from "../../platform/db/schema/index.js";
 import { rowsOf } from "../../platform/db/sql.js";
 
 export type UrlRow = typeof monitoredUrls.$inferSelect;
-export type NewUrl = Pick<
+type NewUrl = Pick<
   typeof monitoredUrls.$inferInsert,
   "url" | "label" | "isEnabled" | "scanIntervalHours" | "downAfter" | "certWarningDays"
 >;
 
 /** A URL taken for a scan. */
-export interface ClaimedUrl {
+interface ClaimedUrl {
   id: string;
   url: string;
 }

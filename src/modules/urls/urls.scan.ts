@@ -35,7 +35,6 @@ export interface ScanResult {
   } | null;
   technologies: Detected[];
   /** The page was longer than maxBodyBytes (detection read its beginning). */
-  truncated: boolean;
 }
 
 const TLS_ERRNO = /SSL|TLS|CERT|EPROTO|ERR_OSSL/;
@@ -103,7 +102,6 @@ export function createScanner(settings: ScanSettings, fingerprints: () => Finger
         durationMs: ms(),
         cert,
         technologies,
-        truncated: res.truncated,
       };
     } catch (err) {
       if (!(err instanceof OutboundError)) throw err;
@@ -115,7 +113,6 @@ export function createScanner(settings: ScanSettings, fingerprints: () => Finger
         durationMs: ms(),
         cert: null,
         technologies: [],
-        truncated: false,
       };
     }
   };

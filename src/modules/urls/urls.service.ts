@@ -26,7 +26,7 @@ export interface UrlSettings {
 export type ScanQueue = { scan(urlId: string): Promise<void> };
 
 /** What a run of the scan job did. */
-export interface ScanRunResult {
+interface ScanRunResult {
   scanned: number;
   /** Scans that could not be recorded (the database failed): taken again when their lease ends. */
   errors: number;
@@ -54,7 +54,7 @@ function daysLeft(expires: Date, now: Date): number {
 }
 
 /** A CPE 2.3 with its version attribute set (`*` → `2.4.58`); CPE special characters escaped. */
-export function versionedCpe(cpe: string, version: string): string | null {
+function versionedCpe(cpe: string, version: string): string | null {
   const parts = cpe.split(":");
   if (parts.length !== 13 || parts[0] !== "cpe" || parts[1] !== "2.3") return null;
   parts[5] = version.replace(/[^A-Za-z0-9._-]/g, (c) => `\\${c}`);
