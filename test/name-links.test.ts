@@ -53,15 +53,18 @@ describe("a CNA display name carrying its vendor meets the CPE-style item", () =
       origin: "cna",
       range: "[2.7.0, 2.7.2[",
     });
-    const late = await watching("Airflow late", [
-      { item_type: "product", value: "apache:airflow@2.7.1" },
-      { item_type: "cpe", value: "cpe:2.3:a:apache:airflow:2.8.1:*:*:*:*:*:*:*" },
-      { item_type: "product", value: "apache:airflow@2.8.2" },
-    ]);
-    expect([...(await late.byCve()).keys()].sort()).toEqual([
+    // One project each: alerts are one per project and CVE.
+    const late = async (value: string, item_type = "product") => [
+      ...(await (await watching(`Airflow ${value}`, [{ item_type, value }])).byCve()).keys(),
+    ];
+    expect((await late("apache:airflow@2.7.1")).sort()).toEqual([
       "apache:airflow@2.7.1 CVE-2023-45348",
+      "apache:airflow@2.7.1 CVE-2024-27906",
+    ]);
+    expect(await late("cpe:2.3:a:apache:airflow:2.8.1:*:*:*:*:*:*:*", "cpe")).toEqual([
       "cpe:2.3:a:apache:airflow:2.8.1:*:*:*:*:*:*:* CVE-2024-27906",
     ]);
+    expect(await late("apache:airflow@2.8.2")).toEqual([]);
   });
 
   it("a bare product follows a folded name only when it lost no vendor word; another vendor's product of that name is not it", async () => {

@@ -139,7 +139,8 @@ export function decideAffected(
   version: string | null,
   vendorAliases: string[] = [],
 ): MatchReason | null {
-  const mine = rows.filter((r) => comparable(r) && ofVendor(r, itemVendor, vendorAliases));
+  const ofVendor = vendorTest(itemVendor, vendorAliases);
+  const mine = rows.filter((r) => comparable(r) && ofVendor(r));
   if (!mine.length) return null;
   if (version === null || !isConcreteVersion(version)) {
     const hit = mine.find((r) => says(r, "affected")) ?? mine.find((r) => r.default_status === "affected");
@@ -169,12 +170,20 @@ export function decideAffected(
 /**
  * Whether a row is the item's vendor's: the same once squashed, a learned other name of it
  * (equivalences.ts: "oracle" = "oracle_corporation"), a name holding its words ("apache" in
- * "Apache Software Foundation", names.ts vendorWithin), or a row naming no vendor.
+ * "Apache Software Foundation", names.ts vendorWithin), or a row naming no vendor. Each row vendor
+ * is judged once per call (a CVE lists hundreds of rows of a few vendors).
  */
-function ofVendor(r: AffectedRow, itemVendor: string | null, vendorAliases: string[]): boolean {
-  if (itemVendor === null || !namedVendor(r)) return true;
-  const row = squash(r.vendor_norm);
-  return row === squash(itemVendor) || vendorAliases.some((v) => squash(v) === row) || vendorWithin(itemVendor, r.vendor_norm);
+function vendorTest(itemVendor: string | null, vendorAliases: string[]): (r: AffectedRow) => boolean {
+  if (itemVendor === null) return () => true;
+  const keys = new Set([itemVendor, ...vendorAliases].map(squash));
+  const seen = new Map<string, boolean>();
+  return (r) => {
+    if (!namedVendor(r)) return true;
+    const vendor = r.vendor_norm!;
+    let ok = seen.get(vendor);
+    if (ok === undefined) seen.set(vendor, (ok = keys.has(squash(vendor)) || vendorWithin(itemVendor, vendor)));
+    return ok;
+  };
 }
 
 /**
