@@ -42,6 +42,7 @@ const tally = {
   changesRecords: 0,
   changesInside: 0,
   changesInsideRecords: 0,
+  changesRuns: 0,
   changesExamples: [] as string[],
   updateBounds: 0,
   updateRecords: 0,
@@ -150,6 +151,8 @@ function versionShapes(cveId: string, containers: Obj[]): void {
         const rows = entryRows(cveId, "cna", { ...e, versions: [v] });
         if (rows.length > 1) {
           inside++;
+          // A run of changes to one status, read per release line (see backports in cve5.ts).
+          if (new Set(objs(v.changes).map((c) => c.status)).size === 1 && v.changes.length > 1) tally.changesRuns++;
           if (tally.changesExamples.length < 12) tally.changesExamples.push(`${cveId} ${String(e.product)}`);
         }
       }
@@ -234,6 +237,7 @@ console.log(
         records: tally.changesRecords,
         items_changing_inside_range: tally.changesInside,
         records_changing_inside_range: tally.changesInsideRecords,
+        items_with_a_run_of_one_status: tally.changesRuns,
         examples: tally.changesExamples,
       },
       updates: {
