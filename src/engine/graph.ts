@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { REPORT_TYPES } from "../platform/db/schema/reports.js";
-import { validate, valueError, type Loc, type PydanticError } from "../platform/http/pydantic.js";
+import { validate, valueError, type Loc, type PydanticError } from "../platform/pydantic/validate.js";
 import {
   ACTIONS,
   EVENTS,
