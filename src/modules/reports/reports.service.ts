@@ -8,6 +8,7 @@ import { Conflict, Forbidden, invalid, NotFound } from "../../platform/errors.js
 import { AUTH, CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { addDays, parisDate } from "../../platform/paris.js";
 import { neutralise } from "../cases/cases.export.js";
+import { projectsRead } from "../projects/projects.read.js";
 import { canonicalJson, instant, sha256Hex } from "./reports.canonical.js";
 import { asOf, buildContent, tableOf, type Content, type Language } from "./reports.content.js";
 import { reportsData } from "./reports.data.js";
@@ -78,7 +79,7 @@ function titleOf(type: ReportType, language: Language, project: string, period: 
  * `perimee`: the sync job regenerates it.
  */
 async function sourcesOf(ex: Executor, reports: ReportRow[], today: string): Promise<Map<string, Record<string, string | number>>> {
-  const orgs = await repo.orgProjects(
+  const orgs = await projectsRead.idsByOrg(
     ex,
     reports.filter((r) => r.project_id === null).map((r) => r.org_id),
   );
