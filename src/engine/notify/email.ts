@@ -102,7 +102,7 @@ export function notifyEmail(deps: EmailDeps): ActionHandler {
         const e = err as SmtpError;
         const hint = certificateRefused(e)
           ? " (certificat du serveur refusé : VIGIE_SMTP_CA_FILE pour une autorité interne ou un certificat auto-signé)"
-          : e.code === "ETLS"
+          : e.code === "ETLS" && deps.startTls === "required"
             ? " (STARTTLS refusé par le serveur, exigé par VIGIE_SMTP_STARTTLS=required)"
             : "";
         const why = `envoi SMTP impossible : ${e.response ?? e.message}${hint}`;
