@@ -117,6 +117,8 @@ export interface ServiceOptions {
   notify?: Pick<ActionHandlers, NotifyActionName>;
   /** Addresses the URL scans may reach whatever the SSRF guard says (tests: their local servers). */
   scanAllowAddresses?: readonly string[];
+  /** The process's logger: failed notification attempts are logged to it at warn. */
+  logger?: Pick<Logger, "warn">;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -138,7 +140,7 @@ export function createServices(database: Database, config: Config, options: Serv
   const handlers: ActionHandlers = {
     ...dataActions({ cases, tags, alerts, reports }),
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
-    ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify)),
+    ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify, { log: options.logger })),
   };
   // Runs (and dry runs) evaluate workflows on the merged CVE record (every field unknown when Vigie holds none).
   const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id), workflows, config.runs);
@@ -196,7 +198,7 @@ export async function buildApp(opts: {
   services?: Services;
 }): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, database, logger } = opts;
-  const services = opts.services ?? createServices(database, config);
+  const services = opts.services ?? createServices(database, config, { logger });
   const apiKey = async (req: FastifyRequest) => {
     const { ctx, quota } = await services.authenticator.authenticate(req.headers.authorization);
     req.rateQuota = quota;
