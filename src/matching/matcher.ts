@@ -8,7 +8,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
-import { bumpVersions } from "../platform/db/versions.js";
+import { alertsVersion, bumpVersions, casesVersion } from "../platform/db/versions.js";
 import { palier } from "./priority.js";
 import { vendorEquivalents } from "./equivalences.js";
 import { linkedToPackage, packageKey, packageLinks, type PackageLinks } from "./packages.js";
@@ -91,7 +91,7 @@ const PRODUCT_ROWS = sql`a.version_type is distinct from 'git' and (i.match_vend
 /*
  * A display name of a CNA, an ADP or KEV that folds to the item's product once its vendor's leading
  * words are dropped (names.ts productCore: "Apache Airflow" → airflow, "FortiClientEMS" →
- * forticlientems), through the two expression indexes of migration 0024. Only a row naming its
+ * forticlientems), through the two expression indexes of migration 0025. Only a row naming its
  * vendor: a folded name is a weaker link than the exact one that a row naming no vendor needs (WPScan's
  * vendor-less "my-calendar" plugin is not Mike Spice's my_calendar). An item that names no vendor
  * follows only a name that lost no word: "Versa Director" is not every vendor's "director".
@@ -221,12 +221,6 @@ async function decideWith(ex: Executor, candidates: Candidate[]): Promise<Hit[]>
   const names = await vendorEquivalents(ex, vendors);
   return decide(candidates, names, await packageLinks(ex, keys, products));
 }
-
-/** The data version of a project's alerts (cached list counts hold while it does not change). */
-export const alertsVersion = (projectId: string) => `alerts:${projectId}`;
-
-/** The data version of a project's cases (their list counts are cached under it). */
-export const casesVersion = (projectId: string) => `cases:${projectId}`;
 
 /**
  * Cases follow their CVE's severity unless it was set by hand; a case opened before Vigie knew its
