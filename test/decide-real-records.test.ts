@@ -67,9 +67,11 @@ describe("version expressions read as ranges (real records)", () => {
     expect(decideAffected(real("CVE-2017-10159"), "oracle_corporation", "13.0")).toBeNull();
   });
 
-  it("the item's vendor meets the CNA's display name through a learned equivalence (oracle = oracle_corporation)", () => {
-    expect(decideAffected(real("CVE-2017-10159"), "oracle", "12.1.2")).toBeNull();
-    expect(decideAffected(real("CVE-2017-10159"), "oracle", "12.1.2", ["oracle_corporation"])).toMatchObject({
+  it("the item's vendor meets the CNA's display name: its words within it (oracle in Oracle Corporation), or a learned equivalence", () => {
+    expect(decideAffected(real("CVE-2017-10159"), "oracle", "12.1.2")).toMatchObject({ rule: "version_range", range: "[12, 13[" });
+    expect(decideAffected(real("CVE-2017-10159"), "orcl", "12.1.2")).toBeNull();
+    expect(decideAffected(real("CVE-2017-10159"), "oracle_america", "12.1.2")).toBeNull();
+    expect(decideAffected(real("CVE-2017-10159"), "orcl", "12.1.2", ["oracle_corporation"])).toMatchObject({
       rule: "version_range",
       range: "[12, 13[",
     });

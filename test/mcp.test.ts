@@ -146,7 +146,7 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
     expect(Object.keys(byName.get_workflow!.inputSchema.properties!)).toEqual(["project_id", "org_id", "workflow_id"]);
     expect(byName.list_alerts!.inputSchema.required).toEqual(["project_id"]);
     expect(Object.keys(byName.list_alerts!.inputSchema.properties!)).toEqual(
-      expect.arrayContaining(["project_id", "is_read", "severity", "is_kev", "q", "sort", "page", "page_size"]),
+      expect.arrayContaining(["project_id", "is_read", "severity", "is_kev", "q", "rule", "sort", "page", "page_size"]),
     );
     expect(byName.get_case!.inputSchema.required).toEqual(["project_id", "cve_id"]);
     expect(byName.get_workflow!.outputSchema!.required).toEqual(expect.arrayContaining(["id", "graph", "version"]));
@@ -220,6 +220,16 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
     expect(kev).toEqual(await rest("/alerts?is_kev=true&severity=critical&sort=cvss"));
     expect(kev.total).toBeGreaterThan(0);
     expect(kev.total).toBeLessThan(all.total);
+    // The rule that raised them: PAN-OS 10.2.5 within CVE-2024-3400's range, not a version KEV alone names.
+    const ranged = ok(await client.callTool({ name: "list_alerts", arguments: { project_id: a.projectId, rule: ["version_range"] } })) as {
+      items: { cve_id: string; correspondance: { rule: string } }[];
+    };
+    expect(ranged).toEqual(await rest("/alerts?rule=version_range"));
+    expect(ranged.items.map((x) => x.cve_id)).toContain("CVE-2024-3400");
+    expect(new Set(ranged.items.map((x) => x.correspondance.rule))).toEqual(new Set(["version_range"]));
+    expect(toolError(await client.callTool({ name: "list_alerts", arguments: { project_id: a.projectId, rule: ["exact"] } }))).toContain(
+      "rule",
+    );
 
     const search = ok(await client.callTool({ name: "search_cves", arguments: { q: "django", page_size: 5 } })) as { total: number };
     const restSearch = await t.app.inject({ method: "GET", url: "/api/v1/cves?q=django&page_size=5", headers: bearer(a.readKey) });

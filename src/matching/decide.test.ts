@@ -133,12 +133,18 @@ describe("a versioned package against CPE data naming its product", () => {
   const nvd = { origin: "nvd", vendor: "djangoproject", product: "django", vendor_norm: "djangoproject" };
   const rows = [row({ ...nvd, version_from: "3.1", version_to: "3.1.13" }), row({ ...nvd, version_from: "3.2", version_to: "3.2.5" })];
 
-  it("only version ranges count, whatever the vendor", () => {
-    expect(decidePackageCpe(rows, "3.2.4")).toMatchObject({ rule: "version_range", origin: "nvd", range: "[3.2, 3.2.5[" });
-    expect(decidePackageCpe(rows, "3.2.5")).toBeNull();
-    expect(decidePackageCpe(rows, null)).toBeNull();
+  const linked = () => true;
+
+  it("only version ranges count", () => {
+    expect(decidePackageCpe(rows, "3.2.4", linked)).toMatchObject({ rule: "version_range", origin: "nvd", range: "[3.2, 3.2.5[" });
+    expect(decidePackageCpe(rows, "3.2.5", linked)).toBeNull();
+    expect(decidePackageCpe(rows, null, linked)).toBeNull();
     // CVE-2023-36053's ADP entry: djangoproject:django, every version — too weak a link for a package.
-    expect(decidePackageCpe([row({ ...nvd, origin: "adp" }), row({ ...nvd, origin: "cna" })], "4.2.1")).toBeNull();
+    expect(decidePackageCpe([row({ ...nvd, origin: "adp" }), row({ ...nvd, origin: "cna" })], "4.2.1", linked)).toBeNull();
+  });
+
+  it("only the rows linked to the package count", () => {
+    expect(decidePackageCpe(rows, "3.2.4", () => false)).toBeNull();
   });
 });
 

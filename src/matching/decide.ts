@@ -20,13 +20,15 @@
 import type { AffectedEntry } from "./affected.js";
 import { osvAffects, osvIntervals, type OsvEvent } from "./osv-range.js";
 import { parseCpe } from "./cpe.js";
-import { vendorKey } from "./names.js";
+import { vendorKey, vendorWithin } from "./names.js";
 import { compareVersions, inRange, isConcreteVersion } from "./version.js";
 
 /** A stored cve_affected row (see AffectedEntry), as the candidate query reads it. */
 export interface AffectedRow extends Omit<AffectedEntry, "origin" | "vulnerable"> {
   origin: string;
   vendor_norm: string | null;
+  /** As stored; read by the package links (packages.ts). */
+  product_norm?: string | null;
   vulnerable: boolean;
 }
 
@@ -38,9 +40,21 @@ export interface OsvPackageRow {
   versions: string[];
 }
 
+/** The rules an alert can be raised by (its `correspondance.rule`; the alert list filters on them). */
+export const MATCH_RULES = [
+  "version_range",
+  "all_versions",
+  "default_status",
+  "unversioned",
+  "osv_range",
+  "vendor",
+  "keyword",
+  "cve",
+] as const;
+
 /** Why an alert was raised: shown in the alert's `source`, kept whole in its `match`. */
 export interface MatchReason {
-  rule: "version_range" | "all_versions" | "default_status" | "unversioned" | "osv_range" | "vendor" | "keyword" | "cve";
+  rule: (typeof MATCH_RULES)[number];
   version: string | null;
   range: string | null;
   origin: string | null;
@@ -151,11 +165,8 @@ export function decideAffected(
   version: string | null,
   vendorAliases: string[] = [],
 ): MatchReason | null {
-  // The item's vendor under its learned other names too (equivalences.ts: "oracle" = "oracle_corporation").
-  const vendors = new Set([itemVendor, ...vendorAliases].map(squash));
-  const mine = cnaDecides(
-    rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || vendors.has(squash(r.vendor_norm)))),
-  );
+  const ofVendor = vendorTest(itemVendor, vendorAliases);
+  const mine = cnaDecides(rows.filter((r) => comparable(r) && ofVendor(r)));
   if (!mine.length) return null;
   if (version === null || !isConcreteVersion(version)) {
     const hit = mine.find((r) => says(r, "affected")) ?? mine.find((r) => r.default_status === "affected");
@@ -179,19 +190,55 @@ export function decideAffected(
   const statesAffected = new Set(mine.filter((r) => says(r, "affected") && bounded(r) && r.version_from !== r.version_to).map(entry));
   const def = mine.find((r) => r.default_status === "affected" && !statesAffected.has(entry(r)));
   if (def) return reason("default_status", def, version, null);
-  // KEV says the product is exploited, not which versions: with no range from any source, the item
-  // is told, its version unchecked (a range from another source that excludes it decides above).
-  const kev = mine.find((r) => r.origin === "kev" && says(r, "affected"));
-  if (kev && !mine.some(bounded)) return reason("unversioned", kev, version, null);
-  return null;
+  return unverifiable(mine, version);
 }
 
 /**
- * A versioned package against CPE data naming its product: only version ranges count (whatever the
- * vendor; a bare "every version" statement about a product of that name is too weak a link).
+ * Whether a row is the item's vendor's: the same once squashed, a learned other name of it
+ * (equivalences.ts: "oracle" = "oracle_corporation"), a name holding its words ("apache" in
+ * "Apache Software Foundation", names.ts vendorWithin), or a row naming no vendor. Each row vendor
+ * is judged once per call (a CVE lists hundreds of rows of a few vendors).
  */
-export function decidePackageCpe(rows: AffectedRow[], version: string | null): MatchReason | null {
-  return version === null ? null : decideAffected(rows.filter(bounded), null, version);
+function vendorTest(itemVendor: string | null, vendorAliases: string[]): (r: AffectedRow) => boolean {
+  if (itemVendor === null) return () => true;
+  const keys = new Set([itemVendor, ...vendorAliases].map(squash));
+  const seen = new Map<string, boolean>();
+  return (r) => {
+    if (!namedVendor(r)) return true;
+    const vendor = r.vendor_norm!;
+    let ok = seen.get(vendor);
+    if (ok === undefined) {
+      ok = keys.has(squash(vendor)) || vendorWithin(itemVendor, vendor);
+      seen.set(vendor, ok);
+    }
+    return ok;
+  };
+}
+
+/**
+ * KEV says the product is exploited, not which versions: the item is told, its version unchecked,
+ * only when no source gives a range for the product under any name linked to the item's (its own,
+ * a learned equivalent, a display name folded: `rows` hold them all); a range that excludes the
+ * version (FortiClientEMS [7.0.1, 7.0.10] for FortiClient EMS 7.2.4) is a statement, not a gap.
+ */
+function unverifiable(rows: AffectedRow[], version: string): MatchReason | null {
+  const kev = rows.find((r) => r.origin === "kev" && says(r, "affected"));
+  return kev && !rows.some(bounded) ? reason("unversioned", kev, version, null) : null;
+}
+
+/**
+ * A versioned package against CPE data naming its product: only version ranges count, of the rows
+ * `linked` says are the package's (packages.ts: evidence of the same ecosystem, never the bare name;
+ * a bare "every version" statement about a product of that name is too weak a link).
+ */
+export function decidePackageCpe(rows: AffectedRow[], version: string | null, linked: (r: AffectedRow) => boolean): MatchReason | null {
+  return version === null
+    ? null
+    : decideAffected(
+        rows.filter((r) => bounded(r) && linked(r)),
+        null,
+        version,
+      );
 }
 
 /** A vendor item: any product of the vendor said to be affected. */

@@ -148,7 +148,8 @@ function purlKeys(value: string): ItemKeys {
   const name = type === "maven" && segments.length >= 2 ? `${segments.slice(0, -1).join(".")}:${segments.at(-1)}` : segments.join("/");
   // CPE data names a package's product by its last name (gin, django, smallvec); a scoped npm
   // package (@angular/core) has no such name, and without a version CPE ranges tell nothing.
-  const last = segments.at(-1)!;
+  // A Go module's major version suffix is no name (github.com/containerd/containerd/v2 is containerd).
+  const last = (type === "golang" && segments.length > 1 && /^v\d+$/.test(segments.at(-1)!) ? segments.at(-2) : segments.at(-1))!;
   const cpeProduct = version && !(type === "npm" && segments.length > 1) ? normalizeName(last) : null;
   return {
     ...NONE,

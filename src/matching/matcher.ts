@@ -11,6 +11,7 @@ import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { alertsVersion, bumpVersions, casesVersion } from "../platform/db/versions.js";
 import { palier } from "./priority.js";
 import { vendorEquivalents } from "./equivalences.js";
+import { linkedToPackage, packageKey, packageLinks, type PackageLinks } from "./packages.js";
 import {
   decideAffected,
   decideOsv,
@@ -33,6 +34,8 @@ interface Candidate {
   min_severity: string | null;
   match_vendor: string | null;
   match_version: string | null;
+  match_ecosystem: string | null;
+  match_product: string | null;
   cve_id: string;
   state: string;
   severity: string;
@@ -61,13 +64,14 @@ interface Hit {
   match: MatchReason & { item_id: string; item_type: string; value: string };
 }
 
-const AFFECTED_JSON = sql`json_agg(json_build_object('origin', a.origin, 'vendor', a.vendor, 'product', a.product, 'vendor_norm', a.vendor_norm,
+const AFFECTED_JSON = sql`json_agg(json_build_object('origin', a.origin, 'vendor', a.vendor, 'product', a.product, 'vendor_norm', a.vendor_norm, 'product_norm', a.product_norm,
   'cpe', a.cpe, 'version_from', a.version_from, 'version_from_inclusive', a.version_from_inclusive, 'version_to', a.version_to,
   'version_to_inclusive', a.version_to_inclusive, 'version_status', a.version_status, 'version_type', a.version_type,
   'default_status', a.default_status, 'vulnerable', a.vulnerable))`;
 const PACKAGE_JSON = sql`json_agg(json_build_object('advisory', pv.id, 'ecosystem', pkg->>'ecosystem', 'name', pkg->>'name',
   'ranges', coalesce(pkg->'ranges', '[]'::jsonb), 'versions', coalesce(pkg->'versions', '[]'::jsonb)))`;
-const ITEM_COLS = sql`i.id as item_id, i.project_id, p.org_id, i.item_type, i.value, i.min_severity, i.match_vendor, i.match_version`;
+const ITEM_COLS = sql`i.id as item_id, i.project_id, p.org_id, i.item_type, i.value, i.min_severity, i.match_vendor, i.match_version,
+  i.match_ecosystem, i.match_product`;
 const CVE_COLS = sql`c.cve_id, c.state, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss`;
 const GROUP = sql`group by i.id, p.org_id, c.cve_id, e.epss`;
 
@@ -75,14 +79,26 @@ const GROUP = sql`group by i.id, p.org_id, c.cve_id, e.epss`;
  * The affected rows each item type's decision reads (decide.ts), and only those: a row it would drop
  * is neither fetched, sorted nor aggregated. decideAffected reads the rows of the item's vendor
  * (squashed: vigie_vendor_key is vendorKey, checked equal on every vendor name of the corpus; or a
- * learned equivalent of it) or of no vendor, never a git commit range; decidePackageCpe the bounded,
+ * learned equivalent of it, or a name holding its words: names.ts vendorWithin) or of no vendor, never a git commit range; decidePackageCpe the bounded,
  * non-git rows of a versioned package; decideVendor the affected rows. A product named by several
  * vendors (linux: debian's, the kernel's) or reached through an equivalence (linux_kernel's 94,784
  * NVD rows) brought every vendor's rows: 1,000 projects x 20 items, 560k candidate rows -> 148k.
  */
 const PRODUCT_ROWS = sql`a.version_type is distinct from 'git' and (i.match_vendor is null or a.vendor_norm is null
   or a.vendor_norm in ('n/a', '') or a.vendor_norm = i.match_vendor or vigie_vendor_key(a.vendor_norm) = vigie_vendor_key(i.match_vendor)
-  or (i.match_vendor, vigie_vendor_key(a.vendor_norm)) in (select name, vigie_vendor_key(equivalent) from name_equivalences where kind = 'vendor'))`;
+  or (i.match_vendor, vigie_vendor_key(a.vendor_norm)) in (select name, vigie_vendor_key(equivalent) from name_equivalences where kind = 'vendor')
+  or (vigie_name_words(i.match_vendor) <@ vigie_name_words(a.vendor_norm) and vigie_name_words(i.match_vendor) <> '{}'))`;
+/*
+ * A display name of a CNA, an ADP or KEV that folds to the item's product once its vendor's leading
+ * words are dropped (names.ts productCore: "Apache Airflow" → airflow, "FortiClientEMS" →
+ * forticlientems), through the two expression indexes of migration 0025. Only a row naming its
+ * vendor: a folded name is a weaker link than the exact one that a row naming no vendor needs (WPScan's
+ * vendor-less "my-calendar" plugin is not Mike Spice's my_calendar). An item that names no vendor
+ * follows only a name that lost no word: "Versa Director" is not every vendor's "director".
+ */
+const CORE_ROWS = sql`a.origin in ('cna', 'adp', 'kev') and i.match_product <> a.product_norm and a.vendor_norm not in ('n/a', '')
+  and vigie_vendor_key(i.match_product) = vigie_product_core(a.vendor_norm, a.product_norm)
+  and (i.match_vendor is not null or vigie_product_core(a.vendor_norm, a.product_norm) = vigie_vendor_key(a.product_norm))`;
 const PACKAGE_CPE_ROWS = sql`i.match_version is not null and a.version_type is distinct from 'git' and (a.version_from is not null or a.version_to is not null)`;
 const VENDOR_ROWS = sql`a.version_status = 'affected' and a.vulnerable`;
 
@@ -118,6 +134,7 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean, affected: SQL =
     byAffected(sql`i.item_type = 'vendor' and i.match_vendor = a.vendor_norm and ${VENDOR_ROWS}`),
     byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = a.product_norm and ${PACKAGE_CPE_ROWS}`),
     byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = q.equivalent and ${PRODUCT_ROWS}`, "product"),
+    byAffected(sql`i.item_type in ('cpe', 'product') and ${CORE_ROWS} and ${PRODUCT_ROWS}`),
     byAffected(sql`i.item_type = 'vendor' and i.match_vendor = q.equivalent and ${VENDOR_ROWS}`, "vendor"),
     byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = q.equivalent and ${PACKAGE_CPE_ROWS}`, "product"),
     byPackage(sql`c.cve_id = any(pv.aliases) and pv.aliases @> array[c.cve_id]`),
@@ -158,13 +175,15 @@ function mergeByItem(candidates: Candidate[]): Candidate[] {
 }
 
 /** The real hits among candidates, one per (project, CVE): the most precise reason wins. */
-function decide(candidates: Candidate[], vendorNames: Map<string, string[]>): Hit[] {
+function decide(candidates: Candidate[], vendorNames: Map<string, string[]>, links: PackageLinks): Hit[] {
   const best = new Map<string, Hit>();
   for (const c of mergeByItem(candidates)) {
     if (c.state === "REJECTED" || !meetsSeverity(c.severity, c.min_severity)) continue;
     let reason: MatchReason | null;
     if (c.item_type === "purl")
-      reason = c.packages ? decideOsv(c.packages, c.match_version) : decidePackageCpe(c.rows ?? [], c.match_version);
+      reason = c.packages
+        ? decideOsv(c.packages, c.match_version)
+        : decidePackageCpe(c.rows ?? [], c.match_version, (r) => linkedToPackage(r, c.match_ecosystem!, c.match_product!, links));
     else if (c.item_type === "vendor") reason = decideVendor(c.rows ?? []);
     else if (c.item_type === "keyword" || c.item_type === "cve") {
       reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };
@@ -193,10 +212,14 @@ function decide(candidates: Candidate[], vendorNames: Map<string, string[]>): Hi
   return [...best.values()];
 }
 
-/** decide() with the learned vendor equivalents of the candidates' items (one query). */
+/** decide() with the learned vendor equivalents of the candidates' items and their packages' CPE links (a query each). */
 async function decideWith(ex: Executor, candidates: Candidate[]): Promise<Hit[]> {
   const vendors = [...new Set(candidates.filter((c) => c.rows && c.match_vendor).map((c) => c.match_vendor!))];
-  return decide(candidates, await vendorEquivalents(ex, vendors));
+  const viaCpe = candidates.filter((c) => c.item_type === "purl" && c.rows);
+  const keys = [...new Set(viaCpe.map((c) => packageKey(c.match_ecosystem!, c.match_product!)))];
+  const products = [...new Set(viaCpe.flatMap((c) => c.rows!.map((r) => r.product_norm ?? "")))];
+  const names = await vendorEquivalents(ex, vendors);
+  return decide(candidates, names, await packageLinks(ex, keys, products));
 }
 
 /**

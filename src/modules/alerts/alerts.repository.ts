@@ -54,6 +54,13 @@ function filters(projectId: string, q: AlertListQuery): SQL[] {
   if (q.is_kev !== undefined) where.push(sql`a.is_kev = ${q.is_kev}`);
   if (q.has_poc !== undefined) where.push(sql`a.has_poc = ${q.has_poc}`);
   if (q.min_epss !== undefined) where.push(sql`a.epss >= ${q.min_epss}`);
+  if (q.rule?.length)
+    where.push(
+      sql`a.match->>'rule' in (${sql.join(
+        q.rule.map((r) => sql`${r}`),
+        sql`, `,
+      )})`,
+    );
   if (q.tag) {
     where.push(sql`exists (select 1 from alert_tags at join tags t on t.id = at.tag_id where at.alert_id = a.id
       and (t.id::text = ${q.tag.toLowerCase()} or lower(t.name) = lower(${q.tag})))`);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PAGING } from "../../platform/http/paging.js";
+import { MATCH_RULES } from "../../matching/decide.js";
 import { SEVERITY_VALUES } from "../cves/cves.schemas.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagBrief } from "../tags/tags.schemas.js";
@@ -50,6 +51,12 @@ export const AlertListQuery = z.object({
   q: z.string().min(1).max(200).optional().describe("CVE id, words of the description, vendor or product"),
   tag: z.string().min(1).max(100).optional().describe("A tag id or name"),
   min_epss: z.number().min(0).max(1).optional(),
+  rule: z
+    .array(z.enum(MATCH_RULES))
+    .optional()
+    .describe(
+      "Repeatable: the rule that raised the alert (correspondance.rule), e.g. unversioned for the versions KEV alone could not check",
+    ),
   sort: z.enum(ALERT_SORTS).default("-triggered_at"),
   ...PAGING,
 });

@@ -96,6 +96,8 @@ export const stackItems = pgTable(
     index("stack_items_purl_idx").on(t.matchEcosystem, t.matchProduct).where(sql`${t.itemType} = 'purl'`),
     // A CVE's affected products → purl items by their CPE-style product name.
     index("stack_items_purl_cpe_idx").on(t.matchCpeProduct).where(sql`${t.itemType} = 'purl'`),
+    // A CVE's display names, folded (vigie_product_core) → product and cpe items by their product folded.
+    index("stack_items_product_key_idx").on(sql`vigie_vendor_key(${t.matchProduct})`).where(sql`${t.itemType} in ('cpe', 'product')`),
     index("stack_items_cve_idx").on(t.matchCve).where(sql`${t.itemType} = 'cve'`),
     // A CVE's words → keyword items by their longest word (then every word is checked): a GIN
     // "contained by" probe would read the items of every common word of the description.

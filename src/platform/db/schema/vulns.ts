@@ -136,6 +136,12 @@ export const cveAffected = pgTable(
     index("cve_affected_product_idx").on(t.vendorNorm, t.productNorm),
     // A new product or cpe stack item finds the CVEs that name its product, whatever the vendor's spelling.
     index("cve_affected_product_only_idx").on(t.productNorm),
+    // A product item finds the display names of CNAs, ADPs and KEV that carry their vendor's words or
+    // another spelling ("Apache Airflow" → airflow, "FortiClientEMS" → forticlientems): matcher.ts,
+    // names.ts productCore = SQL vigie_product_core (migration 0025).
+    index("cve_affected_product_core_idx")
+      .on(sql`vigie_product_core(${t.vendorNorm}, ${t.productNorm})`)
+      .where(sql`${t.origin} in ('cna', 'adp', 'kev')`),
   ],
 );
 
