@@ -7,6 +7,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
+import { insertEvents, writeEvents, type OutboxEvent } from "../events/outbox.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { bumpVersions } from "../platform/db/versions.js";
 import { palier } from "./priority.js";
@@ -237,11 +238,24 @@ async function raise(ex: Executor, hits: Hit[]): Promise<number> {
       select org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id from h
       on conflict (project_id, cve_id) do nothing
       returning id, org_id, project_id, cve_id, severity, is_kev, has_poc, palier, source, match),
-    ev as (
-      insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
-      select org_id, project_id, 'cve.new_match', cve_id, id,
-        jsonb_build_object('alert_id', id, 'cve_id', cve_id, 'severity', severity, 'is_kev', is_kev, 'has_poc', has_poc, 'palier', palier, 'source', source, 'match', match)
-      from ins returning project_id)
+    ev as (${insertEvents("cve.new_match", {
+      org_id: sql`org_id`,
+      project_id: sql`project_id`,
+      cve_id: sql`cve_id`,
+      alert_id: sql`id`,
+      payload: {
+        alert_id: sql`id`,
+        cve_id: sql`cve_id`,
+        severity: sql`severity`,
+        is_kev: sql`is_kev`,
+        has_poc: sql`has_poc`,
+        palier: sql`palier`,
+        source: sql`source`,
+        match: sql`match`,
+      },
+      from: sql`from ins`,
+      returning: sql`project_id`,
+    })})
     select project_id, count(*)::int as n from ev group by project_id`,
   );
   await bumpVersions(
@@ -293,7 +307,7 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
   );
   const updates = [];
   const changedProjects = new Set<string>();
-  const events = [];
+  const events: OutboxEvent[] = [];
   for (const r of rows) {
     const p = palier({ severity: r.severity, epss: r.epss, isKev: r.is_kev, hasPoc: r.has_poc });
     if (
@@ -324,7 +338,7 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
       events.push({
         ...base,
         event: "cve.epss_spike",
-        payload: { alert_id: r.id, cve_id: r.cve_id, from: r.old_epss, to: r.epss, delta, score_date: r.score_date },
+        payload: { alert_id: r.id, cve_id: r.cve_id, from: r.old_epss!, to: r.epss!, delta, score_date: r.score_date },
       });
     }
     if (severityRank(r.severity) > severityRank(r.old_severity)) {
@@ -344,12 +358,7 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
         epss double precision, palier text)
       where a.id = u.id`);
   }
-  if (events.length) {
-    await ex.execute(sql`
-      insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
-      select org_id, project_id, event, cve_id, alert_id, payload
-      from json_to_recordset(${JSON.stringify(events)}::json) as e(org_id uuid, project_id uuid, event text, cve_id text, alert_id uuid, payload jsonb)`);
-  }
+  await writeEvents(ex, events);
 }
 
 /**
