@@ -10,9 +10,9 @@
 import { z } from "zod";
 
 /** A field namespace of the condition vocabulary (engine/vocabulary.ts FIELDS). */
-export type Namespace = "cve" | "alert" | "eol" | "url" | "case" | "project";
+type Namespace = "cve" | "alert" | "eol" | "url" | "case" | "project";
 
-export interface EventDef<
+interface EventDef<
   P extends z.ZodObject = z.ZodObject,
   NS extends Namespace = Namespace,
   F extends Partial<Record<`${NS}.${string}`, keyof z.output<P> & string>> = Partial<Record<`${NS}.${string}`, keyof z.output<P> & string>>,
@@ -41,7 +41,7 @@ const Change = <T extends z.ZodType>(t: T) => z.object({ from: t.nullable(), to:
  * `correspondance`: whether the project's items still match the CVE's affected ranges (the alert is
  * kept either way).
  */
-export const CveChanges = z.object({
+const CveChanges = z.object({
   cvss_score: Change(z.number()),
   severity: Change(z.string()),
   is_kev: Change(z.boolean()),

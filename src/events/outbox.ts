@@ -22,9 +22,17 @@ export type OutboxEvent = {
   };
 }[EventName];
 
+/** Throws when a producer leaves out a column its event's catalog `subject` says the row names (a bug, not bad input). */
+function checkSubject(event: EventName, cve: boolean, alert: boolean): void {
+  const subject = EVENT_CATALOG[event].subject;
+  if ((subject !== null && !cve) || (subject === "alert" && !alert))
+    throw new Error(`${event}: the catalog's subject "${subject}" needs its cve_id${subject === "alert" ? " and alert_id" : ""}`);
+}
+
 /** Writes events in one statement, in order, each payload checked against its catalog schema first. */
 export async function writeEvents(ex: Executor, events: readonly OutboxEvent[]): Promise<void> {
   if (!events.length) return;
+  for (const e of events) checkSubject(e.event, !!e.cve_id, !!e.alert_id);
   const rows = events.map((e) => ({
     org_id: e.org_id,
     project_id: e.project_id,
@@ -59,6 +67,7 @@ export interface EventSelect<N extends EventName> {
  * statement (`ev as (${insertEvents(…)})`): the rows stay in the database, built in one pass.
  */
 export function insertEvents<N extends EventName>(event: N, s: EventSelect<N>): SQL {
+  checkSubject(event, !!s.cve_id, !!s.alert_id);
   const pairs = Object.entries(s.payload as Record<string, SQL | undefined>).flatMap(([k, v]) => (v ? [sql`${k}::text, ${v}`] : []));
   return sql`insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
     select ${s.org_id}, ${s.project_id}, ${event}::text, ${s.cve_id ?? sql`null`}, ${s.alert_id ?? sql`null`},
