@@ -51,6 +51,10 @@ const EnvSchema = z.object({
   VIGIE_HTTP_BODY_BUDGET_MB: z.coerce.number().int().min(1).max(65_536).default(32),
   /** How long a worker holds a workflow run without recording a step; past it another worker resumes the run. */
   VIGIE_RUN_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  /** Finished workflow runs (dry runs included) older than this many days are purged by maintenance-purge. */
+  VIGIE_RUNS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  /** Processed outbox events older than this many days are purged by maintenance-purge (not while a kept run refers to them). */
+  VIGIE_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   /** Vigie's public address (https://vigie.example.org): notification links are absolute under it, else paths. */
   VIGIE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Let webhooks, Slack and Teams reach private, loopback and link-local addresses (tests, an internal receiver). */
@@ -134,8 +138,11 @@ export type Config = Readonly<{
   http: HttpLimits;
   notify: NotifySettings;
   urls: UrlScanSettings;
-  /** Workflow runs: the lease of a run (seconds) and Vigie's public address for notification links. */
-  runs: { leaseSeconds: number; publicUrl: string | null };
+  /**
+   * Workflow runs: the lease of a run (seconds), Vigie's public address for notification links, and
+   * how many days finished runs and processed events are kept.
+   */
+  runs: { leaseSeconds: number; publicUrl: string | null; retentionDays: number; eventsRetentionDays: number };
   /** VIGIE_SECRET_KEY decoded; undefined: the key file in the data directory (platform/secrets.ts). */
   secretKey: Buffer | undefined;
   /** Derived: which database driver runs. */
@@ -233,7 +240,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fingerprintsDir: e.VIGIE_FINGERPRINTS_DIR ?? null,
       allowPrivateTargets: e.VIGIE_ALLOW_PRIVATE_TARGETS === "true",
     }),
-    runs: Object.freeze({ leaseSeconds: e.VIGIE_RUN_LEASE_SECONDS, publicUrl: e.VIGIE_PUBLIC_URL ?? null }),
+    runs: Object.freeze({
+      leaseSeconds: e.VIGIE_RUN_LEASE_SECONDS,
+      publicUrl: e.VIGIE_PUBLIC_URL ?? null,
+      retentionDays: e.VIGIE_RUNS_RETENTION_DAYS,
+      eventsRetentionDays: e.VIGIE_EVENTS_RETENTION_DAYS,
+    }),
     secretKey,
     driver: e.DATABASE_URL ? "postgres" : "pglite",
   });

@@ -186,7 +186,7 @@ export const alertTags = pgTable(
 /**
  * Events written in the transaction of the change that caused them, through src/events/outbox.ts
  * (the catalog: src/events/catalog.ts); the workflow engine consumes them. A trigger (migration
- * 0024) notifies the dispatchers at commit.
+ * 0025) notifies the dispatchers at commit.
  */
 export const outboxEvents = pgTable(
   "outbox_events",
@@ -201,5 +201,9 @@ export const outboxEvents = pgTable(
     createdAt: tz("created_at").notNull().defaultNow(),
     processedAt: tz("processed_at"),
   },
-  (t) => [index("outbox_events_pending_idx").on(t.id).where(sql`${t.processedAt} is null`)],
+  (t) => [
+    index("outbox_events_pending_idx").on(t.id).where(sql`${t.processedAt} is null`),
+    // maintenance-purge: processed events past retention (VIGIE_EVENTS_RETENTION_DAYS).
+    index("outbox_events_processed_idx").on(t.processedAt).where(sql`${t.processedAt} is not null`),
+  ],
 );
