@@ -1,5 +1,5 @@
 // The layer direction of docs/adr/0006-lint-format-dependency-rule.md, checked by `npm run lint`:
-//   platform (+ config.ts, version.ts)  <-  matching, engine  <-  feeds  <-  modules  <-  mcp  <-  app.ts, jobs.ts, cli.ts, commands.ts, main.ts
+//   platform (+ config.ts, version.ts)  <-  events  <-  matching, engine  <-  feeds  <-  modules  <-  mcp  <-  app.ts, jobs.ts, cli.ts, commands.ts, main.ts
 // Type-only imports count: a type pulled from a higher layer ties the lower one to it all the same.
 const FLOOR = "^src/(platform/|config\\.ts$|version\\.ts$)";
 // Tests beside the code may join layers (a matching test fed by a feed parser); cycles are checked everywhere.
@@ -22,28 +22,39 @@ module.exports = {
     { name: "no-circular", severity: "error", comment: "Import cycles, type-only ones included.", from: {}, to: { circular: true } },
     layer("platform-imports-no-layer-above", FLOOR, FLOOR, "platform/, config.ts and version.ts import nothing above them."),
     layer(
+      "events-import-platform-only",
+      "^src/events/",
+      `${FLOOR}|^src/events/`,
+      "The event catalog and outbox writer sit on platform: every producer (matching, modules) and the engine use them.",
+    ),
+    layer(
       "matching-imports-platform-only",
       "^src/matching/",
-      `${FLOOR}|^src/matching/`,
-      "matching sits on platform; feeds and modules use it.",
+      `${FLOOR}|^src/(events|matching)/`,
+      "matching sits on platform (and the event catalog); feeds and modules use it.",
     ),
-    layer("engine-imports-platform-only", "^src/engine/", `${FLOOR}|^src/engine/`, "engine sits on platform; modules use it."),
+    layer(
+      "engine-imports-platform-only",
+      "^src/engine/",
+      `${FLOOR}|^src/(events|engine)/`,
+      "engine sits on platform and the event catalog; modules use it.",
+    ),
     layer(
       "feeds-import-matching-and-platform",
       "^src/feeds/",
-      `${FLOOR}|^src/(matching|feeds)/`,
+      `${FLOOR}|^src/(events|matching|feeds)/`,
       "feeds import matching and platform, never a module.",
     ),
     layer(
       "modules-import-no-application-file",
       "^src/modules/",
-      `${FLOOR}|^src/(matching|engine|feeds|modules)/`,
+      `${FLOOR}|^src/(events|matching|engine|feeds|modules)/`,
       "Modules never import the composition root, the job catalog or the command line.",
     ),
     layer(
       "mcp-imports-modules-and-platform",
       "^src/mcp/",
-      `${FLOOR}|^src/(engine|modules|mcp)/`,
+      `${FLOOR}|^src/(events|engine|modules|mcp)/`,
       "The MCP tools adapt the modules' services; nothing below imports them.",
     ),
     {

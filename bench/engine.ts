@@ -7,14 +7,20 @@
  * 2. latency: 20 imports of one new matching CVE each; commit → webhook arrival, p50/p95;
  * 3. PostgreSQL only: the same burst with two job runners (two pg-boss instances, two pools) on one
  *    database — deliveries received twice, runs created twice (both must be 0).
+ * 4. PostgreSQL only: the CLI in another process (`node dist/cli.js feeds import`, 20 times, one new
+ *    matching CVE each) while this process serves the jobs: the dispatch is woken by the NOTIFY of
+ *    the commit (ADR 0016), not the minute's cron; webhook arrival − the CLI's exit, and − the event
+ *    row's created_at, p50/p95.
  * On PostgreSQL (BENCH_DATABASE_URL) and on embedded PGlite (BENCH_PGLITE=off to skip it).
  */
+import { execFile } from "node:child_process";
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { promisify } from "node:util";
 import { createGunzip } from "node:zlib";
 import { createServices, type Services } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
@@ -26,6 +32,8 @@ import { onEachDriver, type BenchTarget } from "./drivers.js";
 const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
 const BURST = Number(process.env.BENCH_ENGINE_EVENTS ?? 2_000);
 const SINGLES = 20;
+const CLI_ROUNDS = Number(process.env.BENCH_ENGINE_CLI_ROUNDS ?? 20);
+const run = promisify(execFile);
 
 type Row = Record<string, string | number>;
 
@@ -93,12 +101,14 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
   try {
     await database.migrate();
     const services = createServices(database, config);
+    stops.push(() => services.cacheFeed.close());
     stops.push((await startJobs(database, services, logger, config)).stop);
     const steps: Row[] = [];
-    const all = await records(BURST + SINGLES * 2);
+    const all = await records(BURST + SINGLES * 2 + CLI_ROUNDS);
     const burst = all.slice(0, BURST);
     const singles = all.slice(BURST, BURST + SINGLES);
-    const second = all.slice(BURST + SINGLES);
+    const second = all.slice(BURST + SINGLES, BURST + SINGLES * 2);
+    const byCli = all.slice(BURST + SINGLES * 2);
 
     const { org } = await services.organizations.createOrg({ name: "Bench engine" });
     const setup = async (name: string, watched: { id: string }[]) => {
@@ -121,7 +131,7 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
       await sql(database, "update workflows set max_runs_per_hour = 1000000 where project_id = $1", [project.id]);
       return project.id;
     };
-    const projectId = await setup("Production", [...burst, ...singles]);
+    const projectId = await setup("Production", [...burst, ...singles, ...byCli]);
     const runsDone = async (pid: string) =>
       (
         await sql<{ n: number }>(
@@ -135,7 +145,6 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
       const file = join(dir, `import-${Math.random().toString(36).slice(2)}.jsonl`);
       writeFileSync(file, lines.join("\n") + "\n");
       await s.feeds.import("cve5", [file]);
-      await s.runs.kick();
       return performance.now();
     };
 
@@ -175,6 +184,7 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
       const other = await openDatabase({ databaseUrl: t.databaseUrl });
       stops.push(() => other.close());
       const services2 = createServices(other, config);
+      stops.push(() => services2.cacheFeed.close());
       stops.push((await startJobs(other, services2, logger, config)).stop);
       const p2 = await setup("Recette", second);
       const before = rcv.arrivals.size;
@@ -195,6 +205,37 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
         webhooks: rcv.arrivals.size - before,
         "duplicate deliveries": rcv.duplicates() - dupBefore,
         "runs created twice": doubled[0]!.n,
+      });
+      console.log(JSON.stringify(steps.at(-1)));
+    }
+    // 4. The CLI in another process: NOTIFY at its commit wakes this process's dispatch.
+    if (t.driver === "postgres") {
+      const env = { ...process.env, DATABASE_URL: t.databaseUrl!, VIGIE_SECRET_KEY: "0".repeat(64), LOG_LEVEL: "silent" };
+      const afterExit: number[] = [];
+      const afterCommit: number[] = [];
+      for (const r of byCli) {
+        const file = join(dir, `cli-${r.id}.jsonl`);
+        writeFileSync(file, `${r.line}\n`);
+        const before = rcv.arrivals.size;
+        await run(process.execPath, ["dist/cli.js", "feeds", "import", "--source", "cve5", file, "--json"], { env });
+        const exited = performance.now();
+        const exitedWall = Date.now();
+        await waitFor(() => rcv.arrivals.size > before, 120_000);
+        const arrived = Math.max(...[...rcv.arrivals.values()].slice(before));
+        afterExit.push(arrived - exited);
+        const [row] = await sql<{ created: number }>(
+          database,
+          "select (extract(epoch from created_at) * 1000)::float8 as created from outbox_events where cve_id = $1 and event = 'cve.new_match' and project_id = $2",
+          [r.id, projectId],
+        );
+        afterCommit.push(arrived - exited + (exitedWall - row!.created));
+      }
+      steps.push({
+        step: `CLI in another process: ${CLI_ROUNDS} imports of one matching CVE (NOTIFY wake-up)`,
+        "after CLI exit p50 ms": pct(afterExit, 0.5),
+        "after CLI exit p95 ms": pct(afterExit, 0.95),
+        "after event row p50 ms": pct(afterCommit, 0.5),
+        "after event row p95 ms": pct(afterCommit, 0.95),
       });
       console.log(JSON.stringify(steps.at(-1)));
     }

@@ -147,7 +147,7 @@ export function createServices(database: Database, config: Config, options: Serv
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
-  const stacks = new StacksService(database.db, tagsRepository, cvesRepository, () => runs.kick(), cyclesOfItems);
+  const stacks = new StacksService(database.db, tagsRepository, cvesRepository, cyclesOfItems);
   // The fingerprints (7,586 technologies, ~0.4 s to compile) are read at the first scan, not at start-up.
   let fingerprints: Fingerprints | null = null;
   const scanner = createScanner(
@@ -186,7 +186,7 @@ export function createServices(database: Database, config: Config, options: Serv
     secrets,
     runs,
     reports,
-    urls: new UrlsService(database.db, config.urls, scanner, stacks, () => runs.kick()),
+    urls: new UrlsService(database.db, config.urls, scanner, stacks),
   };
 }
 

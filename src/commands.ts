@@ -166,10 +166,8 @@ export const COMMANDS: Record<string, Command> = {
       if (v.date !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(v.date as string)) throw new UsageError("--date attend AAAA-MM-JJ");
       const bar = progressBar(source);
       try {
-        const result = await s.feeds.import(source, paths, { date: v.date as string | undefined, progress: bar });
-        // Inside the server (admin socket): its workflows run now; from the CLI alone, at the server's start.
-        await s.runs.kick();
-        return { ...result };
+        // The events it writes wake the servers' dispatch at commit (NOTIFY); with no server running, they wait for its start.
+        return { ...(await s.feeds.import(source, paths, { date: v.date as string | undefined, progress: bar })) };
       } catch (err) {
         if (err instanceof FormatError) throw new UsageError(err.message);
         throw err;

@@ -3,6 +3,8 @@ import { z } from "zod";
 import type { Services } from "./app.js";
 import type { Config } from "./config.js";
 import type { Database } from "./platform/db/client.js";
+import { coalesced } from "./platform/coalesce.js";
+import { OUTBOX_TOPIC } from "./platform/db/cache-feed.js";
 import { jobOf, startJobQueue, type Jobs } from "./platform/jobs/jobs.js";
 
 const job = jobOf<Services>();
@@ -37,7 +39,6 @@ export const JOBS = {
     cron: (config) => config.feedsCron,
     handler: async (_p, services, logger) => {
       const outcomes = await services.feeds.sync();
-      await services.runs.kick();
       for (const o of outcomes)
         logger[o.status === "failed" ? "warn" : "info"](
           { source: o.source, url: o.url, status: o.status, error: o.error, read: o.result?.read },
@@ -61,7 +62,6 @@ export const JOBS = {
     clock: true,
     handler: async (_p, services, logger, now) => {
       const result = await services.caseExpiry.run(now);
-      await services.runs.kick();
       logger.info(result, "cases-expiry done");
       return { ...result };
     },
@@ -80,16 +80,14 @@ export const JOBS = {
     clock: true,
     handler: async (_p, services, logger, now) => {
       const result = await services.eolNotices.run(now);
-      if (result.approaching || result.reached) await services.runs.kick();
       logger.info(result, "eol-notices done");
       return { ...result };
     },
   }),
   /**
    * Pending outbox events become runs (FOR UPDATE SKIP LOCKED batches: several workers share them),
-   * sent to runs-execute. Every minute, at start-up, and right after this process commits events
-   * (an import, the expiry job): the minute is the floor for events written elsewhere (the CLI
-   * without a server, stack items added through the API).
+   * sent to runs-execute. At start-up and every minute, as the floor: each server also dispatches
+   * when the database notifies that events were committed, by whichever process (startJobs).
    */
   "runs-dispatch": job({
     description: "transforme les événements en attente en runs de workflows (puis les confie à runs-execute)",
@@ -198,7 +196,9 @@ export const JOBS = {
 /**
  * Starts the catalog's jobs in this process, hands the run queue to the engine and asks for a
  * dispatch at once: events written while no server ran (an import by the CLI) are processed now;
- * with the embedded database, runs a killed server left unfinished are resumed now too.
+ * with the embedded database, runs a killed server left unfinished are resumed now too. From then
+ * on, every commit that writes outbox events — in this process or another — wakes a dispatch here
+ * (NOTIFY at commit, ADR 0016), coalesced: one in flight, one pending.
  */
 export async function startJobs(database: Database, services: Services, logger: Logger, config: Config): Promise<Jobs<typeof JOBS>> {
   const jobs = await startJobQueue(database, JOBS, services, logger, config);
@@ -208,10 +208,16 @@ export async function startJobs(database: Database, services: Services, logger: 
         "runs-execute",
         ids.map((run_id) => ({ run_id })),
       ),
-    dispatch: async () => {
-      await jobs.send("runs-dispatch", {});
-    },
   });
+  const dispatch = coalesced(
+    async () => {
+      const r = await services.runs.dispatchAll();
+      if (r.events) logger.info({ ...r, wake: "notify" }, "runs-dispatch done");
+    },
+    (err) => logger.warn({ err }, "runs-dispatch on notification failed (the minute's job will take the events)"),
+  );
+  const unsubscribe = services.cacheFeed.on(OUTBOX_TOPIC, dispatch);
+  await services.cacheFeed.start();
   services.urls.useQueue({
     scan: async (url_id) => {
       await jobs.send("urls-scan", { url_id });
@@ -225,6 +231,8 @@ export async function startJobs(database: Database, services: Services, logger: 
   return {
     ...jobs,
     stop: async () => {
+      unsubscribe();
+      await dispatch.idle();
       services.runs.useQueue(null);
       services.urls.useQueue(null);
       await jobs.stop();

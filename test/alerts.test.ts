@@ -236,7 +236,11 @@ describe("stacks, matching and alerts on real records", () => {
     expect(after.total).toBe(before.total);
     expect(after.items.find((x) => x.cve_id === "CVE-2024-3400")).toMatchObject({ has_poc: true, palier: "P1" });
     const ev = await events(a.projectId);
-    expect(ev.slice(eventsBefore).map((e) => [e.event, e.cve_id])).toEqual([["cve.poc_published", "CVE-2024-3400"]]);
+    // The PoC has its own event, and the CVE's acted-on fields changed (cve.updated: has_poc false → true).
+    expect(ev.slice(eventsBefore).map((e) => [e.event, e.cve_id])).toEqual([
+      ["cve.poc_published", "CVE-2024-3400"],
+      ["cve.updated", "CVE-2024-3400"],
+    ]);
 
     // A new EPSS score: the alerts show it (and their palier follows it), no event.
     expect((await importFeed(db, "epss", [`${MATCH}/epss_scores-2026-08-16.csv`])).inserted).toBe(2);

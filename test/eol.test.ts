@@ -435,6 +435,16 @@ describe("workflows on EOL events", () => {
     expect(yes.statusCode).toBe(201);
     const no = await createWorkflow(t, c, { name: "EOL php", ...graph("php") });
     expect(no.statusCode).toBe(201);
+    // Fires only at 7 days or fewer: the notice, 30 days before, leaves it silent.
+    const week = graph("nginx").graph;
+    const late = await createWorkflow(t, c, {
+      name: "EOL nginx J-7",
+      graph: {
+        ...week,
+        nodes: [{ id: "t", type: "trigger", event: "eol.approaching", params: { days_before: 7 } }, ...week.nodes.slice(1)],
+      },
+    });
+    expect(late.statusCode).toBe(201);
     await jan.subscribe(c.project, { product_id: "nginx", cycle: "1.29", notify_before_eol_days: 30, notify_before_support_days: null });
     await t.services.eolNotices.run(new Date("2026-04-13T00:00:00+02:00"));
     await t.services.runs.dispatchAll();
@@ -445,8 +455,12 @@ describe("workflows on EOL events", () => {
       [
         { workflow_id: yes.json().id, trigger_event: "eol.approaching", status: "success" },
         { workflow_id: no.json().id, trigger_event: "eol.approaching", status: "success" },
+        { workflow_id: late.json().id, trigger_event: "eol.approaching", status: "success" },
       ].sort((x, y) => (x.workflow_id < y.workflow_id ? -1 : 1)),
     );
+    const [lateRun] = await q("select report from workflow_runs where workflow_id = $1", [late.json().id]);
+    expect(lateRun!.report.steps.map((s: { outcome: string }) => s.outcome)).toEqual(["non_declenche", "non_atteint", "non_atteint"]);
+    expect(lateRun!.report.steps[0].detail).toBe("échéance dans 30 jour(s), au-delà du seuil days_before 7");
     expect(hooks.filter((h) => h.project === c.projectId).map((h) => [h.node, h.title])).toEqual([
       ["n", "nginx 1.29 (fin de vie le 2026-05-13) touche Production"],
     ]);

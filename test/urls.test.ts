@@ -369,6 +369,50 @@ describe("monitored URLs: events", () => {
   });
 });
 
+describe("url.cert_expiring and a trigger's days_before", () => {
+  it("fires only when the certificate's days_left is within the trigger's days_before; else the run succeeds with the reason", async () => {
+    const x = await tenantWithScopes(t, "Urls days_before", ["urls-write", "workflows-write"]);
+    const wf = async (name: string, params: Record<string, unknown>) => {
+      const res = await createWorkflow(t, x, {
+        name,
+        create_case: false,
+        trigger: { event: "url.cert_expiring", params },
+        actions: [{ type: "notify_webhook", params: { url: `https://hooks.example.test/${name}` } }],
+      });
+      expect(res.statusCode, res.body).toBe(201);
+      return res.json().id as string;
+    };
+    const within = await wf("dans-le-seuil", {}); // days_before 14 by default; the certificate ends in 10 days
+    const beyond = await wf("au-dela", { days_before: 5 });
+    const u = await monitor(x, `${soon.base}/`);
+    await t.services.urls.scanOne(u.id);
+    const [event] = await eventsOf(u.id);
+    const left = (event!.payload as { days_left: number }).days_left;
+    expect(left).toBeGreaterThan(5);
+    expect(left).toBeLessThanOrEqual(14);
+    await t.services.runs.dispatchAll();
+    const runs = await sqlRows<{
+      workflow_id: string;
+      status: string;
+      report: { steps: { node: string; outcome: string; detail: string }[] };
+    }>("select workflow_id, status, report from workflow_runs where project_id = $1", [x.projectId]);
+    const of = (id: string) => runs.find((r) => r.workflow_id === id)!;
+    expect(of(within).status).toBe("success");
+    expect(of(within).report.steps.map((s) => s.outcome)).toEqual(["declenche", "succes"]);
+    expect(of(beyond).status).toBe("success");
+    expect(of(beyond).report.steps[0]).toMatchObject({
+      outcome: "non_declenche",
+      detail: `échéance dans ${left} jour(s), au-delà du seuil days_before 5`,
+    });
+    expect(
+      of(beyond)
+        .report.steps.slice(1)
+        .map((s) => s.outcome),
+    ).toEqual(["non_atteint"]);
+    expect(calls.filter((c) => c.project === x.projectId)).toHaveLength(1);
+  });
+});
+
 describe("monitored URLs: a detected technology watched in a stack", () => {
   it("adds Apache Tomcat 9.0.80 as a CPE item, matched at once against real CVE records", async () => {
     expect((await importFeed(t.database.db, "cve5", ["test/fixtures/matching/cve5-tomcat.jsonl"])).errors).toEqual([]);

@@ -1,4 +1,4 @@
-import type { StoredGraph } from "./graph.js";
+import { DAYS_BEFORE_DEFAULTS, type StoredGraph } from "./graph.js";
 import { FIELDS, SEVERITIES, type EventName, type FieldName } from "./vocabulary.js";
 
 /** Values of the fields a condition may test; a field absent from the map is unknown. */
@@ -122,6 +122,14 @@ export function triggerFires(
     const min = typeof node.params.min_delta === "number" ? node.params.min_delta : 0.1;
     if (payload.delta < min) return { fired: false, detail: `hausse EPSS de ${payload.delta.toFixed(4)}, sous le seuil min_delta ${min}` };
     return { fired: true, detail: `événement ${event} (hausse EPSS de ${payload.delta.toFixed(4)}, seuil ${min})` };
+  }
+  // The notice is written from the project's (or URL's) own warning days; a trigger may ask for fewer.
+  const before = DAYS_BEFORE_DEFAULTS[event];
+  if (before !== undefined && payload && typeof payload.days_left === "number") {
+    const max = typeof node.params.days_before === "number" ? node.params.days_before : before;
+    const left = payload.days_left;
+    if (left > max) return { fired: false, detail: `échéance dans ${left} jour(s), au-delà du seuil days_before ${max}` };
+    return { fired: true, detail: `événement ${event} (échéance dans ${left} jour(s), seuil days_before ${max})` };
   }
   return { fired: true, detail: `événement ${event}` };
 }

@@ -171,6 +171,34 @@ describe("execute", () => {
     expect(h.steps.map((s) => s.outcome)).toEqual(["declenche", "succes"]);
   });
 
+  it("eol.approaching and url.cert_expiring: the trigger fires only when days_left is within days_before", async () => {
+    for (const [event, dflt] of [
+      ["eol.approaching", 30],
+      ["url.cert_expiring", 14],
+    ] as const) {
+      const graph = (params: Record<string, unknown>): StoredGraph => ({
+        nodes: [
+          { id: "t", type: "trigger", event, params },
+          { id: "a", type: "action", action: "add_tag", params: { tag: "x" }, on_error: "continue" },
+        ],
+        edges: [{ from: "t", to: "a" }],
+      });
+      const at = (days_left: number) => ({ ...context, event: { ...context.event, name: event, payload: { days_left } } });
+      const far = fakeHandlers();
+      const r = await execute({ graph: graph({ days_before: 7 }), event, facts: {}, handlers: far.handlers, context: at(8) });
+      expect(r.status).toBe("success");
+      expect(r.steps.map((s) => s.outcome)).toEqual(["non_declenche", "non_atteint"]);
+      expect(r.steps[0]!.detail).toBe("échéance dans 8 jour(s), au-delà du seuil days_before 7");
+      expect(far.calls).toEqual([]);
+      const near = fakeHandlers();
+      const n = await execute({ graph: graph({ days_before: 7 }), event, facts: {}, handlers: near.handlers, context: at(7) });
+      expect(n.steps.map((s) => s.outcome)).toEqual(["declenche", "succes"]);
+      // A stored trigger without the parameter uses its default.
+      const d = await execute({ graph: graph({}), event, facts: {}, handlers: fakeHandlers().handlers, context: at(dflt + 1) });
+      expect(d.steps[0]!.detail).toContain(`days_before ${dflt}`);
+    }
+  });
+
   it("statusOf", () => {
     const s = (outcome: Step["outcome"]): Step => ({ node: "x", type: "action", outcome, detail: "", started_at: "", duration_ms: 0 });
     expect(statusOf([])).toBe("success");

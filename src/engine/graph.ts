@@ -116,13 +116,19 @@ export interface StoredGraph {
 // Parameters of triggers and actions, validated like the rest of the body.
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The triggers that fire only when the event's `days_left` is at most their `days_before` (the
+ * evaluator filters at run time), and its default.
+ */
+export const DAYS_BEFORE_DEFAULTS: Partial<Record<EventName, number>> = { "eol.approaching": 30, "url.cert_expiring": 14 };
+
 const DaysBefore = (d: number) => z.object({ days_before: z.int().min(1).max(365).default(d) });
 /** The parameters a trigger event takes (the README's event list is generated from them). */
 export const TRIGGER_PARAMS: Partial<Record<EventName, z.ZodObject>> = {
   // At least the rise the EPSS import writes an event for (EPSS_SPIKE_FLOOR, src/matching/matcher.ts).
   "cve.epss_spike": z.object({ min_delta: z.number().min(0.01).max(1).default(0.1) }),
-  "eol.approaching": DaysBefore(30),
-  "url.cert_expiring": DaysBefore(14),
+  "eol.approaching": DaysBefore(DAYS_BEFORE_DEFAULTS["eol.approaching"]!),
+  "url.cert_expiring": DaysBefore(DAYS_BEFORE_DEFAULTS["url.cert_expiring"]!),
 };
 
 /** The parameters of each action (the README's action list is generated from them). */

@@ -3,23 +3,11 @@
  * the events that provide them), the operators, and the actions. The graph validator and the
  * evaluator both read from here, so a word exists in one place only.
  */
+import { EVENT_CATALOG, EVENT_NAMES, type EventName, type PayloadFactField } from "../events/catalog.js";
 
-export const EVENTS = [
-  "cve.new_match",
-  "cve.updated",
-  "cve.kev_added",
-  "cve.poc_published",
-  "cve.epss_spike",
-  "cve.severity_raised",
-  "eol.approaching",
-  "eol.reached",
-  "url.cert_expiring",
-  "url.down",
-  "url.recovered",
-  "case.exception_expired",
-  "case.exception_expiring",
-] as const;
-export type EventName = (typeof EVENTS)[number];
+/** Trigger events: the catalog's (src/events/catalog.ts), where each has its payload schema and facts. */
+export const EVENTS = EVENT_NAMES;
+export type { EventName };
 
 /** Severity scale, lowest first (ordered comparisons use this order). */
 export const SEVERITIES = ["unknown", "none", "low", "medium", "high", "critical"] as const;
@@ -62,23 +50,15 @@ export const FIELDS = {
 export type FieldName = keyof typeof FIELDS;
 export const FIELD_NAMES = Object.keys(FIELDS) as [FieldName, ...FieldName[]];
 
-const CVE_EVENT_NAMESPACES = ["cve", "alert", "project"];
-/** Which field namespaces each event provides. */
-export const EVENT_NAMESPACES: Record<EventName, readonly string[]> = {
-  "cve.new_match": CVE_EVENT_NAMESPACES,
-  "cve.updated": CVE_EVENT_NAMESPACES,
-  "cve.kev_added": CVE_EVENT_NAMESPACES,
-  "cve.poc_published": CVE_EVENT_NAMESPACES,
-  "cve.epss_spike": CVE_EVENT_NAMESPACES,
-  "cve.severity_raised": CVE_EVENT_NAMESPACES,
-  "eol.approaching": ["eol", "project"],
-  "eol.reached": ["eol", "project"],
-  "url.cert_expiring": ["url", "project"],
-  "url.down": ["url", "project"],
-  "url.recovered": ["url", "project"],
-  "case.exception_expired": ["case", "cve", "project"],
-  "case.exception_expiring": ["case", "cve", "project"],
-};
+/** Which field namespaces each event provides (the catalog's `namespaces`). */
+export const EVENT_NAMESPACES = Object.fromEntries(EVENT_NAMES.map((e) => [e, EVENT_CATALOG[e].namespaces])) as Record<
+  EventName,
+  readonly string[]
+>;
+
+// Every fact an event reads from its payload is a field conditions know (a compile-time check).
+const payloadFactsAreFields: [Exclude<PayloadFactField, FieldName>] extends [never] ? true : never = true;
+void payloadFactsAreFields;
 
 export const OPERATORS = [
   "eq",

@@ -7,6 +7,7 @@
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
+import { insertEvents, writeEvents, type OutboxEvent } from "../events/outbox.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { alertsVersion, bumpVersions, casesVersion } from "../platform/db/versions.js";
 import { palier } from "./priority.js";
@@ -254,11 +255,24 @@ async function raise(ex: Executor, hits: Hit[]): Promise<number> {
       select org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id from h
       on conflict (project_id, cve_id) do nothing
       returning id, org_id, project_id, cve_id, severity, is_kev, has_poc, palier, source, match),
-    ev as (
-      insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
-      select org_id, project_id, 'cve.new_match', cve_id, id,
-        jsonb_build_object('alert_id', id, 'cve_id', cve_id, 'severity', severity, 'is_kev', is_kev, 'has_poc', has_poc, 'palier', palier, 'source', source, 'match', match)
-      from ins returning project_id)
+    ev as (${insertEvents("cve.new_match", {
+      org_id: sql`org_id`,
+      project_id: sql`project_id`,
+      cve_id: sql`cve_id`,
+      alert_id: sql`id`,
+      payload: {
+        alert_id: sql`id`,
+        cve_id: sql`cve_id`,
+        severity: sql`severity`,
+        is_kev: sql`is_kev`,
+        has_poc: sql`has_poc`,
+        palier: sql`palier`,
+        source: sql`source`,
+        match: sql`match`,
+      },
+      from: sql`from ins`,
+      returning: sql`project_id`,
+    })})
     select project_id, count(*)::int as n from ev group by project_id`,
   );
   await bumpVersions(
@@ -310,7 +324,7 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
   );
   const updates = [];
   const changedProjects = new Set<string>();
-  const events = [];
+  const events: OutboxEvent[] = [];
   for (const r of rows) {
     const p = palier({ severity: r.severity, epss: r.epss, isKev: r.is_kev, hasPoc: r.has_poc });
     if (
@@ -341,7 +355,7 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
       events.push({
         ...base,
         event: "cve.epss_spike",
-        payload: { alert_id: r.id, cve_id: r.cve_id, from: r.old_epss, to: r.epss, delta, score_date: r.score_date },
+        payload: { alert_id: r.id, cve_id: r.cve_id, from: r.old_epss!, to: r.epss!, delta, score_date: r.score_date },
       });
     }
     if (severityRank(r.severity) > severityRank(r.old_severity)) {
@@ -361,12 +375,7 @@ export async function refreshAlerts(ex: Executor, cveIds: string[]): Promise<voi
         epss double precision, palier text)
       where a.id = u.id`);
   }
-  if (events.length) {
-    await ex.execute(sql`
-      insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
-      select org_id, project_id, event, cve_id, alert_id, payload
-      from json_to_recordset(${JSON.stringify(events)}::json) as e(org_id uuid, project_id uuid, event text, cve_id text, alert_id uuid, payload jsonb)`);
-  }
+  await writeEvents(ex, events);
 }
 
 /**
@@ -395,14 +404,98 @@ export async function rekeyAdvisoryAlerts(ex: Executor, pairs: { from: string; t
   await bumpVersions(ex, [...new Set(rows.map((r) => r.project_id))].map(alertsVersion));
 }
 
-/** After CVEs changed (inside the import transaction): new matches raise alerts, existing alerts follow. */
-export async function matchChangedCves(ex: Executor, cveIds: string[]): Promise<void> {
+/**
+ * The fields of an alerted CVE a security engineer acts on, as they were before a batch re-merged
+ * it: `cve.updated` compares them with the merged record (cvss_score, severity, is_kev, has_poc,
+ * mesures_provisoires, state). A field outside this list (a reference added, a description
+ * reworded) writes no event.
+ */
+export interface AlertedCve {
+  cve_id: string;
+  cvss_score: number | null;
+  severity: string;
+  is_kev: boolean;
+  has_poc: boolean;
+  mesures_provisoires: unknown[];
+  state: string;
+}
+
+/** Before a batch re-merges `cveIds` (in its transaction): the acted-on fields of those some project has an alert for. */
+export async function alertedBefore(ex: Executor, cveIds: string[]): Promise<AlertedCve[]> {
+  if (!cveIds.length) return [];
+  return rowsOf<AlertedCve>(
+    ex,
+    sql`select c.cve_id, c.cvss_score, c.severity, c.is_kev, c.has_poc, c.mesures_provisoires, c.state from cves c
+      where c.cve_id = any(${pgArray(cveIds)}::text[]) and exists (select 1 from alerts a where a.cve_id = c.cve_id)`,
+  );
+}
+
+/**
+ * `cve.updated`, one per alert of the batch whose CVE changed in an acted-on field (`before`, read
+ * by alertedBefore) or whose project's items stopped (or started again) matching it — `hits` are
+ * the batch's matches, existing alerts included. An alert that stops matching is kept (its read
+ * state, tags and case stay; the ranges are often corrected back): `alerts.matching` turns false
+ * and the event says `correspondance: {from: true, to: false}`. A rejected CVE says `state`, not
+ * `correspondance`. Payload `{alert_id, cve_id, changes: {field: {from, to}}}`, built in one statement.
+ */
+async function writeUpdates(ex: Executor, cveIds: string[], before: AlertedCve[], hits: Hit[]): Promise<void> {
+  const ids = sql`${pgArray(cveIds)}::text[]`;
+  const alerts = await rowsOf<{ id: string; project_id: string; cve_id: string; matching: boolean }>(
+    ex,
+    sql`select a.id, a.project_id, a.cve_id, a.matching from alerts a join cves c on c.cve_id = a.cve_id
+      where a.cve_id = any(${ids}) and c.state <> 'REJECTED'`,
+  );
+  const matched = new Set(hits.map((h) => `${h.project_id} ${h.cve_id}`));
+  const flips = alerts
+    .filter((a) => a.matching !== matched.has(`${a.project_id} ${a.cve_id}`))
+    .map((a) => ({ id: a.id, matching: !a.matching }));
+  if (!before.length && !flips.length) return;
+  const change = (field: string, from: SQL, to: SQL) => sql`(${field}::text, ${from}, ${to})`;
+  await ex.execute(sql`
+    with b as (select * from json_to_recordset(${JSON.stringify(before)}::json) as b(cve_id text, cvss_score real, severity text,
+        is_kev boolean, has_poc boolean, mesures_provisoires jsonb, state text)),
+      f as (select * from json_to_recordset(${JSON.stringify(flips)}::json) as f(id uuid, matching boolean)),
+      flipped as (update alerts a set matching = f.matching from f where a.id = f.id returning a.id),
+      ch as (
+        select a.id, a.org_id, a.project_id, a.cve_id,
+          (select coalesce(jsonb_object_agg(x.k, jsonb_build_object('from', x.old, 'to', x.new)), '{}'::jsonb)
+           from (values
+             ${change("cvss_score", sql`to_jsonb(b.cvss_score)`, sql`to_jsonb(c.cvss_score)`)},
+             ${change("severity", sql`to_jsonb(b.severity)`, sql`to_jsonb(c.severity)`)},
+             ${change("is_kev", sql`to_jsonb(b.is_kev)`, sql`to_jsonb(c.is_kev)`)},
+             ${change("has_poc", sql`to_jsonb(b.has_poc)`, sql`to_jsonb(c.has_poc)`)},
+             ${change("mesures_provisoires", sql`b.mesures_provisoires`, sql`c.mesures_provisoires`)},
+             ${change("state", sql`to_jsonb(b.state)`, sql`to_jsonb(c.state)`)},
+             ${change("correspondance", sql`to_jsonb(not f.matching)`, sql`to_jsonb(f.matching)`)}
+           ) as x(k, old, new)
+           where x.old is distinct from x.new and (x.k = 'correspondance' or b.cve_id is not null)) as changes
+        from alerts a join cves c on c.cve_id = a.cve_id
+        left join b on b.cve_id = a.cve_id left join f on f.id = a.id
+        where a.cve_id = any(${ids}) and (b.cve_id is not null or f.id is not null))
+    ${insertEvents("cve.updated", {
+      org_id: sql`ch.org_id`,
+      project_id: sql`ch.project_id`,
+      cve_id: sql`ch.cve_id`,
+      alert_id: sql`ch.id`,
+      payload: { alert_id: sql`ch.id`, cve_id: sql`ch.cve_id`, changes: sql`ch.changes` },
+      from: sql`from ch where ch.changes <> '{}'::jsonb order by ch.project_id, ch.cve_id`,
+    })}`);
+}
+
+/**
+ * After CVEs changed (inside the import transaction): new matches raise alerts, existing alerts
+ * follow, and `cve.updated` says what changed in an alerted CVE since `before` (alertedBefore,
+ * read before the batch re-merged them).
+ */
+export async function matchChangedCves(ex: Executor, cveIds: string[], before: AlertedCve[] = []): Promise<void> {
   if (!cveIds.length) return;
   await refreshAlerts(ex, cveIds);
   await followCaseSeverities(ex, cveIds);
   const ids = sql`${pgArray(cveIds)}::text[]`;
   const candidates = await rowsOf<Candidate>(ex, candidatesSql(sql`c.cve_id = any(${ids})`, sql`true`, true, sql`a.cve_id = any(${ids})`));
-  await raise(ex, await decideWith(ex, candidates));
+  const hits = await decideWith(ex, candidates);
+  await writeUpdates(ex, cveIds, before, hits);
+  await raise(ex, hits);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../platform/auth/context.js";
+import { insertEvents } from "../../events/outbox.js";
 import type { Executor } from "../../platform/db/client.js";
 import type { CaseStatus, ExceptionNature } from "../../platform/db/schema/index.js";
 import { pgArray, rowsOf } from "../../platform/db/sql.js";
@@ -352,11 +353,14 @@ function reopenDue(reopened: CaseStatus, what: "exception" | "risk"): SQL {
         insert into case_history (case_id, event, from_status, to_status, comment, actor_type, actor_id, actor_label, details)
         select due.id, ${event}, due.status, ${reopened}, null, 'job', null, 'cases-expiry', jsonb_build_object(${what}::text, ${fact})
         from due order by due.id),
-      ev as (
-        insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
-        select due.org_id, due.project_id, 'case.exception_expired', due.cve_id, a.id,
-          jsonb_build_object('case_id', due.id, 'cve_id', due.cve_id, 'source', ${source}::text, ${what}::text, ${fact})
-        from due left join alerts a on a.project_id = due.project_id and a.cve_id = due.cve_id order by due.id),
+      ev as (${insertEvents("case.exception_expired", {
+        org_id: sql`due.org_id`,
+        project_id: sql`due.project_id`,
+        cve_id: sql`due.cve_id`,
+        alert_id: sql`a.id`,
+        payload: { case_id: sql`due.id`, cve_id: sql`due.cve_id`, source: sql`${source}::text`, [what]: fact },
+        from: sql`from due left join alerts a on a.project_id = due.project_id and a.cve_id = due.cve_id order by due.id`,
+      })}),
       unread as (
         update alerts a set is_read = false from due
         where a.project_id = due.project_id and a.cve_id = due.cve_id and a.is_read returning a.project_id)`;
@@ -451,12 +455,20 @@ export const caseExpiryRepository = {
         where r.status = 'active' and r.expires_on >= ${today}::date and r.expires_on <= (select last from horizon)
           and r.expires_on <= ${today}::date + p.exception_warning_days and c.expiry_warned_for is distinct from r.expires_on),
       upd as (update cases c set expiry_warned_for = w.expires_on from w where c.id = w.id returning c.id),
-      ev as (
-        insert into outbox_events (org_id, project_id, event, cve_id, alert_id, payload)
-        select w.org_id, w.project_id, 'case.exception_expiring', w.cve_id, a.id,
-          jsonb_build_object('case_id', w.id, 'cve_id', w.cve_id, 'expires_on', to_char(w.expires_on, 'YYYY-MM-DD'),
-            'days_left', w.expires_on - ${today}::date, 'source', w.source)
-        from w left join alerts a on a.project_id = w.project_id and a.cve_id = w.cve_id order by w.id)
+      ev as (${insertEvents("case.exception_expiring", {
+        org_id: sql`w.org_id`,
+        project_id: sql`w.project_id`,
+        cve_id: sql`w.cve_id`,
+        alert_id: sql`a.id`,
+        payload: {
+          case_id: sql`w.id`,
+          cve_id: sql`w.cve_id`,
+          expires_on: sql`to_char(w.expires_on, 'YYYY-MM-DD')`,
+          days_left: sql`w.expires_on - ${today}::date`,
+          source: sql`w.source`,
+        },
+        from: sql`from w left join alerts a on a.project_id = w.project_id and a.cve_id = w.cve_id order by w.id`,
+      })})
       select 'case' as kind, w.project_id from w`,
     );
   },

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { insertEvents } from "../../events/outbox.js";
 import type { Executor } from "../../platform/db/client.js";
 import { likeContains, pgArray, rowsOf } from "../../platform/db/sql.js";
 import type { EolCycle } from "../../feeds/eol.js";
@@ -175,6 +176,25 @@ export const eolRepository = {
   },
 };
 
+/** The outbox events of the notices `n` (a CTE of eolNoticesRepository.write) at one stage. */
+function noticeEvents(event: "eol.reached" | "eol.approaching", stage: string) {
+  return insertEvents(event, {
+    org_id: sql`n.org_id`,
+    project_id: sql`n.project_id`,
+    payload: {
+      notice_id: sql`n.id`,
+      subscription_id: sql`n.subscription_id`,
+      product: sql`n.product_id`,
+      product_name: sql`p.name`,
+      cycle: sql`n.cycle`,
+      kind: sql`n.kind`,
+      date: sql`to_char(n.due_on, 'YYYY-MM-DD')`,
+      days_left: sql`n.days_left`,
+    },
+    from: sql`from n join eol_products p on p.id = n.product_id where n.stage = ${stage} order by n.id`,
+  });
+}
+
 /**
  * The `eol-notices` job's SQL. `today` is the Paris calendar day computed by the caller
  * (src/platform/paris.ts): nothing here reads the database's clock or time zone.
@@ -212,12 +232,8 @@ export const eolNoticesRepository = {
         from due d order by d.project_id, d.product_id, d.cycle, d.kind
         on conflict (subscription_id, cycle, kind, stage, due_on) do nothing
         returning id, org_id, project_id, subscription_id, product_id, cycle, kind, stage, due_on, days_left),
-      ev as (
-        insert into outbox_events (org_id, project_id, event, payload)
-        select n.org_id, n.project_id, case n.stage when 'reached' then 'eol.reached' else 'eol.approaching' end,
-          jsonb_build_object('notice_id', n.id, 'subscription_id', n.subscription_id, 'product', n.product_id, 'product_name', p.name,
-            'cycle', n.cycle, 'kind', n.kind, 'date', to_char(n.due_on, 'YYYY-MM-DD'), 'days_left', n.days_left)
-        from n join eol_products p on p.id = n.product_id order by n.id)
+      reached as (${noticeEvents("eol.reached", "reached")}),
+      approaching as (${noticeEvents("eol.approaching", "approaching")})
       select n.stage, n.project_id from n`,
     );
   },

@@ -3,7 +3,8 @@ import type { StoredGraph } from "../../engine/graph.js";
 import type { Facts } from "../../engine/evaluate.js";
 import { simulate } from "../../engine/evaluate.js";
 import { execute, statusOf, type Step } from "../../engine/execute.js";
-import { EVENTS, FIELDS, type EventName, type FieldName } from "../../engine/vocabulary.js";
+import { EVENTS, type EventName } from "../../engine/vocabulary.js";
+import { payloadFacts } from "../../events/catalog.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { NotFound } from "../../platform/errors.js";
@@ -48,27 +49,9 @@ const PURGE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 
 /** Sends runs to the job queue (pg-boss, `runs-execute`); absent, runs execute in the caller's process. */
-export type RunQueue = { execute(runIds: string[]): Promise<void>; dispatch(): Promise<void> };
+export type RunQueue = { execute(runIds: string[]): Promise<void> };
 
 class LeaseLost extends Error {}
-
-/**
- * The facts an event carries in its payload (url.*, eol.*): each key `k` of the payload is the
- * field `<namespace>.<k>` of the event's own namespace when the vocabulary has it (url.down's
- * `{url, status, consecutive_failures}` → url.url, url.status…; eol.reached's `{product, cycle,
- * days_left}` → eol.product (the product id), eol.cycle…). CVE and case facts are read
- * from the database instead.
- */
-function payloadFacts(event: EventName, payload: Record<string, unknown> | null): Facts {
-  const ns = event.slice(0, event.indexOf("."));
-  if (ns === "cve" || ns === "case" || !payload) return {};
-  const out: Facts = {};
-  for (const [k, v] of Object.entries(payload)) {
-    const field = `${ns}.${k}`;
-    if (v !== null && v !== undefined && Object.hasOwn(FIELDS, field)) out[field as FieldName] = v;
-  }
-  return out;
-}
 
 /**
  * The workflow engine's service: outbox events become runs (dispatch), runs execute their
@@ -93,20 +76,6 @@ export class RunsService {
   /** Attaches the job queue (the server, after its jobs start), or detaches it (null). */
   useQueue(queue: RunQueue | null): void {
     this.queue = queue;
-  }
-
-  /**
-   * After a commit that wrote events in this process (an import, the expiry job, stack items that
-   * raised alerts): asks the queue
-   * for a dispatch now rather than at the next minute. Without a queue (the CLI with no server)
-   * nothing happens: the server dispatches at start-up.
-   */
-  async kick(): Promise<void> {
-    try {
-      await this.queue?.dispatch();
-    } catch {
-      // The change is committed; the minute's runs-dispatch picks its events up.
-    }
   }
 
   /**
@@ -220,7 +189,8 @@ export class RunsService {
     const facts: Facts = {
       ...(e.cve_id && { "cve.id": e.cve_id }),
       ...(known ?? {}),
-      ...payloadFacts(event, e.payload),
+      // url.*, eol.* facts are read from the payload, as the catalog says (CVE and case facts from the database).
+      ...(payloadFacts(event, e.payload) as Facts),
       "project.name": ctx.project_name,
       ...(alert && { "alert.palier": alert.palier, "alert.tags": alert.tags }),
       ...(kase && { "case.status": kase.status, "case.severity": kase.severity }),

@@ -34,8 +34,6 @@ export class StacksService {
     private readonly db: Db,
     private readonly tags: Pick<typeof tagsRepository, "ofItems" | "setItemTags" | "attachToItem" | "detachFromItem">,
     private readonly cves: Pick<typeof cvesRepository, "cveOfAlias">,
-    /** Called after a commit that raised alerts (their cve.new_match events): the workflow engine dispatches them now. */
-    private readonly alertsRaised: () => Promise<void> = async () => undefined,
     private readonly eolOfItems: EolOfItems = async () => new Map(),
   ) {}
 
@@ -133,7 +131,6 @@ export class StacksService {
         const { raised } = await this.addItems(tx, stack, body.items, (i) => ["body", "items", i]);
         return { ...(await this.view(tx, [stack]))[0]!, raised };
       });
-      if (created.raised) await this.alertsRaised();
       return created;
     } catch (err) {
       if (isUniqueViolation(err, "stacks_project_name_uq")) throw nameTaken(body.name);
@@ -170,7 +167,6 @@ export class StacksService {
       const eol = (await this.eolOfItems(tx, [item])).get(item.id) ?? null;
       return { item, tags: (await this.tags.ofItems(tx, [item.id])).get(item.id) ?? [], raised, eol };
     });
-    if (added.raised) await this.alertsRaised();
     return added;
   }
 

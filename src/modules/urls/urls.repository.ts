@@ -1,4 +1,6 @@
 import { and, desc, eq, sql } from "drizzle-orm";
+import type { EventPayload } from "../../events/catalog.js";
+import { writeEvents } from "../../events/outbox.js";
 import type { Executor } from "../../platform/db/client.js";
 import { monitoredUrls } from "../../platform/db/schema/index.js";
 import { rowsOf } from "../../platform/db/sql.js";
@@ -16,10 +18,10 @@ interface ClaimedUrl {
 }
 
 /** One outbox event of a scan. */
-export interface UrlEvent {
-  event: "url.down" | "url.recovered" | "url.cert_expiring";
-  payload: Record<string, unknown>;
-}
+/** An event of a scan (its organization and project are the URL's). */
+export type UrlEvent = {
+  [N in "url.down" | "url.recovered" | "url.cert_expiring"]: { event: N; payload: EventPayload<N> };
+}["url.down" | "url.recovered" | "url.cert_expiring"];
 
 /** A scan taken 10 minutes ago and not recorded: its worker died, another may take it. */
 const LEASE = sql`interval '10 minutes'`;
@@ -153,11 +155,9 @@ export const urlsRepository = {
 
   /** Writes a scan's events in the outbox (the workflow engine's input), in the caller's transaction. */
   async events(ex: Executor, row: Pick<UrlRow, "orgId" | "projectId">, events: UrlEvent[]): Promise<void> {
-    if (!events.length) return;
-    await ex.execute(
-      sql`insert into outbox_events (org_id, project_id, event, payload)
-        select ${row.orgId}::uuid, ${row.projectId}::uuid, e.event, e.payload
-        from jsonb_to_recordset(${JSON.stringify(events)}::jsonb) as e(event text, payload jsonb)`,
+    await writeEvents(
+      ex,
+      events.map((e) => ({ ...e, org_id: row.orgId, project_id: row.projectId })),
     );
   },
 };

@@ -84,8 +84,6 @@ export class UrlsService {
     private readonly settings: UrlSettings,
     private readonly scanner: (url: string) => Promise<ScanResult>,
     private readonly stacks: Pick<StacksService, "addItem">,
-    /** Called after a commit that wrote events: the workflow engine dispatches them now. */
-    private readonly eventsWritten: () => Promise<void> = async () => undefined,
   ) {}
 
   /** Attaches the job queue (the server, after its jobs start), or detaches it (null). */
@@ -224,7 +222,6 @@ export class UrlsService {
         out.errors++;
       }
     });
-    if (out.events) await this.eventsWritten();
     return out;
   }
 

@@ -9,6 +9,9 @@ export const CACHE_CHANNEL = "vigie_cache";
  */
 export const PROJECT_TOPIC = "workflows";
 
+/** The topic of outbox events: the trigger of migration 0025 notifies 'outbox' when a transaction that wrote events commits. */
+export const OUTBOX_TOPIC = "outbox";
+
 /**
  * Caches of database rows in the memory of each server process, kept true across processes by
  * LISTEN/NOTIFY, so that the hot paths answer without a round trip.
@@ -24,10 +27,14 @@ export const PROJECT_TOPIC = "workflows";
  * 4. Nothing is stored until this process listens, and every cache is emptied when the listening
  *    connection is lost (notifications may be missed) and again when it listens anew; in between,
  *    every read goes to the database.
+ *
+ * A topic may also be a signal (`on`): its handlers run at each notification, and each time
+ * listening starts or starts again (what was notified meanwhile is lost: the handler looks).
  */
 export class CacheFeed {
   private listening = false;
   private readonly caches = new Map<string, NotifiedCache<unknown>[]>();
+  private readonly signals = new Map<string, Set<() => void>>();
   private stop: (() => Promise<void>) | null = null;
 
   constructor(private readonly database: Database) {}
@@ -37,6 +44,13 @@ export class CacheFeed {
     const cache = new NotifiedCache<V>(this, max);
     this.caches.set(topic, [...(this.caches.get(topic) ?? []), cache as NotifiedCache<unknown>]);
     return cache;
+  }
+
+  /** Calls `handler` at each notification of `topic` and whenever listening (re)starts; returns the unsubscribe function. */
+  on(topic: string, handler: () => void): () => void {
+    const set = this.signals.get(topic) ?? new Set();
+    this.signals.set(topic, set.add(handler));
+    return () => void set.delete(handler);
   }
 
   /** True while notifications are received: caches may store. */
@@ -62,6 +76,7 @@ export class CacheFeed {
   }
 
   private message(payload: string): void {
+    for (const handler of this.signals.get(payload) ?? []) handler();
     const colon = payload.indexOf(":");
     for (const cache of this.caches.get(colon < 0 ? payload : payload.slice(0, colon)) ?? []) {
       if (colon < 0) cache.clear();
@@ -72,6 +87,7 @@ export class CacheFeed {
   private status(listening: boolean): void {
     this.listening = listening;
     for (const caches of this.caches.values()) for (const cache of caches) cache.clear();
+    if (listening) for (const handlers of this.signals.values()) for (const handler of handlers) handler();
   }
 }
 

@@ -151,6 +151,12 @@ export const alerts = pgTable(
     /** The same, structured: {item_id, item_type, value, rule, version, range, origin}. */
     match: jsonb("match").notNull(),
     itemId: uuid("item_id").references(() => stackItems.id, { onDelete: "set null" }),
+    /**
+     * Whether the project's items still match the CVE after its last change: an upstream change
+     * of its affected ranges may exclude them (the alert is kept; cve.updated says so), or include
+     * them again.
+     */
+    matching: boolean("matching").notNull().default(true),
     updatedAt: tz("updated_at").notNull().defaultNow(),
   },
   (t) => [
@@ -180,8 +186,9 @@ export const alertTags = pgTable(
 );
 
 /**
- * Events written in the transaction of the change that caused them (cve.new_match, cve.kev_added,
- * cve.poc_published, cve.severity_raised); the workflow engine consumes them.
+ * Events written in the transaction of the change that caused them, through src/events/outbox.ts
+ * (the catalog: src/events/catalog.ts); the workflow engine consumes them. A trigger (migration
+ * 0025) notifies the dispatchers at commit.
  */
 export const outboxEvents = pgTable(
   "outbox_events",
