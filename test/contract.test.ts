@@ -133,7 +133,9 @@ async function replenish(path: string): Promise<void> {
 const doc = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json() as Doc;
 
 // One pool shared by every generated request, as a client library keeps one: a connection answered
-// early (413, 415, 422 before the body is read...) is reused by whichever request comes next.
+// early (413, 415, 422 before the body is read...) is reused by whichever request comes next. The
+// properties send one request at a time, so the pool hands the same idle connection to each in turn
+// (a new one only after the server closed the last): every request follows the previous one on it.
 await t.app.listen({ port: 0, host: "127.0.0.1" });
 const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
 const pool = new Agent({ connections: 16, pipelining: 1 });
