@@ -18,7 +18,7 @@ const routes = Object.fromEntries(
 const http = await localServer(routes);
 const https = await localServer(
   routes,
-  selfSigned({
+  await selfSigned({
     cn: "localhost",
     org: "Bench CA",
     notBefore: new Date(Date.now() - 86_400_000),

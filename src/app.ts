@@ -117,21 +117,17 @@ export interface ServiceOptions {
   notify?: Pick<ActionHandlers, NotifyActionName>;
   /** Addresses the URL scans may reach whatever the SSRF guard says (tests: their local servers). */
   scanAllowAddresses?: readonly string[];
+  /** The process's logger: failed notification attempts are logged to it at warn. */
+  logger?: Pick<Logger, "warn">;
 }
 
 /** The composition root: one instance of each service over one database. */
 export function createServices(database: Database, config: Config, options: ServiceOptions = {}): Services {
   const cves = new CvesService(database.db);
-  // A dry run evaluates the workflow on the merged CVE record (every field unknown when Vigie holds none).
   const cacheFeed = new CacheFeed(database);
   // The key is read (or the key file created) on first use: a command that touches no secret writes no file.
   const secrets = new GraphSecrets(new SecretBox(() => loadSecretKey(config)));
-  const workflows = new WorkflowsService(
-    database,
-    (ex, id) => cves.facts(ex, id),
-    cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000),
-    secrets,
-  );
+  const workflows = new WorkflowsService(database, cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000), secrets);
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
   const eol = new EolService(database.db);
@@ -144,9 +140,10 @@ export function createServices(database: Database, config: Config, options: Serv
   const handlers: ActionHandlers = {
     ...dataActions({ cases, tags, alerts, reports }),
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
-    ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify)),
+    ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify, { log: options.logger })),
   };
-  const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id), config.runs);
+  // Runs (and dry runs) evaluate workflows on the merged CVE record (every field unknown when Vigie holds none).
+  const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id), workflows, config.runs);
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
@@ -201,7 +198,7 @@ export async function buildApp(opts: {
   services?: Services;
 }): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, database, logger } = opts;
-  const services = opts.services ?? createServices(database, config);
+  const services = opts.services ?? createServices(database, config, { logger });
   const apiKey = async (req: FastifyRequest) => {
     const { ctx, quota } = await services.authenticator.authenticate(req.headers.authorization);
     req.rateQuota = quota;

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -51,17 +52,29 @@ const EnvSchema = z.object({
   VIGIE_HTTP_BODY_BUDGET_MB: z.coerce.number().int().min(1).max(65_536).default(32),
   /** How long a worker holds a workflow run without recording a step; past it another worker resumes the run. */
   VIGIE_RUN_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  /** Finished workflow runs (dry runs included) older than this many days are purged by maintenance-purge. */
+  VIGIE_RUNS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
+  /** Processed outbox events older than this many days are purged by maintenance-purge (not while a kept run refers to them). */
+  VIGIE_EVENTS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(30),
   /** Vigie's public address (https://vigie.example.org): notification links are absolute under it, else paths. */
   VIGIE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Let webhooks, Slack and Teams reach private, loopback and link-local addresses (tests, an internal receiver). */
   VIGIE_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
   /** One outbound notification request (redirects included), in milliseconds. */
   VIGIE_NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
-  /** SMTP server of notify_email: smtp://user:pass@host:587 (STARTTLS when offered) or smtps://host:465. */
+  /** SMTP server of notify_email: smtp://user:pass@host:587 (STARTTLS as VIGIE_SMTP_STARTTLS says) or smtps://host:465 (implicit TLS). */
   VIGIE_SMTP_URL: z
     .string()
     .regex(/^smtps?:\/\/[^\s/]+/, "URL smtp:// ou smtps:// attendue")
     .optional(),
+  /** STARTTLS on smtp://: required (refuse a server without it), opportunistic (when offered), off (never). */
+  VIGIE_SMTP_STARTTLS: z
+    .enum(["required", "opportunistic", "off"], { error: "required, opportunistic ou off attendu" })
+    .default("opportunistic"),
+  /** PEM file of the authority (or the self-signed certificate) the SMTP server's certificate is checked against. */
+  VIGIE_SMTP_CA_FILE: z.string().min(1).optional(),
+  /** Accept any SMTP server certificate (an internal relay): the link is encrypted but not authenticated. */
+  VIGIE_SMTP_TLS_INSECURE: z.enum(["true", "false"], { error: "true ou false attendu" }).default("false"),
   /** The From of notify_email: an address, or "Name <address>". */
   VIGIE_SMTP_FROM: z
     .string()
@@ -77,6 +90,20 @@ const EnvSchema = z.object({
   VIGIE_FINGERPRINTS_DIR: z.string().min(1).optional(),
   /** Key of the secrets stored encrypted (webhook secrets, Slack/Teams URLs): 32 bytes, hex or base64. */
   VIGIE_SECRET_KEY: z.string().optional(),
+});
+
+/** The schema with the SMTP settings that contradict each other refused at start rather than guessed. */
+const CheckedEnvSchema = EnvSchema.superRefine((e, ctx) => {
+  const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+  if (e.VIGIE_SMTP_URL?.startsWith("smtps://") && e.VIGIE_SMTP_STARTTLS === "off")
+    issue("VIGIE_SMTP_STARTTLS", "off contredit smtps:// (TLS dès la connexion) : utilisez smtp:// pour une connexion en clair");
+  if (e.VIGIE_SMTP_STARTTLS === "off" && (e.VIGIE_SMTP_CA_FILE || e.VIGIE_SMTP_TLS_INSECURE === "true"))
+    issue("VIGIE_SMTP_STARTTLS", "off : aucune connexion TLS, VIGIE_SMTP_CA_FILE et VIGIE_SMTP_TLS_INSECURE seraient sans effet");
+  if (e.VIGIE_SMTP_CA_FILE && e.VIGIE_SMTP_TLS_INSECURE === "true")
+    issue(
+      "VIGIE_SMTP_TLS_INSECURE",
+      "contredit VIGIE_SMTP_CA_FILE : vérifiez le certificat avec l'autorité donnée, ou ne le vérifiez pas, pas les deux",
+    );
 });
 
 /** Limits on HTTP clients: timeouts, connection cap and the budget of buffered body bytes. */
@@ -107,6 +134,11 @@ export type NotifySettings = Readonly<{
   timeoutMs: number;
   smtpUrl: string | undefined;
   smtpFrom: string | undefined;
+  smtpStartTls: "required" | "opportunistic" | "off";
+  /** The PEM content of VIGIE_SMTP_CA_FILE, read at start; null: the system's authorities. */
+  smtpCa: string | null;
+  /** VIGIE_SMTP_TLS_INSECURE: the server certificate is not checked. */
+  smtpTlsInsecure: boolean;
 }>;
 
 export type Config = Readonly<{
@@ -134,8 +166,11 @@ export type Config = Readonly<{
   http: HttpLimits;
   notify: NotifySettings;
   urls: UrlScanSettings;
-  /** Workflow runs: the lease of a run (seconds) and Vigie's public address for notification links. */
-  runs: { leaseSeconds: number; publicUrl: string | null };
+  /**
+   * Workflow runs: the lease of a run (seconds), Vigie's public address for notification links, and
+   * how many days finished runs and processed events are kept.
+   */
+  runs: { leaseSeconds: number; publicUrl: string | null; retentionDays: number; eventsRetentionDays: number };
   /** VIGIE_SECRET_KEY decoded; undefined: the key file in the data directory (platform/secrets.ts). */
   secretKey: Buffer | undefined;
   /** Derived: which database driver runs. */
@@ -170,7 +205,7 @@ function feedUrlSettings(env: NodeJS.ProcessEnv): Record<string, string[]> {
 /** Reads and validates the environment once; throws a readable message on bad values. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== ""));
-  const parsed = EnvSchema.safeParse(cleaned);
+  const parsed = CheckedEnvSchema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join(".")}: ${i.message}`);
     throw new ConfigError(`Configuration invalide :\n${lines.join("\n")}`);
@@ -196,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "Configuration invalide :\n  VIGIE_SMTP_FROM : requis quand VIGIE_SMTP_URL est défini (l'expéditeur des e-mails)",
     );
   }
+  const smtpCa = e.VIGIE_SMTP_CA_FILE === undefined ? null : readCaFile(e.VIGIE_SMTP_CA_FILE);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -224,6 +260,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       timeoutMs: e.VIGIE_NOTIFY_TIMEOUT_MS,
       smtpUrl: e.VIGIE_SMTP_URL,
       smtpFrom: e.VIGIE_SMTP_FROM,
+      smtpStartTls: e.VIGIE_SMTP_STARTTLS,
+      smtpCa,
+      smtpTlsInsecure: e.VIGIE_SMTP_TLS_INSECURE === "true",
     }),
     urls: Object.freeze({
       concurrency: e.VIGIE_URLS_SCAN_CONCURRENCY,
@@ -233,10 +272,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       fingerprintsDir: e.VIGIE_FINGERPRINTS_DIR ?? null,
       allowPrivateTargets: e.VIGIE_ALLOW_PRIVATE_TARGETS === "true",
     }),
-    runs: Object.freeze({ leaseSeconds: e.VIGIE_RUN_LEASE_SECONDS, publicUrl: e.VIGIE_PUBLIC_URL ?? null }),
+    runs: Object.freeze({
+      leaseSeconds: e.VIGIE_RUN_LEASE_SECONDS,
+      publicUrl: e.VIGIE_PUBLIC_URL ?? null,
+      retentionDays: e.VIGIE_RUNS_RETENTION_DAYS,
+      eventsRetentionDays: e.VIGIE_EVENTS_RETENTION_DAYS,
+    }),
     secretKey,
     driver: e.DATABASE_URL ? "postgres" : "pglite",
   });
+}
+
+/** VIGIE_SMTP_CA_FILE's certificates (PEM); a ConfigError when the file cannot be read or holds none. */
+function readCaFile(path: string): string {
+  let pem: string;
+  try {
+    pem = readFileSync(path, "utf8");
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError(`Configuration invalide :\n  VIGIE_SMTP_CA_FILE : lecture de ${path} impossible (${why})`);
+  }
+  if (!pem.includes("-----BEGIN CERTIFICATE-----"))
+    throw new ConfigError(
+      `Configuration invalide :\n  VIGIE_SMTP_CA_FILE : ${path} ne contient aucun certificat PEM (-----BEGIN CERTIFICATE-----)`,
+    );
+  return pem;
 }
 
 export class ConfigError extends Error {

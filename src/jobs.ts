@@ -9,17 +9,24 @@ const job = jobOf<Services>();
 
 /** The typed job catalog: each job name has a payload schema, a retry policy, an optional cron schedule and exactly one handler. */
 export const JOBS = {
-  /** Hourly: forgets idempotency keys past retention, old login failures and expired sessions. */
+  /**
+   * Hourly: forgets idempotency keys past retention, old login failures and expired sessions,
+   * finished workflow runs past VIGIE_RUNS_RETENTION_DAYS and processed events past
+   * VIGIE_EVENTS_RETENTION_DAYS (ADR 0010).
+   */
   "maintenance-purge": job({
-    description: "oublie les clés d'idempotence échues, les vieux échecs de connexion et les sessions expirées",
+    description:
+      "oublie les clés d'idempotence échues, les vieux échecs de connexion, les sessions expirées, les runs terminés et les événements traités au-delà de leur rétention",
     payload: z.object({}),
     retryLimit: 2,
     cron: "17 * * * *",
-    handler: async (_p, services, logger) => {
+    clock: true,
+    handler: async (_p, services, logger, now) => {
       const keys = await services.workflows.purgeIdempotencyKeys();
       await services.sessions.purge();
-      logger.info({ idempotencyKeys: keys }, "maintenance-purge done");
-      return { idempotency_keys: keys };
+      const purged = await services.runs.purge(now);
+      logger.info({ idempotencyKeys: keys, ...purged }, "maintenance-purge done");
+      return { idempotency_keys: keys, runs: purged.runs, events: purged.events };
     },
   }),
   /** Downloads and imports the configured feeds (VIGIE_FEEDS_SYNC=on, every VIGIE_FEEDS_CRON). */

@@ -46,7 +46,7 @@ export async function serve(config: Config): Promise<void> {
   const { database, release } = await openForProcess(config, socketPath);
   // The secrets key is read, or generated into the data directory, at start: a problem shows now, not at the first webhook.
   const secretKey = loadSecretKey(config, (message) => logger.warn(message));
-  const services = createServices(database, { ...config, secretKey });
+  const services = createServices(database, { ...config, secretKey }, { logger });
   const sealed = await services.workflows.sealStoredSecrets();
   if (sealed) logger.info({ workflows: sealed }, "secrets des workflows chiffrés au repos");
   if (config.snapshot) await services.feeds.importSnapshotIfEmpty(logger);

@@ -34,7 +34,7 @@ describe("jobs list / jobs run (the admin commands)", () => {
   it("jobs list names every scheduled job with its schedule (UTC) and what it does", async () => {
     expect(ok(await cmd("jobs", "list", "--json"))).toEqual({
       jobs: [
-        { name: "maintenance-purge", schedule: "17 * * * *", description: expect.any(String), takes_now: false },
+        { name: "maintenance-purge", schedule: "17 * * * *", description: expect.stringContaining("runs"), takes_now: true },
         // Scheduled only when VIGIE_FEEDS_SYNC=on.
         { name: "feeds-sync", schedule: null, description: expect.any(String), takes_now: false },
         { name: "cases-expiry", schedule: "0 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
@@ -55,6 +55,8 @@ describe("jobs list / jobs run (the admin commands)", () => {
       job: "maintenance-purge",
       now: expect.any(String),
       idempotency_keys: 0,
+      runs: 0,
+      events: 0,
     });
     const tenant = await createTenant(t);
     await caseWithException(t.database, { id: tenant.projectId, orgId: tenant.orgId }, "CVE-2026-0001", "2026-03-28");
@@ -74,7 +76,7 @@ describe("jobs list / jobs run (the admin commands)", () => {
       warned: 0,
     });
     const cases: [string[], RegExp][] = [
-      [["jobs", "run", "maintenance-purge", "--now", "2026-03-29T00:00:00Z"], /ne dépend pas de l'instant/],
+      [["jobs", "run", "runs-dispatch", "--now", "2026-03-29T00:00:00Z"], /ne dépend pas de l'instant/],
       [["jobs", "run", "feeds-sync", "--now", "2026-03-29T00:00:00Z"], /ne dépend pas de l'instant/],
       [["jobs", "run", "cases-expiry", "--now", "2026-03-29T00:00:00"], /instant ISO-8601 avec son décalage/],
       [["jobs", "run", "cases-expiry", "--now", "2026-02-30T00:00:00Z"], /instant ISO-8601/],

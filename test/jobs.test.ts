@@ -61,7 +61,9 @@ describe("background jobs (pg-boss on the service database)", () => {
     await createWorkflow(t, tenant, { name: "old", trigger: { event: "cve.new_match" } }, "old-key");
     await createWorkflow(t, tenant, { name: "new", trigger: { event: "cve.new_match" } }, "new-key");
     await t.database.executeSql("update idempotency_keys set created_at = now() - interval '3 days' where key = 'old-key'", []);
-    expect(await JOBS["maintenance-purge"].handler({}, t.services, createLogger("silent"), new Date())).toEqual({ idempotency_keys: 1 });
+    expect(await JOBS["maintenance-purge"].handler({}, t.services, createLogger("silent"), new Date())).toMatchObject({
+      idempotency_keys: 1,
+    });
     const { rows } = (await t.database.executeSql("select key from idempotency_keys where org_id = $1", [tenant.orgId])) as {
       rows: { key: string }[];
     };

@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
+import { TOOLS } from "../src/mcp/tools.js";
 import { bearer, createTenant, createTestApp, createWorkflow, tenantWithScopes } from "./helpers.js";
 
 const t = await createTestApp();
@@ -377,5 +378,27 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
     };
     expect(doc.paths["/mcp"]).toBeUndefined();
     expect(doc.info.description).toContain("POST /mcp");
+  });
+});
+
+describe("tool tenancy is declared, as on routes (ADR 0007, 0017)", () => {
+  it("every tool naming a project or an organization declares it, so the tool runner resolves it", () => {
+    const declared = TOOLS.map((d) => {
+      const shape = d.input.shape as Record<string, unknown>;
+      return { name: d.name, project_id: "project_id" in shape, project: d.project ?? null, org_id: "org_id" in shape, org: d.org ?? null };
+    });
+    for (const d of declared) {
+      expect(d.project !== null, `${d.name}: project_id without project`).toBe(d.project_id);
+      expect(d.org !== null, `${d.name}: org_id without org`).toBe(d.org_id);
+    }
+    // Required where the argument is (a list, a read); optional where it narrows (statistics) or chooses (get_workflow).
+    expect(declared.filter((d) => d.project === true).map((d) => d.name)).toEqual([
+      "list_workflows",
+      "list_runs",
+      "get_run",
+      "list_alerts",
+      "list_cases",
+      "get_case",
+    ]);
   });
 });

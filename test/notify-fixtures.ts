@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
+import { type Logger, pino } from "pino";
 import type { ActionContext, NotificationMessage } from "../src/engine/actions.js";
+import { REDACT_PATHS } from "../src/platform/log.js";
 
 const fixture = (path: string) => readFileSync(new URL(`./fixtures/${path}`, import.meta.url), "utf8");
 
@@ -68,4 +70,20 @@ export function actionContext(
     deliveryId: `42:${workflowId}:notify`,
     signal,
   };
+}
+
+/** A pino logger as the process builds it (same redaction), writing into `lines` (parsed) and `raw` (as written). */
+export function capturedLogger(): { logger: Logger; lines: Record<string, unknown>[]; raw: string[] } {
+  const lines: Record<string, unknown>[] = [];
+  const raw: string[] = [];
+  const logger = pino(
+    { level: "debug", redact: { paths: REDACT_PATHS, censor: "[redacted]" } },
+    {
+      write(text: string) {
+        raw.push(text);
+        lines.push(JSON.parse(text) as Record<string, unknown>);
+      },
+    },
+  );
+  return { logger, lines, raw };
 }

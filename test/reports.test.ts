@@ -1,19 +1,14 @@
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { canonicalJson } from "../src/modules/reports/reports.canonical.js";
 import { renderPdf } from "../src/modules/reports/reports.pdf.js";
 import { bearer, createTestApp, createWorkflow, tenantWithScopes } from "./helpers.js";
+import { readPdf } from "./pdf-reader.js";
 
 const t = await createTestApp();
 const db = t.database.db;
 const SCOPES = ["cases-write", "stacks-write", "reports-write"];
-const dir = mkdtempSync(join(tmpdir(), "vigie-reports-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const sha256 = (b: Uint8Array | string) => createHash("sha256").update(b).digest("hex");
 
 interface Report {
@@ -60,23 +55,14 @@ async function download(id: string, format: string, version?: number) {
   return res;
 }
 
-function pdfText(pdf: Buffer, page?: number): string {
-  const file = join(dir, `${sha256(pdf)}.pdf`);
-  writeFileSync(file, pdf);
-  const range = page ? ["-f", String(page), "-l", String(page)] : [];
-  return execFileSync("pdftotext", ["-layout", ...range, file, "-"], { encoding: "utf8" });
-}
-
-function pdfInfo(pdf: Buffer): Record<string, string> {
-  const file = join(dir, `${sha256(pdf)}.pdf`);
-  writeFileSync(file, pdf);
-  const out = execFileSync("pdfinfo", [file], { encoding: "utf8" });
-  return Object.fromEntries(
-    out
-      .split("\n")
-      .filter((l) => l.includes(":"))
-      .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 1).trim()]),
-  );
+/** The PDF's text laid out in lines (page n only, when given), read with pdf.js. */
+async function pdfText(pdf: Buffer, page?: number): Promise<string> {
+  const doc = await readPdf(pdf);
+  try {
+    return page ? await doc.pageText(page) : await doc.text();
+  } finally {
+    await doc.close();
+  }
 }
 
 async function find(orgId: string, token: string, payload: { file: Buffer; name: string } | { empreinte: string }) {
@@ -127,29 +113,32 @@ describe("the project report (rapport_projet)", () => {
     expect(res.headers["x-vigie-empreinte"]).toBe(r.empreinte);
     const pdf = res.rawPayload;
     expect(pdf.subarray(0, 5).toString()).toBe("%PDF-");
-    const text = pdfText(pdf);
+    const doc = await readPdf(pdf);
+    const text = await doc.text();
     expect(text).toContain("Rapport de vulnérabilités — Production");
     expect(text).toMatch(new RegExp(`Total : ${content.alertes.total}\\b`));
     expect(text).toMatch(new RegExp(`KEV \\(exploitées\\) : ${content.alertes.kev}\\b`));
     for (const p of ["P1", "P2", "P3", "P4"]) expect(text).toMatch(new RegExp(`${p}\\s+${content.alertes.par_palier[p]}\\b`));
     expect(text).toMatch(new RegExp(`corrige\\s+${content.cas.par_statut.corrige}\\b`));
     for (const x of content.alertes.principales) expect(text).toContain(x.cve_id);
-    const info = pdfInfo(pdf);
+    const info = doc.info;
     expect(info.Subject).toContain(r.empreinte);
     expect(info.Keywords).toContain(`empreinte:${r.empreinte}`);
     expect(info.Keywords).toContain(`genere_le:${r.genere_le!.replace(".000Z", "Z")}`);
-    const pages = Number(info.Pages);
+    expect(info.Author).toBe("Vigie");
+    const pages = doc.pages;
     expect(pages).toBeGreaterThanOrEqual(1);
     for (let p = 1; p <= pages; p++) {
-      const page = pdfText(pdf, p).replace(/\s+/g, " ");
+      const page = (await doc.pageText(p)).replace(/\s+/g, " ");
       expect(page).toContain(`Empreinte SHA-256 : ${r.empreinte}`);
       expect(page).toContain(`Généré le ${r.genere_le!.replace(".000Z", "Z")}`);
       expect(page).toContain(`Page ${p} sur ${pages}`);
     }
-    // A page renders (poppler), and the stored file is the one whose hash the version records.
-    execFileSync("pdftoppm", ["-png", "-r", "50", "-f", "1", "-l", "1", join(dir, `${sha256(pdf)}.pdf`), join(dir, "page")]);
-    const png = readFileSync(join(dir, pages > 9 ? "page-01.png" : "page-1.png"));
+    // A page renders (pdf.js onto a canvas) with ink on it, and the stored file is the one whose hash the version records.
+    const { png, inked } = await doc.renderPng(1, 50 / 72);
     expect(png.subarray(1, 4).toString()).toBe("PNG");
+    expect(inked).toBeGreaterThan(0.01);
+    await doc.close();
     const detail = (await a.call("GET", `/reports/${r.id}`)).json();
     expect(detail.versions[0].files.find((f: { format: string }) => f.format === "pdf").sha256).toBe(sha256(pdf));
   });
@@ -168,7 +157,7 @@ describe("the project report (rapport_projet)", () => {
     const one = await renderPdf(content, meta);
     expect(sha256(await renderPdf(content, meta))).toBe(sha256(one));
     expect(sha256(one)).toBe(sha256((await download(r.id, "pdf")).rawPayload));
-    expect(pdfText(one)).toContain("SHA-256 fingerprint");
+    expect(await pdfText(one)).toContain("SHA-256 fingerprint");
   });
 
   it("has no CSV (409 format_indisponible) and refuses a bad period (422)", async () => {
@@ -202,7 +191,7 @@ describe("KEV compliance, find again, sync and freeze", () => {
     );
     expect(csv.body.split("\n")[1]).toBe("cve_id,produit,kev_ajoute_le,echeance,statut_cas,traite_le,verdict");
     expect(csv.body).toContain("CVE-2024-3400,");
-    expect(pdfText((await download(r.id, "pdf")).rawPayload)).toContain("traitée en retard");
+    expect(await pdfText((await download(r.id, "pdf")).rawPayload)).toContain("traitée en retard");
   });
 
   it("is found again by each of its files and by its fingerprint; a file altered by one byte is not; nor by another organization", async () => {
@@ -394,7 +383,7 @@ describe("the inventory with end-of-life data and monitored URLs", () => {
     expect(content.synthese).toMatchObject({ elements: 2, urls: 2, certificats_expires: 0, certificats_expirant_sous_30_jours: 1 });
     const csv = (await e.call("GET", `/reports/${r.id}/download?format=csv`)).body;
     expect(csv).toContain(`Web,cpe,cpe:2.3:a:f5:nginx:1.28.0:*:*:*:*:*:*:*,,0,nginx,1.28,2026-04-14,${nginx.fin_de_vie.statut}`);
-    const text = pdfText((await e.call("GET", `/reports/${r.id}/download`)).rawPayload);
+    const text = await pdfText((await e.call("GET", `/reports/${r.id}/download`)).rawPayload);
     expect(text).toContain("nginx 1.28 (2026-04-14)");
     expect(text).toContain("https://shop.example.org");
     expect(text).toContain("expire sous 30 jours");
@@ -418,15 +407,17 @@ describe("a report of several pages", () => {
     const res = await p.call("POST", "/reports", { report_type: "inventaire" });
     const r = res.json() as Report;
     const pdf = (await p.call("GET", `/reports/${r.id}/download`)).rawPayload;
-    const pages = Number(pdfInfo(pdf).Pages);
+    const doc = await readPdf(pdf);
+    const pages = doc.pages;
     expect(pages).toBeGreaterThanOrEqual(3);
     for (let n = 1; n <= pages; n++) {
-      const page = pdfText(pdf, n).replace(/\s+/g, " ");
+      const page = (await doc.pageText(n)).replace(/\s+/g, " ");
       expect(page).toContain(`Empreinte SHA-256 : ${r.empreinte}`);
       expect(page).toContain(`Généré le ${r.genere_le!.replace(".000Z", "Z")} · version 1 · Page ${n} sur ${pages}`);
       expect(page).toContain("Type Valeur Sévérité min. Alertes Cycle (fin de vie) Fin de vie");
     }
-    const text = pdfText(pdf);
+    const text = await doc.text();
+    await doc.close();
     for (const i of items) expect(text).toContain(i.value);
   });
 });
@@ -466,7 +457,7 @@ describe("organization reports", () => {
     const content = (await org("GET", `/${r.id}/download?format=json`)).json();
     expect(content.projet).toBeNull();
     expect(content.projets.map((p: { nom: string }) => p.nom)).toEqual(["Production", "Recette"]);
-    expect(pdfText((await org("GET", `/${r.id}/download`)).rawPayload)).toContain("Organisation, projets : Production, Recette");
+    expect(await pdfText((await org("GET", `/${r.id}/download`)).rawPayload)).toContain("Organisation, projets : Production, Recette");
     // Not a project's report; the project routes do not see it.
     expect((await g.call("GET", `/reports/${r.id}`)).statusCode).toBe(404);
     expect((await g.call("GET", "/reports")).json().total).toBe(0);

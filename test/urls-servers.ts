@@ -1,15 +1,12 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer as createHttp, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttps } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { generate } from "selfsigned";
 
 /**
  * Local HTTP and HTTPS servers for the URL scan tests and benchmark, with self-signed certificates
- * generated here by openssl with the validity asked for (`openssl ca -selfsign` takes any start and
- * end date, an expired certificate included; `req -x509` only counts days from now).
+ * generated in JavaScript (the selfsigned package, over WebCrypto) with the validity asked for, an
+ * expired certificate included: no openssl binary needed.
  */
 
 export interface Cert {
@@ -17,69 +14,16 @@ export interface Cert {
   cert: string;
 }
 
-/** A self-signed certificate (EC P-256) for `cn`, issued by organization `org`, valid from `notBefore` to `notAfter`. */
-export function selfSigned(opts: { cn: string; org: string; notBefore: Date; notAfter: Date }): Cert {
-  const dir = mkdtempSync(join(tmpdir(), "vigie-cert-"));
-  const stamp = (d: Date) => `${d.toISOString().replace(/[-:T]/g, "").slice(0, 14)}Z`;
-  try {
-    writeFileSync(join(dir, "index.txt"), "");
-    writeFileSync(join(dir, "serial"), "01\n");
-    writeFileSync(
-      join(dir, "ca.cnf"),
-      [
-        "[ca]",
-        "default_ca = d",
-        "[d]",
-        `database = ${join(dir, "index.txt")}`,
-        `new_certs_dir = ${dir}`,
-        `serial = ${join(dir, "serial")}`,
-        "default_md = sha256",
-        "policy = p",
-        "unique_subject = no",
-        "[p]",
-        "commonName = supplied",
-        "organizationName = optional",
-        "",
-      ].join("\n"),
-    );
-    const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
-    run([
-      "req",
-      "-new",
-      "-newkey",
-      "ec",
-      "-pkeyopt",
-      "ec_paramgen_curve:prime256v1",
-      "-nodes",
-      "-keyout",
-      "key.pem",
-      "-out",
-      "req.csr",
-      "-subj",
-      `/O=${opts.org}/CN=${opts.cn}`,
-    ]);
-    run([
-      "ca",
-      "-batch",
-      "-config",
-      "ca.cnf",
-      "-selfsign",
-      "-keyfile",
-      "key.pem",
-      "-in",
-      "req.csr",
-      "-out",
-      "cert.pem",
-      "-startdate",
-      stamp(opts.notBefore),
-      "-enddate",
-      stamp(opts.notAfter),
-      "-notext",
-    ]);
-    return { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+/** A self-signed certificate (EC P-256, SAN `cn`, and 127.0.0.1 for localhost) for `cn`, issued by organization `org`, valid from `notBefore` to `notAfter`. */
+export async function selfSigned(opts: { cn: string; org: string; notBefore: Date; notAfter: Date }): Promise<Cert> {
+  const pems = await generate(
+    [
+      { name: "organizationName", value: opts.org },
+      { name: "commonName", value: opts.cn },
+    ],
+    { keyType: "ec", curve: "P-256", algorithm: "sha256", notBeforeDate: opts.notBefore, notAfterDate: opts.notAfter },
+  );
+  return { key: pems.private, cert: pems.cert };
 }
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;

@@ -55,7 +55,7 @@ const web = await localServer({
 const DAY = 86_400_000;
 const expired = await localServer(
   { "/": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html><body>expired</body></html>") },
-  selfSigned({
+  await selfSigned({
     cn: "localhost",
     org: "Vigie Test CA",
     notBefore: new Date("2020-01-01T00:00:00Z"),
@@ -65,7 +65,7 @@ const expired = await localServer(
 const soonEnd = new Date(Math.floor((Date.now() + 10 * DAY) / 1000) * 1000);
 const soon = await localServer(
   { "/": (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html><body>soon</body></html>") },
-  selfSigned({ cn: "localhost", org: "Soon Expiring CA", notBefore: new Date(Date.now() - DAY), notAfter: soonEnd }),
+  await selfSigned({ cn: "localhost", org: "Soon Expiring CA", notBefore: new Date(Date.now() - DAY), notAfter: soonEnd }),
 );
 afterAll(async () => {
   await Promise.all([web.close(), expired.close(), soon.close()]);

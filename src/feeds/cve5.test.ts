@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { resolve } from "node:path";
 import { createGunzip } from "node:zlib";
 import { describe, it, expect } from "vitest";
-import { isReserved, normalizeTimestamp, parseCve5, versionExpression } from "./cve5.js";
+import { esxiPatch, isReserved, normalizeTimestamp, parseCve5, splitByChanges, versionExpression } from "./cve5.js";
 import type { AffectedEntry } from "../matching/affected.js";
 import { RecordError, type CveContribution } from "./types.js";
 
@@ -628,5 +628,88 @@ describe("version expressions in `version` (no lessThan), as CNAs write them", (
         .map((r) => r.slice(4, 8)),
     ).toContainEqual(["5.4.189", true, "5.5", false]);
     expect(parsed("CVE-2023-23363")[0]!.slice(4, 8)).toEqual(["4.3", true, "4.3.6.2441 build 20230621", false]);
+  });
+});
+
+describe("changes[] inside a range (splitByChanges)", () => {
+  const range = (from: string | null, to: string | null, toInclusive = false) => ({
+    from,
+    fromInclusive: from !== null,
+    to,
+    toInclusive,
+    status: "affected",
+  });
+  const text = (segments: ReturnType<typeof splitByChanges>) =>
+    segments.map((s) => `${s.fromInclusive ? "[" : "]"}${s.from ?? "*"}, ${s.to ?? "*"}${s.toInclusive ? "]" : "["} ${s.status}`);
+
+  it("the status changes at each `at`, in version order, until the end of the range (the schema's reading)", () => {
+    // The F5 shape of the task (15.1.0 < 15.1.* → [15.1.0, 15.2[, unaffected from 15.1.10).
+    expect(text(splitByChanges(range("15.1.0", "15.2"), [{ at: "15.1.10", status: "unaffected" }]))).toEqual([
+      "[15.1.0, 15.1.10[ affected",
+      "[15.1.10, 15.2[ unaffected",
+    ]);
+    // Alternating statuses, given out of order: re-sorted.
+    const changes = [
+      { at: "1.2.3", status: "unaffected" },
+      { at: "1.1.5", status: "unaffected" },
+      { at: "1.2.0", status: "affected" },
+    ];
+    expect(text(splitByChanges(range("1.0.0", "1.4.0"), changes)).join(" ; ")).toBe(
+      "[1.0.0, 1.1.5[ affected ; [1.1.5, 1.2.0[ unaffected ; [1.2.0, 1.2.3[ affected ; [1.2.3, 1.4.0[ unaffected",
+    );
+  });
+
+  it("a run of changes to one status is a fix per release line (HashiCorp Vault CVE-2024-5798)", () => {
+    const changes = [
+      { at: "1.15.9", status: "unaffected" },
+      { at: "1.14.13", status: "unaffected" },
+    ];
+    expect(text(splitByChanges(range("0.11.0", "1.16.2"), changes))).toEqual([
+      "[0.11.0, 1.14.13[ affected",
+      "[1.14.13, 1.15[ unaffected",
+      "[1.15, 1.15.9[ affected",
+      "[1.15.9, 1.16[ unaffected",
+      "[1.16, 1.16.2[ affected",
+    ]);
+  });
+
+  it("changes nothing outside the range, at an exclusive end, or at what is no version", () => {
+    const one = (r: ReturnType<typeof range>, at: string) => text(splitByChanges(r, [{ at, status: "unaffected" }]));
+    expect(one(range(null, "1.14.11", true), "1.14.12")).toEqual(["]*, 1.14.11] affected"]); // Patchstack
+    expect(one(range("10.2.0", "10.2.9-h1"), "10.2.9-h1")).toEqual(["[10.2.0, 10.2.9-h1[ affected"]); // PAN-OS CVE-2024-3400
+    expect(one(range("11.0.0", "11.0.5"), "+security-01")).toEqual(["[11.0.0, 11.0.5[ affected"]); // Grafana CVE-2024-9264
+    expect(one(range("3.11.0", "3.11.14", true), "3.11.14")).toEqual(["[3.11.0, 3.11.14[ affected", "[3.11.14, 3.11.14] unaffected"]);
+  });
+
+  it("parseCve5 splits the rows (GitHub Enterprise Server CVE-2024-6337), not git commit ranges", () => {
+    const line = readFileSync(new URL("../../test/fixtures/matching/cve5-changes.jsonl", import.meta.url), "utf8")
+      .split("\n")
+      .find((l) => l.includes('"CVE-2024-6337"'))!;
+    const r = parseCve5(JSON.parse(line)) as CveContribution;
+    const ghes = r.affected.filter((a) => a.version_from?.startsWith("3.11"));
+    expect(ghes.map((a) => [a.version_from, a.version_to, a.version_to_inclusive, a.version_status])).toEqual([
+      ["3.11.0", "3.11.14", false, "affected"],
+      ["3.11.14", "3.11.14", true, "unaffected"],
+    ]);
+  });
+});
+
+describe("VMware update-style bounds", () => {
+  it("an ESXi image name reads as its update; its security-only variant (s) as the same patch", () => {
+    expect(esxiPatch("ESXi80U2sb-23305545")).toBe("8.0 U2b");
+    expect(esxiPatch("ESXi70U3p-23307199")).toBe("7.0 U3p");
+    expect(esxiPatch("esxi70U3sq-23794019")).toBe("7.0 U3q");
+    expect(esxiPatch("ESXi80U3-24022510")).toBe("8.0 U3");
+    expect(esxiPatch("8.0 U2b")).toBeNull();
+    expect(esxiPatch("esxi670-201806401-bg")).toBeNull();
+  });
+
+  it("ranges of one release ending in different update lines start at their own line (vCenter CVE-2024-37079)", () => {
+    const line = readFileSync(new URL("../../test/fixtures/matching/cve5-cna-adp.jsonl", import.meta.url), "utf8")
+      .split("\n")
+      .find((l) => l.includes('"CVE-2024-37079"'))!;
+    const r = parseCve5(JSON.parse(line)) as CveContribution;
+    const cna = r.affected.filter((a) => a.origin === "cna" && a.product === "VMware vCenter Server");
+    expect(cna.map((a) => `[${a.version_from}, ${a.version_to}[`)).toEqual(["[8.0 U2, 8.0 U2d[", "[8.0, 8.0 U1e[", "[7.0, 7.0 U3r["]);
   });
 });

@@ -25,6 +25,7 @@
  */
 import { cpe22UriTo23, parseCpe } from "../matching/cpe.js";
 import type { AffectedEntry, Origin } from "../matching/affected.js";
+import { compareVersions } from "../matching/version.js";
 import { RecordError, type CveContribution, type CvssMetric } from "./types.js";
 
 type Obj = Record<string, unknown>;
@@ -366,8 +367,142 @@ function upperBound(v: unknown, inclusive: boolean): { to: string; inclusive: bo
   let s = str(v);
   if (s !== null && s.charCodeAt(0) === 60 /* < */) s = str(s.slice(s.charCodeAt(1) === 61 /* = */ ? 2 : 1));
   if (s === null) return null;
+  s = esxiPatch(s) ?? s;
   const w = wildcard(s);
   return w === null ? { to: s, inclusive } : { to: w.next, inclusive: false };
+}
+
+/** VMware ESXi image names ("ESXi80U2sb-23305545"): release digits, update, patch letter ("s" first: security-only image). */
+const ESXI_PATCH = /^esxi(\d)(\d)(?:u(\d+)(?:s?([a-z]))?)?-\d+$/i;
+
+/**
+ * The update an ESXi image name designates, written as VMware's other bounds are: "ESXi80U2sb-23305545"
+ * → "8.0 U2b" (the security-only image of 8.0 Update 2b), "ESXi70U3p-23307199" → "7.0 U3p",
+ * "ESXi80U3-24022510" → "8.0 U3". Null for anything else. As written, the name compares below
+ * every "8.0 U…" version (it starts with letters): no ESXi update was ever in its range.
+ */
+export function esxiPatch(v: string): string | null {
+  const m = ESXI_PATCH.exec(v);
+  if (m === null) return null;
+  return `${m[1]}.${m[2]}${m[3] === undefined ? "" : ` U${m[3]}${(m[4] ?? "").toLowerCase()}`}`;
+}
+
+/** "8.0 U2d", "8.0U2", "7.0 Update 3q", "6.5_u3r": the release, the update number and its patch letters. */
+const UPDATE_STYLE = /^(\d+(?:\.\d+)*)[\s_-]*(?:u|update)[\s_]*(\d+)([a-z]*)$/i;
+
+/**
+ * VMware bounds each update line of a release from the release itself: vCenter 8.0 is affected in
+ * [8.0, 8.0 U1e[ and in [8.0, 8.0 U2d[, i.e. before U1e in the U1 line and before U2d in the U2
+ * line — read literally, the second range holds 8.0 U1e, which the first says is fixed. When several
+ * ranges of one entry start at the same release and end at patches of different updates of it,
+ * each but the lowest update starts at its own line ([8.0 U2, 8.0 U2d[). Returns, by index in
+ * `versions`, the lower bound to use instead.
+ */
+function updateLines(versions: readonly unknown[]): Map<number, string> {
+  const out = new Map<number, string>();
+  const groups = new Map<string, { i: number; base: string; update: number; letters: string }[]>();
+  versions.forEach((v, i) => {
+    if (!isObj(v)) return;
+    const from = str(v.version);
+    const upper = upperBound(v.lessThan, false) ?? upperBound(v.lessThanOrEqual, true);
+    const m = upper === null || from === null ? null : UPDATE_STYLE.exec(upper.to);
+    if (m === null || compareVersions(m[1]!, from!) !== 0) return;
+    const key = from!.toLowerCase();
+    groups.set(key, [...(groups.get(key) ?? []), { i, base: m[1]!, update: Number(m[2]), letters: m[3]! }]);
+  });
+  for (const lines of groups.values()) {
+    const lowest = Math.min(...lines.map((l) => l.update));
+    for (const l of lines) if (l.update > lowest && l.letters !== "") out.set(l.i, `${l.base} U${l.update}`);
+  }
+  return out;
+}
+
+/** A part of a version range with one status. */
+interface Segment {
+  from: string | null;
+  fromInclusive: boolean;
+  to: string | null;
+  toInclusive: boolean;
+  status: string;
+}
+
+/** A version `changes[].at` can be placed at: it starts with a digit (or v + digit). */
+const PLACEABLE = /^[vV]?\d/;
+
+/**
+ * CVE 5 `changes` within a range, as the schema defines them: the range has its `status` from its
+ * start, and the status becomes each change's at its `at` version, in version order (the schema
+ * tells readers to sort them), until the end of the range. F5 writes [15.1.0, 15.2[ affected with
+ * a change to unaffected at 15.1.10: [15.1.0, 15.1.10[ affected, [15.1.10, 15.2[ unaffected (for a
+ * run of changes to one status, see `backports`). A change outside the range (Patchstack repeats the fix after `lessThanOrEqual`, PAN-OS at
+ * `lessThan`) or at a version that is not one ("+security-01", a commit) changes nothing.
+ */
+export function splitByChanges(range: Segment, changes: unknown): Segment[] {
+  const steps: { at: string; status: string }[] = [];
+  for (const c of arr(changes)) {
+    if (!isObj(c)) continue;
+    const at = str(c.at);
+    const status = str(c.status);
+    if (at === null || status === null || !PLACEABLE.test(at)) continue;
+    if (range.from !== null && compareVersions(at, range.from) < 0) continue;
+    if (range.to !== null) {
+      const end = compareVersions(at, range.to);
+      if (end > 0 || (end === 0 && !range.toInclusive)) continue;
+    }
+    steps.push({ at, status });
+  }
+  if (steps.length === 0) return [range];
+  steps.sort((a, b) => compareVersions(a.at, b.at));
+  const events = backports(steps, range.status).filter((e) => {
+    if (range.to === null) return true;
+    const end = compareVersions(e.at, range.to);
+    return end < 0 || (end === 0 && range.toInclusive);
+  });
+  const out: Segment[] = [];
+  let from = range.from;
+  let fromInclusive = range.fromInclusive;
+  let status = range.status;
+  for (const step of events) {
+    if (step.status === status) continue;
+    if (from === null || compareVersions(from, step.at) !== 0) out.push({ from, fromInclusive, to: step.at, toInclusive: false, status });
+    from = step.at;
+    fromInclusive = true;
+    status = step.status;
+  }
+  out.push({ from, fromInclusive, to: range.to, toInclusive: range.toInclusive, status });
+  return out;
+}
+
+/** The first version after the release line of a version with three parts or more (1.14.13 → 1.15), else null. */
+function lineEnd(v: string): string | null {
+  const m = /^v?(\d+)\.(\d+)\.\d/i.exec(v);
+  return m === null ? null : `${m[1]}.${Number(m[2]) + 1}`;
+}
+
+/**
+ * Changes (sorted) → status events. A run of changes to one status (HashiCorp: unaffected at
+ * 1.14.13 and at 1.15.9 in [0.11.0, 1.16.2[) read one after the other says nothing past its first
+ * change; vendors write them for fixes backported to each release line. So each change of such a
+ * run holds until the end of its line (1.14.13 → 1.15), where the status before the run resumes.
+ */
+function backports(steps: { at: string; status: string }[], initial: string): { at: string; status: string }[] {
+  const events: { at: string; status: string }[] = [];
+  let current = initial;
+  for (let i = 0; i < steps.length; ) {
+    let j = i;
+    while (j + 1 < steps.length && steps[j + 1]!.status === steps[i]!.status) j++;
+    if (j === i) events.push(steps[i]!);
+    else
+      for (let k = i; k <= j; k++) {
+        events.push(steps[k]!);
+        const end = lineEnd(steps[k]!.at);
+        const next = steps[k + 1]?.at ?? null;
+        if (end !== null && (next === null || compareVersions(end, next) < 0)) events.push({ at: end, status: current });
+      }
+    current = events.at(-1)!.status;
+    i = j + 1;
+  }
+  return events;
 }
 
 /** A range read from a `version` string that states one. Bounds null = unbounded. */
@@ -498,7 +633,10 @@ function rowKey(r: AffectedEntry): string {
  *   bound → unbounded lower bound (null); alone → no version constraint (both bounds null).
  * - a lone concrete `version` → from = to = version, both inclusive.
  * - an entry without `versions` → one row with null bounds and status = defaultStatus ?? "unknown".
- * - `changes[]` are ignored; null bounds have `*_inclusive: false`.
+ * - `changes[]` split a range where its status changes (see `splitByChanges`; not for git
+ *   commits); null bounds have `*_inclusive: false`.
+ * - an ESXi image name as a bound reads as its update (`esxiPatch`); ranges of one release's
+ *   update lines start at their own line (`updateLines`).
  * - product = `product`, else `packageName` (e.g. the OpenSSH entry of CVE-2024-6387).
  * Exact duplicate rows (Red Hat lists some products twice) are dropped.
  */
@@ -536,9 +674,10 @@ function collectAffected(list: unknown, origin: Origin, out: AffectedEntry[], se
         const e = isObj(v) && v.lessThan === undefined && v.lessThanOrEqual === undefined ? versionExpression(str(v.version) ?? "") : null;
         if (e !== null && e.from === null && e.to !== null) openEnded++;
       }
-    for (const v of versions) {
+    const lines = versions.length > 1 ? updateLines(versions) : null;
+    for (const [index, v] of versions.entries()) {
       if (!isObj(v)) continue;
-      const version = str(v.version);
+      const version = lines?.get(index) ?? str(v.version);
       const upper = upperBound(v.lessThan, false) ?? upperBound(v.lessThanOrEqual, true);
       let from: string | null;
       let fromInclusive: boolean;
@@ -548,7 +687,7 @@ function collectAffected(list: unknown, origin: Origin, out: AffectedEntry[], se
       if (upper !== null) {
         from = isOpenLower(version) ? null : version;
         // A wildcard start ("4.3.*" < 4.3.6) is the series' first version.
-        if (from !== null) from = wildcard(from)?.prefix ?? from;
+        if (from !== null) from = wildcard(from)?.prefix ?? esxiPatch(from) ?? from;
         fromInclusive = from !== null;
         to = upper.to === "*" ? null : upper.to;
         toInclusive = to !== null && upper.inclusive;
@@ -572,20 +711,24 @@ function collectAffected(list: unknown, origin: Origin, out: AffectedEntry[], se
       }
       const status = str(v.status) ?? "unknown";
       const versionType = str(v.versionType);
+      const range: Segment = { from, fromInclusive, to, toInclusive, status };
+      const segments = upper !== null && v.changes !== undefined && versionType !== "git" ? splitByChanges(range, v.changes) : [range];
       for (const cpe of cpes) {
-        push(out, seen, {
-          origin,
-          vendor,
-          product,
-          cpe,
-          version_from: from,
-          version_from_inclusive: fromInclusive,
-          version_to: to,
-          version_to_inclusive: toInclusive,
-          version_status: status,
-          version_type: versionType,
-          default_status: defaultStatus,
-        });
+        for (const seg of segments) {
+          push(out, seen, {
+            origin,
+            vendor,
+            product,
+            cpe,
+            version_from: seg.from,
+            version_from_inclusive: seg.fromInclusive,
+            version_to: seg.to,
+            version_to_inclusive: seg.toInclusive,
+            version_status: seg.status,
+            version_type: versionType,
+            default_status: defaultStatus,
+          });
+        }
       }
     }
   }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { decideAffected, decideOsv, decidePackageCpe, describe as describeMatch, meetsSeverity, type AffectedRow } from "./decide.js";
+import {
+  cnaDecides,
+  decideAffected,
+  decideOsv,
+  decidePackageCpe,
+  describe as describeMatch,
+  meetsSeverity,
+  type AffectedRow,
+} from "./decide.js";
 
 const row = (r: Partial<AffectedRow>): AffectedRow => ({
   origin: "cna",
@@ -182,5 +190,33 @@ describe("defaultStatus: affected holds for every version no listed range covers
     const rows = [row({ vendor_norm: "x", product: "p", version_from: "1.0", version_to: "1.5", default_status: "affected" })];
     expect(decideAffected(rows, "x", "1.2")).toMatchObject({ rule: "version_range" });
     expect(decideAffected(rows, "x", "2.0")).toBeNull();
+  });
+});
+
+describe("cnaDecides: the CNA's versions of a product set the ADP's aside", () => {
+  // dapr CVE-2024-35223 (vulnrichment-2024): CNA ">= 1.13.0, < 1.13.3", CISA ADP 1.11.2 ≤ 1.13.3.
+  const dapr = { vendor: "dapr", product: "dapr", vendor_norm: "dapr" };
+  const cnaRow = row({ ...dapr, version_from: "1.13.0", version_to: "1.13.3" });
+  const adpRow = row({ ...dapr, origin: "adp", version_from: "1.11.2", version_to: "1.13.3", version_to_inclusive: true });
+  const nvdRow = row({ ...dapr, origin: "nvd", version_from: "1.11.2", version_to: "1.13.3" });
+
+  it("drops the ADP rows (not NVD's) when a CNA row states readable versions", () => {
+    expect(cnaDecides([cnaRow, adpRow, nvdRow])).toEqual([cnaRow, nvdRow]);
+    expect(decideAffected([cnaRow, adpRow], "dapr", "1.13.3")).toBeNull();
+    expect(decideAffected([adpRow], "dapr", "1.13.3")).toMatchObject({ origin: "adp" });
+  });
+
+  it("keeps them when the CNA gives no version, a text, or a range that holds nothing", () => {
+    const noVersion = row({ ...dapr });
+    const text = row({ ...dapr, version_from: "10.4.1, 10.4.2, 11.0.0", version_to: "10.4.1, 10.4.2, 11.0.0", version_to_inclusive: true });
+    const empty = row({ ...dapr, version_from: "126.0.6478.54", version_to: "126.0.6478.54" });
+    for (const c of [noVersion, text, empty]) expect(cnaDecides([c, adpRow])).toEqual([c, adpRow]);
+    // A text beside readable rows: the CNA's statement is partly unreadable, the ADP's restatement stays.
+    expect(cnaDecides([cnaRow, text, adpRow])).toHaveLength(3);
+  });
+
+  it("update-style bounds are versions: 8.0 U2d, 7.0 Update 3q, 2019.4 HF 5", () => {
+    for (const to of ["8.0 U2d", "7.0 Update 3q", "2019.4 HF 5", "V223.0 Update 4"])
+      expect(cnaDecides([row({ ...dapr, version_from: "0.1", version_to: to }), adpRow]), to).toHaveLength(1);
   });
 });

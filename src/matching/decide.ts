@@ -3,6 +3,7 @@
  *
  * Affected products (CVE 5 `affected` of the CNA and the ADPs, NVD configurations), for an item
  * that names a version V:
+ * 0. the CNA decides: where its rows state versions of the product, the ADP rows are set aside (cnaDecides);
  * 1. a row that says V is unaffected (status `unaffected`, bounded) wins: the vendor said so;
  * 2. else a row that says V is affected (status `affected`, or an NVD vulnerable CPE) whose range
  *    holds V is a match — a CNA row without any bound means every version (NVD and ADP rows
@@ -109,6 +110,31 @@ function holds(r: AffectedRow, version: string): boolean {
   );
 }
 
+/** A version as written in a bound ("10.2.9-h1", "8.0 U2d", "2019.4 HF 5"), not text kept as written ("10.4.1, 10.4.2"). */
+const VERSION_TEXT = /^[vV]?\d[\w.+~:()-]*(?:\s*(?:u|update|hf|hotfix|sp|patch|build|p|r)\s*\d+[a-z]*)*$/i;
+const readable = (bound: string | null) => bound === null || VERSION_TEXT.test(bound);
+
+/**
+ * The CNA decides for its product: when its rows among these (one product, reached by its own name
+ * or a learned equivalent, of the item's vendor) state versions, the ADP rows are set aside. The
+ * CISA ADP restates CNA entries as CPE ranges, sometimes a whole line (ESXi "0" < 8.0 U2b where
+ * VMware lists 7.0 and 8.0 only): its ranges count where the CNA gives no version of the product,
+ * does not name it, writes a bound that is no version (IBM's "10.4.1, 10.4.2, 11.0.0", which the
+ * ADP restates as three versions) or only ranges that hold nothing.
+ */
+export function cnaDecides(rows: AffectedRow[]): AffectedRow[] {
+  const cna = rows.filter((r) => r.origin === "cna" && bounded(r));
+  const decides = cna.some(holdsSome) && cna.every((r) => readable(r.version_from) && readable(r.version_to));
+  return decides ? rows.filter((r) => r.origin !== "adp") : rows;
+}
+
+/** A range that holds a version: Google writes Chrome's fix as both ends ([126.0.6478.54, 126.0.6478.54[), which says nothing. */
+function holdsSome(r: AffectedRow): boolean {
+  if (r.version_from === null || r.version_to === null) return true;
+  const c = compareVersions(r.version_from, r.version_to);
+  return c < 0 || (c === 0 && r.version_from_inclusive && r.version_to_inclusive);
+}
+
 const reason = (rule: MatchReason["rule"], r: AffectedRow | null, version: string | null, range: string | null): MatchReason => ({
   rule,
   version,
@@ -127,7 +153,9 @@ export function decideAffected(
 ): MatchReason | null {
   // The item's vendor under its learned other names too (equivalences.ts: "oracle" = "oracle_corporation").
   const vendors = new Set([itemVendor, ...vendorAliases].map(squash));
-  const mine = rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || vendors.has(squash(r.vendor_norm))));
+  const mine = cnaDecides(
+    rows.filter((r) => comparable(r) && (itemVendor === null || !namedVendor(r) || vendors.has(squash(r.vendor_norm)))),
+  );
   if (!mine.length) return null;
   if (version === null || !isConcreteVersion(version)) {
     const hit = mine.find((r) => says(r, "affected")) ?? mine.find((r) => r.default_status === "affected");

@@ -254,3 +254,17 @@ describe("isConcreteVersion", () => {
     expect(isConcreteVersion(v)).toBe(true);
   });
 });
+
+describe("compareVersions: VMware update-style versions", () => {
+  // vCenter CVE-2024-37079 (vulnrichment-2024): "8.0 U1e", "8.0 U2d", "7.0 U3r"; NVD 1.1 2025 feed,
+  // CVE-2025-22224: esxi:8.0:a/b/c, 8.0:update_1…update_3c (a CPE item appends the update: 8.0-update_2c).
+  it("orders the releases of a line and reads every spelling of an update alike", () => {
+    const line = ["8.0", "8.0a", "8.0c", "8.0 U1", "8.0 U1e", "8.0 U2", "8.0 U2b", "8.0 U2d", "8.0 U3", "8.0 U3b"];
+    for (let i = 1; i < line.length; i++) expect(compareVersions(line[i - 1]!, line[i]!), `${line[i - 1]} < ${line[i]}`).toBeLessThan(0);
+    for (const same of ["8.0 U2c", "8.0U2c", "8.0 Update 2c", "8.0-update_2c", "8.0-update2c", "8.0:update2c", "8.0u2c"])
+      expect(compareVersions(same, "8.0 U2c"), same).toBe(0);
+    expect(compareVersions("7.0 Update 3q", "7.0U3o")).toBeGreaterThan(0);
+    expect(inRange("8.0-update_2c", range("8.0 U2", "8.0 U2d"))).toBe(true);
+    expect(inRange("8.0 U2d", range("8.0 U2", "8.0 U2d"))).toBe(false);
+  });
+});

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { ApiKeyContext } from "../platform/auth/context.js";
 import { DomainError, Invalid } from "../platform/errors.js";
 import { MCP } from "../platform/messages.js";
-import { TOOLS, type ToolDef, type ToolServices } from "./tools.js";
+import { runTool, TOOLS, type ToolDef, type ToolServices } from "./tools.js";
 
 const INSTRUCTIONS =
   "Vigie watches vulnerabilities for the projects of one organization (the API key's). Tools read workflows and their runs, alerts, cases and CVEs; a project outside the key's reach does not exist (« Projet introuvable »).";
@@ -27,7 +27,7 @@ export function toolError(err: unknown, log: Logger): CallToolResult {
 
 async function call(def: ToolDef, args: unknown, caller: ApiKeyContext, services: ToolServices, log: Logger): Promise<CallToolResult> {
   try {
-    const out = (await def.run(args as never, caller, services)) as Record<string, unknown>;
+    const out = (await runTool(def, args as Record<string, unknown>, caller, services)) as Record<string, unknown>;
     return { structuredContent: out, content: [{ type: "text", text: JSON.stringify(out) }] };
   } catch (err) {
     return toolError(err, log);

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { orgScopeOf, type ApiKeyContext, type ProjectResolver, type ProjectScope } from "../platform/auth/context.js";
-import { NotFound } from "../platform/errors.js";
-import { MCP, NOT_FOUND } from "../platform/messages.js";
+import type { ApiKeyContext, OrgScope, ProjectResolver, ProjectScope } from "../platform/auth/context.js";
+import { resolveOrg, resolveProject } from "../platform/auth/resolve.js";
+import { MCP } from "../platform/messages.js";
 import { presentAlertList } from "../modules/alerts/alerts.presenter.js";
 import { AlertListOut, AlertListQuery } from "../modules/alerts/alerts.schemas.js";
 import type { AlertsService } from "../modules/alerts/alerts.service.js";
@@ -12,8 +12,8 @@ import { presentCveDetail, presentCveList } from "../modules/cves/cves.presenter
 import { CveDetailOut, CveListOut, CveListQuery, CveParams } from "../modules/cves/cves.schemas.js";
 import type { CvesService } from "../modules/cves/cves.service.js";
 import { ProjectParams } from "../modules/projects/projects.schemas.js";
-import { presentRunDetail } from "../modules/runs/runs.presenter.js";
-import { WorkflowRunDetailOut } from "../modules/runs/runs.schemas.js";
+import { presentRun, presentRunDetail } from "../modules/runs/runs.presenter.js";
+import { Run, RunsQuery, WorkflowRunDetailOut } from "../modules/runs/runs.schemas.js";
 import type { RunsService } from "../modules/runs/runs.service.js";
 import {
   DelaysOut,
@@ -30,8 +30,8 @@ import {
   TopTrendQuery,
 } from "../modules/stats/stats.schemas.js";
 import type { StatsService } from "../modules/stats/stats.service.js";
-import { presentRun, presentWorkflow, presentWorkflowItem } from "../modules/workflows/workflows.presenter.js";
-import { Run, RunsQuery, Workflow, WorkflowItem, WorkflowParams } from "../modules/workflows/workflows.schemas.js";
+import { presentWorkflow, presentWorkflowItem } from "../modules/workflows/workflows.presenter.js";
+import { Workflow, WorkflowItem, WorkflowParams } from "../modules/workflows/workflows.schemas.js";
 import type { WorkflowsService } from "../modules/workflows/workflows.service.js";
 
 /**
@@ -40,46 +40,71 @@ import type { WorkflowsService } from "../modules/workflows/workflows.service.js
  */
 export interface ToolServices {
   projectAccess: ProjectResolver;
-  workflows: Pick<WorkflowsService, "get" | "getOrgWorkflow" | "list" | "runs">;
-  runs: Pick<RunsService, "get">;
+  workflows: Pick<WorkflowsService, "get" | "getOrgWorkflow" | "list">;
+  runs: Pick<RunsService, "list" | "get">;
   alerts: Pick<AlertsService, "list">;
   cves: Pick<CvesService, "list" | "get">;
   cases: Pick<CasesService, "list" | "get">;
   stats: Pick<StatsService, "totals" | "top" | "trend" | "timeseries" | "distribution" | "delays">;
 }
 
-/** A tool: its input and output schemas (JSON Schema in tools/list), and one service call. */
-export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+/** What a tool's run receives besides its arguments: the caller and the tenancy its declaration resolved. */
+export interface ToolCall<J extends true | "optional" | undefined = undefined, G extends "optional" | undefined = undefined> {
+  caller: ApiKeyContext;
+  /** The `project_id` argument resolved (`project: true`; `"optional"`: when given). */
+  project: J extends true ? ProjectScope : J extends "optional" ? ProjectScope | undefined : undefined;
+  /** The `org_id` argument resolved when given (`org: "optional"`). */
+  org: G extends "optional" ? OrgScope | undefined : undefined;
+}
+
+/** A tool: its input and output schemas (JSON Schema in tools/list), its tenancy, and one service call. */
+export interface ToolDef<
+  I extends z.ZodObject = z.ZodObject,
+  O extends z.ZodObject = z.ZodObject,
+  J extends true | "optional" | undefined = true | "optional" | undefined,
+  G extends "optional" | undefined = "optional" | undefined,
+> {
   name: string;
   title: string;
   description: string;
   input: I;
   output: O;
-  run(args: z.output<I>, caller: ApiKeyContext, services: ToolServices): Promise<z.input<O>>;
+  /**
+   * The `project_id` argument is resolved against the API key before `run`, by the resolver the
+   * routes' `project: true` uses (404 « Projet introuvable »); `"optional"`: when the argument is given.
+   */
+  project?: J;
+  /** The `org_id` argument, when given, is resolved as a route's `org: true` (404 « Organisation introuvable »). */
+  org?: G;
+  run(args: z.output<I>, call: ToolCall<J, G>, services: ToolServices): Promise<z.input<O>>;
 }
 
 /** Identity helper that keeps each tool's types. */
-function tool<I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef {
+function tool<
+  I extends z.ZodObject,
+  O extends z.ZodObject,
+  J extends true | "optional" | undefined = undefined,
+  G extends "optional" | undefined = undefined,
+>(def: ToolDef<I, O, J, G>): ToolDef {
   // A copy of the output schema without its OpenAPI id: converted with its id, the root would be a
   // bare {"$ref": "#/definitions/Workflow"}, and MCP wants `"type": "object"` at an output schema's root.
   return { ...def, output: def.output.extend({}) } as unknown as ToolDef;
 }
 
 /**
- * The project a tool names, as the REST routes resolve it (ProjectResolver with the key's own
- * organization): another organization's, or one outside the key's restriction, does not exist.
+ * Runs a tool for its caller: the tenancy it declares is resolved first — tenancy decided in one
+ * place for REST and MCP (ADR 0007) — then its one service call.
  */
-async function projectOf(services: ToolServices, caller: ApiKeyContext, projectId: string): Promise<ProjectScope> {
-  const project = await services.projectAccess.resolve(caller, projectId, caller.orgId);
-  if (!project) throw new NotFound(NOT_FOUND.project);
-  return project;
+export async function runTool(def: ToolDef, args: Record<string, unknown>, caller: ApiKeyContext, services: ToolServices) {
+  const projectId = args.project_id as string | undefined;
+  const orgId = args.org_id as string | undefined;
+  const project =
+    def.project && projectId !== undefined ? await resolveProject(services.projectAccess, caller, projectId, caller.orgId) : undefined;
+  const org = def.org && orgId !== undefined ? resolveOrg(caller, orgId) : undefined;
+  return def.run(args as never, { caller, project, org } as never, services);
 }
 
 const ProjectIn = ProjectParams.pick({ project_id: true });
-
-/** The project a statistics tool narrows to, when it names one. */
-const statsScope = (s: ToolServices, caller: ApiKeyContext, projectId: string | undefined) =>
-  projectId === undefined ? Promise.resolve(undefined) : projectOf(s, caller, projectId);
 
 /** A statistics tool: the REST endpoint's parameters and answer, the same service method. */
 function statsTool<I extends z.ZodObject, O extends z.ZodObject>(
@@ -96,7 +121,8 @@ function statsTool<I extends z.ZodObject, O extends z.ZodObject>(
     description: `${title}, as GET /api/v1/stats/${endpoint} (same parameters, definitions and answer; project_id narrows to the CVEs alerted in that project). Periods are Europe/Paris calendar days; default: the last 365 days.`,
     input,
     output,
-    run: async (query, caller, s) => run(s.stats, query, await statsScope(s, caller, (query as { project_id?: string }).project_id)),
+    project: "optional",
+    run: async (query, { project }, s) => run(s.stats, query, project),
   });
 }
 const WorkflowIn = WorkflowParams.omit({ org_id: true });
@@ -120,14 +146,12 @@ export const TOOLS: ToolDef[] = [
       "A workflow with its graph: {project_id, workflow_id} for a project workflow, {org_id, workflow_id} for an organization workflow (applies to every project). The same record as the session API's GET /projects/{project_id}/workflows/{workflow_id} and GET /organizations/{org_id}/workflows/{workflow_id}.",
     input: GetWorkflowIn,
     output: Workflow,
-    run: async (args, caller, s) => {
-      if (args.project_id !== undefined) {
-        return presentWorkflow(await s.workflows.get(await projectOf(s, caller, args.project_id), args.workflow_id));
-      }
-      const org = orgScopeOf(caller, args.org_id!);
-      if (!org) throw new NotFound(NOT_FOUND.organization);
-      return presentWorkflow(await s.workflows.getOrgWorkflow(org.id, args.workflow_id));
-    },
+    project: "optional",
+    org: "optional",
+    run: async (args, { project, org }, s) =>
+      presentWorkflow(
+        project ? await s.workflows.get(project, args.workflow_id) : await s.workflows.getOrgWorkflow(org!.id, args.workflow_id),
+      ),
   }),
   tool({
     name: "list_workflows",
@@ -135,9 +159,8 @@ export const TOOLS: ToolDef[] = [
     description: "The project's workflows without their graph (as GET /api/v1/…/projects/{project_id}/workflows), in `items`.",
     input: ProjectIn,
     output: items(WorkflowItem),
-    run: async (args, caller, s) => ({
-      items: (await s.workflows.list(await projectOf(s, caller, args.project_id))).map(presentWorkflowItem),
-    }),
+    project: true,
+    run: async (_args, { project }, s) => ({ items: (await s.workflows.list(project)).map(presentWorkflowItem) }),
   }),
   tool({
     name: "list_runs",
@@ -145,10 +168,8 @@ export const TOOLS: ToolDef[] = [
     description: "A project workflow's runs, newest first (as GET …/workflows/{workflow_id}/runs), in `items`; limit 1 to 200, default 50.",
     input: WorkflowIn.extend(RunsQuery.shape),
     output: items(Run),
-    run: async (args, caller, s) => {
-      const project = await projectOf(s, caller, args.project_id);
-      return { items: (await s.workflows.runs(project, args.workflow_id, args.limit)).map(presentRun) };
-    },
+    project: true,
+    run: async (args, { project }, s) => ({ items: (await s.runs.list(project, args.workflow_id, args.limit)).map(presentRun) }),
   }),
   tool({
     name: "get_run",
@@ -156,10 +177,8 @@ export const TOOLS: ToolDef[] = [
     description: "One run of a project workflow with what its nodes did (as GET …/workflows/{workflow_id}/runs/{run_id}).",
     input: WorkflowIn.extend({ run_id: z.uuid() }),
     output: WorkflowRunDetailOut,
-    run: async (args, caller, s) => {
-      const project = await projectOf(s, caller, args.project_id);
-      return presentRunDetail(await s.runs.get(project, args.workflow_id, args.run_id));
-    },
+    project: true,
+    run: async (args, { project }, s) => presentRunDetail(await s.runs.get(project, args.workflow_id, args.run_id)),
   }),
   tool({
     name: "list_alerts",
@@ -168,8 +187,8 @@ export const TOOLS: ToolDef[] = [
       "The project's alerts with the REST list's filters, sort and paging (as GET …/projects/{project_id}/alerts): items, total, unread_count, page, page_size.",
     input: ProjectIn.extend(AlertListQuery.shape),
     output: AlertListOut,
-    run: async ({ project_id, ...query }, caller, s) =>
-      presentAlertList(await s.alerts.list(await projectOf(s, caller, project_id), query), query),
+    project: true,
+    run: async ({ project_id: _, ...query }, { project }, s) => presentAlertList(await s.alerts.list(project, query), query),
   }),
   tool({
     name: "search_cves",
@@ -178,7 +197,7 @@ export const TOOLS: ToolDef[] = [
       "Search the CVEs Vigie holds (merged from CVE List, NVD, EPSS, KEV, PoC, advisories) with the filters, sort and paging of GET /api/v1/cves.",
     input: CveListQuery,
     output: CveListOut,
-    run: async (query, _caller, s) => presentCveList(await s.cves.list(query), query),
+    run: async (query, _call, s) => presentCveList(await s.cves.list(query), query),
   }),
   tool({
     name: "get_cve",
@@ -186,7 +205,7 @@ export const TOOLS: ToolDef[] = [
     description: "One CVE with every merged field (as GET /api/v1/cves/{cve_id}); an alias (GHSA-…) resolves to its CVE.",
     input: CveParams,
     output: CveDetailOut,
-    run: async (args, _caller, s) => {
+    run: async (args, _call, s) => {
       const { cve, affected } = await s.cves.get(args.cve_id);
       return presentCveDetail(cve, affected);
     },
@@ -197,8 +216,8 @@ export const TOOLS: ToolDef[] = [
     description: "The project's cases with the REST list's filters, sort and paging (as GET …/projects/{project_id}/cases).",
     input: ProjectIn.extend(CaseListQuery.shape),
     output: CaseListOut,
-    run: async ({ project_id, ...query }, caller, s) =>
-      presentCaseList(await s.cases.list(await projectOf(s, caller, project_id), query), query),
+    project: true,
+    run: async ({ project_id: _, ...query }, { project }, s) => presentCaseList(await s.cases.list(project, query), query),
   }),
   tool({
     name: "get_case",
@@ -206,8 +225,9 @@ export const TOOLS: ToolDef[] = [
     description: "The project's case of a CVE with its history, oldest first (as GET …/projects/{project_id}/cases/{cve_id}).",
     input: CaseParams.omit({ org_id: true }),
     output: CaseDetailOut,
-    run: async (args, caller, s) => {
-      const c = await s.cases.get(await projectOf(s, caller, args.project_id), args.cve_id);
+    project: true,
+    run: async (args, { project }, s) => {
+      const c = await s.cases.get(project, args.cve_id);
       return presentCaseDetail(c.row, c.tags, c.history);
     },
   }),

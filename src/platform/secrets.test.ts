@@ -97,7 +97,15 @@ describe("configuration of secrets and notifications", () => {
 
   it("reads the notification settings, private targets refused by default", () => {
     const c = loadConfig({});
-    expect(c.notify).toEqual({ allowPrivateTargets: false, timeoutMs: 10_000, smtpUrl: undefined, smtpFrom: undefined });
+    expect(c.notify).toEqual({
+      allowPrivateTargets: false,
+      timeoutMs: 10_000,
+      smtpUrl: undefined,
+      smtpFrom: undefined,
+      smtpStartTls: "opportunistic",
+      smtpCa: null,
+      smtpTlsInsecure: false,
+    });
     expect(c.secretKey).toBeUndefined();
     const d = loadConfig({
       VIGIE_ALLOW_PRIVATE_TARGETS: "true",
@@ -110,6 +118,9 @@ describe("configuration of secrets and notifications", () => {
       timeoutMs: 2500,
       smtpUrl: "smtp://user:pass@mail.example.org:587",
       smtpFrom: "Vigie <alertes@example.org>",
+      smtpStartTls: "opportunistic",
+      smtpCa: null,
+      smtpTlsInsecure: false,
     });
     expect(() => loadConfig({ VIGIE_SMTP_URL: "http://mail.example.org" })).toThrow(/VIGIE_SMTP_URL: URL smtp:\/\/ ou smtps:\/\//);
     expect(() => loadConfig({ VIGIE_SMTP_URL: "smtp://mail.example.org" })).toThrow(/VIGIE_SMTP_FROM : requis/);

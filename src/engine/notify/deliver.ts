@@ -1,5 +1,5 @@
 import { type HttpClient, OutboundError, type OutboundRequest, type OutboundResponse } from "../../platform/net/http-client.js";
-import { ActionError } from "../actions.js";
+import { type ActionContext, ActionError } from "../actions.js";
 import { MASK } from "../secret-params.js";
 
 /**
@@ -15,6 +15,84 @@ export interface RetryPolicy {
 }
 
 export const DEFAULT_DELAYS_MS = [1_000, 4_000] as const;
+
+/** Where failed notification attempts are written: the process's logger (pino's `warn(fields, message)`). */
+export interface NotifyLog {
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Told of each failed attempt: its number, the reason, and whether another attempt follows. */
+export type AttemptFailed = (attempt: number, reason: string, retrying: boolean) => void;
+
+/**
+ * Logs each failed attempt of one action node at warn, so that an operator sees why a run ends
+ * partial without reading its steps: run, node, action, attempt (of how many), the reason. The
+ * target keeps scheme, host and port only (tokens travel in paths, queries and user info), and
+ * those parts of the URL and every secret given are masked in the reason (a receiver or a
+ * library may echo one).
+ */
+export function attemptLogger(
+  log: NotifyLog,
+  ctx: ActionContext,
+  action: string,
+  target: { url: string; secrets: readonly (string | undefined)[]; attempts: number },
+): AttemptFailed {
+  return (attempt, reason, retrying) =>
+    log.warn(
+      {
+        run_id: ctx.runId,
+        node_id: ctx.nodeId,
+        workflow_id: ctx.workflow.id,
+        event_id: ctx.event.id,
+        action,
+        attempt,
+        attempts: target.attempts,
+        retrying,
+        target: logTarget(target.url),
+        reason: scrub(reason, [...urlSecrets(target.url), ...target.secrets]),
+      },
+      "notification : tentative échouée",
+    );
+}
+
+/** Scheme, host and port of a URL, its path masked: what a log line may show of a notification target. */
+export function logTarget(raw: string): string {
+  try {
+    const url = new URL(raw);
+    return `${url.protocol}//${url.host}${url.pathname.length > 1 ? `/${MASK}` : ""}`;
+  } catch {
+    return MASK;
+  }
+}
+
+/** The parts of a URL that may carry a token and that a receiver's answer may echo: the URL, its path and query, user info, query values. */
+function urlSecrets(raw: string): string[] {
+  try {
+    const url = new URL(raw);
+    const path = `${url.pathname}${url.search}`;
+    return [raw, ...(path.length > 1 ? [path] : []), url.username, url.password, ...url.searchParams.values()];
+  } catch {
+    return [raw];
+  }
+}
+
+/** `text` with each secret (and its URL-decoded form) replaced by the mask; secrets under 4 characters are left, they would mask ordinary words. */
+function scrub(text: string, secrets: readonly (string | undefined)[]): string {
+  let out = text;
+  for (const s of secrets) {
+    if (!s) continue;
+    for (const form of new Set([s, safeDecode(s)])) if (form.length >= 4) out = out.replaceAll(form, MASK);
+  }
+  return out;
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
 
 /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
 export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -45,7 +123,7 @@ export function excerpt(body: string): string {
 /**
  * Sends a request built afresh for each attempt (a webhook signs each one with its own
  * timestamp) until it succeeds or the policy gives up. `sent` describes the delivery for the
- * run's step, secrets masked; an ActionError carries it too.
+ * run's step, secrets masked; an ActionError carries it too. `failed` hears of each failed attempt.
  */
 export async function sendWithRetry(
   client: HttpClient,
@@ -53,6 +131,7 @@ export async function sendWithRetry(
   policy: RetryPolicy,
   signal: AbortSignal,
   sent: (outcome: { status: number | null; attempts: number }) => Record<string, unknown>,
+  failed: AttemptFailed,
 ): Promise<{ response: OutboundResponse; attempts: number; sent: Record<string, unknown> }> {
   const attempts = policy.delaysMs.length + 1;
   for (let attempt = 1; ; attempt++) {
@@ -71,7 +150,9 @@ export async function sendWithRetry(
       retry = err.retryable;
       failure = err.message;
     }
-    if (!retry || attempt >= attempts || signal.aborted) {
+    const last = !retry || attempt >= attempts || signal.aborted;
+    failed(attempt, failure, !last);
+    if (last) {
       const tries = attempt > 1 ? ` (après ${attempt} tentatives)` : "";
       throw new ActionError(`${failure}${tries}`, sent({ status, attempts: attempt }));
     }

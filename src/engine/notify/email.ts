@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createTransport, type Transporter } from "nodemailer";
 import { ActionError, type ActionContext, type ActionHandler } from "../actions.js";
-import type { RetryPolicy } from "./deliver.js";
+import { attemptLogger, type NotifyLog, type RetryPolicy } from "./deliver.js";
 import { render, renderHtml, renderText } from "./render.js";
 
 export interface EmailDeps {
@@ -11,11 +11,30 @@ export interface EmailDeps {
   from: string | undefined;
   timeoutMs: number;
   policy: RetryPolicy;
+  /** VIGIE_SMTP_STARTTLS: on smtp://, STARTTLS required, used when offered, or never. */
+  startTls: "required" | "opportunistic" | "off";
+  /** VIGIE_SMTP_CA_FILE's PEM: the authorities the server's certificate is checked against instead of the system's. */
+  ca: string | null;
+  /** VIGIE_SMTP_TLS_INSECURE: any certificate accepted. */
+  tlsInsecure: boolean;
+  log: NotifyLog;
 }
 
-/** SMTP failures worth another attempt: the connection, and 4xx (temporary) replies. */
-function retryable(err: { code?: string; responseCode?: number }): boolean {
+/** Node's codes for a server certificate that does not verify: retrying will not change it. */
+const CERT_REFUSED =
+  /^(?:CERT_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(?:GET_ISSUER_CERT|VERIFY_LEAF_SIGNATURE)|ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)/;
+
+type SmtpError = { code?: string; originalCode?: string; responseCode?: number; response?: string; message: string };
+
+/** Nodemailer keeps the TLS error's own code as originalCode when it sets its own (ESOCKET). */
+function certificateRefused(err: SmtpError): boolean {
+  return CERT_REFUSED.test(err.originalCode ?? "") || CERT_REFUSED.test(err.code ?? "");
+}
+
+/** SMTP failures worth another attempt: the connection (not a refused certificate), and 4xx (temporary) replies. */
+function retryable(err: SmtpError): boolean {
   if (typeof err.responseCode === "number") return err.responseCode >= 400 && err.responseCode < 500;
+  if (certificateRefused(err)) return false;
   return ["ECONNECTION", "ETIMEDOUT", "ESOCKET", "EDNS", "ECONNRESET", "ECONNREFUSED"].includes(err.code ?? "");
 }
 
@@ -45,6 +64,10 @@ export function notifyEmail(deps: EmailDeps): ActionHandler {
       connectionTimeout: deps.timeoutMs,
       greetingTimeout: deps.timeoutMs,
       socketTimeout: deps.timeoutMs,
+      // smtps:// is TLS from the first byte (the URL sets secure); these apply to smtp://.
+      requireTLS: deps.startTls === "required",
+      ignoreTLS: deps.startTls === "off",
+      tls: { ...(deps.ca !== null && { ca: deps.ca }), ...(deps.tlsInsecure && { rejectUnauthorized: false }) },
     });
     const r = render(ctx.message, ctx.workflow.name);
     const subject = typeof params.subject === "string" && params.subject.trim() !== "" ? params.subject : ctx.message.title;
@@ -60,6 +83,12 @@ export function notifyEmail(deps: EmailDeps): ActionHandler {
       signal: ctx.signal,
     };
     const attempts = deps.policy.delaysMs.length + 1;
+    const url = new URL(deps.smtpUrl);
+    const failed = attemptLogger(deps.log, ctx, "notify_email", {
+      url: deps.smtpUrl,
+      secrets: [url.username, url.password],
+      attempts,
+    });
     for (let attempt = 1; ; attempt++) {
       const sent = (extra: Record<string, unknown> = {}) => ({ to, subject, message_id: messageId, attempts: attempt, ...extra });
       try {
@@ -70,10 +99,16 @@ export function notifyEmail(deps: EmailDeps): ActionHandler {
           sent: sent({ accepted: (info.accepted ?? []).map(String), rejected }),
         };
       } catch (err) {
-        const e = err as { code?: string; responseCode?: number; response?: string; message: string };
-        const why = `envoi SMTP impossible : ${e.response ?? e.message}`;
-        if (!retryable(e) || attempt >= attempts || ctx.signal.aborted)
-          throw new ActionError(attempt > 1 ? `${why} (après ${attempt} tentatives)` : why, sent());
+        const e = err as SmtpError;
+        const hint = certificateRefused(e)
+          ? " (certificat du serveur refusé : VIGIE_SMTP_CA_FILE pour une autorité interne ou un certificat auto-signé)"
+          : e.code === "ETLS" && deps.startTls === "required"
+            ? " (STARTTLS refusé par le serveur, exigé par VIGIE_SMTP_STARTTLS=required)"
+            : "";
+        const why = `envoi SMTP impossible : ${e.response ?? e.message}${hint}`;
+        const last = !retryable(e) || attempt >= attempts || ctx.signal.aborted;
+        failed(attempt, why, !last);
+        if (last) throw new ActionError(attempt > 1 ? `${why} (après ${attempt} tentatives)` : why, sent());
         try {
           await deps.policy.sleep(deps.policy.delaysMs[attempt - 1]!, ctx.signal);
         } catch {

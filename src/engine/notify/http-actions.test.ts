@@ -2,7 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { actionContext, panosMessage } from "../../../test/notify-fixtures.js";
+import { actionContext, capturedLogger, panosMessage } from "../../../test/notify-fixtures.js";
 import { loadConfig } from "../../config.js";
 import { ActionError } from "../actions.js";
 import { notifyHandlers } from "./index.js";
@@ -20,7 +20,9 @@ beforeAll(async () => {
     req.on("end", () => {
       received.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       const status = answers.shift() ?? 200;
-      res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? "ok" : `erreur ${status}`);
+      // A receiver that echoes the request's path and query in its error (some do), tokens included.
+      const echo = req.url!.includes("/echo") ? ` pour POST ${req.url}` : "";
+      res.writeHead(status, { "content-type": "text/plain" }).end(status === 200 ? "ok" : `erreur ${status}${echo}`);
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -35,13 +37,17 @@ beforeEach(() => {
 const NOW = Date.UTC(2026, 10, 24, 9, 30, 0);
 const slept: number[] = [];
 /** Handlers as the engine gets them, private targets allowed explicitly (the receiver is on 127.0.0.1), no real waiting. */
-function handlers(env: Record<string, string> = { VIGIE_ALLOW_PRIVATE_TARGETS: "true" }) {
+function handlers(
+  env: Record<string, string> = { VIGIE_ALLOW_PRIVATE_TARGETS: "true" },
+  log?: ReturnType<typeof capturedLogger>["logger"],
+) {
   const settings = loadConfig(env).notify;
   return notifyHandlers(settings, {
     now: () => NOW,
     sleep: async (ms) => {
       slept.push(ms);
     },
+    log,
   });
 }
 
@@ -235,5 +241,44 @@ describe("notify_teams", () => {
     const err = await failure(handlers({}).notify_teams(actionContext(), { webhook_url: `${base}/webhookb2/zzzzTEAM` }));
     expect(err.message).toContain("adresse de bouclage");
     expect(err.sent).toEqual({ webhook_url: "••••TEAM", status: null, attempts: 1 });
+  });
+});
+
+describe("failed attempts in the log", () => {
+  const ctx = actionContext();
+  const who = { run_id: ctx.runId, node_id: ctx.nodeId, workflow_id: ctx.workflow.id, event_id: ctx.event.id };
+
+  it("a webhook: one warn line per failed attempt, with run, node, action, attempt and reason; no token of the URL, no secret", async () => {
+    const { logger, lines, raw } = capturedLogger();
+    answers = [500, 500, 500];
+    const url = `${base}/echo/tok3n-in-the-path?token=abc123query#frag`;
+    await failure(handlers(undefined, logger).notify_webhook(ctx, { url, secret: "whsec_log_0123456789" }));
+    const common = { level: 40, msg: "notification : tentative échouée", ...who, action: "notify_webhook", attempts: 3 };
+    const target = `${base}/••••`;
+    const reason = "le destinataire a répondu HTTP 500 : erreur 500 pour POST ••••";
+    expect(lines).toEqual([
+      expect.objectContaining({ ...common, attempt: 1, retrying: true, target, reason }),
+      expect.objectContaining({ ...common, attempt: 2, retrying: true, target, reason }),
+      expect.objectContaining({ ...common, attempt: 3, retrying: false, target, reason }),
+    ]);
+    for (const secret of ["tok3n-in-the-path", "abc123query", "frag", "whsec_log_0123456789"]) expect(raw.join("")).not.toContain(secret);
+  });
+
+  it("Slack and Teams: the webhook URL (a secret) never appears, even when the receiver's answer echoes it", async () => {
+    const { logger, lines, raw } = capturedLogger();
+    answers = [502];
+    const slack = `${base}/echo/services/T000/B000/abcdefghijklmnopSLCK`;
+    await handlers(undefined, logger).notify_slack(ctx, { webhook_url: slack });
+    const teams = `${base}/webhookb2/x/IncomingWebhook/y/zzzzTEAM`;
+    // Refused before any request: the reason names the address the URL leads to.
+    await failure(handlers({}, logger).notify_teams(ctx, { webhook_url: teams }));
+    expect(lines).toEqual([
+      expect.objectContaining({ ...who, action: "notify_slack", attempt: 1, retrying: true, target: `${base}/••••` }),
+      expect.objectContaining({ ...who, action: "notify_teams", attempt: 1, retrying: false, target: `${base}/••••` }),
+    ]);
+    expect(lines[0]!.reason).toBe("le destinataire a répondu HTTP 502 : erreur 502 pour POST ••••");
+    expect(lines[1]!.reason).toContain("adresse de bouclage");
+    for (const secret of ["abcdefghijklmnopSLCK", "services/T000", "zzzzTEAM", "IncomingWebhook"])
+      expect(raw.join("")).not.toContain(secret);
   });
 });

@@ -1,7 +1,7 @@
 import type { NotifySettings } from "../../config.js";
 import { createHttpClient, type HttpClient } from "../../platform/net/http-client.js";
 import type { ActionHandler } from "../actions.js";
-import { abortableSleep, DEFAULT_DELAYS_MS, type RetryPolicy } from "./deliver.js";
+import { abortableSleep, DEFAULT_DELAYS_MS, type NotifyLog, type RetryPolicy } from "./deliver.js";
 import { notifyEmail } from "./email.js";
 import { notifySlack } from "./slack.js";
 import { notifyTeams } from "./teams.js";
@@ -21,7 +21,11 @@ export interface NotifyDeps {
   sleep?: RetryPolicy["sleep"];
   /** Clock for X-Vigie-Timestamp, in ms (default Date.now). */
   now?: () => number;
+  /** Where each failed attempt is logged at warn (the process's logger); none: not logged. */
+  log?: NotifyLog;
 }
+
+const NO_LOG: NotifyLog = { warn: () => {} };
 
 /**
  * The four notification handlers, for the engine's handler map. Each receives the node's params
@@ -30,10 +34,25 @@ export interface NotifyDeps {
 export function notifyHandlers(settings: NotifySettings, deps: NotifyDeps = {}): Record<NotifyActionName, ActionHandler> {
   const policy: RetryPolicy = { delaysMs: deps.delaysMs ?? DEFAULT_DELAYS_MS, sleep: deps.sleep ?? abortableSleep };
   const client = deps.client ?? createHttpClient({ allowPrivate: settings.allowPrivateTargets, timeoutMs: settings.timeoutMs });
-  const http = { client, policy, now: deps.now ?? Date.now };
+  const log = deps.log ?? NO_LOG;
+  const http = { client, policy, now: deps.now ?? Date.now, log };
+  if (settings.smtpUrl && settings.smtpTlsInsecure)
+    log.warn(
+      { setting: "VIGIE_SMTP_TLS_INSECURE" },
+      "notify_email : certificat du serveur SMTP non vérifié (chiffré, mais sans garantie de l'identité du serveur)",
+    );
   return {
     notify_webhook: notifyWebhook(http),
-    notify_email: notifyEmail({ smtpUrl: settings.smtpUrl, from: settings.smtpFrom, timeoutMs: settings.timeoutMs, policy }),
+    notify_email: notifyEmail({
+      smtpUrl: settings.smtpUrl,
+      from: settings.smtpFrom,
+      timeoutMs: settings.timeoutMs,
+      policy,
+      startTls: settings.smtpStartTls,
+      ca: settings.smtpCa,
+      tlsInsecure: settings.smtpTlsInsecure,
+      log,
+    }),
     notify_slack: notifySlack(http),
     notify_teams: notifyTeams(http),
   };

@@ -39,5 +39,5 @@ export function slackPayload(r: Rendered): Record<string, unknown> {
 
 /** notify_slack: the message to a Slack incoming webhook (`webhook_url`, a secret). */
 export function notifySlack(deps: HttpNotifyDeps): ActionHandler {
-  return incomingWebhook(deps, slackPayload, (status, attempts) => `message Slack envoyé (HTTP ${status}, ${attempts})`);
+  return incomingWebhook("notify_slack", deps, slackPayload, (status, attempts) => `message Slack envoyé (HTTP ${status}, ${attempts})`);
 }

@@ -33,5 +33,5 @@ export function teamsPayload(r: Rendered): Record<string, unknown> {
 
 /** notify_teams: the card to a Teams incoming webhook (`webhook_url`, a secret). */
 export function notifyTeams(deps: HttpNotifyDeps): ActionHandler {
-  return incomingWebhook(deps, teamsPayload, (status, attempts) => `carte Teams envoyée (HTTP ${status}, ${attempts})`);
+  return incomingWebhook("notify_teams", deps, teamsPayload, (status, attempts) => `carte Teams envoyée (HTTP ${status}, ${attempts})`);
 }

@@ -1,13 +1,14 @@
 import { createHmac } from "node:crypto";
 import type { HttpClient } from "../../platform/net/http-client.js";
 import { ActionError, type ActionContext, type ActionHandler } from "../actions.js";
-import { maskUrl, type RetryPolicy, sendWithRetry } from "./deliver.js";
+import { attemptLogger, maskUrl, type NotifyLog, type RetryPolicy, sendWithRetry } from "./deliver.js";
 
-/** What the HTTP notifications need: the guarded client, the retry policy, a clock (ms). */
+/** What the HTTP notifications need: the guarded client, the retry policy, a clock (ms), where failed attempts are logged. */
 export interface HttpNotifyDeps {
   client: HttpClient;
   policy: RetryPolicy;
   now: () => number;
+  log: NotifyLog;
 }
 
 /** The JSON body of a webhook delivery (documented in the README; receivers rely on it). */
@@ -54,6 +55,11 @@ export function notifyWebhook(deps: HttpNotifyDeps): ActionHandler {
       deps.policy,
       ctx.signal,
       ({ status, attempts }) => ({ url: maskUrl(url), status, attempts, delivery_id: ctx.deliveryId, signed: secret !== null }),
+      attemptLogger(deps.log, ctx, "notify_webhook", {
+        url,
+        secrets: [url, secret ?? undefined],
+        attempts: deps.policy.delaysMs.length + 1,
+      }),
     );
     return { detail: `webhook livré (HTTP ${response.status}, ${attempts} tentative${attempts > 1 ? "s" : ""})`, sent };
   };

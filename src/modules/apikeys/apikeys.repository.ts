@@ -1,6 +1,6 @@
-import { and, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { apiKeyProjects, apiKeys, projects } from "../../platform/db/schema/index.js";
+import { apiKeyProjects, apiKeys } from "../../platform/db/schema/index.js";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
@@ -18,16 +18,6 @@ export const apiKeysRepository = {
       await ex.insert(apiKeyProjects).values(k.projectIds.map((projectId) => ({ apiKeyId: row!.id, projectId })));
     }
     return row!;
-  },
-
-  /** Which of these project ids belong to the organization. */
-  async projectsOfOrg(ex: Executor, orgId: string, ids: string[]): Promise<string[]> {
-    if (!ids.length) return [];
-    const rows = await ex
-      .select({ id: projects.id })
-      .from(projects)
-      .where(and(eq(projects.orgId, orgId), inArray(projects.id, ids)));
-    return rows.map((r) => r.id);
   },
 
   async revoke(ex: Executor, id: string): Promise<ApiKeyRow | undefined> {

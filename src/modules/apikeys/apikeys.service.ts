@@ -5,6 +5,7 @@ import { invalid, NotFound } from "../../platform/errors.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { isUuid } from "../../platform/ids.js";
 import type { organizationsRepository } from "../organizations/organizations.repository.js";
+import { projectsRead } from "../projects/projects.read.js";
 import { apiKeysRepository as repo, type ApiKeyRow } from "./apikeys.repository.js";
 
 /** API keys: issued to an organization, optionally restricted to some of its projects, stored as a hash. */
@@ -31,7 +32,7 @@ export class ApiKeysService {
     if (!isUuid(input.orgId) || !(await this.organizations.orgExists(this.db, input.orgId))) throw new NotFound(NOT_FOUND.organization);
     const projectIds = [...new Set(input.projectIds.map((p) => p.toLowerCase()))];
     const notUuid = projectIds.filter((p) => !isUuid(p));
-    const owned = await repo.projectsOfOrg(this.db, input.orgId, projectIds.filter(isUuid));
+    const owned = await projectsRead.idsInOrg(this.db, input.orgId, projectIds.filter(isUuid));
     const foreign = projectIds.filter((p) => !owned.includes(p));
     if (notUuid.length || foreign.length) {
       throw invalid("project", INVALID.foreignProjects([...notUuid, ...foreign]), [...notUuid, ...foreign]);

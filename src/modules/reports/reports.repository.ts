@@ -244,18 +244,6 @@ export const reportsRepository = {
     return r ?? null;
   },
 
-  /** The projects of each organization (organization reports read every one). */
-  async orgProjects(ex: Executor, orgIds: string[]): Promise<Map<string, string[]>> {
-    const out = new Map<string, string[]>(orgIds.map((o) => [o, []]));
-    if (!orgIds.length) return out;
-    const rows = await rowsOf<{ org_id: string; id: string }>(
-      ex,
-      sql`select org_id, id from projects where org_id = any(${pgArray([...new Set(orgIds)])}::uuid[]) order by org_id, id`,
-    );
-    for (const r of rows) out.get(r.org_id)!.push(r.id);
-    return out;
-  },
-
   /** The data versions (data_versions counters) of these names; a name never bumped is 0. */
   async dataVersions(ex: Executor, names: string[]): Promise<Map<string, number>> {
     if (!names.length) return new Map();

@@ -3,11 +3,12 @@ import { randomUUID } from "node:crypto";
 import type { Actor, OrgScope, ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import type { ReportType } from "../../platform/db/schema/index.js";
+import { alertsVersion, casesVersion } from "../../platform/db/versions.js";
 import { Conflict, Forbidden, invalid, NotFound } from "../../platform/errors.js";
-import { alertsVersion, casesVersion } from "../../matching/matcher.js";
 import { AUTH, CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { addDays, parisDate } from "../../platform/paris.js";
 import { neutralise } from "../cases/cases.export.js";
+import { projectsRead } from "../projects/projects.read.js";
 import { canonicalJson, instant, sha256Hex } from "./reports.canonical.js";
 import { asOf, buildContent, tableOf, type Content, type Language } from "./reports.content.js";
 import { reportsData } from "./reports.data.js";
@@ -78,7 +79,7 @@ function titleOf(type: ReportType, language: Language, project: string, period: 
  * `perimee`: the sync job regenerates it.
  */
 async function sourcesOf(ex: Executor, reports: ReportRow[], today: string): Promise<Map<string, Record<string, string | number>>> {
-  const orgs = await repo.orgProjects(
+  const orgs = await projectsRead.idsByOrg(
     ex,
     reports.filter((r) => r.project_id === null).map((r) => r.org_id),
   );

@@ -1,6 +1,6 @@
 import type { Step } from "../../engine/execute.js";
-import type { RunDetailRow } from "./runs.repository.js";
-import type { WorkflowRunDetailOut, WorkflowRunStep } from "./runs.schemas.js";
+import type { RunDetailRow, RunRow } from "./runs.repository.js";
+import type { Run, WorkflowRunDetailOut, WorkflowRunStep } from "./runs.schemas.js";
 
 function presentStep(s: Step): WorkflowRunStep {
   return {
@@ -32,5 +32,18 @@ export function presentRunDetail(r: RunDetailRow): WorkflowRunDetailOut {
     attempts: r.attempts,
     erreur: report.erreur ?? report.raison ?? null,
     steps: (report.steps ?? []).map(presentStep),
+  };
+}
+
+/** A run as the run list shows it. */
+export function presentRun(r: RunRow): Run {
+  return {
+    id: r.id,
+    workflow_id: r.workflowId,
+    trigger_event: r.triggerEvent,
+    cve_id: r.cveId,
+    status: r.status,
+    started_at: r.startedAt.toISOString(),
+    finished_at: r.finishedAt?.toISOString() ?? null,
   };
 }

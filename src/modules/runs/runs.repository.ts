@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { StoredGraph } from "../../engine/graph.js";
 import type { Executor } from "../../platform/db/client.js";
-import type { RunStatus } from "../../platform/db/schema/index.js";
+import { workflowRuns, type RunStatus } from "../../platform/db/schema/index.js";
 import { pgArray, rowsOf } from "../../platform/db/sql.js";
 import type { Step } from "../../engine/execute.js";
 
@@ -59,9 +59,12 @@ export interface RunDetailRow {
   attempts: number;
 }
 
+/** A run as stored. */
+export type RunRow = typeof workflowRuns.$inferSelect;
+
 const date = (v: unknown) => (v instanceof Date ? v : new Date(v as string));
 
-/** SQL of the workflow engine: outbox events to runs, leases, steps. */
+/** SQL of workflow runs, the only writer of workflow_runs: outbox events to runs, leases, steps, dry runs, lists. */
 export const runsRepository = {
   /**
    * Claims up to `limit` pending events, oldest first; rows locked by another dispatcher are
@@ -166,33 +169,6 @@ export const runsRepository = {
     return row && { ...row, event: { ...row.event, id: Number(row.event.id) } };
   },
 
-  /** Facts of the event's alert and of the project's case for the CVE (null when none). */
-  async alertAndCase(
-    ex: Executor,
-    projectId: string,
-    alertId: string | null,
-    cveId: string | null,
-  ): Promise<{
-    alert: { palier: string; tags: string[]; match: Record<string, unknown> | null; is_read: boolean } | null;
-    case: { status: string; severity: string | null } | null;
-  }> {
-    const [alert] = alertId
-      ? await rowsOf<{ palier: string; tags: string[]; match: Record<string, unknown> | null; is_read: boolean }>(
-          ex,
-          sql`select a.palier, a.match, a.is_read, coalesce((select array_agg(t.name order by t.name) from alert_tags x
-              join tags t on t.id = x.tag_id where x.alert_id = a.id), '{}') as tags
-            from alerts a where a.id = ${alertId} and a.project_id = ${projectId}`,
-        )
-      : [];
-    const [kase] = cveId
-      ? await rowsOf<{ status: string; severity: string | null }>(
-          ex,
-          sql`select status, severity from cases where project_id = ${projectId} and cve_id = ${cveId.toUpperCase()}`,
-        )
-      : [];
-    return { alert: alert ?? null, case: kase ?? null };
-  },
-
   /**
    * Records one step (and the status so far) while the lease is held, extending it; false when
    * the lease was lost (another worker took the run over): the caller must stop.
@@ -276,5 +252,69 @@ export const runsRepository = {
         event_id: row.event_id === null ? null : Number(row.event_id),
       }
     );
+  },
+
+  /** A workflow's runs, newest first (those made for one project when `projectId` is given). */
+  async list(ex: Executor, workflowId: string, limit: number, projectId?: string): Promise<RunRow[]> {
+    return ex
+      .select()
+      .from(workflowRuns)
+      .where(and(eq(workflowRuns.workflowId, workflowId), projectId ? eq(workflowRuns.projectId, projectId) : undefined))
+      .orderBy(desc(workflowRuns.startedAt), desc(workflowRuns.id))
+      .limit(limit);
+  },
+
+  /** Records a dry run (finished as it starts; no event). */
+  async insertDryRun(
+    ex: Executor,
+    r: { workflowId: string; projectId: string; cveId: string; at: Date; report: Record<string, unknown> },
+  ): Promise<RunRow> {
+    const [row] = await ex
+      .insert(workflowRuns)
+      .values({
+        workflowId: r.workflowId,
+        triggerEvent: "cve.new_match",
+        cveId: r.cveId,
+        projectId: r.projectId,
+        status: "dry_run",
+        startedAt: r.at,
+        finishedAt: r.at,
+        report: r.report,
+      })
+      .returning();
+    return row!;
+  },
+
+  /**
+   * Deletes up to `batch` finished runs (dry runs included) that finished before `before`; an
+   * unfinished run is never deleted. Returns how many (fewer than `batch`: nothing left to purge).
+   * Off workflow_runs_finished_idx.
+   */
+  async purgeFinished(ex: Executor, before: Date, batch: number): Promise<number> {
+    const rows = await rowsOf(
+      ex,
+      sql`delete from workflow_runs where id in (
+          select id from workflow_runs where finished_at < ${before.toISOString()}::timestamptz limit ${batch})
+        returning 1`,
+    );
+    return rows.length;
+  },
+
+  /**
+   * Deletes up to `batch` events processed before `before` that no kept run refers to (a run keeps
+   * its event: its detail names it, and an unfinished one reads it to execute); an unprocessed
+   * event is never deleted. Off outbox_events_processed_idx and the runs' (event_id, workflow_id) index.
+   */
+  async purgeProcessedEvents(ex: Executor, before: Date, batch: number): Promise<number> {
+    const rows = await rowsOf(
+      ex,
+      sql`delete from outbox_events where id in (
+          select e.id from outbox_events e
+          where e.processed_at < ${before.toISOString()}::timestamptz
+            and not exists (select 1 from workflow_runs r where r.event_id = e.id)
+          limit ${batch})
+        returning 1`,
+    );
+    return rows.length;
   },
 };

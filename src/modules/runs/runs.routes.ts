@@ -1,15 +1,40 @@
 import { route, type RouteDef } from "../../platform/http/route.js";
-import { presentRunDetail } from "./runs.presenter.js";
+import { z } from "zod";
+import { presentRun, presentRunDetail } from "./runs.presenter.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
-import { NotificationSettingsIn, NotificationSettingsOut, RunParams, WorkflowRunDetailOut } from "./runs.schemas.js";
+import { WorkflowParams } from "../workflows/workflows.schemas.js";
+import {
+  DryRunIn, DryRunOut, NotificationSettingsIn, NotificationSettingsOut, Run, RunParams, RunsQuery, WorkflowRunDetailOut,
+} from "./runs.schemas.js";
 import type { RunsService } from "./runs.service.js";
 
 const PROJECT = "/api/v1/organizations/:org_id/projects/:project_id";
 const BASE = `${PROJECT}/workflows`;
 
-/** One run with its steps (beside the spec's run list, which stays as it is), and the project's notification settings. */
+/** A workflow's runs (the list, one with its steps, a dry run) and the project's notification settings. */
 export function runsRoutes(service: RunsService): RouteDef[] {
   return [
+    route({
+      operationId: "listWorkflowRuns",
+      method: "GET", url: `${BASE}/:workflow_id/runs`, auth: "apiKey", project: true, tags: ["workflows"],
+      summary: "List a workflow's runs, newest first",
+      params: WorkflowParams,
+      query: RunsQuery,
+      responses: { 200: z.array(Run) },
+      handler: async ({ project, params, query }) => (await service.list(project, params.workflow_id, query.limit)).map(presentRun),
+    }),
+    route({
+      operationId: "dryRunWorkflow",
+      method: "POST", url: `${BASE}/:workflow_id/dry-run`, auth: "apiKey", project: true, scope: "workflows-write", tags: ["workflows"], status: 201,
+      summary: "Evaluate a workflow against a CVE without acting; records a dry_run run",
+      params: WorkflowParams,
+      body: DryRunIn,
+      responses: { 201: DryRunOut },
+      handler: async ({ project, params, body }) => {
+        const r = await service.dryRun(project, params.workflow_id, body.cve_id);
+        return { ...presentRun(r.run), cve_connue: r.cve_connue, avertissement: r.avertissement, noeuds: r.noeuds };
+      },
+    }),
     route({
       operationId: "getWorkflowRun",
       method: "GET", url: `${BASE}/:workflow_id/runs/:run_id`, auth: "apiKey", project: true, tags: ["workflows"],

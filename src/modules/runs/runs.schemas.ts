@@ -1,5 +1,56 @@
 import { z } from "zod";
-import { Run } from "../workflows/workflows.schemas.js";
+import { RUN_STATUSES } from "../../platform/db/schema/index.js";
+
+export const Run = z
+  .object({
+    id: z.uuid(),
+    workflow_id: z.uuid(),
+    trigger_event: z.string(),
+    cve_id: z.string().nullable(),
+    status: z.enum(RUN_STATUSES),
+    started_at: z.iso.datetime(),
+    finished_at: z.iso.datetime().nullable(),
+  })
+  .meta({ id: "WorkflowRun" });
+
+export const DryRunIn = z
+  .object({
+    // Read as the service reads it: trimmed, any case (cve-2024-3400 is CVE-2024-3400).
+    cve_id: z
+      .string()
+      .max(64)
+      .regex(/^\s*[Cc][Vv][Ee]-\d{4}-\d{4,}\s*$/)
+      .describe("CVE id, e.g. CVE-2024-3400 (case and surrounding spaces ignored)"),
+  })
+  .meta({ id: "WorkflowDryRunIn" });
+
+export const DryRunOut = Run.extend({
+  cve_connue: z.boolean().describe("false when Vigie holds no data for this CVE: fields were evaluated as empty"),
+  avertissement: z.string().nullable(),
+  noeuds: z.array(
+    z.object({
+      id: z.string(),
+      type: z.enum(["trigger", "condition", "action"]),
+      resultat: z.enum(["declenche", "non_declenche", "vrai", "faux", "serait_executee", "non_atteint"]),
+      detail: z.string(),
+      regles: z
+        .array(
+          z.object({
+            field: z.string(),
+            op: z.string(),
+            value: z.unknown().optional(),
+            valeur_observee: z.unknown(),
+            resultat: z.boolean(),
+          }),
+        )
+        .optional(),
+      action: z.string().optional(),
+      params: z.record(z.string(), z.unknown()).optional(),
+    }),
+  ),
+}).meta({ id: "WorkflowDryRunOut" });
+
+export const RunsQuery = z.object({ limit: z.int().min(1).max(200).default(50) });
 
 export const WorkflowRunStep = z
   .object({
@@ -27,6 +78,7 @@ export const WorkflowRunDetailOut = Run.extend({
 
 export const RunParams = z.object({ org_id: z.uuid(), project_id: z.uuid(), workflow_id: z.uuid(), run_id: z.uuid() });
 
+export type Run = z.infer<typeof Run>;
 export type WorkflowRunStep = z.infer<typeof WorkflowRunStep>;
 export type WorkflowRunDetailOut = z.infer<typeof WorkflowRunDetailOut>;
 

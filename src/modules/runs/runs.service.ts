@@ -1,13 +1,19 @@
 import type { ActionHandlers } from "../../engine/actions.js";
+import type { StoredGraph } from "../../engine/graph.js";
 import type { Facts } from "../../engine/evaluate.js";
+import { simulate } from "../../engine/evaluate.js";
 import { execute, statusOf, type Step } from "../../engine/execute.js";
 import { EVENTS, FIELDS, type EventName, type FieldName } from "../../engine/vocabulary.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
+import { alertsRead } from "../alerts/alerts.read.js";
+import { casesRead } from "../cases/cases.read.js";
+import { projectsRead } from "../projects/projects.read.js";
+import type { WorkflowsService } from "../workflows/workflows.service.js";
 import { buildMessage } from "./runs.message.js";
-import { runsRepository as repo, type ClaimedRun, type RunDetailRow } from "./runs.repository.js";
+import { runsRepository as repo, type ClaimedRun, type RunDetailRow, type RunRow } from "./runs.repository.js";
 import type { NotificationSettingsIn, NotificationSettingsOut } from "./runs.schemas.js";
 
 /** Where a run reads what Vigie knows of a CVE (the dry run's loader); null when it knows nothing. */
@@ -22,9 +28,24 @@ export interface RunsOptions {
   batch: number;
   /** Absolute links in notifications (VIGIE_PUBLIC_URL), else links are paths. */
   publicUrl: string | null;
+  /** Finished runs older than this many days are purged (VIGIE_RUNS_RETENTION_DAYS). */
+  retentionDays: number;
+  /** Processed events older than this many days are purged, but for those a kept run refers to (VIGIE_EVENTS_RETENTION_DAYS). */
+  eventsRetentionDays: number;
 }
 
-export const RUN_DEFAULTS: RunsOptions = { leaseSeconds: 120, maxAttempts: 3, batch: 200, publicUrl: null };
+export const RUN_DEFAULTS: RunsOptions = {
+  leaseSeconds: 120,
+  maxAttempts: 3,
+  batch: 200,
+  publicUrl: null,
+  retentionDays: 90,
+  eventsRetentionDays: 30,
+};
+
+/** Rows deleted per purge statement: each is a short transaction, so the purge never holds many locks long. */
+const PURGE_BATCH = 5000;
+const DAY_MS = 86_400_000;
 
 /** Sends runs to the job queue (pg-boss, `runs-execute`); absent, runs execute in the caller's process. */
 export type RunQueue = { execute(runIds: string[]): Promise<void>; dispatch(): Promise<void> };
@@ -63,6 +84,7 @@ export class RunsService {
     private readonly db: Db,
     private readonly handlers: ActionHandlers,
     private readonly cveFacts: CveFactsLoader,
+    private readonly workflows: Pick<WorkflowsService, "get" | "reach">,
     opts: Partial<RunsOptions> = {},
   ) {
     this.opts = { ...RUN_DEFAULTS, ...opts };
@@ -192,7 +214,8 @@ export class RunsService {
       await repo.finish(this.db, run.id, run.lease_token, "failed", { steps: [], erreur: `événement inconnu du moteur : ${e.event}` });
       return "failed";
     }
-    const { alert, case: kase } = await repo.alertAndCase(this.db, ctx.project_id, e.alert_id, e.cve_id);
+    const alert = e.alert_id ? await alertsRead.facts(this.db, ctx.project_id, e.alert_id) : null;
+    const kase = e.cve_id ? await casesRead.facts(this.db, ctx.project_id, e.cve_id) : null;
     const known = e.cve_id ? await this.cveFacts(this.db, e.cve_id) : null;
     const facts: Facts = {
       ...(e.cve_id && { "cve.id": e.cve_id }),
@@ -260,6 +283,27 @@ export class RunsService {
     return n;
   }
 
+  /**
+   * maintenance-purge: finished runs past VIGIE_RUNS_RETENTION_DAYS, then processed events past
+   * VIGIE_EVENTS_RETENTION_DAYS that no kept run refers to, batch after batch. Unfinished runs and
+   * unprocessed events are never touched. `now`: the job's instant (`jobs run --now`).
+   */
+  async purge(now: Date): Promise<{ runs: number; events: number }> {
+    const drain = async (step: () => Promise<number>) => {
+      let total = 0;
+      for (;;) {
+        const n = await step();
+        total += n;
+        if (n < PURGE_BATCH) return total;
+      }
+    };
+    const runsBefore = new Date(now.getTime() - this.opts.retentionDays * DAY_MS);
+    const eventsBefore = new Date(now.getTime() - this.opts.eventsRetentionDays * DAY_MS);
+    const runs = await drain(() => repo.purgeFinished(this.db, runsBefore, PURGE_BATCH));
+    const events = await drain(() => repo.purgeProcessedEvents(this.db, eventsBefore, PURGE_BATCH));
+    return { runs, events };
+  }
+
   /** The project's notification settings. */
   async notificationSettings(project: ProjectScope): Promise<NotificationSettingsOut> {
     return { language: await repo.notificationLang(this.db, project.id) };
@@ -269,6 +313,35 @@ export class RunsService {
   async updateNotificationSettings(project: ProjectScope, body: NotificationSettingsIn): Promise<NotificationSettingsOut> {
     if (body.language !== undefined) await repo.setNotificationLang(this.db, project.id, body.language);
     return this.notificationSettings(project);
+  }
+
+  /** A workflow's runs, newest first; for an organization workflow (it runs for every project), those it made for this project. */
+  async list(project: ProjectScope, workflowId: string, limit: number): Promise<RunRow[]> {
+    const owner = await this.workflows.reach(project, workflowId);
+    return repo.list(this.db, workflowId, limit, owner === "organization" ? project.id : undefined);
+  }
+
+  /**
+   * Evaluates a project workflow against a CVE as if it had just matched (cve.new_match), performing
+   * no action, and records the run with status dry_run. An unknown CVE is evaluated with empty
+   * fields. `cveIdInput` passed the request's pattern (a CVE id, any case, spaces around).
+   */
+  async dryRun(project: ProjectScope, workflowId: string, cveIdInput: string) {
+    const cveId = cveIdInput.trim().toUpperCase();
+    // Its secrets masked: the simulation shows the parameters as every answer does.
+    const workflow = await this.workflows.get(project, workflowId);
+    const known = await this.cveFacts(this.db, cveId);
+    const facts: Facts = { "cve.id": cveId, "project.name": await projectsRead.name(this.db, project.id), ...(known ?? {}) };
+    const noeuds = simulate(workflow.graph as StoredGraph, "cve.new_match", facts);
+    const avertissement = known ? null : `Vigie ne détient aucune donnée sur ${cveId} : les champs de la CVE ont été évalués comme vides.`;
+    const run = await repo.insertDryRun(this.db, {
+      workflowId: workflow.id,
+      projectId: project.id,
+      cveId,
+      at: new Date(),
+      report: { cve_connue: known !== null, avertissement, noeuds },
+    });
+    return { run, cve_connue: known !== null, avertissement, noeuds };
   }
 
   /** One run of a workflow with its steps; 404 for a run, or workflow, this project cannot see. */

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { alerts, alertTags, caseTags, stackItemTags, tags } from "../../platform/db/schema/index.js";
+import { alertTags, caseTags, stackItemTags, tags } from "../../platform/db/schema/index.js";
 
 export type TagRow = typeof tags.$inferSelect;
 
@@ -70,15 +70,6 @@ export const tagsRepository = {
       .from(tags)
       .where(and(eq(tags.projectId, projectId), sql`lower(${tags.name}) = lower(${name})`));
     return row;
-  },
-
-  /** Whether the alert belongs to the project (before tagging it). */
-  async alertInProject(ex: Executor, projectId: string, alertId: string): Promise<boolean> {
-    const [row] = await ex
-      .select({ id: alerts.id })
-      .from(alerts)
-      .where(and(eq(alerts.projectId, projectId), eq(alerts.id, alertId)));
-    return row !== undefined;
   },
 
   async attachToAlert(ex: Executor, alertId: string, tagId: string): Promise<void> {

@@ -1,10 +1,10 @@
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { bumpVersions } from "../../platform/db/versions.js";
-import { alertsVersion, casesVersion } from "../../matching/matcher.js";
+import { alertsVersion, bumpVersions, casesVersion } from "../../platform/db/versions.js";
 import { Conflict, invalid, NotFound, type Loc } from "../../platform/errors.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
+import { alertsRead } from "../alerts/alerts.read.js";
 import { tagsRepository as repo, type TagRow } from "./tags.repository.js";
 import type { TagIn, TagUpdateIn } from "./tags.schemas.js";
 
@@ -80,7 +80,7 @@ export class TagsService {
    */
   async ensureOnAlert(project: ProjectScope, alertId: string, name: string): Promise<{ tag: TagRow; created: boolean } | undefined> {
     return this.db.transaction(async (tx) => {
-      if (!(await repo.alertInProject(tx, project.id, alertId))) return undefined;
+      if (!(await alertsRead.inProject(tx, project.id, alertId))) return undefined;
       const inserted = await repo.insertIfMissing(tx, { projectId: project.id, name, color: DEFAULT_TAG_COLOR });
       const tag = inserted ?? (await repo.byName(tx, project.id, name))!;
       await repo.attachToAlert(tx, alertId, tag.id);

@@ -1,6 +1,6 @@
 import type { StoredGraph } from "../../engine/graph.js";
-import type { RunRow, WorkflowListRow, WorkflowRow } from "./workflows.repository.js";
-import type { Run, WorkflowItem, Workflow } from "./workflows.schemas.js";
+import type { WorkflowListRow, WorkflowRow } from "./workflows.repository.js";
+import type { WorkflowItem, Workflow } from "./workflows.schemas.js";
 
 /**
  * The graph with its keys in reading order (jsonb stores object keys sorted by length, which
@@ -47,17 +47,5 @@ export function presentWorkflowItem(w: WorkflowListRow): WorkflowItem {
     is_default: w.is_default,
     created_at: w.created_at.toISOString(),
     updated_at: w.updated_at.toISOString(),
-  };
-}
-
-export function presentRun(r: RunRow): Run {
-  return {
-    id: r.id,
-    workflow_id: r.workflowId,
-    trigger_event: r.triggerEvent,
-    cve_id: r.cveId,
-    status: r.status,
-    started_at: r.startedAt.toISOString(),
-    finished_at: r.finishedAt?.toISOString() ?? null,
   };
 }

@@ -1,10 +1,9 @@
-import { and, desc, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Database, Executor } from "../../platform/db/client.js";
-import { idempotencyKeys, projects, workflowRuns, workflows } from "../../platform/db/schema/index.js";
+import { idempotencyKeys, workflows } from "../../platform/db/schema/index.js";
 import type { StoredGraph } from "../../engine/graph.js";
 
 export type WorkflowRow = typeof workflows.$inferSelect;
-export type RunRow = typeof workflowRuns.$inferSelect;
 
 export interface WorkflowListRow {
   id: string;
@@ -30,17 +29,11 @@ order by created_at, id`;
 /** Idempotency keys older than this are forgotten (and purged by the maintenance job). */
 export const IDEMPOTENCY_RETENTION = "48 hours";
 
-/** SQL of workflows, their runs and creation idempotency keys; every method takes its tenant. */
+/** SQL of workflows and their creation idempotency keys; every method takes its tenant. */
 export const workflowsRepository = {
   /** Workflows of a project. */
   async listForProject(database: Database, projectId: string): Promise<WorkflowListRow[]> {
     return database.raw<WorkflowListRow>("vigie_workflows_list", LIST_SQL, [projectId]);
-  },
-
-  /** The name of a project (a fact of the dry run). */
-  async projectName(ex: Executor, projectId: string): Promise<string> {
-    const [row] = await ex.select({ name: projects.name }).from(projects).where(eq(projects.id, projectId));
-    return row!.name;
   },
 
   async insert(
@@ -137,32 +130,12 @@ export const workflowsRepository = {
     return row;
   },
 
-  /** Locks the project row so that concurrent deletes see each other's effect on the count. */
-  async lockProject(ex: Executor, projectId: string): Promise<void> {
-    await ex.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");
-  },
-
   async countInProject(ex: Executor, projectId: string): Promise<number> {
     return ex.$count(workflows, eq(workflows.projectId, projectId));
   },
 
   async delete(ex: Executor, projectId: string, id: string): Promise<void> {
     await ex.delete(workflows).where(and(eq(workflows.projectId, projectId), eq(workflows.id, id)));
-  },
-
-  /** A workflow's runs, newest first (those made for one project when `projectId` is given). */
-  async runs(ex: Executor, workflowId: string, limit: number, projectId?: string): Promise<RunRow[]> {
-    return ex
-      .select()
-      .from(workflowRuns)
-      .where(and(eq(workflowRuns.workflowId, workflowId), projectId ? eq(workflowRuns.projectId, projectId) : undefined))
-      .orderBy(desc(workflowRuns.startedAt), desc(workflowRuns.id))
-      .limit(limit);
-  },
-
-  async insertRun(ex: Executor, r: typeof workflowRuns.$inferInsert): Promise<RunRow> {
-    const [row] = await ex.insert(workflowRuns).values(r).returning();
-    return row!;
   },
 
   /**

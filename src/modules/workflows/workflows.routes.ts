@@ -1,12 +1,9 @@
 import { z } from "zod";
-import { NotFound } from "../../platform/errors.js";
 import { route, type RouteDef } from "../../platform/http/route.js";
-import { NOT_FOUND } from "../../platform/messages.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
-import { presentRun, presentWorkflow, presentWorkflowItem } from "./workflows.presenter.js";
+import { presentWorkflow, presentWorkflowItem } from "./workflows.presenter.js";
 import {
-  DryRunIn, DryRunOut, IdempotencyHeaders, Run, RunsQuery, Workflow, WorkflowActivationIn,
-  WorkflowEcritureIn, WorkflowItem, WorkflowMiseAJourIn, WorkflowParams,
+  IdempotencyHeaders, Workflow, WorkflowActivationIn, WorkflowEcritureIn, WorkflowItem, WorkflowMiseAJourIn, WorkflowParams,
 } from "./workflows.schemas.js";
 import type { WorkflowListRow } from "./workflows.repository.js";
 import type { WorkflowsService } from "./workflows.service.js";
@@ -27,7 +24,7 @@ function listBody(rows: readonly WorkflowListRow[]): string {
   return body;
 }
 
-/** The /api/v1 workflow surface (API keys) and the session reads of one workflow. */
+/** The /api/v1 workflow surface (API keys) and the session reads of one workflow; their runs are the runs module's. */
 export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
   return [
     route({
@@ -88,27 +85,6 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
       },
     }),
     route({
-      operationId: "listWorkflowRuns",
-      method: "GET", url: `${BASE}/:workflow_id/runs`, auth: "apiKey", project: true, tags: TAGS,
-      summary: "List a workflow's runs, newest first",
-      params: WorkflowParams,
-      query: RunsQuery,
-      responses: { 200: z.array(Run) },
-      handler: async ({ project, params, query }) => (await service.runs(project, params.workflow_id, query.limit)).map(presentRun),
-    }),
-    route({
-      operationId: "dryRunWorkflow",
-      method: "POST", url: `${BASE}/:workflow_id/dry-run`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
-      summary: "Evaluate a workflow against a CVE without acting; records a dry_run run",
-      params: WorkflowParams,
-      body: DryRunIn,
-      responses: { 201: DryRunOut },
-      handler: async ({ project, params, body }) => {
-        const r = await service.dryRun(project, params.workflow_id, body.cve_id);
-        return { ...presentRun(r.run), cve_connue: r.cve_connue, avertissement: r.avertissement, noeuds: r.noeuds };
-      },
-    }),
-    route({
       operationId: "getProjectWorkflow",
       method: "GET", url: "/projects/:project_id/workflows/:workflow_id", auth: "session", project: true, tags: ["session"],
       summary: "Read a project workflow with its graph (session cookie or account token)",
@@ -118,14 +94,11 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
     }),
     route({
       operationId: "getOrganizationWorkflow",
-      method: "GET", url: "/organizations/:org_id/workflows/:workflow_id", auth: "session", tags: ["session"],
+      method: "GET", url: "/organizations/:org_id/workflows/:workflow_id", auth: "session", org: true, tags: ["session"],
       summary: "Read an organization workflow (applies to every project) with its graph",
       params: z.object({ org_id: z.uuid(), workflow_id: z.uuid() }),
       responses: { 200: Workflow },
-      handler: async ({ auth, params }) => {
-        if (!auth.roles.has(params.org_id)) throw new NotFound(NOT_FOUND.organization);
-        return presentWorkflow(await service.getOrgWorkflow(params.org_id, params.workflow_id));
-      },
+      handler: async ({ org, params }) => presentWorkflow(await service.getOrgWorkflow(org.id, params.workflow_id)),
     }),
   ];
 }

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { Graph, ShortAction, ShortTrigger } from "../../engine/graph.js";
-import { RUN_STATUSES } from "../../platform/db/schema/index.js";
 
 export const WorkflowItem = z
   .object({
@@ -60,57 +59,7 @@ export const WorkflowMiseAJourIn = z
 
 export const WorkflowActivationIn = z.object({ enabled: z.boolean() }).meta({ id: "WorkflowActivationIn" });
 
-export const Run = z
-  .object({
-    id: z.uuid(),
-    workflow_id: z.uuid(),
-    trigger_event: z.string(),
-    cve_id: z.string().nullable(),
-    status: z.enum(RUN_STATUSES),
-    started_at: z.iso.datetime(),
-    finished_at: z.iso.datetime().nullable(),
-  })
-  .meta({ id: "WorkflowRun" });
-
-export const DryRunIn = z
-  .object({
-    // Read as the service reads it: trimmed, any case (cve-2024-3400 is CVE-2024-3400).
-    cve_id: z
-      .string()
-      .max(64)
-      .regex(/^\s*[Cc][Vv][Ee]-\d{4}-\d{4,}\s*$/)
-      .describe("CVE id, e.g. CVE-2024-3400 (case and surrounding spaces ignored)"),
-  })
-  .meta({ id: "WorkflowDryRunIn" });
-
-export const DryRunOut = Run.extend({
-  cve_connue: z.boolean().describe("false when Vigie holds no data for this CVE: fields were evaluated as empty"),
-  avertissement: z.string().nullable(),
-  noeuds: z.array(
-    z.object({
-      id: z.string(),
-      type: z.enum(["trigger", "condition", "action"]),
-      resultat: z.enum(["declenche", "non_declenche", "vrai", "faux", "serait_executee", "non_atteint"]),
-      detail: z.string(),
-      regles: z
-        .array(
-          z.object({
-            field: z.string(),
-            op: z.string(),
-            value: z.unknown().optional(),
-            valeur_observee: z.unknown(),
-            resultat: z.boolean(),
-          }),
-        )
-        .optional(),
-      action: z.string().optional(),
-      params: z.record(z.string(), z.unknown()).optional(),
-    }),
-  ),
-}).meta({ id: "WorkflowDryRunOut" });
-
 export const WorkflowParams = z.object({ org_id: z.uuid(), project_id: z.uuid(), workflow_id: z.uuid() });
-export const RunsQuery = z.object({ limit: z.int().min(1).max(200).default(50) });
 export const IdempotencyHeaders = z.object({ "idempotency-key": z.string().min(1).max(255) });
 
 // Naming rule, everywhere: a schema and its type share one name. The type is what validation
@@ -118,6 +67,5 @@ export const IdempotencyHeaders = z.object({ "idempotency-key": z.string().min(1
 // here types the raw input (z.input).
 export type Workflow = z.infer<typeof Workflow>;
 export type WorkflowItem = z.infer<typeof WorkflowItem>;
-export type Run = z.infer<typeof Run>;
 export type WorkflowEcritureIn = z.output<typeof WorkflowEcritureIn>;
 export type WorkflowMiseAJourIn = z.output<typeof WorkflowMiseAJourIn>;

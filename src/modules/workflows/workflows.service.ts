@@ -1,21 +1,18 @@
 import { createHash } from "node:crypto";
 import { checkGraph, defaultGraph, shortFormToGraph, type StoredGraph } from "../../engine/graph.js";
-import { simulate, type Facts } from "../../engine/evaluate.js";
 import { scrubIssues, type GraphSecrets } from "../../engine/secret-params.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { NotifiedCache } from "../../platform/db/cache-feed.js";
 import type { Database, Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { Conflict, Invalid, invalid, NotFound, type Issue } from "../../platform/errors.js";
-import { issueOf, type PydanticError } from "../../platform/http/pydantic.js";
+import { issueOf, type PydanticError } from "../../platform/pydantic/validate.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
-import { workflowsRepository as repo, type RunRow, type WorkflowListRow, type WorkflowRow } from "./workflows.repository.js";
+import { projectsRead } from "../projects/projects.read.js";
+import { workflowsRepository as repo, type WorkflowListRow, type WorkflowRow } from "./workflows.repository.js";
 import type { WorkflowEcritureIn, WorkflowMiseAJourIn } from "./workflows.schemas.js";
 
 const CREATE_ROUTE = "POST /api/v1/organizations/{org_id}/projects/{project_id}/workflows";
-
-/** Where the dry run reads what Vigie knows of a CVE; null when it knows nothing. */
-export type CveFactsLoader = (ex: Executor, cveId: string) => Promise<Facts | null>;
 
 type Forms = Pick<WorkflowEcritureIn, "graph" | "trigger" | "actions"> & { create_case?: boolean };
 
@@ -72,7 +69,6 @@ export class WorkflowsService {
    */
   constructor(
     private readonly database: Database,
-    private readonly cveFacts: CveFactsLoader,
     private readonly lists: NotifiedCache<readonly WorkflowListRow[]>,
     private readonly secrets: GraphSecrets,
   ) {}
@@ -207,7 +203,7 @@ export class WorkflowsService {
   /** Deletes a workflow, except the project's default one and its last one (409). */
   async delete(project: ProjectScope, id: string): Promise<void> {
     await this.db.transaction(async (tx) => {
-      await repo.lockProject(tx, project.id);
+      await projectsRead.lock(tx, project.id);
       const row = await repo.getInProject(tx, project.id, id);
       if (!row) throw new NotFound(NOT_FOUND.workflow);
       if (row.isDefault) throw new Conflict(CONFLICT.defaultWorkflow.code, CONFLICT.defaultWorkflow.message);
@@ -217,38 +213,14 @@ export class WorkflowsService {
     this.lists.drop(project.id);
   }
 
-  /** A workflow's runs, newest first; for an organization workflow (it runs for every project), those it made for this project. */
-  async runs(project: ProjectScope, id: string, limit: number): Promise<RunRow[]> {
-    if (await repo.getInProject(this.db, project.id, id)) return repo.runs(this.db, id, limit);
-    if (await repo.getInOrg(this.db, project.orgId, id)) return repo.runs(this.db, id, limit, project.id);
-    throw new NotFound(NOT_FOUND.workflow);
-  }
-
   /**
-   * Evaluates a workflow against a CVE as if it had just matched (cve.new_match), performing no
-   * action, and records the run with status dry_run. An unknown CVE is evaluated with empty fields.
-   * `cveIdInput` passed the request's pattern (a CVE id, any case, spaces around).
+   * Whose workflow `id` is as the project sees it: the project's own, or its organization's (it
+   * runs for every project); 404 otherwise. The runs module lists runs by it.
    */
-  async dryRun(project: ProjectScope, id: string, cveIdInput: string) {
-    const cveId = cveIdInput.trim().toUpperCase();
-    const workflow = await repo.getInProject(this.db, project.id, id);
-    if (!workflow) throw new NotFound(NOT_FOUND.workflow);
-    const known = await this.cveFacts(this.db, cveId);
-    const facts: Facts = { "cve.id": cveId, "project.name": await repo.projectName(this.db, project.id), ...(known ?? {}) };
-    const noeuds = simulate(this.secrets.mask(workflow.graph as StoredGraph), "cve.new_match", facts);
-    const avertissement = known ? null : `Vigie ne détient aucune donnée sur ${cveId} : les champs de la CVE ont été évalués comme vides.`;
-    const now = new Date();
-    const run = await repo.insertRun(this.db, {
-      workflowId: workflow.id,
-      triggerEvent: "cve.new_match",
-      cveId,
-      projectId: project.id,
-      status: "dry_run",
-      startedAt: now,
-      finishedAt: now,
-      report: { cve_connue: known !== null, avertissement, noeuds },
-    });
-    return { run, cve_connue: known !== null, avertissement, noeuds };
+  async reach(project: ProjectScope, id: string): Promise<"project" | "organization"> {
+    if (await repo.getInProject(this.db, project.id, id)) return "project";
+    if (await repo.getInOrg(this.db, project.orgId, id)) return "organization";
+    throw new NotFound(NOT_FOUND.workflow);
   }
 
   /** A project workflow with its graph. */

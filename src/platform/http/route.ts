@@ -1,15 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { z } from "zod";
-import {
-  orgScopeOf,
-  type ApiKeyContext,
-  type OrgScope,
-  type ProjectResolver,
-  type ProjectScope,
-  type SessionContext,
-} from "../auth/context.js";
-import { Forbidden, NotFound } from "../errors.js";
-import { AUTH, NOT_FOUND } from "../messages.js";
+import type { ApiKeyContext, OrgScope, ProjectResolver, ProjectScope, SessionContext } from "../auth/context.js";
+import { resolveOrg, resolveProject } from "../auth/resolve.js";
+import { Forbidden } from "../errors.js";
+import { AUTH } from "../messages.js";
 import { readUpload, type Upload, type UploadSpec } from "./multipart.js";
 import { decodeBody, validateRequest, type RawRequest } from "./validation.js";
 
@@ -181,19 +175,13 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
         let project: ProjectScope | undefined;
         if (def.project === true) {
           const { project_id, org_id } = input.params as { project_id: string; org_id?: string };
-          project = (await projects.resolve(ctx!, project_id, org_id)) ?? undefined;
-          if (!project) throw new NotFound(NOT_FOUND.project);
+          project = await resolveProject(projects, ctx!, project_id, org_id);
         } else if (def.project === "query") {
           const { project_id } = input.query as { project_id?: string };
           const key = ctx as ApiKeyContext;
-          project = project_id === undefined ? undefined : ((await projects.resolve(key, project_id, key.orgId)) ?? undefined);
-          if (project_id !== undefined && !project) throw new NotFound(NOT_FOUND.project);
+          project = project_id === undefined ? undefined : await resolveProject(projects, key, project_id, key.orgId);
         }
-        let org: OrgScope | undefined;
-        if (def.org) {
-          org = orgScopeOf(ctx!, (input.params as { org_id: string }).org_id) ?? undefined;
-          if (!org) throw new NotFound(NOT_FOUND.organization);
-        }
+        const org = def.org ? resolveOrg(ctx!, (input.params as { org_id: string }).org_id) : undefined;
         reply.code(def.status ?? 200); // the handler may choose another success status
         const result = await def.handler({ ...input, auth: ctx, project, org, upload, req, reply } as never);
         if (reply.sent) return reply;

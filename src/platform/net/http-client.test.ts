@@ -198,7 +198,7 @@ describe("createHttpClient over HTTPS", () => {
     const { localServer, selfSigned } = await import("../../../test/urls-servers.js");
     const s = await localServer(
       { "/": (_req, res) => res.writeHead(200).end("tls ok") },
-      selfSigned({
+      await selfSigned({
         cn: "localhost",
         org: "Client Test CA",
         notBefore: new Date("2024-01-01T00:00:00Z"),

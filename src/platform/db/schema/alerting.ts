@@ -194,5 +194,9 @@ export const outboxEvents = pgTable(
     createdAt: tz("created_at").notNull().defaultNow(),
     processedAt: tz("processed_at"),
   },
-  (t) => [index("outbox_events_pending_idx").on(t.id).where(sql`${t.processedAt} is null`)],
+  (t) => [
+    index("outbox_events_pending_idx").on(t.id).where(sql`${t.processedAt} is null`),
+    // maintenance-purge: processed events past retention (VIGIE_EVENTS_RETENTION_DAYS).
+    index("outbox_events_processed_idx").on(t.processedAt).where(sql`${t.processedAt} is not null`),
+  ],
 );

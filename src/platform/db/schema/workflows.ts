@@ -83,6 +83,8 @@ export const workflowRuns = pgTable(
     uniqueIndex("workflow_runs_event_workflow_uq").on(t.eventId, t.workflowId).where(sql`${t.eventId} is not null`),
     // runs-recover: unfinished runs by lease.
     index("workflow_runs_unfinished_idx").on(t.leaseUntil).where(sql`${t.finishedAt} is null`),
+    // maintenance-purge: finished runs past retention (VIGIE_RUNS_RETENTION_DAYS), oldest first.
+    index("workflow_runs_finished_idx").on(t.finishedAt).where(sql`${t.finishedAt} is not null`),
     check("workflow_runs_status_valid", sql`${t.status} in ('success', 'partial', 'failed', 'throttled', 'dry_run')`),
   ],
 );
