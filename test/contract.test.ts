@@ -3,6 +3,9 @@
  * generated from its schemas (valid ones, and invalid ones with hostile values) with fast-check.
  * Every answer must be documented for its operation, never a 5xx, `{"detail": …}` when not a
  * success, a FastAPI-shaped 422, and a success body valid against the documented schema (ajv).
+ * The requests travel as a client's would: over a listening server, through one shared pool of
+ * keep-alive connections (undici, 16 connections, no pipelining), so that a request which leaves
+ * its connection unusable fails the one after it; any request unanswered after 10 s fails, named.
  *
  * CONTRACT_SEED=<n> replays a run, CONTRACT_RUNS=<n> changes the number of requests per operation,
  * CONTRACT_VERBOSE=1 prints the statuses each operation answered.
@@ -10,6 +13,8 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import fc from "fast-check";
+import type { AddressInfo } from "node:net";
+import { Agent } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { SCOPES } from "../src/platform/auth/scopes.js";
@@ -17,6 +22,8 @@ import { bearer, createTenant, createTestApp, createWorkflow } from "./helpers.j
 
 const SEED = Number(process.env.CONTRACT_SEED ?? 20261124);
 const RUNS = Number(process.env.CONTRACT_RUNS ?? 40);
+/** A request unanswered after this fails the test: on a keep-alive pool, that is a connection left unread. */
+const ANSWER_WITHIN_MS = 10_000;
 
 type Schema = Record<string, unknown> & { $ref?: string };
 interface Parameter {
@@ -124,6 +131,44 @@ async function replenish(path: string): Promise<void> {
 }
 
 const doc = (await t.app.inject({ method: "GET", url: "/openapi.json" })).json() as Doc;
+
+// One pool shared by every generated request, as a client library keeps one: a connection answered
+// early (413, 415, 422 before the body is read...) is reused by whichever request comes next. The
+// properties send one request at a time, so the pool hands the same idle connection to each in turn
+// (a new one only after the server closed the last): every request follows the previous one on it.
+await t.app.listen({ port: 0, host: "127.0.0.1" });
+const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+const pool = new Agent({ connections: 16, pipelining: 1 });
+afterAll(() => pool.close());
+
+interface Answer {
+  status: number;
+  text: string;
+  contentType: string | undefined;
+  connection: string | undefined;
+}
+
+/** Sends a generated request through the pool; a request not answered (body included) within ANSWER_WITHIN_MS throws, naming it. */
+async function send(req: Req): Promise<Answer> {
+  const signal = AbortSignal.timeout(ANSWER_WITHIN_MS);
+  try {
+    // origin + path: the path goes out as generated (raw segments such as %FF or .. are not normalised by a URL parser).
+    const res = await pool.request({
+      origin,
+      path: req.url,
+      method: req.method as "GET",
+      headers: req.headers,
+      body: req.payload,
+      signal,
+    });
+    const text = await res.body.text();
+    const header = (name: string) => [res.headers[name]].flat()[0];
+    return { status: res.statusCode, text, contentType: header("content-type"), connection: header("connection") };
+  } catch (err) {
+    if (signal.aborted) throw new Error(`no answer within ${ANSWER_WITHIN_MS / 1000} s on the keep-alive pool — ${req.label}`);
+    throw new Error(`${(err as Error).message} on the keep-alive pool — ${req.label}`, { cause: err });
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // Schemas: ajv over the document's components (OpenAPI 3.1 = JSON Schema 2020-12), with formats.
@@ -466,8 +511,30 @@ function requestOf(path: string, method: string, op: Operation): fc.Arbitrary<Re
 // The checks.
 // ---------------------------------------------------------------------------------------------
 
-function check(op: Operation, req: Req, status: number, text: string, contentType: string | undefined): void {
+/**
+ * Node's HTTP parser refuses a request whose request line and headers pass 16 KiB (a 70,000-character
+ * query value) with 431 before any route sees it: the server's answer to any operation, not one the
+ * document lists. The estimate adds the headers the client writes itself (host, connection,
+ * content-length); the generated heads are either far under the limit or far over it.
+ */
+const MAX_HEAD_BYTES = 16 * 1024;
+function headBytes(req: Req): number {
+  let n = Buffer.byteLength(`${req.method} ${req.url} HTTP/1.1\r\n`) + 100;
+  for (const [name, value] of Object.entries(req.headers)) n += Buffer.byteLength(`${name}: ${value}\r\n`);
+  return n;
+}
+
+function check(op: Operation, req: Req, res: Answer): void {
+  const { status, text, contentType } = res;
   const where = `${op.operationId}: ${req.label}\n→ ${status} ${text.slice(0, 500)}`;
+  if (headBytes(req) > MAX_HEAD_BYTES) {
+    expect([status, JSON.parse(text), res.connection], `a request head over 16 KiB — ${where}`).toEqual([
+      431,
+      { detail: "Request Header Fields Too Large" },
+      "close",
+    ]);
+    return;
+  }
   expect(status, where).toBeLessThan(500);
   const documented = op.responses[String(status)];
   expect(documented, `undocumented status — ${where}`).toBeDefined();
@@ -531,15 +598,10 @@ describe.each(operations)("$method $path", ({ path, method, op }) => {
   it(`answers only what the document says (${runs} generated requests)`, { timeout: 120_000 }, async () => {
     await fc.assert(
       fc.asyncProperty(requestOf(path, method, op), async (req) => {
-        const res = await t.app.inject({
-          method: req.method as "GET",
-          url: req.url,
-          headers: req.headers,
-          ...(req.payload !== undefined && { payload: req.payload }),
-        });
-        seen.set(op.operationId, (seen.get(op.operationId) ?? new Set()).add(res.statusCode));
-        check(op, req, res.statusCode, res.body, res.headers["content-type"] as string | undefined);
-        if (method === "delete" && res.statusCode === 204) await replenish(path);
+        const res = await send(req);
+        seen.set(op.operationId, (seen.get(op.operationId) ?? new Set()).add(res.status));
+        check(op, req, res);
+        if (method === "delete" && res.status === 204) await replenish(path);
       }),
       { numRuns: runs, seed: SEED, endOnFailure: true },
     );
