@@ -3,7 +3,7 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { Services } from "./app.js";
 import type { Database } from "./platform/db/client.js";
 import { RequestInvalid } from "./platform/http/error-body.js";
-import { validate, type PydanticError } from "./platform/http/pydantic.js";
+import { validate, type PydanticError } from "./platform/pydantic/validate.js";
 import { presentApiKey } from "./modules/apikeys/apikeys.presenter.js";
 import { presentOrg, presentPlan } from "./modules/organizations/organizations.presenter.js";
 import { presentProject } from "./modules/projects/projects.presenter.js";

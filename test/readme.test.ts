@@ -7,13 +7,20 @@
  * The only rewrite is the address: `http://127.0.0.1:8080` becomes the test server's.
  * Each command must exit 0 (`set -e -o pipefail`); each curl answer must have the status its README
  * comment states (`# 201, …`, or a comment line right below it starting with the status), else 2xx.
+ *
+ * Without a server, fast: the generated blocks are those `npm run readme` writes from the sources;
+ * the actions, jobs, operators and benchmarks are each named in the prose as well; no paragraph
+ * repeats itself (what a bad merge leaves).
  */
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { freshStore, startServer } from "./server-process.js";
+import { generatedBlocks, syncReadme } from "../scripts/readme-sync.js";
+import { ACTIONS, OPERATORS } from "../src/engine/vocabulary.js";
+import { JOBS } from "../src/jobs.js";
+import { freshStore, type ServerStore, startServer } from "./server-process.js";
 
 const README = readFileSync(new URL("../README.md", import.meta.url), "utf8").split("\n");
 const SKIP = /^<!-- readme-test: skip\b.*-->$/;
@@ -77,11 +84,71 @@ function statedStatus(line: number): number | null {
   return null;
 }
 
-const store = await freshStore();
+/** The README without its generated blocks: what people wrote. */
+const prose = README.join("\n").replace(/<!-- generated: [\w-]+ -->\n[\s\S]*?<!-- \/generated -->/g, "");
+
+/** The paragraphs and list items outside code fences and tables, each as one line of words. */
+function paragraphs(text: string): string[] {
+  const out: string[] = [];
+  let current: string[] = [];
+  let fenced = false;
+  const flush = () => {
+    if (current.length) out.push(current.join(" "));
+    current = [];
+  };
+  for (const line of text.split("\n")) {
+    if (line.trim().startsWith("```")) {
+      fenced = !fenced;
+      flush();
+    } else if (fenced) continue;
+    else if (!line.trim() || /^(#|\||<!--)/.test(line)) flush();
+    else if (/^\s*[-*] /.test(line)) {
+      flush();
+      current.push(line);
+    } else current.push(line);
+  }
+  flush();
+  return out;
+}
+
+describe("the README follows the code", () => {
+  it("its generated blocks are those the sources give (else: npm run readme)", () => {
+    const { changed } = syncReadme(README.join("\n"), generatedBlocks());
+    expect(changed, "README.md is out of date: run npm run readme").toEqual([]);
+  });
+
+  it("names every action, job and operator in its prose too, not only in the generated lists", () => {
+    const missing = [...ACTIONS, ...Object.keys(JOBS), ...OPERATORS].filter((name) => !prose.includes(`\`${name}\``));
+    expect(missing).toEqual([]);
+  });
+
+  it("lists every benchmark of bench/run.ts in BENCH=…", () => {
+    const benches = [...readFileSync(new URL("../bench/run.ts", import.meta.url), "utf8").matchAll(/only === "(\w+)"/g)].map((m) => m[1]);
+    const listed = /BENCH=(\w+(?:\|\w+)+)/.exec(prose)?.[1]?.split("|");
+    expect(benches.length).toBeGreaterThan(5);
+    expect(listed?.sort()).toEqual(benches.sort());
+  });
+
+  it("has no paragraph that repeats eight words in a row (what a bad merge leaves)", () => {
+    const repeats = paragraphs(README.join("\n")).flatMap((p) => {
+      const words = p.split(/\s+/).filter(Boolean);
+      const seen = new Set<string>();
+      for (let i = 0; i + 8 <= words.length; i++) {
+        const run = words.slice(i, i + 8).join(" ");
+        if (seen.has(run)) return [run];
+        seen.add(run);
+      }
+      return [];
+    });
+    expect(repeats).toEqual([]);
+  });
+});
+
 const work = mkdtempSync(join(tmpdir(), "vigie-readme-"));
+let store: ServerStore | undefined;
 afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
-  await store.remove();
+  await store?.remove();
 });
 
 describe("the README's examples work as written", () => {
@@ -91,7 +158,9 @@ describe("the README's examples work as written", () => {
   });
 
   it("the walk-throughs run in order against a fresh server with the bundled snapshot", async () => {
-    const server = startServer({ ...store.env, VIGIE_SNAPSHOT: "auto" });
+    const fresh = await freshStore();
+    store = fresh;
+    const server = startServer({ ...fresh.env, VIGIE_SNAPSHOT: "auto" });
     try {
       const base = await server.ready(300_000);
       const calls = join(work, "calls");
@@ -112,7 +181,7 @@ describe("the README's examples work as written", () => {
         execFile(
           "bash",
           [join(work, "readme.sh")],
-          { env: { ...process.env, ...store.env, LOG_LEVEL: "silent" }, maxBuffer: 64 << 20 },
+          { env: { ...process.env, ...fresh.env, LOG_LEVEL: "silent" }, maxBuffer: 64 << 20 },
           (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         ),
       );

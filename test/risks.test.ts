@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { casesVersion } from "../src/matching/matcher.js";
 import { rowsOf } from "../src/platform/db/sql.js";
-import { readVersion } from "../src/platform/db/versions.js";
+import { casesVersion, readVersion } from "../src/platform/db/versions.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
 import { bearer, createTenant, createTestApp } from "./helpers.js";
 

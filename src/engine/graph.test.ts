@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PydanticError } from "../platform/http/pydantic.js";
+import type { PydanticError } from "../platform/pydantic/validate.js";
 import { checkGraph, defaultGraph, shortFormToGraph, type Graph } from "./graph.js";
 
 function check(graph: Graph) {

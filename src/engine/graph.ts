@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { REPORT_TYPES } from "../platform/db/schema/reports.js";
-import { validate, valueError, type Loc, type PydanticError } from "../platform/http/pydantic.js";
+import { validate, valueError, type Loc, type PydanticError } from "../platform/pydantic/validate.js";
 import {
   ACTIONS,
   EVENTS,
@@ -117,14 +117,16 @@ export interface StoredGraph {
 // ---------------------------------------------------------------------------------------------
 
 const DaysBefore = (d: number) => z.object({ days_before: z.int().min(1).max(365).default(d) });
-const TRIGGER_PARAMS: Partial<Record<EventName, z.ZodObject>> = {
+/** The parameters a trigger event takes (the README's event list is generated from them). */
+export const TRIGGER_PARAMS: Partial<Record<EventName, z.ZodObject>> = {
   // At least the rise the EPSS import writes an event for (EPSS_SPIKE_FLOOR, src/matching/matcher.ts).
   "cve.epss_spike": z.object({ min_delta: z.number().min(0.01).max(1).default(0.1) }),
   "eol.approaching": DaysBefore(30),
   "url.cert_expiring": DaysBefore(14),
 };
 
-const ACTION_PARAMS: Record<ActionName, z.ZodObject> = {
+/** The parameters of each action (the README's action list is generated from them). */
+export const ACTION_PARAMS: Record<ActionName, z.ZodObject> = {
   create_case: z.object({ severity: z.enum(SEVERITIES).optional(), notes: z.string().max(2000).optional() }),
   add_tag: z.object({ tag: z.string().min(1).max(50) }),
   set_alert_read: z.object({ is_read: z.boolean().default(true) }),

@@ -8,7 +8,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
-import { bumpVersions } from "../platform/db/versions.js";
+import { alertsVersion, bumpVersions, casesVersion } from "../platform/db/versions.js";
 import { palier } from "./priority.js";
 import { vendorEquivalents } from "./equivalences.js";
 import {
@@ -198,12 +198,6 @@ async function decideWith(ex: Executor, candidates: Candidate[]): Promise<Hit[]>
   const vendors = [...new Set(candidates.filter((c) => c.rows && c.match_vendor).map((c) => c.match_vendor!))];
   return decide(candidates, await vendorEquivalents(ex, vendors));
 }
-
-/** The data version of a project's alerts (cached list counts hold while it does not change). */
-export const alertsVersion = (projectId: string) => `alerts:${projectId}`;
-
-/** The data version of a project's cases (their list counts are cached under it). */
-export const casesVersion = (projectId: string) => `cases:${projectId}`;
 
 /**
  * Cases follow their CVE's severity unless it was set by hand; a case opened before Vigie knew its

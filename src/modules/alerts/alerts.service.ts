@@ -1,8 +1,8 @@
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db } from "../../platform/db/client.js";
-import { bumpVersions, readVersion, VersionedCache } from "../../platform/db/versions.js";
+import { alertsVersion, bumpVersions, readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { invalid, NotFound } from "../../platform/errors.js";
-import { alertsVersion, matchProjectItems } from "../../matching/matcher.js";
+import { matchProjectItems } from "../../matching/matcher.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import type { stacksRepository } from "../stacks/stacks.repository.js";
 import type { urlsRepository } from "../urls/urls.repository.js";

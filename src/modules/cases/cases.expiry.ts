@@ -1,7 +1,6 @@
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
-import { bumpVersions } from "../../platform/db/versions.js";
-import { alertsVersion, casesVersion } from "../../matching/matcher.js";
+import { alertsVersion, bumpVersions, casesVersion } from "../../platform/db/versions.js";
 import { parisDate } from "../../platform/paris.js";
 import { caseExpiryRepository as repo, type ExpiryChange } from "./cases.repository.js";
 import type { CaseSettingsIn, CaseSettingsOut } from "./cases.schemas.js";

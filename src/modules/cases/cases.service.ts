@@ -1,8 +1,7 @@
 import type { Actor, ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
-import { bumpVersions, readVersion, VersionedCache } from "../../platform/db/versions.js";
+import { bumpVersions, casesVersion, readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { Conflict, Invalid, invalid, NotFound, type Issue } from "../../platform/errors.js";
-import { casesVersion } from "../../matching/matcher.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { parisDate } from "../../platform/paris.js";
 import type { TagRow, tagsRepository } from "../tags/tags.repository.js";

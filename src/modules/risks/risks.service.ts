@@ -1,7 +1,6 @@
 import type { Actor, OrgScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
-import { bumpVersions } from "../../platform/db/versions.js";
-import { casesVersion } from "../../matching/matcher.js";
+import { bumpVersions, casesVersion } from "../../platform/db/versions.js";
 import { Conflict, Forbidden, Invalid, NotFound, type Issue } from "../../platform/errors.js";
 import { AUTH, CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { parisDate } from "../../platform/paris.js";

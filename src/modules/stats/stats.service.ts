@@ -1,10 +1,9 @@
 import type { z } from "zod";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db } from "../../platform/db/client.js";
-import { readVersionSum, VersionedCache } from "../../platform/db/versions.js";
+import { alertsVersion, casesVersion, readVersionSum, VersionedCache } from "../../platform/db/versions.js";
 import { invalid } from "../../platform/errors.js";
 import { INVALID } from "../../platform/messages.js";
-import { alertsVersion, casesVersion } from "../../matching/matcher.js";
 import { type Granularity, pct, periodsOf, resolvePeriod, sharesOf, type Period } from "./stats.periods.js";
 import { labelOf, type Scope, statsRepository as repo } from "./stats.repository.js";
 import {

@@ -1,8 +1,7 @@
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { bumpVersions } from "../../platform/db/versions.js";
-import { alertsVersion, casesVersion } from "../../matching/matcher.js";
+import { alertsVersion, bumpVersions, casesVersion } from "../../platform/db/versions.js";
 import { Conflict, invalid, NotFound, type Loc } from "../../platform/errors.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { tagsRepository as repo, type TagRow } from "./tags.repository.js";

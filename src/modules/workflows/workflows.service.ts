@@ -7,7 +7,7 @@ import type { NotifiedCache } from "../../platform/db/cache-feed.js";
 import type { Database, Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { Conflict, Invalid, invalid, NotFound, type Issue } from "../../platform/errors.js";
-import { issueOf, type PydanticError } from "../../platform/http/pydantic.js";
+import { issueOf, type PydanticError } from "../../platform/pydantic/validate.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { workflowsRepository as repo, type RunRow, type WorkflowListRow, type WorkflowRow } from "./workflows.repository.js";
 import type { WorkflowEcritureIn, WorkflowMiseAJourIn } from "./workflows.schemas.js";

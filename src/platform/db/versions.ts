@@ -7,6 +7,12 @@ import { pgArray, rowsOf } from "./sql.js";
  * every transaction that changes the set. A cached figure derived from a set (a list total) is
  * valid while the counter is the one read before the figure was computed.
  */
+/** The data version of a project's alerts (cached list counts hold while it does not change). */
+export const alertsVersion = (projectId: string) => `alerts:${projectId}`;
+
+/** The data version of a project's cases (their list counts are cached under it). */
+export const casesVersion = (projectId: string) => `cases:${projectId}`;
+
 export async function bumpVersions(ex: Executor, names: string[]): Promise<void> {
   if (!names.length) return;
   // In name order: concurrent transactions lock the counters in one order.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Conflict, Forbidden, Invalid, NotFound, TooManyRequests, Unauthorized } from "../errors.js";
 import { BodyParseError, errorAnswer, issueItem, RequestInvalid } from "./error-body.js";
-import { issueOf, missing, valueError } from "./pydantic.js";
+import { issueOf, missing, valueError } from "../pydantic/validate.js";
 
 describe("errorAnswer: domain errors to FastAPI answers", () => {
   it("maps each domain error to its status, headers and body", () => {

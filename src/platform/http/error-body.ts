@@ -1,6 +1,6 @@
 import { rateHeaders } from "../auth/api-key-auth.js";
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, TooManyRequests, Unauthorized, type Issue } from "../errors.js";
-import { valueError, type PydanticError } from "./pydantic.js";
+import { valueError, type PydanticError } from "../pydantic/validate.js";
 
 /** An error of the HTTP layer itself (request decoding and validation, body budget): it knows its answer. */
 export abstract class HttpError extends Error {

@@ -1,5 +1,5 @@
 import { RequestInvalid } from "./error-body.js";
-import { missing, valueError } from "./pydantic.js";
+import { missing, valueError } from "../pydantic/validate.js";
 import { INVALID } from "../messages.js";
 
 /** A route's file upload: the multipart/form-data field holding the file, and the body limit. */

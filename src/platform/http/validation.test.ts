@@ -9,7 +9,7 @@ import { z } from "zod";
 import { BodyParseError, RequestInvalid } from "./error-body.js";
 import { MAX_PAGE, PAGING } from "./paging.js";
 import { decodeBody, findNul, NUL_MESSAGE, validateRequest, type RawRequest } from "./validation.js";
-import type { PydanticError } from "./pydantic.js";
+import type { PydanticError } from "../pydantic/validate.js";
 
 const request = (over: Partial<RawRequest>): RawRequest => ({
   params: {},

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { BodyParseError, RequestInvalid } from "./error-body.js";
-import { missing, validate, valueError, type Loc, type PydanticError } from "./pydantic.js";
+import { missing, validate, valueError, type Loc, type PydanticError } from "../pydantic/validate.js";
 import { parsePythonJson } from "./pyjson.js";
 
 /** The parts of a request a route declares, each validated as FastAPI does. */

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { validate, type PydanticError } from "./pydantic.js";
+import { validate, type PydanticError } from "./validate.js";
 import { parsePythonDate } from "./pydate.js";
 
 type Expected = string | { type: string; msg: string; ctx?: { error: string } };
