@@ -1,6 +1,6 @@
 import type { Db, Executor } from "../platform/db/client.js";
 import { pgCode } from "../platform/db/errors.js";
-import { BATCH, type Tally } from "./records.js";
+import { BATCH, BATCH_TEXT, type Tally } from "./records.js";
 import { feedStore } from "./store.js";
 
 const MAX_IN_FLIGHT = 2;
@@ -20,6 +20,7 @@ interface BatchSpec<R> {
  */
 export class BatchWriter<R> {
   private pending = new Map<string, R>();
+  private pendingText = 0;
   private inflight: Promise<void>[] = [];
   constructor(
     private readonly db: Db,
@@ -27,13 +28,15 @@ export class BatchWriter<R> {
     private readonly spec: BatchSpec<R>,
   ) {}
 
-  async add(row: R): Promise<void> {
+  /** Adds a row; `text`: the length of the record text it was read from (a batch holds at most BATCH_TEXT). */
+  async add(row: R, text = 0): Promise<void> {
     const key = this.spec.key(row);
     const prev = this.pending.get(key);
     // The same record twice in one batch: keep the newer; the other is counted unchanged (not written).
     if (prev) this.tally.result.unchanged++;
     if (!prev || (this.spec.modified(row) ?? "") >= (this.spec.modified(prev) ?? "")) this.pending.set(key, row);
-    if (this.pending.size >= BATCH) await this.launch();
+    this.pendingText += text;
+    if (this.pending.size >= BATCH || this.pendingText >= BATCH_TEXT) await this.launch();
   }
 
   /** Writes what is pending and waits for every batch. */
@@ -47,6 +50,7 @@ export class BatchWriter<R> {
     // Rows in key order: two batches in flight lock shared rows in the same order (no deadlock).
     const rows = [...this.pending.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
     this.pending = new Map();
+    this.pendingText = 0;
     const batch = retryOnDeadlock(() =>
       this.db.transaction(async (tx) => {
         const written = await this.spec.write(tx, rows);

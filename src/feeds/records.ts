@@ -49,6 +49,13 @@ export interface SourceRecord {
 const MAX_ERRORS_KEPT = 1000;
 /** Records per batch: one transaction of a batch writer, one lookup of known texts. */
 export const BATCH = 1000;
+/**
+ * Record text per batch (UTF-16 code units): a batch closes at BATCH records or at this much text,
+ * whichever comes first. A few records weigh hundreds of kilobytes (CVE-2024-20433 lists 4,868
+ * affected versions, 1.3 MB; NVD items with hundreds of CPEs): 1,000 records of them made an
+ * 11 MB statement, held with the texts and parsed records while the database works (ADR 0020).
+ */
+export const BATCH_TEXT = 4 << 20;
 
 /** A short digest of a value's JSON: the stored hash that tells a changed record from an unchanged one. */
 export function hashOf(value: unknown): string {
@@ -134,6 +141,7 @@ export async function* skipKnownTexts(
   idOf: (text: string) => string | undefined,
 ): AsyncIterable<SourceRecord & { rawHash?: string }> {
   let pending: (SourceRecord & { id?: string; rawHash?: string })[] = [];
+  let text = 0;
   const drain = async function* () {
     const keyed = pending.filter((r) => r.id);
     const known = keyed.length
@@ -151,11 +159,13 @@ export async function* skipKnownTexts(
       } else yield r;
     }
     pending = [];
+    text = 0;
   };
   for await (const rec of records) {
     const id = idOf(rec.text);
     pending.push({ ...rec, id, rawHash: id ? createHash("sha1").update(PARSER_VERSION).update(rec.text).digest("base64url") : undefined });
-    if (pending.length >= BATCH) yield* drain();
+    text += rec.text.length;
+    if (pending.length >= BATCH || text >= BATCH_TEXT) yield* drain();
   }
   yield* drain();
 }
@@ -200,7 +210,8 @@ export async function sniff(
 async function checkWhole(file: string): Promise<void> {
   let tail = "";
   try {
-    for await (const chunk of openText(file)) tail = (tail + (chunk as string)).slice(-64);
+    // Only the last characters are kept: appending whole chunks copied every file once more.
+    for await (const chunk of openText(file)) tail = (tail + (chunk as string).slice(-64)).slice(-64);
   } catch (err) {
     throw new FormatError(`${file} : fichier endommagé (${(err as Error).message}) ; rien n'a été importé`);
   }

@@ -325,15 +325,8 @@ export const feedStore = {
     const c = `{${cves.join(",")}}`;
     const e = `{${epss.join(",")}}`;
     const p = `{${percentiles.join(",")}}`;
-    const history = await rowsOf<{ n: number }>(
-      ex,
-      sql`
-      with ins as (
-        insert into epss_scores (cve_id, score_date, epss, percentile)
-        select cve, ${date}::date, s, pc from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
-        on conflict do nothing returning 1)
-      select count(*)::int as n from ins`,
-    );
+    // The current score first: its facts trigger sets the first score date too (migration 0027), so
+    // the history's trigger finds nothing left to write (one cve_facts row version per CVE, not two).
     const current = await rowsOf<{ cve_id: string; inserted: boolean }>(
       ex,
       sql`
@@ -344,6 +337,15 @@ export const feedStore = {
           and (epss_current.epss, epss_current.percentile, epss_current.score_date)
               is distinct from (excluded.epss, excluded.percentile, excluded.score_date)
       returning cve_id, (xmax = 0) as inserted`,
+    );
+    const history = await rowsOf<{ n: number }>(
+      ex,
+      sql`
+      with ins as (
+        insert into epss_scores (cve_id, score_date, epss, percentile)
+        select cve, ${date}::date, s, pc from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
+        on conflict do nothing returning 1)
+      select count(*)::int as n from ins`,
     );
     if (current.length) await this.bumpVersion(ex, "cves");
     const inserted = current.filter((r) => r.inserted).length;

@@ -28,20 +28,23 @@ export const certfr = feedSource({
         mesures: a.mesures,
         documentation: a.documentation,
       };
-      await writer.add({
-        id: a.reference,
-        source: "certfr",
-        url: a.url,
-        summary: a.title,
-        aliases: a.cve_ids,
-        severity: null,
-        cvss_score: null,
-        published: a.published,
-        modified: a.modified,
-        data,
-        hash: hashOf([a.cve_ids, a.published, a.modified, data]),
-        file: rec.file,
-      });
+      await writer.add(
+        {
+          id: a.reference,
+          source: "certfr",
+          url: a.url,
+          summary: a.title,
+          aliases: a.cve_ids,
+          severity: null,
+          cvss_score: null,
+          published: a.published,
+          modified: a.modified,
+          data,
+          hash: hashOf([a.cve_ids, a.published, a.modified, data]),
+          file: rec.file,
+        },
+        rec.text.length,
+      );
     });
     await writer.flush();
   },

@@ -31,7 +31,7 @@ export const cve5 = feedSource({
         reserved++;
         return;
       }
-      await writer.add(contribution(parsed, "cve5", rec.file, rec.rawHash));
+      await writer.add(contribution(parsed, "cve5", rec.file, rec.rawHash), rec.text.length);
     });
     await writer.flush();
     tally.result.reserved = reserved;

@@ -25,7 +25,7 @@ export const nvd = feedSource({
         value && typeof value === "object" && "cve" in value && !("configurations" in value || "impact" in value) ? value.cve : value;
       const isV11 = !!item && typeof item === "object" && "cve" in (item as object);
       const parsed = isV11 ? parseNvd11Item(item) : parseNvd20(item);
-      await writer.add(contribution(parsed, "nvd", rec.file, rec.rawHash));
+      await writer.add(contribution(parsed, "nvd", rec.file, rec.rawHash), rec.text.length);
     });
     await writer.flush();
   },

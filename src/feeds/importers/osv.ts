@@ -29,20 +29,23 @@ export const osv = feedSource({
         cvss_vector: o.cvss_vector,
         withdrawn: o.withdrawn,
       };
-      await writer.add({
-        id: o.id,
-        source: o.source,
-        url: o.url,
-        summary: o.summary ?? o.details?.split("\n")[0] ?? null,
-        aliases: o.aliases,
-        severity: o.severity,
-        cvss_score: o.cvss_score,
-        published: o.published,
-        modified: o.modified,
-        data,
-        hash: hashOf([MERGE_RULES_VERSION, o.summary, o.aliases, o.severity, o.cvss_score, o.published, o.modified, data]),
-        file: rec.file,
-      });
+      await writer.add(
+        {
+          id: o.id,
+          source: o.source,
+          url: o.url,
+          summary: o.summary ?? o.details?.split("\n")[0] ?? null,
+          aliases: o.aliases,
+          severity: o.severity,
+          cvss_score: o.cvss_score,
+          published: o.published,
+          modified: o.modified,
+          data,
+          hash: hashOf([MERGE_RULES_VERSION, o.summary, o.aliases, o.severity, o.cvss_score, o.published, o.modified, data]),
+          file: rec.file,
+        },
+        rec.text.length,
+      );
     });
     await writer.flush();
   },
