@@ -9,19 +9,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { validate, type PydanticError } from "./validate.js";
-
-function run(schema: z.ZodType, input: unknown, loc: (string | number)[] = ["body"]) {
-  const errors: PydanticError[] = [];
-  const value = validate(schema, input, loc, errors);
-  return { value, errors };
-}
-const errorsOf = (schema: z.ZodType, input: unknown, loc?: (string | number)[]) => run(schema, input, loc).errors;
-const validatedOf = (schema: z.ZodType, input: unknown) => {
-  const r = run(schema, input);
-  expect(r.errors).toEqual([]);
-  return r.value;
-};
+import type { PydanticError } from "./validate.js";
+import { errorsOf, validatedOf } from "./validate.testkit.js";
 
 describe("integers [types][shared][pyinput]", () => {
   const I = z.int().min(1).max(200);

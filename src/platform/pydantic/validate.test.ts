@@ -10,19 +10,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { missing, validate, valueError, type PydanticError } from "./validate.js";
-
-function run(schema: z.ZodType, input: unknown, loc: (string | number)[] = ["body"]) {
-  const errors: PydanticError[] = [];
-  const value = validate(schema, input, loc, errors);
-  return { value, errors };
-}
-const errorsOf = (schema: z.ZodType, input: unknown, loc?: (string | number)[]) => run(schema, input, loc).errors;
-const validatedOf = (schema: z.ZodType, input: unknown) => {
-  const r = run(schema, input);
-  expect(r.errors).toEqual([]);
-  return r.value;
-};
+import { missing, valueError } from "./validate.js";
+import { errorsOf, run, validatedOf } from "./validate.testkit.js";
 
 describe("helpers", () => {
   it("missing / valueError", () => {
