@@ -5,7 +5,7 @@ import { rowsOf } from "../src/platform/db/sql.js";
 import { createTestApp } from "./helpers.js";
 
 /**
- * cve_facts follows EPSS imports with one row version per CVE and file (migration 0024): the
+ * cve_facts follows EPSS imports with one row version per CVE and file (migration 0027): the
  * current score's trigger sets the score and the first score date, the history's trigger moves the
  * first date back only for an older file. Real scores of test/fixtures/stats (see its README).
  */

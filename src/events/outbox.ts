@@ -4,7 +4,7 @@
  * events held in memory (`writeEvents`, each payload parsed by its catalog schema), and set-based
  * producers' `insert … select` (`insertEvents`, the payload built from one SQL expression per
  * catalog key, so a key the schema lacks or misses fails the type check). A trigger on the table
- * (migration 0025) notifies the dispatchers at commit.
+ * (migration 0026) notifies the dispatchers at commit.
  */
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../platform/db/client.js";

@@ -9,7 +9,7 @@ export const CACHE_CHANNEL = "vigie_cache";
  */
 export const PROJECT_TOPIC = "workflows";
 
-/** The topic of outbox events: the trigger of migration 0025 notifies 'outbox' when a transaction that wrote events commits. */
+/** The topic of outbox events: the trigger of migration 0026 notifies 'outbox' when a transaction that wrote events commits. */
 export const OUTBOX_TOPIC = "outbox";
 
 /**
