@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatedBlocks, syncReadme } from "../scripts/readme-sync.js";
-import { ACTIONS, OPERATORS } from "../src/engine/vocabulary.js";
+import { ACTIONS, EVENTS, OPERATORS } from "../src/engine/vocabulary.js";
 import { JOBS } from "../src/jobs.js";
 import { freshStore, type ServerStore, startServer } from "./server-process.js";
 
@@ -117,8 +117,8 @@ describe("the README follows the code", () => {
     expect(changed, "README.md is out of date: run npm run readme").toEqual([]);
   });
 
-  it("names every action, job and operator in its prose too, not only in the generated lists", () => {
-    const missing = [...ACTIONS, ...Object.keys(JOBS), ...OPERATORS].filter((name) => !prose.includes(`\`${name}\``));
+  it("names every event, action, job and operator in its prose too, not only in the generated lists", () => {
+    const missing = [...EVENTS, ...ACTIONS, ...Object.keys(JOBS), ...OPERATORS].filter((name) => !prose.includes(`\`${name}\``));
     expect(missing).toEqual([]);
   });
 
