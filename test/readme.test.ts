@@ -16,6 +16,7 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { generatedBlocks, syncReadme } from "../scripts/readme-sync.js";
 import { ACTIONS, EVENTS, OPERATORS } from "../src/engine/vocabulary.js";
@@ -145,6 +146,7 @@ describe("the README follows the code", () => {
 });
 
 const work = mkdtempSync(join(tmpdir(), "vigie-readme-"));
+const CURL_LITE = fileURLToPath(new URL("./curl-lite.mjs", import.meta.url));
 let store: ServerStore | undefined;
 afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
@@ -168,7 +170,9 @@ describe("the README's examples work as written", () => {
       const map: number[] = [];
       const script: string[] = [
         "set -e -o pipefail",
-        `curl() { local h; h=$(mktemp); command curl -D "$h" "$@"; local rc=$?; echo "\${BASH_LINENO[0]} $(head -n 1 "$h" | cut -d' ' -f2)" >> ${JSON.stringify(calls)}; rm -f "$h"; return $rc; }`,
+        // Without curl on the machine, the README's curl commands run on Node (test/curl-lite.mjs).
+        `if command -v curl > /dev/null; then curl_bin() { command curl "$@"; }; else curl_bin() { node ${JSON.stringify(CURL_LITE)} "$@"; }; fi`,
+        `curl() { local h; h=$(mktemp); curl_bin -D "$h" "$@"; local rc=$?; echo "\${BASH_LINENO[0]} $(head -n 1 "$h" | cut -d' ' -f2)" >> ${JSON.stringify(calls)}; rm -f "$h"; return $rc; }`,
       ];
       for (const b of shBlocks().filter((x) => !x.skipped)) {
         b.lines.forEach((text, k) => {
