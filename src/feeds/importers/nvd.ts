@@ -1,8 +1,7 @@
 import { contribution, contributionWriter } from "../cve-merge.js";
 import { parseNvd11Item, parseNvd20 } from "../nvd.js";
 import { eachRecord, jsonRecords, parseJson, skipKnownTexts } from "../records.js";
-import { singleFile } from "../publishers/file.js";
-import { HOUR } from "../sync/publisher.js";
+import { nvdApi } from "../publishers/nvd.js";
 import { feedSource } from "./feed-source.js";
 
 /** NVD: JSON 1.1 yearly feeds (CVE_Items) or API 2.0 responses and objects. */
@@ -11,12 +10,13 @@ export const nvd = feedSource({
   endings: [".json", ".jsonl"],
   defaultEnding: ".json",
   sniff: {
-    test: (h) => /"CVE_Items"|"vulnStatus"|"sourceIdentifier"/.test(h),
+    // An API 2.0 answer is recognised by its "format" even when its page holds no record.
+    test: (h) => /"CVE_Items"|"vulnStatus"|"sourceIdentifier"|"format"\s*:\s*"NVD_CVE"/.test(h),
     expected: "flux NVD JSON 1.1 (CVE_Items) ou objets CVE de l'API 2.0",
   },
   tables: ["cves", "cve_affected", "cve_sources"],
-  // NVD serves a paged API: synced only from a configured mirror.
-  publisher: singleFile([], 2 * HOUR),
+  // NVD's CVE API 2.0, every 2 hours (NVD publishes its modifications every two hours).
+  publisher: nvdApi(),
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     const idOf = (text: string) => /"(?:ID|id)"\s*:\s*"(CVE-\d{4}-\d{4,})"/.exec(text)?.[1];
