@@ -32,6 +32,16 @@ const lastModified = new Date("2026-08-25T00:00:00Z").toUTCString();
 const busyAnswers = [503, 429];
 const server = createServer((req: IncomingMessage, res: ServerResponse) => {
   seen.push({ url: req.url!, ifNoneMatch: req.headers["if-none-match"], ifModifiedSince: req.headers["if-modified-since"] });
+  // NVD's API (test/sync-nvd.test.ts tests its publisher): the record in the window of its lastModified.
+  if (req.url!.startsWith("/nvd?")) {
+    const q = new URL(req.url!, "http://x").searchParams;
+    const at = Date.parse("2024-04-13T01:00:01.407Z");
+    const hit = Date.parse(q.get("lastModStartDate")!) <= at && at <= Date.parse(q.get("lastModEndDate")!);
+    const vulnerabilities = hit ? [{ cve: JSON.parse(files["/nvd"]!.toString()) }] : [];
+    const n = vulnerabilities.length;
+    const page = { resultsPerPage: n, startIndex: 0, totalResults: n, format: "NVD_CVE", version: "2.0", vulnerabilities };
+    return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(page));
+  }
   if (req.url === "/broken") return void res.writeHead(500).end("oops");
   if (req.url === "/busy/kev.json" && busyAnswers.length) return void res.writeHead(busyAnswers.shift()!, { "retry-after": "0" }).end();
   const body = files[req.url!];
@@ -50,12 +60,15 @@ function settings(urls: Record<string, string[]>, more: Partial<FeedSettings> = 
 }
 const off = { cve5: [], nvd: [], kev: [], epss: [], poc: [], osv: [], certfr: [], rss: [], eol: [] };
 const captured = capturedLogger();
-const config = settings({
-  ...off,
-  kev: [`${base}/kev.json`, `${base}/broken`, `${base}/not-kev.json`],
-  epss: [`${base}/epss/epss_scores-2026-08-16.csv`],
-  nvd: [`${base}/nvd`],
-});
+const config = settings(
+  {
+    ...off,
+    kev: [`${base}/kev.json`, `${base}/broken`, `${base}/not-kev.json`],
+    epss: [`${base}/epss/epss_scores-2026-08-16.csv`],
+    nvd: [`${base}/nvd`],
+  },
+  { nvdPauseMs: 0 },
+);
 const feeds = new FeedsService(t.database.db, config, captured.logger);
 
 describe("feed sync: each source from its publisher, checkpoints in the database", () => {

@@ -42,7 +42,8 @@ describe("NVD API 2.0 publisher helpers", () => {
   });
 
   it("reads a page's counts and finds a page cut short", async () => {
-    const head = '{"resultsPerPage":2,"startIndex":4,"totalResults":6,"format":"NVD_CVE","version":"2.0","timestamp":"2026-01-01T00:00:00.000",';
+    const head =
+      '{"resultsPerPage":2,"startIndex":4,"totalResults":6,"format":"NVD_CVE","version":"2.0","timestamp":"2026-01-01T00:00:00.000",';
     expect(pageHead(head)).toEqual({ resultsPerPage: 2, startIndex: 4, totalResults: 6 });
     expect(pageHead('{"format":"NVD_CVE"}')).toBeNull();
     const dir = mkdtempSync(join(tmpdir(), "nvd-page-"));
