@@ -10,7 +10,7 @@ import { nvd11To20 } from "../scripts/mirror/nvd-convert.js";
 import { loadConfig, type FeedSettings } from "../src/config.js";
 import { FeedsService } from "../src/feeds/feeds.service.js";
 import { parseNvd11Item, parseNvd20 } from "../src/feeds/nvd.js";
-import { NVD_EPOCH } from "../src/feeds/publishers/nvd.js";
+import { NVD_EPOCH, NVD_OVERLAP_MS } from "../src/feeds/publishers/nvd.js";
 import { bearer, createTenant, createTestApp } from "./helpers.js";
 import { capturedLogger } from "./notify-fixtures.js";
 
@@ -153,37 +153,43 @@ describe("NVD API 2.0 from the local publisher (records derived from NVD 1.1 ite
     const resumed = (await feeds.sync(["nvd"]))[0]!;
     expect(resumed).toMatchObject({ status: "synced", addresses: [{ status: "synced", problems: [], errors: [] }] });
     const second = mirror.log.splice(0);
-    // It starts again at that window's first page, and no window applied before is asked again.
-    expect(windowOf(second[0]!.query).start).toBe(stoppedIn.start);
+    // It starts again at that window's start (less the overlap of every later sync), from its first
+    // page, and asks no window applied before (but the overlap's two hours).
+    const resumeAt = new Date(new Date(stoppedIn.start).getTime() - NVD_OVERLAP_MS);
+    expect(new Date(windowOf(second[0]!.query).start)).toEqual(resumeAt);
     expect(params(second[0]!.query).get("startIndex")).toBe("0");
-    expect(second.every((r) => new Date(windowOf(r.query).start) >= new Date(stoppedIn.start))).toBe(true);
+    expect(second.every((r) => new Date(windowOf(r.query).start) >= resumeAt)).toBe(true);
     expect(await nvdRows()).toBe(31);
     expect(await cve("CVE-2021-27485")).toMatchObject({ cvss_score: 7.5 });
     expect(await cve("CVE-2025-3742")).toBeTruthy();
 
     // Window splitting: from 1988 to now in consecutive windows of 120 days at most, each paged from 0.
-    const all = [...first, ...second].filter((r) => r.status === 200);
-    const windows = [...new Map(all.map((r) => [windowOf(r.query).start, windowOf(r.query)])).values()];
+    const windowsOf = (log: typeof first) => [
+      ...new Map(log.filter((r) => r.status === 200).map((r) => [windowOf(r.query).start, windowOf(r.query)])).values(),
+    ];
+    const windows = windowsOf(first);
     expect(new Date(windows[0]!.start)).toEqual(NVD_EPOCH);
-    for (let i = 0; i < windows.length; i++) {
-      const span = new Date(windows[i]!.end).getTime() - new Date(windows[i]!.start).getTime();
-      expect(span).toBeLessThanOrEqual(120 * DAY);
-      if (i) expect(windows[i]!.start).toBe(windows[i - 1]!.end);
-    }
-    expect(Date.now() - new Date(windows.at(-1)!.end).getTime()).toBeLessThan(60_000);
-    expect(windows.length).toBeGreaterThan(115);
+    for (const ws of [windows, windowsOf(second)])
+      for (let i = 0; i < ws.length; i++) {
+        const span = new Date(ws[i]!.end).getTime() - new Date(ws[i]!.start).getTime();
+        expect(span).toBeLessThanOrEqual(120 * DAY);
+        if (i) expect(ws[i]!.start).toBe(ws[i - 1]!.end);
+      }
+    const last = windowsOf(second).at(-1)!;
+    expect(Date.now() - new Date(last.end).getTime()).toBeLessThan(60_000);
+    expect(windows.length + windowsOf(second).length).toBeGreaterThan(115);
     const cp = await checkpoint();
-    expect(cp!.until).toBe(new Date(windows.at(-1)!.end).toISOString());
+    expect(cp!.until).toBe(new Date(last.end).toISOString());
     await expectKeyHidden(killed, resumed, cp);
   });
 
-  it("a second sync asks only the window since the checkpoint and transfers no page already applied", async () => {
+  it("a second sync asks only the window since the checkpoint (and its overlap) and transfers no page already applied", async () => {
     const before = await checkpoint();
     const [again] = await feeds.sync(["nvd"]);
     expect(again).toMatchObject({ status: "synced", applied: 0 });
     expect(mirror.log).toHaveLength(1);
     expect(mirror.log[0]).toMatchObject({ status: 200, records: 0 });
-    expect(new Date(windowOf(mirror.log[0]!.query).start)).toEqual(new Date(before!.until));
+    expect(new Date(windowOf(mirror.log[0]!.query).start)).toEqual(new Date(new Date(before!.until).getTime() - NVD_OVERLAP_MS));
     mirror.log.length = 0;
   });
 
@@ -201,12 +207,13 @@ describe("NVD API 2.0 from the local publisher (records derived from NVD 1.1 ite
   });
 
   it("a page cut short is fetched again; one that stays bad is reported, later windows still applied, the checkpoint held before it", async () => {
-    // Cut once: fetched again, applied, nothing to report.
+    // Cut once: fetched again, applied, nothing to report (the page also holds the record re-scored
+    // above, read again in the two hours of overlap, unchanged).
     mirror.rescore("CVE-2018-0146", { baseScore: 6.5, baseSeverity: "MEDIUM" });
     mirror.faults.truncate = 1;
     const [once] = await feeds.sync(["nvd"]);
     expect(once).toMatchObject({ status: "synced", applied: 1, addresses: [{ problems: [] }] });
-    expect(mirror.log.map((r) => r.records)).toEqual([1, 1]);
+    expect(mirror.log.map((r) => r.records)).toEqual([2, 2]);
     expect(await cve("CVE-2018-0146")).toMatchObject({ cvss_score: 6.5 });
     mirror.log.length = 0;
 

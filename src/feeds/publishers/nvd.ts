@@ -17,6 +17,13 @@ export const NVD_PAGE = 2000;
  * windows, one request each when empty), so records absent from the snapshot arrive too.
  */
 export const NVD_EPOCH = new Date("1988-01-01T00:00:00.000Z");
+/**
+ * A sync after the first starts this long before the checkpoint. NVD "publishes [modifications]
+ * once every two hours": a record may become visible after the end of the window its lastModified
+ * falls in (and a clock ahead of NVD's ends a window in NVD's future). Re-reading the last two hours
+ * costs one page of records already applied, which the importer skips unparsed (same text).
+ */
+export const NVD_OVERLAP_MS = 2 * 3600_000;
 /** A page found bad (truncated, short) is fetched again this many times before it is reported. */
 const PAGE_ATTEMPTS = 3;
 /** A window whose totalResults moved while it was paged is paged again from its start, at most this many times. */
@@ -106,7 +113,7 @@ export async function pageDefect(
  * lastModEndDate of at most 120 days, each paged with startIndex (2,000 per page), one pause of
  * VIGIE_NVD_PAUSE_MS between requests (NVD's rate limit: 6 s without a key, 0.6 s with one sent in
  * the apiKey header). Each page is imported as it arrives; the checkpoint moves to a window's end
- * once all its pages are applied, so a kill re-reads at most the window it was in.
+ * once all its pages are applied, so a kill re-reads at most the window it was in (and the overlap).
  */
 export function nvdApi(defaultAddresses: readonly string[] = [NVD_API], every = 2 * HOUR) {
   return publisher({
@@ -115,7 +122,8 @@ export function nvdApi(defaultAddresses: readonly string[] = [NVD_API], every = 
     protocol:
       "API CVE 2.0 : fenêtres lastModStartDate/lastModEndDate de 120 jours au plus, pages startIndex ; point de reprise : fin de la dernière fenêtre appliquée",
     async sync(ctx) {
-      const from = checkpointUntil(ctx.checkpoint) ?? NVD_EPOCH;
+      const until = checkpointUntil(ctx.checkpoint);
+      const from = until ? new Date(Math.max(NVD_EPOCH.getTime(), until.getTime() - NVD_OVERLAP_MS)) : NVD_EPOCH;
       const to = new Date();
       const s = new NvdSession(ctx);
       let broken: Window | null = null;
