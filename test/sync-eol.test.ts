@@ -229,11 +229,29 @@ describe("EOL sync from endoflife.date's API v1 (local publisher)", () => {
     expect((await product("angular")).cycles[0]).toMatchObject({ cycle: "23", eol: "2028-05-19" });
   });
 
+  it("a product the list no longer names is no longer asked (its rows stay); one whose document is gone is reported", async () => {
+    a.remove("nodejs");
+    await dayLater(A);
+    let out = await sync();
+    expect(out).toMatchObject({ status: "synced", addresses: [{ problems: [] }] });
+    expect(paths("/eol/api/v1").filter((p) => p.includes("nodejs"))).toEqual([]);
+    const cp = (await q("select checkpoint from feed_checkpoints where source = 'eol' and address = $1", [A]))[0].checkpoint;
+    expect(cp.list.names).not.toContain("nodejs");
+    expect(Object.keys(cp.products)).not.toContain("nodejs");
+    expect((await product("nodejs")).id).toBe("nodejs");
+    // The list still names python, but its document is gone (404): reported, the rest goes on.
+    a.remove("python", { listed: true });
+    await dayLater(A);
+    out = await sync();
+    expect(out.addresses[0]!.problems).toEqual([{ where: `${A}/products/python`, message: expect.stringMatching(/HTTP 404/) }]);
+    expect(out.status).toBe("synced");
+  });
+
   it("the importer reads API v1 answers: a product, /products/full (its entries), the summary list left", async () => {
     const { importFeed } = await import("../src/feeds/import.js");
     const { writeFileSync } = await import("node:fs");
     const dir = mkdtempSync(join(tmpdir(), "vigie-eol-v1-"));
-    const get = async (path: string) => (await fetch(`${A}${path}`)).text();
+    const get = async (path: string) => (await fetch(`${B}${path}`)).text();
     const nodejs = JSON.parse(await get("/products/nodejs"));
     writeFileSync(join(dir, "nodejs.json"), JSON.stringify(nodejs));
     writeFileSync(join(dir, "products.json"), await get("/products"));

@@ -47,6 +47,8 @@ export interface EolMirrorOptions {
 export interface EolMirror extends Mirror {
   /** Publishes a change of a product's front matter (a new product when unknown): its document changes, last_modified is now. */
   publish(name: string, change: (fm: FrontMatter) => void): void;
+  /** Withdraws a product: its document answers 404, and the list no longer names it (unless `listed`). */
+  remove(name: string, opts?: { listed?: boolean }): void;
   /** Answers 503 to every product document after `n` more have been served (null: serve again). */
   failAfter(n: number | null): void;
   /** Statuses still to answer first, per path (tests add faults after start). */
@@ -158,6 +160,7 @@ export function eolMirror(options: EolMirrorOptions): EolMirror {
   const modified = new Map<string, string>();
   const faults: Record<string, number[]> = { ...options.faults };
   const corrupt = new Set(options.corrupt ?? []);
+  const gone = new Set<string>();
   let servedBeforeFailure: number | null = null;
 
   const send = (req: IncomingMessage, res: ServerResponse, body: string, lastModified: string) => {
@@ -192,6 +195,10 @@ export function eolMirror(options: EolMirrorOptions): EolMirror {
       change(fm);
       pages.set(name, fm);
       modified.set(name, now().toISOString());
+    },
+    remove(name, opts) {
+      if (opts?.listed) gone.add(name);
+      else pages.delete(name);
     },
     failAfter(n) {
       servedBeforeFailure = n;
@@ -230,7 +237,7 @@ export function eolMirror(options: EolMirrorOptions): EolMirror {
       const m = /^\/products\/([^/]+)$/.exec(rest);
       const id = m ? decodeURIComponent(m[1]!) : null;
       const fm = id ? pages.get(id) : undefined;
-      if (!id || !fm) return false;
+      if (!id || !fm || gone.has(id)) return false;
       if (servedBeforeFailure !== null && servedBeforeFailure-- <= 0) {
         servedBeforeFailure = 0;
         res.writeHead(503, { "retry-after": "0" }).end();
