@@ -2,8 +2,7 @@ import { advisoryWriter } from "../cve-merge.js";
 import { MERGE_RULES_VERSION } from "../merge.js";
 import { parseOsvRecord } from "../osv.js";
 import { eachRecord, hashOf, jsonRecords, parseJson } from "../records.js";
-import { singleFile } from "../publishers/file.js";
-import { HOUR } from "../sync/publisher.js";
+import { osvPublisher } from "../publishers/osv.js";
 import { feedSource } from "./feed-source.js";
 
 /** OSV advisories (GHSA, GO, PYSEC, RUSTSEC…): public vulnerabilities linked to their CVEs by alias. */
@@ -17,8 +16,7 @@ export const osv = feedSource({
     expected: "documents OSV : id, modified, affected",
   },
   tables: ["public_vulns", "cves"],
-  // OSV publishes zip archives: synced only from a configured mirror.
-  publisher: singleFile([], HOUR),
+  publisher: osvPublisher,
   async importFiles(db, files, tally) {
     const writer = advisoryWriter(db, tally);
     await eachRecord(jsonRecords(files, []), tally, async (rec) => {
