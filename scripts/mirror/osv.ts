@@ -19,8 +19,9 @@ import type { Mirror } from "./mirror.js";
  * DERIVED: the layout (the data are the databases' own repositories, not OSV's export); the
  * ecosystems from the folders (go-vulndb → Go, pypa → PyPI, rustsec/crates → crates.io); and the
  * `modified` of Go vulndb files, which carry the repository's placeholder 0001-01-01T00:00:00Z (the
- * published database fills it): the mirror writes their `published` time instead, in the
- * document and in the index alike. PyPI's JSON Lines are the YAML of pypa/advisory-database
+ * published database fills it): the mirror writes their `published` time instead, or, where that
+ * is the placeholder too (4,039 of 4,291), the date of the vulndb commit copied (GO_SNAPSHOT), in
+ * the document and in the index alike. PyPI's JSON Lines are the YAML of pypa/advisory-database
  * converted (MANIFEST.md).
  *
  * Built lazily per ecosystem on its first request into a cache directory (one file per advisory,
@@ -49,6 +50,8 @@ export interface OsvMirror extends Mirror {
   readonly answers: { path: string; status: number }[];
   /** Paths answered 500 while set (a publisher failing mid-way). */
   failOn: RegExp | null;
+  /** Called with each path answered, before the answer is sent (a test stops a sync there). */
+  onAnswer: ((path: string) => void) | null;
   /** The next all.zip asked for of these ecosystems is served cut short (a damaged download), once. */
   readonly damageZip: Set<string>;
   /**
@@ -62,6 +65,8 @@ export interface OsvMirror extends Mirror {
 
 const DEFAULT_ECOSYSTEMS = ["PyPI", "npm", "Go", "crates.io", "Maven", "RubyGems", "NuGet", "Packagist"];
 const GO_PLACEHOLDER = /^0001-01-01T/;
+/** golang/vulndb @ a752ea54fd1b989d208a270aeef772f55a36b87a, the copy in ../shared/data (MANIFEST.md). */
+const GO_SNAPSHOT = "2026-08-21T00:00:00Z";
 
 interface Built {
   dir: string;
@@ -136,7 +141,8 @@ export function osvMirror(options: OsvMirrorOptions): OsvMirror {
     for await (const text of sourceDocs(osvDir, ecosystem)) {
       const doc = JSON.parse(text) as Record<string, unknown>;
       const id = String(doc.id);
-      if (typeof doc.modified !== "string" || GO_PLACEHOLDER.test(doc.modified)) doc.modified = doc.published;
+      if (typeof doc.modified !== "string" || GO_PLACEHOLDER.test(doc.modified))
+        doc.modified = typeof doc.published === "string" && !GO_PLACEHOLDER.test(doc.published) ? doc.published : GO_SNAPSHOT;
       writeFileSync(docPath(b, id), JSON.stringify(doc));
       b.index.set(id, String(doc.modified));
     }
@@ -165,6 +171,7 @@ export function osvMirror(options: OsvMirrorOptions): OsvMirror {
 
   const answer = (res: ServerResponse, path: string, status: number, headers: Record<string, string | number> = {}, body?: Buffer) => {
     answers.push({ path, status });
+    mirror.onAnswer?.(path);
     res.writeHead(status, headers).end(body);
   };
 
@@ -172,6 +179,7 @@ export function osvMirror(options: OsvMirrorOptions): OsvMirror {
     source: "osv",
     answers,
     failOn: null,
+    onAnswer: null,
     damageZip: new Set(),
     addresses: (origin) => [`${origin}${prefix}`],
     async ready() {
