@@ -116,10 +116,13 @@ describe("OSV sync from its bucket: all.zip once, then modified_id.csv and the a
       { where: "Go/all.zip:GO-2021-0159.json", message: expect.stringMatching(/^JSON invalide/) },
       { where: "Hex/all.zip", message: expect.stringMatching(/404/) },
     ]);
-    expect(answers.sort()).toEqual(
-      ["200 Go/all.zip", "206 Go/modified_id.csv", "404 Hex/all.zip", ...csvChecks(304, ["Go"])].sort(),
-    );
-    expect(Object.keys(await advisories()).filter((id) => id.startsWith("GO-"))).toEqual(["GO-2020-0001", "GO-2022-0191", "GO-2023-2077", "GO-2026-4279"]);
+    expect(answers.sort()).toEqual(["200 Go/all.zip", "206 Go/modified_id.csv", "404 Hex/all.zip", ...csvChecks(304, ["Go"])].sort());
+    expect(Object.keys(await advisories()).filter((id) => id.startsWith("GO-"))).toEqual([
+      "GO-2020-0001",
+      "GO-2022-0191",
+      "GO-2023-2077",
+      "GO-2026-4279",
+    ]);
     // Go vulndb's placeholder `modified`: the mirror publishes a derived one (`published`, else the
     // date of the vulndb copy); the newest is the checkpoint.
     expect((await checkpoint()).ecosystems.Go).toMatchObject({ zip: true, modified: "2026-08-21T00:00:00Z" });
@@ -175,10 +178,16 @@ describe("OSV sync from its bucket: all.zip once, then modified_id.csv and the a
     mirror.failOn = null;
     const second = await sync();
     expect(second.outcome.status).toBe("synced");
-    expect(second.answers.filter((x) => x.endsWith(".json"))).toEqual(["200 crates.io/RUSTSEC-2021-0014.json", "200 crates.io/RUSTSEC-2024-0335.json"]);
+    expect(second.answers.filter((x) => x.endsWith(".json"))).toEqual([
+      "200 crates.io/RUSTSEC-2021-0014.json",
+      "200 crates.io/RUSTSEC-2024-0335.json",
+    ]);
     const now = await advisories();
     expect([now["RUSTSEC-2021-0014"], now["RUSTSEC-2024-0335"]]).toEqual([at(3).toISOString(), at(4).toISOString()]);
-    expect((await checkpoint()).ecosystems["crates.io"]).toMatchObject({ modified: "2026-11-21T00:00:04Z", etag: expect.stringMatching(/^"/) });
+    expect((await checkpoint()).ecosystems["crates.io"]).toMatchObject({
+      modified: "2026-11-21T00:00:04Z",
+      etag: expect.stringMatching(/^"/),
+    });
     // Nothing left: the next sync is one 304 per ecosystem.
     expect((await sync()).answers.sort()).toEqual(["404 Hex/all.zip", ...csvChecks(304)].sort());
   });

@@ -1,6 +1,16 @@
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -152,7 +162,10 @@ export function osvMirror(options: OsvMirrorOptions): OsvMirror {
 
   const built = (ecosystem: string) => {
     let p = builds.get(ecosystem);
-    if (!p) builds.set(ecosystem, (p = build(ecosystem)));
+    if (!p) {
+      p = build(ecosystem);
+      builds.set(ecosystem, p);
+    }
     return p;
   };
 

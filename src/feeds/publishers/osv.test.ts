@@ -39,7 +39,11 @@ describe("OSV timestamps", () => {
 
 describe("modified_id.csv", () => {
   it("parses rows, refusing lines that are none", () => {
-    expect(parseCsvRow("2026-08-21T10:00:05.5Z,GHSA-a\r")).toEqual({ key: "2026-08-21T10:00:05.500000000Z", modified: "2026-08-21T10:00:05.5Z", id: "GHSA-a" });
+    expect(parseCsvRow("2026-08-21T10:00:05.5Z,GHSA-a\r")).toEqual({
+      key: "2026-08-21T10:00:05.500000000Z",
+      modified: "2026-08-21T10:00:05.5Z",
+      id: "GHSA-a",
+    });
     expect(parseCsvRow("modified,id")).toBeNull();
     expect(parseCsvRow("2026-08-21T10:00:05Z,../etc/passwd")).toBeNull();
     expect(parseCsvRow("2026-08-21T10:00:05Z,")).toBeNull();
@@ -113,6 +117,8 @@ describe("checkAdvisory", () => {
     expect(refused('{"id":"GO-1"}')).toMatch(/GO-1 : modified absent/);
     expect(refused('{"id":"GO-1","modified":"2024-01-01"}')).toMatch(/modified absent ou invalide/);
     expect(refused(go, "GO-2022-0192")).toMatch(/document de GO-2022-0191 à l'adresse de GO-2022-0192/);
-    expect(refused('{"id":"GO-1","modified":"2024-01-01T00:00:00Z","affected":[{"ranges":[{"type":"SEMVER"}]}]}')).toMatch(/range without events/);
+    expect(refused('{"id":"GO-1","modified":"2024-01-01T00:00:00Z","affected":[{"ranges":[{"type":"SEMVER"}]}]}')).toMatch(
+      /range without events/,
+    );
   });
 });
