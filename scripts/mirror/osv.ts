@@ -236,6 +236,7 @@ export function osvMirror(options: OsvMirrorOptions): OsvMirror {
           answer(res, path, 200, { "content-type": "application/zip" }, readFileSync(zip).subarray(0, Math.floor(size / 2)));
         } else {
           answers.push({ path, status: 200 });
+          mirror.onAnswer?.(path);
           res.writeHead(200, { "content-type": "application/zip", "content-length": size });
           createReadStream(zip).pipe(res);
         }

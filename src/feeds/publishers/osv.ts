@@ -122,6 +122,7 @@ async function applyArchive(ctx: SyncContext, ecosystem: string, zipFile: string
     });
   } catch (err) {
     out.destroy();
+    if (ctx.signal.aborted) throw err;
     throw new Error(`all.zip illisible : ${(err as Error).message}`);
   }
   out.end();
