@@ -11,8 +11,10 @@ export const osv = feedSource({
   endings: [".json", ".jsonl"],
   defaultEnding: ".jsonl",
   sniff: {
-    // A CVE JSON 5 record has an "id" (in the CISA ADP's SSVC content) and "affected" too.
-    test: (h) => /"id"\s*:/.test(h) && /"(modified|affected|schema_version)"\s*:/.test(h) && !h.includes('"cveMetadata"'),
+    // A CVE JSON 5 record has an "id" (in the CISA ADP's SSVC content) and "affected" too. Its
+    // "cveMetadata" is a key; an advisory's text that names it (escaped quotes) does not count:
+    // the sync's JSON Lines of a whole ecosystem would otherwise be refused for one advisory's words.
+    test: (h) => /"id"\s*:/.test(h) && /"(modified|affected|schema_version)"\s*:/.test(h) && !/(?<!\\)"cveMetadata"\s*:/.test(h),
     expected: "documents OSV : id, modified, affected",
   },
   tables: ["public_vulns", "cves"],

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { osv } from "../importers/osv.js";
 import { RecordError } from "../types.js";
 import { appliedUntil, checkAdvisory, ecosystemPath, later, parseCsvRow, rowsSince, timeKey } from "./osv-index.js";
 
@@ -120,5 +121,15 @@ describe("checkAdvisory", () => {
     expect(refused('{"id":"GO-1","modified":"2024-01-01T00:00:00Z","affected":[{"ranges":[{"type":"SEMVER"}]}]}')).toMatch(
       /range without events/,
     );
+  });
+});
+
+describe("the archive's JSON Lines", () => {
+  it("are taken by the OSV importer even when an advisory's text names a CVE 5 key; a CVE 5 record is not", () => {
+    const go = JSON.parse(readFileSync("test/fixtures/sync/osv/osv/go-vulndb/osv/GO-2022-0191.json", "utf8"));
+    const line = JSON.stringify({ ...go, details: 'The parser trusts "cveMetadata": {...} blindly.' });
+    expect(osv.sniff.test(`${line}\n`, "all.jsonl")).toBe(true);
+    const cve5 = readFileSync("test/fixtures/import/cve5-sample.jsonl", "utf8").split("\n")[0]!;
+    expect(osv.sniff.test(cve5, "x.jsonl")).toBe(false);
   });
 });
