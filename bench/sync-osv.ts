@@ -70,4 +70,3 @@ export async function benchSyncOsv(): Promise<void> {
     await served.close();
   }
 }
-
