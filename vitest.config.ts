@@ -8,7 +8,8 @@ export default defineConfig({
     // Each file opens its own database (in-memory PGlite, or a fresh PostgreSQL database).
     pool: "forks",
     maxWorkers: 2,
-    env: { LOG_LEVEL: "silent" },
+    // No test syncs from the internet: the tests that sync turn it on against their local publishers.
+    env: { LOG_LEVEL: "silent", VIGIE_FEEDS_SYNC: "off" },
     // dist/ for the tests that spawn `node dist/cli.js` (server-process.ts, the README test).
     globalSetup: ["test/global-setup.ts"],
   },

@@ -35,6 +35,7 @@ async function startServer(target: BenchTarget): Promise<{ child: ChildProcess; 
     PORT: "0",
     LOG_LEVEL: "info",
     VIGIE_SNAPSHOT: "off",
+    VIGIE_FEEDS_SYNC: "off",
     VIGIE_JOBS: "off",
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", // as `npm start` runs it
     DATABASE_URL: target.databaseUrl ?? "",

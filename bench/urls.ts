@@ -47,6 +47,7 @@ async function scanRun(t: BenchTarget, sites: { http: string; https: string }) {
       VIGIE_JOBS: "off",
       VIGIE_ALLOW_PRIVATE_TARGETS: "true",
       VIGIE_SNAPSHOT: "off",
+      VIGIE_FEEDS_SYNC: "off",
     });
     const services = createServices(database, config);
     const { org } = await services.organizations.createOrg({ name: "Bench urls" });

@@ -23,13 +23,13 @@ import { workflowsRoutes } from "./modules/workflows/workflows.routes.js";
 import { VERSION } from "./version.js";
 import { ArticlesService } from "./modules/articles/articles.service.js";
 import { articlesRoutes } from "./modules/articles/articles.routes.js";
+import { feedsRoutes } from "./modules/feeds/feeds.routes.js";
 import { cvesRepository } from "./modules/cves/cves.repository.js";
 import { CvesService } from "./modules/cves/cves.service.js";
 import { cvesRoutes } from "./modules/cves/cves.routes.js";
 import { VulnerabilitiesService } from "./modules/vulnerabilities/vulnerabilities.service.js";
 import { vulnerabilitiesRoutes } from "./modules/vulnerabilities/vulnerabilities.routes.js";
 import { FeedsService } from "./feeds/feeds.service.js";
-import { feedUrls } from "./feeds/importers/index.js";
 import { AlertsService } from "./modules/alerts/alerts.service.js";
 import { alertsRoutes } from "./modules/alerts/alerts.routes.js";
 import { stacksRepository } from "./modules/stacks/stacks.repository.js";
@@ -117,8 +117,8 @@ export interface ServiceOptions {
   notify?: Pick<ActionHandlers, NotifyActionName>;
   /** Addresses the URL scans may reach whatever the SSRF guard says (tests: their local servers). */
   scanAllowAddresses?: readonly string[];
-  /** The process's logger: failed notification attempts are logged to it at warn. */
-  logger?: Pick<Logger, "warn">;
+  /** The process's logger: failed notification attempts and feed sync failures are logged to it at warn. */
+  logger?: Logger;
 }
 
 /** The composition root: one instance of each service over one database. */
@@ -173,7 +173,7 @@ export function createServices(database: Database, config: Config, options: Serv
     cves,
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
-    feeds: new FeedsService(database.db, { feedUrls: feedUrls(config.feedUrlSettings), feedsCacheDir: config.feedsCacheDir }),
+    feeds: new FeedsService(database.db, config.feeds, options.logger),
     stacks,
     tags,
     alerts,
@@ -217,6 +217,7 @@ export async function buildApp(opts: {
       ...cvesRoutes(services.cves),
       ...vulnerabilitiesRoutes(services.vulnerabilities),
       ...articlesRoutes(services.articles),
+      ...feedsRoutes(services.feeds),
       ...stacksRoutes(services.stacks),
       ...tagsRoutes(services.tags),
       ...alertsRoutes(services.alerts),

@@ -9,7 +9,7 @@ import { presentOrg, presentPlan } from "./modules/organizations/organizations.p
 import { presentProject } from "./modules/projects/projects.presenter.js";
 import { presentWorkflow } from "./modules/workflows/workflows.presenter.js";
 import { WorkflowEcritureIn } from "./modules/workflows/workflows.schemas.js";
-import { isSource, SOURCES } from "./feeds/importers/index.js";
+import { isSource, SOURCES, type Source } from "./feeds/importers/index.js";
 import { FormatError } from "./feeds/reader.js";
 import { z } from "zod";
 import { loadConfig } from "./config.js";
@@ -63,6 +63,14 @@ function instant(name: string, raw: string): Date {
 
 type JobName = keyof typeof JOBS;
 const isJob = (name: string): name is JobName => Object.hasOwn(JOBS, name);
+
+/** --source values, each a source of the registry. */
+function sourcesOf(raw: unknown): Source[] {
+  const only = (raw as string[] | undefined) ?? [];
+  const unknown = only.filter((x) => !isSource(x));
+  if (unknown.length) throw new UsageError(`--source : ${unknown.join(", ")} inconnue (${SOURCES.join(", ")})`);
+  return only.filter(isSource);
+}
 
 function int(name: string, raw: string): number {
   if (!/^\d{1,9}$/.test(raw)) throw new UsageError(`--${name} attend un entier positif, reçu « ${raw} »`);
@@ -177,15 +185,16 @@ export const COMMANDS: Record<string, Command> = {
     },
   },
   "feeds sync": {
-    usage: `feeds sync [--source ${SOURCES.join("|")}]...  (the configured addresses, conditional requests)`,
+    usage: `feeds sync [--source ${SOURCES.join("|")}]...  (from each publisher now, from the stored checkpoints)`,
     options: { source: many },
     required: [],
-    run: async (s, _db, v) => {
-      const only = (v.source as string[] | undefined) ?? [];
-      const unknown = only.filter((x) => !isSource(x));
-      if (unknown.length) throw new UsageError(`--source : ${unknown.join(", ")} inconnue (${SOURCES.join(", ")})`);
-      return { sources: await s.feeds.sync(only.filter(isSource)) };
-    },
+    run: async (s, _db, v) => ({ sources: await s.feeds.sync(sourcesOf(v.source)) }),
+  },
+  "feeds status": {
+    usage: "feeds status  (per source: addresses, checkpoint, last success, last error, lag, next run)",
+    options: {},
+    required: [],
+    run: async (s) => ({ sources: await s.feeds.status() }),
   },
   "jobs list": {
     usage: "jobs list  (the scheduled jobs: name, schedule in UTC, what each does)",

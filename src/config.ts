@@ -31,13 +31,26 @@ const EnvSchema = z.object({
   VIGIE_TRUST_PROXY: z.enum(["true", "false"]).default("false"),
   /** Set the session cookie's Secure flag (turn on behind HTTPS). */
   VIGIE_COOKIE_SECURE: z.enum(["true", "false"]).default("false"),
-  /** Scheduled feed sync (pg-boss cron) in this process. */
-  VIGIE_FEEDS_SYNC: z.enum(["on", "off"]).default("off"),
-  VIGIE_FEEDS_CRON: z
-    .string()
-    .regex(/^(\S+\s+){4}\S+$/, "expression cron à cinq champs")
-    .default("23 */6 * * *"),
+  /** Each source synced on its rhythm by the process that runs jobs (src/feeds/sync/). */
+  VIGIE_FEEDS_SYNC: z.enum(["on", "off"]).default("on"),
   VIGIE_FEEDS_CACHE_DIR: z.string().min(1).optional(),
+  /** One request to a publisher until its answer's headers arrive (the body then streams), in milliseconds. */
+  VIGIE_FEEDS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+  /** Retries of a request answered 403, 429, 5xx or timed out (with backoff, Retry-After honoured). */
+  VIGIE_FEEDS_RETRIES: z.coerce.number().int().min(0).max(20).default(4),
+  /** The first retry's wait, doubled at each next one, in milliseconds. */
+  VIGIE_FEEDS_RETRY_BASE_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
+  /** NVD API 2.0 key (sent as the apiKey header; raises NVD's rate limit). */
+  VIGIE_NVD_API_KEY: z.string().min(1).optional(),
+  /** Pause between two NVD requests (NVD asks 6 s without a key, 0.6 s with one), in milliseconds. */
+  VIGIE_NVD_PAUSE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  /** GitHub token for the releases API of the CVE List (and PoC) (raises GitHub's 60 requests an hour). */
+  VIGIE_GITHUB_TOKEN: z.string().min(1).optional(),
+  /** OSV ecosystems synced, comma-separated (OSV's own spelling). */
+  VIGIE_OSV_ECOSYSTEMS: z
+    .string()
+    .regex(/^[A-Za-z0-9.:_ -]+(,[A-Za-z0-9.:_ -]+)*$/, "écosystèmes OSV séparés par des virgules")
+    .default("PyPI,npm,Go,crates.io,Maven,RubyGems,NuGet,Packagist"),
   /** Whole request (headers and body) must arrive within this; else 408 and the connection is closed. */
   VIGIE_HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   /** Headers must arrive within this (at most the request timeout). */
@@ -128,6 +141,29 @@ export type UrlScanSettings = Readonly<{
   allowPrivateTargets: boolean;
 }>;
 
+/** Settings of the feed sync (src/feeds/sync/). */
+export type FeedSettings = Readonly<{
+  /** VIGIE_FEEDS_SYNC: the sources are synced on their rhythm where jobs run. */
+  sync: boolean;
+  /** Where downloads wait for their import (each removed once imported). */
+  cacheDir: string;
+  /**
+   * VIGIE_FEED_URLS_<SOURCE> (publisher addresses; an empty list disables the source) and
+   * VIGIE_FEEDS_EVERY_<SOURCE> (seconds), by lower-cased source id. The feeds layer checks the ids
+   * and adds each source's defaults: configuration sits below the feeds and does not know their registry.
+   */
+  urls: Readonly<Record<string, string[]>>;
+  every: Readonly<Record<string, number>>;
+  timeoutMs: number;
+  retries: number;
+  retryBaseMs: number;
+  /** Secrets: never logged. */
+  nvdApiKey: string | null;
+  nvdPauseMs: number;
+  githubToken: string | null;
+  osvEcosystems: readonly string[];
+}>;
+
 /** Settings of the notification actions. */
 export type NotifySettings = Readonly<{
   allowPrivateTargets: boolean;
@@ -153,16 +189,7 @@ export type Config = Readonly<{
   snapshot: boolean;
   cookieSecure: boolean;
   trustProxy: boolean;
-  /** Scheduled sync: the cron expression (UTC), or null when off. */
-  feedsCron: string | null;
-  /** Where `feeds sync` downloads to (each file is removed once imported). */
-  feedsCacheDir: string;
-  /**
-   * The addresses set by VIGIE_FEED_URLS_<SOURCE>, keyed by the lower-cased source id (an empty
-   * list disables the source). The feeds layer checks the ids and adds the official addresses of
-   * the sources left unset: configuration sits below the feeds and does not know their registry.
-   */
-  feedUrlSettings: Readonly<Record<string, string[]>>;
+  feeds: FeedSettings;
   http: HttpLimits;
   notify: NotifySettings;
   urls: UrlScanSettings;
@@ -187,6 +214,9 @@ export function decodeSecretKey(text: string): Buffer | null {
 }
 
 const FEED_URLS_VAR = /^VIGIE_FEED_URLS_([A-Z0-9_]+)$/;
+const FEED_EVERY_VAR = /^VIGIE_FEEDS_EVERY_([A-Z0-9_]+)$/;
+const DURATION = /^(\d+)(s|m|h|d)$/;
+const UNIT_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 
 /** `VIGIE_FEED_URLS_<SOURCE>` variables (comma-separated addresses; empty: none), by lower-cased source id. */
 function feedUrlSettings(env: NodeJS.ProcessEnv): Record<string, string[]> {
@@ -200,6 +230,21 @@ function feedUrlSettings(env: NodeJS.ProcessEnv): Record<string, string[]> {
         .filter(Boolean);
   }
   return out;
+}
+
+/** `VIGIE_FEEDS_EVERY_<SOURCE>` variables (90s, 15m, 2h, 1d), in seconds by lower-cased source id; the bad ones listed. */
+function feedEverySettings(env: NodeJS.ProcessEnv): { every: Record<string, number>; bad: string[] } {
+  const every: Record<string, number> = {};
+  const bad: string[] = [];
+  for (const [name, value] of Object.entries(env)) {
+    const m = FEED_EVERY_VAR.exec(name);
+    if (!m || value === undefined || value === "") continue;
+    const d = DURATION.exec(value.trim());
+    const seconds = d ? Number(d[1]) * UNIT_SECONDS[d[2] as keyof typeof UNIT_SECONDS] : 0;
+    if (seconds >= 1 && seconds <= 30 * 86_400) every[m[1]!.toLowerCase()] = seconds;
+    else bad.push(name);
+  }
+  return { every, bad };
 }
 
 /** Reads and validates the environment once; throws a readable message on bad values. */
@@ -216,6 +261,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .flat()
     .filter((u) => !/^https?:\/\/\S+$/.test(u));
   if (bad.length) throw new ConfigError(`Configuration invalide :\n  VIGIE_FEED_URLS_* : adresse http(s) attendue : ${bad.join(", ")}`);
+  const every = feedEverySettings(env);
+  if (every.bad.length)
+    throw new ConfigError(`Configuration invalide :\n  ${every.bad.join(", ")} : durée attendue (90s, 15m, 2h, 1d ; de 1 s à 30 jours)`);
   if (e.VIGIE_HTTP_HEADERS_TIMEOUT_MS > e.VIGIE_HTTP_REQUEST_TIMEOUT_MS) {
     throw new ConfigError("Configuration invalide :\n  VIGIE_HTTP_HEADERS_TIMEOUT_MS : au plus VIGIE_HTTP_REQUEST_TIMEOUT_MS");
   }
@@ -244,9 +292,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     snapshot: e.VIGIE_SNAPSHOT === "auto",
     cookieSecure: e.VIGIE_COOKIE_SECURE === "true",
     trustProxy: e.VIGIE_TRUST_PROXY === "true",
-    feedsCron: e.VIGIE_FEEDS_SYNC === "on" ? e.VIGIE_FEEDS_CRON : null,
-    feedsCacheDir: e.VIGIE_FEEDS_CACHE_DIR ?? join(e.VIGIE_DATA_DIR, "feeds-cache"),
-    feedUrlSettings: urls,
+    feeds: Object.freeze({
+      sync: e.VIGIE_FEEDS_SYNC === "on",
+      cacheDir: e.VIGIE_FEEDS_CACHE_DIR ?? join(e.VIGIE_DATA_DIR, "feeds-cache"),
+      urls,
+      every: every.every,
+      timeoutMs: e.VIGIE_FEEDS_TIMEOUT_MS,
+      retries: e.VIGIE_FEEDS_RETRIES,
+      retryBaseMs: e.VIGIE_FEEDS_RETRY_BASE_MS,
+      nvdApiKey: e.VIGIE_NVD_API_KEY ?? null,
+      nvdPauseMs: e.VIGIE_NVD_PAUSE_MS ?? (e.VIGIE_NVD_API_KEY ? 600 : 6_000),
+      githubToken: e.VIGIE_GITHUB_TOKEN ?? null,
+      osvEcosystems: e.VIGIE_OSV_ECOSYSTEMS.split(",").map((x) => x.trim()),
+    }),
     http: Object.freeze({
       requestTimeoutMs: e.VIGIE_HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: e.VIGIE_HTTP_HEADERS_TIMEOUT_MS,

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Services } from "./app.js";
 import type { Config } from "./config.js";
 import type { Database } from "./platform/db/client.js";
+import { FeedScheduler } from "./feeds/sync/scheduler.js";
 import { coalesced } from "./platform/coalesce.js";
 import { OUTBOX_TOPIC } from "./platform/db/cache-feed.js";
 import { jobOf, startJobQueue, type Jobs } from "./platform/jobs/jobs.js";
@@ -31,17 +32,19 @@ export const JOBS = {
       return { idempotency_keys: keys, runs: purged.runs, events: purged.events };
     },
   }),
-  /** Downloads and imports the configured feeds (VIGIE_FEEDS_SYNC=on, every VIGIE_FEEDS_CRON). */
+  /**
+   * Syncs every enabled source from its publisher now, whatever its schedule (`vigie jobs run
+   * feeds-sync`); with VIGIE_FEEDS_SYNC=on the feed scheduler runs each source on its own rhythm.
+   */
   "feeds-sync": job({
-    description: "télécharge et importe les flux configurés (planifié si VIGIE_FEEDS_SYNC=on, selon VIGIE_FEEDS_CRON)",
+    description: "synchronise maintenant chaque source depuis son éditeur (sinon chacune à son rythme si VIGIE_FEEDS_SYNC=on)",
     payload: z.object({}),
-    retryLimit: 1,
-    cron: (config) => config.feedsCron,
+    retryLimit: 0,
     handler: async (_p, services, logger) => {
       const outcomes = await services.feeds.sync();
       for (const o of outcomes)
         logger[o.status === "failed" ? "warn" : "info"](
-          { source: o.source, url: o.url, status: o.status, error: o.error, read: o.result?.read },
+          { source: o.source, status: o.status, applied: o.applied, seconds: o.seconds },
           "feeds-sync",
         );
       return { sources: outcomes };
@@ -228,9 +231,12 @@ export async function startJobs(database: Database, services: Services, logger: 
   if (database.driver === "pglite") await services.runs.releaseLeases();
   // Runs whose lease ran out while no worker held them (a killed process) are resumed now, not at the next minute.
   await jobs.send("runs-recover", {});
+  const feeds = config.feeds.sync ? new FeedScheduler(services.feeds, logger) : null;
+  feeds?.start();
   return {
     ...jobs,
     stop: async () => {
+      await feeds?.stop();
       unsubscribe();
       await dispatch.idle();
       services.runs.useQueue(null);

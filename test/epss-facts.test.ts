@@ -8,7 +8,7 @@ import { rowsOf } from "../src/platform/db/sql.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
 
 /**
- * The statistics' EPSS figures follow every EPSS import (migration 0028: EPSS is no longer copied
+ * The statistics' EPSS figures follow every EPSS import (migration 0029: EPSS is no longer copied
  * into cve_facts; the statistics join epss_current, which keeps the newest score and the first score
  * date): the newer file first, an older file later (the first date moves back, the score stays the
  * newer one), the same file again (nothing changes), then a newer file that rescores one CVE. Real

@@ -72,8 +72,8 @@ describe("parseEolPage on real product pages", () => {
   it("pageId: the file name without .md", () => {
     expect(pageId("/a/products-md/linux-kernel.md")).toBe("linux-kernel");
     expect(pageId("x/nginx.md.gz")).toBe("nginx");
-    // As feeds sync stores a downloaded page.
-    expect(pageId("/var/feeds-cache/eol/0123456789ab-nginx.md")).toBe("nginx");
+    // As the sync stores a downloaded page (a directory of its own, the remote name kept).
+    expect(pageId("/var/feeds-cache/eol/0123abcd/5678ef01/nginx.md")).toBe("nginx");
   });
 });
 

@@ -235,14 +235,12 @@ export function parseEolPage(id: string, page: string): EolProduct {
 }
 
 /**
- * The product id of a page from its file name (`products-md/nginx.md` → `nginx`). A page that
- * `feeds sync` downloaded is stored as `<12 hex digits of its address>-<remote name>`
- * (src/feeds/sync.ts): that prefix is not part of the id (no endoflife.date id looks like it).
+ * The product id of a page from its file name (`products-md/nginx.md` → `nginx`; a download keeps
+ * its remote name, src/feeds/sync/fetch.ts).
  */
 export function pageId(file: string): string {
-  const name = file
+  return file
     .split(/[\\/]/)
     .pop()!
     .replace(/\.md(\.gz)?$/, "");
-  return name.replace(/^[0-9a-f]{12}-/, "");
 }

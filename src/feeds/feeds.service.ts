@@ -1,23 +1,26 @@
 import type { Logger } from "pino";
+import type { FeedSettings } from "../config.js";
 import type { Db } from "../platform/db/client.js";
+import { createLogger } from "../platform/log.js";
 import { importFeed } from "./import.js";
 import type { Source } from "./importers/index.js";
 import type { ImportOptions, ImportResult } from "./records.js";
 import { importSnapshotIfEmpty } from "./snapshot.js";
-import { FeedSync, type FeedSyncSettings, type SyncOutcome } from "./sync.js";
+import { FeedSync, type SourceStatus, type SyncOutcome } from "./sync/sync.js";
 
 /**
  * The one entry point to the feeds for the rest of the application: `feeds import`, `feeds sync`,
- * the scheduled sync job and the first-start snapshot all go through it.
+ * `feeds status` and GET /api/v1/feeds, the sync scheduler and the first-start snapshot all go through it.
  */
 export class FeedsService {
   private readonly feedSync: FeedSync;
 
   constructor(
     private readonly db: Db,
-    config: FeedSyncSettings,
+    settings: FeedSettings,
+    logger: Logger = createLogger("silent"),
   ) {
-    this.feedSync = new FeedSync(db, config);
+    this.feedSync = new FeedSync(db, settings, logger);
   }
 
   /** Imports files or directories of one source. */
@@ -25,9 +28,24 @@ export class FeedsService {
     return importFeed(this.db, source, paths, opts);
   }
 
-  /** Downloads the configured addresses (of `only`'s sources when given) and imports what changed. */
-  sync(only?: Source[]): Promise<SyncOutcome[]> {
-    return this.feedSync.run(only);
+  /** Syncs the given sources (all enabled ones by default) from their publishers now. */
+  sync(only?: Source[], signal?: AbortSignal): Promise<SyncOutcome[]> {
+    return this.feedSync.run(only, signal);
+  }
+
+  /** Syncs the sources whose next run has come (the scheduler). */
+  syncDue(now: Date, signal?: AbortSignal): Promise<SyncOutcome[]> {
+    return this.feedSync.runDue(now, signal);
+  }
+
+  /** When the next enabled source is due, or null when none is enabled. */
+  nextDue(): Promise<Date | null> {
+    return this.feedSync.nextDue();
+  }
+
+  /** Each source's sync state: addresses, checkpoints, last outcome, lag, next run. */
+  status(now?: Date): Promise<SourceStatus[]> {
+    return this.feedSync.status(now);
   }
 
   /** Imports the bundled snapshot into an empty database, or finishes an interrupted one (null: nothing to do). */

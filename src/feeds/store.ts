@@ -317,7 +317,7 @@ export const feedStore = {
   /**
    * One EPSS batch of one score date: history rows, and the current score when newer. The current
    * row also keeps the earliest score date (what the statistics' epss_published and
-   * publication_to_epss read, migration 0028): set on insert, moved back by an older file in the
+   * publication_to_epss read, migration 0029): set on insert, moved back by an older file in the
    * same upsert — the current score is then kept, and the row is not counted as updated.
    */
   async upsertEpss(

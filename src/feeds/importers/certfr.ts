@@ -1,6 +1,8 @@
 import { parseCertfrAvis } from "../certfr.js";
 import { advisoryWriter } from "../cve-merge.js";
 import { eachRecord, hashOf, jsonRecords, parseJson } from "../records.js";
+import { singleFile } from "../publishers/file.js";
+import { HOUR } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 /** CERT-FR avis: the advisory as a public vulnerability, and its interim measures on each of its CVEs. */
@@ -14,7 +16,7 @@ export const certfr = feedSource({
   },
   tables: ["public_vulns", "cves"],
   // CERT-FR publishes one JSON document per avis: synced only from a configured mirror.
-  defaultUrls: [],
+  publisher: singleFile([], HOUR),
   async importFiles(db, files, tally) {
     const writer = advisoryWriter(db, tally);
     await eachRecord(jsonRecords(files, []), tally, async (rec) => {

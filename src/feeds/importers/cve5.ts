@@ -1,6 +1,8 @@
 import { contribution, contributionWriter } from "../cve-merge.js";
 import { isReserved, parseCve5 } from "../cve5.js";
 import { eachRecord, jsonRecords, parseJson, skipKnownTexts } from "../records.js";
+import { singleFile } from "../publishers/file.js";
+import { HOUR } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 /** CVE List records (CVE JSON 5): one per file, JSON Lines, or arrays of records. */
@@ -14,7 +16,7 @@ export const cve5 = feedSource({
   },
   tables: ["cves", "cve_affected", "cve_sources"],
   // The CVE List publishes zip archives: synced only from a configured mirror.
-  defaultUrls: [],
+  publisher: singleFile([], HOUR),
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     let reserved = 0;

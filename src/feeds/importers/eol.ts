@@ -6,6 +6,8 @@ import { type EolProduct, isoDay, pageId, parseEolPage, productOf } from "../eol
 import { head, readWhole } from "../reader.js";
 import { hashOf, parseJson, type Tally } from "../records.js";
 import { RecordError } from "../types.js";
+import { singleFile } from "../publishers/file.js";
+import { DAY } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 /** Bump when the parser changes what it extracts: every product is written again on re-import. */
@@ -39,7 +41,7 @@ export const eol = feedSource({
   },
   tables: ["eol_products", "eol_cycles", "eol_identifiers"],
   // endoflife.date publishes a git repository of pages: synced only from a configured mirror (one JSON export, or pages).
-  defaultUrls: [],
+  publisher: singleFile([], DAY),
   async importFiles(db, files, tally) {
     const writer = new EolWriter(db, tally);
     const seen = new Set<string>();

@@ -2,6 +2,8 @@ import { basename } from "node:path";
 import { refreshAlerts } from "../../matching/matcher.js";
 import { FormatError, head, lines } from "../reader.js";
 import { feedStore } from "../store.js";
+import { singleFile } from "../publishers/file.js";
+import { HOUR } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 // Not through the batch writer, whose 1,000-row batches are sized for CVE records of kilobytes
@@ -31,7 +33,7 @@ export const epss = feedSource({
     expected: "CSV EPSS : cve,epss,percentile",
   },
   tables: ["epss_current", "epss_scores"],
-  defaultUrls: ["https://epss.empiricalsecurity.com/epss_scores-current.csv.gz"],
+  publisher: singleFile(["https://epss.empiricalsecurity.com/epss_scores-current.csv.gz"], HOUR),
   async importFiles(db, files, tally, opts) {
     // Every file's score date is known before anything is written.
     const dates = new Map<string, string>();

@@ -1,5 +1,6 @@
 import type { Db } from "../../platform/db/client.js";
 import type { ImportOptions, Tally } from "../records.js";
+import type { Publisher } from "../sync/publisher.js";
 
 /** Everything Vigie knows about one feed source: how its files look, where they come from, how they are imported. */
 export interface FeedSource<Id extends string = string> {
@@ -13,12 +14,8 @@ export interface FeedSource<Id extends string = string> {
   sniff: { test(head: string, file: string): boolean; expected: string };
   /** The tables an import loads, analyzed after a big load. */
   tables: readonly string[];
-  /**
-   * Official download addresses for `feeds sync`, used when `VIGIE_FEED_URLS_<ID>` does not say
-   * otherwise. None when the source publishes nothing the importer reads as one file (a zip, a
-   * paged API): it is then synced only from configured addresses (a mirror).
-   */
-  defaultUrls: readonly string[];
+  /** How the source is kept current from its publisher (addresses, rhythm, protocol: src/feeds/sync/publisher.ts). */
+  publisher: Publisher;
   /** Imports files already recognised and read through whole (nothing is written before that). */
   importFiles(db: Db, files: string[], tally: Tally, opts: ImportOptions): Promise<void>;
 }

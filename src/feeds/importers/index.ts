@@ -38,8 +38,8 @@ export function feedSourceOf(id: Source): FeedSource<Source> {
 }
 
 /**
- * The addresses `feeds sync` fetches for each source: those set in the configuration
- * (`VIGIE_FEED_URLS_<SOURCE>`, an empty list disabling the source), else the source's defaults.
+ * The publisher addresses synced for each source: those set in the configuration
+ * (`VIGIE_FEED_URLS_<SOURCE>`, an empty list disabling the source), else the publisher's defaults.
  * A setting that names no source of the registry is a configuration error (a typo would silently
  * leave the official address in use).
  */
@@ -50,8 +50,8 @@ export function feedUrls(settings: Readonly<Record<string, string[]>>): Partial<
     throw new ConfigError(`Configuration invalide :\n  ${names} : source inconnue (sources : ${SOURCES.join(", ")})`);
   }
   const out: Partial<Record<Source, string[]>> = {};
-  for (const { id, defaultUrls } of FEED_SOURCES) {
-    const urls = settings[id] ?? defaultUrls;
+  for (const { id, publisher } of FEED_SOURCES) {
+    const urls = settings[id] ?? publisher.defaultAddresses;
     if (urls.length) out[id] = [...urls];
   }
   return out;

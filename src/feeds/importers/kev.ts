@@ -5,6 +5,8 @@ import { MERGE_RULES_VERSION } from "../merge.js";
 import { lines } from "../reader.js";
 import { eachRecord, hashOf, jsonRecords, parseJson } from "../records.js";
 import { RecordError } from "../types.js";
+import { singleFile } from "../publishers/file.js";
+import { HOUR } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 /** The CISA Known Exploited Vulnerabilities catalog, JSON or CSV. */
@@ -17,7 +19,7 @@ export const kev = feedSource({
     expected: "catalogue CISA KEV (JSON ou CSV)",
   },
   tables: ["cves", "cve_sources"],
-  defaultUrls: ["https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json"],
+  publisher: singleFile(["https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json"], HOUR),
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     const store = async (k: ReturnType<typeof parseKevJsonEntry>, file: string) =>

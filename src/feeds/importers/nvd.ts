@@ -1,6 +1,8 @@
 import { contribution, contributionWriter } from "../cve-merge.js";
 import { parseNvd11Item, parseNvd20 } from "../nvd.js";
 import { eachRecord, jsonRecords, parseJson, skipKnownTexts } from "../records.js";
+import { singleFile } from "../publishers/file.js";
+import { HOUR } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 /** NVD: JSON 1.1 yearly feeds (CVE_Items) or API 2.0 responses and objects. */
@@ -14,7 +16,7 @@ export const nvd = feedSource({
   },
   tables: ["cves", "cve_affected", "cve_sources"],
   // NVD serves a paged API: synced only from a configured mirror.
-  defaultUrls: [],
+  publisher: singleFile([], 2 * HOUR),
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     const idOf = (text: string) => /"(?:ID|id)"\s*:\s*"(CVE-\d{4}-\d{4,})"/.exec(text)?.[1];

@@ -2,6 +2,8 @@ import { advisoryWriter } from "../cve-merge.js";
 import { MERGE_RULES_VERSION } from "../merge.js";
 import { parseOsvRecord } from "../osv.js";
 import { eachRecord, hashOf, jsonRecords, parseJson } from "../records.js";
+import { singleFile } from "../publishers/file.js";
+import { HOUR } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 /** OSV advisories (GHSA, GO, PYSEC, RUSTSEC…): public vulnerabilities linked to their CVEs by alias. */
@@ -16,7 +18,7 @@ export const osv = feedSource({
   },
   tables: ["public_vulns", "cves"],
   // OSV publishes zip archives: synced only from a configured mirror.
-  defaultUrls: [],
+  publisher: singleFile([], HOUR),
   async importFiles(db, files, tally) {
     const writer = advisoryWriter(db, tally);
     await eachRecord(jsonRecords(files, []), tally, async (rec) => {

@@ -2,6 +2,8 @@ import { basename } from "node:path";
 import { contributionWriter } from "../cve-merge.js";
 import { parseNomiSecFile, parseNomiSecLine, parseTrickestLine, type PocRecord } from "../poc.js";
 import { eachRecord, hashOf, jsonRecords, parseJson, wholeFiles } from "../records.js";
+import { singleFile } from "../publishers/file.js";
+import { HOUR } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 /** PoC evidence: trickest JSONL, nomi-sec JSONL ({"cve","repos"}) or nomi-sec per-CVE files (a JSON array). */
@@ -16,7 +18,7 @@ export const poc = feedSource({
   },
   tables: ["cves", "cve_sources"],
   // trickest and nomi-sec publish git repositories: synced only from a configured mirror.
-  defaultUrls: [],
+  publisher: singleFile([], 6 * HOUR),
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     const store = (p: PocRecord, file: string) => {

@@ -30,7 +30,9 @@ describe("the feed source registry", () => {
     expect(s.endings).toContain(s.defaultEnding);
     expect(s.tables.length).toBeGreaterThan(0);
     for (const t of s.tables) expect(TABLES, `${id}: table ${t}`).toContain(t);
-    for (const u of s.defaultUrls) expect(u).toMatch(/^https:\/\/\S+$/);
+    for (const u of s.publisher.defaultAddresses) expect(u).toMatch(/^https:\/\/\S+$/);
+    expect(s.publisher.every).toBeGreaterThanOrEqual(60);
+    expect(s.publisher.protocol.length).toBeGreaterThan(10);
     expect(typeof s.importFiles).toBe("function");
   });
 
@@ -39,12 +41,14 @@ describe("the feed source registry", () => {
     expect(SOURCES).toEqual(FEED_SOURCES.map((s) => s.id));
     expect(isSource("mitre")).toBe(false);
     const env = Object.fromEntries(SOURCES.map((id) => [`VIGIE_FEED_URLS_${id.toUpperCase()}`, `https://mirror.example/${id}`]));
-    const settings = loadConfig(env).feedUrlSettings;
+    const settings = loadConfig(env).feeds.urls;
     expect(feedUrls(settings)).toEqual(Object.fromEntries(SOURCES.map((id) => [id, [`https://mirror.example/${id}`]])));
-    expect(feedUrls({})).toEqual(Object.fromEntries(FEED_SOURCES.filter((s) => s.defaultUrls.length).map((s) => [s.id, s.defaultUrls])));
+    expect(feedUrls({})).toEqual(
+      Object.fromEntries(FEED_SOURCES.filter((s) => s.publisher.defaultAddresses.length).map((s) => [s.id, s.publisher.defaultAddresses])),
+    );
     // An empty variable disables its source; one naming no source is refused.
-    expect(feedUrls(loadConfig({ VIGIE_FEED_URLS_KEV: "" }).feedUrlSettings)).not.toHaveProperty("kev");
-    expect(() => feedUrls(loadConfig({ VIGIE_FEED_URLS_KEVV: "https://mirror.example/kev" }).feedUrlSettings)).toThrow(
+    expect(feedUrls(loadConfig({ VIGIE_FEED_URLS_KEV: "" }).feeds.urls)).not.toHaveProperty("kev");
+    expect(() => feedUrls(loadConfig({ VIGIE_FEED_URLS_KEVV: "https://mirror.example/kev" }).feeds.urls)).toThrow(
       /VIGIE_FEED_URLS_KEVV : source inconnue/,
     );
   });

@@ -4,6 +4,8 @@ import { hashOf } from "../records.js";
 import { parseFeed, type ParsedFeed } from "../rss.js";
 import { feedStore, type ArticleRow } from "../store.js";
 import { RecordError } from "../types.js";
+import { singleFile } from "../publishers/file.js";
+import { HOUR } from "../sync/publisher.js";
 import { feedSource } from "./feed-source.js";
 
 /**
@@ -21,11 +23,14 @@ export const rss = feedSource({
     expected: "flux RSS, Atom ou JSON Feed",
   },
   tables: ["articles"],
-  defaultUrls: [
-    "https://www.cert.ssi.gouv.fr/feed/",
-    "https://www.bleepingcomputer.com/feed/",
-    "https://www.cisa.gov/cybersecurity-advisories/all.xml",
-  ],
+  publisher: singleFile(
+    [
+      "https://www.cert.ssi.gouv.fr/feed/",
+      "https://www.bleepingcomputer.com/feed/",
+      "https://www.cisa.gov/cybersecurity-advisories/all.xml",
+    ],
+    HOUR,
+  ),
   async importFiles(db, files, tally) {
     for (const file of files) {
       const name = basename(file);

@@ -8,7 +8,7 @@ import type { Axis, DelayMetric, Dimension, DistributionMetric, TopSort } from "
 /**
  * The statistics' SQL, over `cve_facts` (migration 0020: one narrow row per CVE, every date a Paris
  * day, kept by triggers in the transaction that writes the CVEs) and, for the EPSS figures only,
- * `epss_current` joined (the newest score, and the first score date: migration 0028). Each figure
+ * `epss_current` joined (the newest score, and the first score date: migration 0029). Each figure
  * is one aggregate statement over a day range read off an index; nothing is computed row by row here.
  */
 

@@ -7,7 +7,7 @@ import { cves } from "./vulns.js";
  * migration 0020 in the transaction that writes `cves` (whatever wrote it: an import, a merge,
  * psql), so it is never behind the CVEs. A full scan reads ~30 MB instead of the ~375 MB of `cves`
  * (descriptions, references, search vectors) on the 190,000-CVE corpus. EPSS is not copied here
- * (migration 0028): the daily file rescores every CVE, and copying each score doubled the import;
+ * (migration 0029): the daily file rescores every CVE, and copying each score doubled the import;
  * the statistics join `epss_current` for the score and the first score date.
  */
 export const cveFacts = pgTable(

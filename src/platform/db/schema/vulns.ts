@@ -231,18 +231,42 @@ export const articles = pgTable(
   ],
 );
 
-/** `feeds sync`: per address, the validators of the last successful import and the last outcome. */
-export const feedSyncState = pgTable("feed_sync_state", {
-  url: text("url").primaryKey(),
-  source: text("source").notNull(),
-  etag: text("etag"),
-  lastModified: text("last_modified"),
-  status: text("status").notNull(),
-  httpStatus: integer("http_status"),
-  error: text("error"),
-  checkedAt: tz("checked_at").notNull(),
-  importedAt: tz("imported_at"),
+/**
+ * The sync of each source (src/feeds/sync/): who holds it (a lease, so two processes never sync one
+ * source at once and a killed one is relieved when it expires) and how the last attempts went (its
+ * next run follows from them: the rhythm after a success, a backoff counted by failures after a
+ * failure; failing_since flags a source failing for a day).
+ */
+export const feedSources = pgTable("feed_sources", {
+  source: text("source").primaryKey(),
+  leaseOwner: text("lease_owner"),
+  leaseUntil: tz("lease_until"),
+  lastAttemptAt: tz("last_attempt_at"),
+  lastSuccessAt: tz("last_success_at"),
+  lastError: text("last_error"),
+  failures: integer("failures").notNull().default(0),
+  failingSince: tz("failing_since"),
+  /** Records inserted or updated by the last successful sync. */
+  lastApplied: integer("last_applied").notNull().default(0),
 });
+
+/**
+ * Per source and publisher address: what was applied last (a release, a window's end, a modified
+ * date, validators…, shaped by the source's protocol), written after the unit it names was imported.
+ */
+export const feedCheckpoints = pgTable(
+  "feed_checkpoints",
+  {
+    source: text("source").notNull(),
+    address: text("address").notNull(),
+    checkpoint: jsonb("checkpoint").notNull(),
+    /** The publisher's time of the newest data applied (its lag is now − this). */
+    appliedUntil: tz("applied_until"),
+    recordsApplied: bigint("records_applied", { mode: "number" }).notNull().default(0),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.source, t.address] })],
+);
 
 /** Provenance of each import run. */
 export const feedImports = pgTable("feed_imports", {

@@ -1,0 +1,126 @@
+import { randomUUID } from "node:crypto";
+import { closeSync, createWriteStream, mkdirSync, openSync, readSync, renameSync } from "node:fs";
+import { basename, join } from "node:path";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream } from "node:stream/web";
+import { setTimeout as wait } from "node:timers/promises";
+import type { Logger } from "pino";
+import type { FeedSettings } from "../../config.js";
+import { VERSION } from "../../version.js";
+import { hasEnding } from "../reader.js";
+import type { Fetched, FetchOptions } from "./publisher.js";
+
+/** Statuses worth another try: rate limits (NVD answers 403, GitHub 403 or 429), overload, gateways. */
+const RETRIED = new Set([403, 429, 500, 502, 503, 504]);
+/** A Retry-After longer than this is not waited for: the source fails and its next attempt comes with the backoff. */
+const MAX_WAIT_MS = 60_000;
+
+/** A request that failed for good (after its retries), with a message a user can act on. */
+export class FetchError extends Error {
+  override name = "FetchError";
+  constructor(
+    message: string,
+    readonly status: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** Where and how a sync downloads: the settings, the abort of the sync, its temporary directory. */
+export interface Downloader {
+  settings: FeedSettings;
+  signal: AbortSignal;
+  log: Logger;
+  dir: string;
+  /** The source's file endings, to name a download the importer recognises. */
+  endings: readonly string[];
+  defaultEnding: string;
+}
+
+/** Waits `ms`, or less when the sync is aborted (then throws the abort's reason). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return wait(ms, undefined, { signal });
+}
+
+/** Retry-After (seconds or an HTTP date) in milliseconds, or null. */
+function retryAfter(res: Response): number | null {
+  const v = res.headers.get("retry-after");
+  if (!v) return null;
+  const s = Number(v);
+  if (Number.isFinite(s)) return Math.max(0, s * 1000);
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+/**
+ * GET with a timeout until the answer's headers arrive, retried with backoff (doubling from
+ * VIGIE_FEEDS_RETRY_BASE_MS, or the answer's Retry-After) on the statuses of RETRIED and on network
+ * errors. The last answer is returned whatever its status; a network error after the last retry throws.
+ */
+export async function getWithRetries(d: Downloader, url: string, headers: Record<string, string>): Promise<Response> {
+  const { settings, signal } = d;
+  for (let attempt = 0; ; attempt++) {
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), settings.timeoutMs);
+    let res: Response | null = null;
+    let failure: string | null = null;
+    try {
+      res = await fetch(url, {
+        headers: { "user-agent": `Vigie/${VERSION} feed sync`, ...headers },
+        signal: AbortSignal.any([signal, timeout.signal]),
+      });
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      failure = timeout.signal.aborted
+        ? `délai dépassé (${settings.timeoutMs / 1000} s)`
+        : ((err as Error & { cause?: Error }).cause?.message ?? (err as Error).message);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (res && !RETRIED.has(res.status)) return res;
+    const delay = (res && retryAfter(res)) ?? settings.retryBaseMs * 2 ** attempt;
+    if (attempt >= settings.retries || delay > MAX_WAIT_MS) {
+      if (res) return res;
+      throw new FetchError(`${url} : ${failure}`, null);
+    }
+    await res?.body?.cancel();
+    d.log.debug({ url, status: res?.status, error: failure, retryInMs: delay }, "feeds-sync retry");
+    await sleep(delay, signal);
+  }
+}
+
+/** Conditional GET streamed to a file of the sync's directory (never whole in memory). */
+export async function download(d: Downloader, url: string, opts: FetchOptions = {}): Promise<Fetched> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.conditional?.etag) headers["if-none-match"] = opts.conditional.etag;
+  if (opts.conditional?.lastModified) headers["if-modified-since"] = opts.conditional.lastModified;
+  const res = await getWithRetries(d, url, headers);
+  if (res.status < 200 || res.status > 299 || !res.body) {
+    await res.body?.cancel();
+    return { status: res.status, headers: res.headers };
+  }
+  mkdirSync(d.dir, { recursive: true });
+  const partial = join(d.dir, `${randomUUID()}.part`);
+  await pipeline(Readable.fromWeb(res.body as ReadableStream), createWriteStream(partial), { signal: d.signal });
+  // The remote name is kept when it has an ending of the source (an EPSS file's name may carry its score date).
+  const remote = basename(new URL(url).pathname);
+  let name = opts.name ?? (hasEnding(remote, d.endings) ? remote : `feed${d.defaultEnding}`);
+  if (!name.endsWith(".gz") && !opts.name && isGzip(partial)) name += ".gz";
+  // Each download in a directory of its own: the file keeps its name (an EOL page's name is its product id).
+  const own = join(d.dir, randomUUID().slice(0, 8));
+  mkdirSync(own);
+  const file = join(own, name);
+  renameSync(partial, file);
+  return { status: res.status, headers: res.headers, file };
+}
+
+function isGzip(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const b = Buffer.alloc(2);
+    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
+  } finally {
+    closeSync(fd);
+  }
+}

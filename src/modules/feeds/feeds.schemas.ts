@@ -1,0 +1,46 @@
+import { z } from "zod";
+
+export const FeedAddressOut = z
+  .object({
+    address: z.string().describe("The publisher's address (VIGIE_FEED_URLS_<SOURCE>, else the official one)"),
+    checkpoint: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe(
+        "What was applied last at this address, in the publisher's terms (a release, a window's end, a modified date, validators); null: never synced",
+      ),
+    applied_until: z.iso.datetime().nullable().describe("The publisher's time of the newest data applied"),
+    records_applied: z.number().int().describe("Records inserted or updated from this address since its first sync"),
+    updated_at: z.iso.datetime().nullable().describe("When the checkpoint was last written"),
+  })
+  .meta({ id: "FeedAddressOut" });
+
+export const FeedSourceOut = z
+  .object({
+    source: z.string().describe("Source id (cve5, nvd, kev, epss, poc, osv, certfr, rss, eol)"),
+    enabled: z.boolean().describe("False when VIGIE_FEED_URLS_<SOURCE> is set empty"),
+    protocol: z.string().describe("How the publisher is followed"),
+    every_seconds: z.number().int().describe("The source's rhythm (VIGIE_FEEDS_EVERY_<SOURCE>, else the publisher's)"),
+    running: z.boolean().describe("A process is syncing the source now"),
+    last_attempt_at: z.iso.datetime().nullable(),
+    last_success_at: z.iso.datetime().nullable(),
+    last_error: z.string().nullable().describe("The last attempt's error, when it failed"),
+    failures: z.number().int().describe("Failed attempts in a row (the next one waits 1, 2, 4… minutes, at most the rhythm)"),
+    failing_since: z.iso.datetime().nullable(),
+    stale: z.boolean().describe("Failing for more than a day"),
+    last_applied: z.number().int().describe("Records inserted or updated by the last successful sync"),
+    lag_seconds: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "Seconds between now and the publisher's time of the newest data applied (the oldest over the addresses); null: not known yet",
+      ),
+    next_run_at: z.iso.datetime().nullable().describe("When the scheduler syncs the source next (null: never synced, or disabled)"),
+    addresses: z.array(FeedAddressOut),
+  })
+  .meta({ id: "FeedSourceOut" });
+
+export const FeedStatusOut = z.object({ sources: z.array(FeedSourceOut) }).meta({ id: "FeedStatusOut" });
+
+export type FeedSourceOut = z.infer<typeof FeedSourceOut>;
