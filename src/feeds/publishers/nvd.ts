@@ -120,7 +120,7 @@ export function nvdApi(defaultAddresses: readonly string[] = [NVD_API], every = 
     defaultAddresses,
     every,
     protocol:
-      "API CVE 2.0 : fenêtres lastModStartDate/lastModEndDate de 120 jours au plus, pages startIndex ; point de reprise : fin de la dernière fenêtre appliquée",
+      "API CVE 2.0 : fenêtres lastModStartDate/lastModEndDate de 120 jours au plus, pages startIndex ; point de reprise : fin de la dernière fenêtre appliquée (la suivante part deux heures avant)",
     async sync(ctx) {
       const until = checkpointUntil(ctx.checkpoint);
       const from = until ? new Date(Math.max(NVD_EPOCH.getTime(), until.getTime() - NVD_OVERLAP_MS)) : NVD_EPOCH;
