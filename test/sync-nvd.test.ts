@@ -217,6 +217,16 @@ describe("NVD API 2.0 from the local publisher (records derived from NVD 1.1 ite
     expect(await cve("CVE-2018-0146")).toMatchObject({ cvss_score: 6.5 });
     mirror.log.length = 0;
 
+    // A connection dropped in the middle of a page: the page is fetched again.
+    mirror.rescore("CVE-2018-0146", { baseScore: 6.1, baseSeverity: "MEDIUM" });
+    mirror.faults.drop = 1;
+    const [dropped] = await feeds.sync(["nvd"]);
+    expect(dropped).toMatchObject({ status: "synced", applied: 1, addresses: [{ problems: [] }] });
+    expect(mirror.log.map((r) => r.records)).toEqual([2, 2]);
+    expect(await cve("CVE-2018-0146")).toMatchObject({ cvss_score: 6.1 });
+    expect(captured.lines.some((l) => String(l.defect).startsWith("transfert interrompu"))).toBe(true);
+    mirror.log.length = 0;
+
     // Cut at every attempt: reported, the source fails, the checkpoint stays; the next sync applies it.
     const held = await checkpoint();
     mirror.rescore("CVE-2018-0146", { baseScore: 4.3, baseSeverity: "MEDIUM" });
@@ -234,13 +244,13 @@ describe("NVD API 2.0 from the local publisher (records derived from NVD 1.1 ite
     });
     expect(bad!.addresses[0]!.problems[0]!.where).toMatch(/^lastModStartDate=.* startIndex=0$/);
     expect(await checkpoint()).toEqual(held);
-    expect(await cve("CVE-2018-0146")).toMatchObject({ cvss_score: 6.5 });
+    expect(await cve("CVE-2018-0146")).toMatchObject({ cvss_score: 6.1 });
     mirror.log.length = 0;
     const [fixed] = await feeds.sync(["nvd"]);
     expect(fixed).toMatchObject({ status: "synced", applied: 1 });
     expect(await cve("CVE-2018-0146")).toMatchObject({ cvss_score: 4.3 });
     expect(new Date((await checkpoint())!.until).getTime()).toBeGreaterThan(new Date(held!.until).getTime());
-    await expectKeyHidden(once, bad, fixed);
+    await expectKeyHidden(once, dropped, bad, fixed);
     mirror.log.length = 0;
 
     // A first sync whose first page with records stays cut: every later window is still applied,

@@ -72,6 +72,8 @@ export interface NvdMirror extends Mirror {
     statuses: number[];
     /** The next this-many pages are cut in the middle of a record (the answer still ends cleanly). */
     truncate: number;
+    /** The connection of the next this-many pages is dropped in the middle of a record. */
+    drop: number;
     /** Called after each page served, with the number of pages served so far. */
     afterPage: ((pages: number) => void) | null;
   };
@@ -137,7 +139,7 @@ export async function nvdMirror(opts: NvdMirrorOptions): Promise<NvdMirror> {
   let cached: { key: string; order: number[] } | null = null;
   let pages = 0;
   const log: NvdRequest[] = [];
-  const faults: NvdMirror["faults"] = { statuses: [], truncate: 0, afterPage: null };
+  const faults: NvdMirror["faults"] = { statuses: [], truncate: 0, drop: 0, afterPage: null };
 
   const baseText = (r: number): string => {
     const file = rows[r * F + 3]!;
@@ -267,6 +269,8 @@ export async function nvdMirror(opts: NvdMirrorOptions): Promise<NvdMirror> {
       entry.records = slice.length;
       const cut = faults.truncate > 0 && slice.length > 0;
       if (cut) faults.truncate--;
+      const drop = !cut && faults.drop > 0 && slice.length > 0;
+      if (drop) faults.drop--;
       res.writeHead(200, { "content-type": "application/json" });
       const write = async (s: string) => {
         if (!res.write(s)) await once(res, "drain");
@@ -275,13 +279,14 @@ export async function nvdMirror(opts: NvdMirrorOptions): Promise<NvdMirror> {
       await write(
         `{"resultsPerPage":${slice.length},"startIndex":${startIndex},"totalResults":${order.length},"format":"NVD_CVE","version":"2.0","timestamp":"${stamp}","vulnerabilities":[`,
       );
-      const stopAt = cut ? Math.floor(slice.length / 2) : slice.length;
+      const stopAt = cut || drop ? Math.floor(slice.length / 2) : slice.length;
       for (let i = 0; i < slice.length; i++) {
         const e = slice[i]!;
         const text = e >= 0 ? baseText(e) : list[-1 - e]!.text;
         if (i === stopAt) {
           await write(`${i ? "," : ""}{"cve":${text.slice(0, text.length >> 1)}`);
-          res.end();
+          if (drop) res.destroy();
+          else res.end();
           return true;
         }
         await write(`${i ? "," : ""}{"cve":${text}}`);
