@@ -14,6 +14,7 @@ import type { Mirror } from "../scripts/mirror/mirror.js";
 import { serveMirrors } from "../scripts/mirror/mirror.js";
 import { nomiSecText, pocMirror, reposOfLinks } from "../scripts/mirror/poc.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
+import { capturedLogger } from "./notify-fixtures.js";
 
 const FIX = "test/fixtures/sync/poc";
 const TRICKEST = "../shared/data/poc/trickest/trickest-cve-poc.jsonl.gz";
@@ -233,6 +234,25 @@ describe("PoC sync from nomi-sec/PoC-in-GitHub (GitHub API: commits/HEAD, zipbal
     mirror.truncateArchives(false);
     expect((await feeds.sync(["poc"]))[0]).toMatchObject({ status: "synced" });
     expect(await checkpoint()).toEqual({ sha: mirror.head(), etag: `"${mirror.head()}"` });
+  });
+
+  it("the GitHub token (VIGIE_GITHUB_TOKEN) goes to the API only, never to the raw files, and is never logged", async () => {
+    const token = "ghp_vigieTestToken0123456789abcdefABCDEF";
+    const captured = capturedLogger();
+    const withToken = new FeedsService(db, { ...settings([address]), githubToken: token }, captured.logger);
+    const head = mirror.publish({ "2024/CVE-2024-3400.json": JSON.parse(fixture("2024/CVE-2024-3400.json")).slice(0, 3) });
+    mirror.failNext(503);
+    const from = mirror.seen.length;
+    expect((await withToken.sync(["poc"]))[0]).toMatchObject({ status: "synced", applied: 1 });
+    const seen = mirror.seen.slice(from);
+    expect(seen.filter((s) => s.path.startsWith(api)).map((s) => s.authorization)).toEqual([
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+      `Bearer ${token}`,
+    ]);
+    expect(seen.filter((s) => s.path.includes("/raw/"))).toEqual([{ path: `/nomi-sec/PoC-in-GitHub/raw/${head}/2024/CVE-2024-3400.json` }]);
+    expect(captured.raw.length).toBeGreaterThan(0);
+    expect(captured.raw.join("")).not.toContain(token);
   });
 
   it("a JSONL mirror (no incremental form) is fetched at most once a day, then with its validators", async () => {

@@ -64,6 +64,8 @@ export interface PocMirror extends Mirror {
   size(): number;
   /** Adds a commit changing these files (null: removed); returns its SHA. */
   publish(changes: Record<string, unknown[] | string | null>, date?: Date): string;
+  /** Each request of this mirror: its path and whether it carried an Authorization header (and which). */
+  readonly seen: { path: string; authorization?: string }[];
   /** The next requests of this mirror answer these statuses (with Retry-After: 0), in order. */
   failNext(...statuses: number[]): void;
   /** The file is served truncated (raw and in archives) from now on. */
@@ -194,6 +196,7 @@ export async function pocMirror(opts: PocMirrorOptions = {}): Promise<PocMirror>
     { sha: sha1("poc-mirror", dir, [...base].length.toString()), date: opts.date ?? new Date("2025-05-10T00:00:00Z"), changes: new Map() },
   ];
   const failing: number[] = [];
+  const seen: { path: string; authorization?: string }[] = [];
   const corrupted = new Set<string>();
   let rawLeft = Number.POSITIVE_INFINITY;
   let truncated = false;
@@ -254,6 +257,7 @@ export async function pocMirror(opts: PocMirrorOptions = {}): Promise<PocMirror>
     owner,
     name,
     addresses: (origin) => [`${origin}/repos/${owner}/${name}`],
+    seen,
     head: () => commits[commits.length - 1]!.sha,
     size: () => treeAt(commits.length - 1).length,
     publish(changes, date = new Date()) {
@@ -282,6 +286,7 @@ export async function pocMirror(opts: PocMirrorOptions = {}): Promise<PocMirror>
       const codeload = `/codeload/${owner}/${name}/zip/`;
       const path = decodeURIComponent(url.pathname);
       if (!path.startsWith(api) && !path.startsWith(raw) && !path.startsWith(codeload)) return false;
+      seen.push({ path, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
       if (failing.length) {
         return send(res, failing.shift()!, '{"message":"busy"}', { "retry-after": "0", "content-type": "application/json" });
       }
