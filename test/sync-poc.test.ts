@@ -188,7 +188,7 @@ describe("PoC sync from nomi-sec/PoC-in-GitHub (GitHub API: commits/HEAD, zipbal
       expect(resumed[0]).toMatchObject({ status: "synced", addresses: [{ read: 3 }] });
       expect(await checkpoint()).toEqual({ sha: head, etag: `"${head}"` });
     } finally {
-      pocTuning.batch = 500;
+      pocTuning.batch = 2000;
     }
   });
 

@@ -28,7 +28,7 @@ import { DAY, HOUR, publisher, type SyncContext } from "../sync/publisher.js";
  */
 
 /** Files per import, then a checkpoint (tests lower it). */
-export const pocTuning = { batch: 500 };
+export const pocTuning = { batch: 2000 };
 
 /** GitHub's compare lists at most this many files: a comparison reaching it may miss some. */
 export const COMPARE_FILE_LIMIT = 300;
