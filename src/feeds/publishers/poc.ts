@@ -110,15 +110,21 @@ export function planCompare(files: readonly CompareFile[]): PlannedFile[] {
   return [...out.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** Why a nomi-sec file cannot be applied (not JSON, not an array), or null when it can. */
-export function nomiSecFileProblem(text: string): string | null {
+/** A nomi-sec file's array of repositories, or why it cannot be applied (not JSON, not an array). */
+export function parseNomiSecFile(text: string): { repos: unknown[] } | { problem: string } {
   let v: unknown;
   try {
     v = JSON.parse(text);
   } catch (err) {
-    return `JSON illisible (${(err as Error).message})`;
+    return { problem: `JSON illisible (${(err as Error).message})` };
   }
-  return Array.isArray(v) ? null : "le document n'est pas un tableau JSON";
+  return Array.isArray(v) ? { repos: v } : { problem: "le document n'est pas un tableau JSON" };
+}
+
+/** Why a nomi-sec file cannot be applied, or null when it can. */
+export function nomiSecFileProblem(text: string): string | null {
+  const r = parseNomiSecFile(text);
+  return "problem" in r ? r.problem : null;
 }
 
 /** Whether a single-file address is due: never asked, or asked more than `everyMs` ago. */
@@ -261,15 +267,20 @@ async function applyArchive(ctx: SyncContext, api: string, cp: RepoCheckpoint, p
   });
   let index = 0;
   let done = p.done;
-  let dir = ctx.tempDir();
-  let unit: string[] = [];
+  let lines: string[] = [];
   let seen = 0;
+  let units = 0;
+  // A unit is imported as one JSON Lines file of `{"cve","repos"}` (the importer's nomi-sec JSONL
+  // form, the CVE id taken from the file's name): one file instead of thousands, each read 3 times.
   const flush = async () => {
-    if (unit.length) await ctx.import(unit);
+    if (lines.length) {
+      const file = join(ctx.tempDir(), `nomi-sec-${p.head.slice(0, 7)}-${units++}.jsonl`);
+      writeFileSync(file, lines.join(""));
+      await ctx.import([file]);
+      rmSync(file, { force: true });
+    }
     done += seen;
-    rmSync(dir, { recursive: true, force: true });
-    dir = ctx.tempDir();
-    unit = [];
+    lines = [];
     seen = 0;
     cp = { ...cp, pending: { ...p, from: null, done } };
     await ctx.save(cp, null);
@@ -278,21 +289,16 @@ async function applyArchive(ctx: SyncContext, api: string, cp: RepoCheckpoint, p
     for (;;) {
       const entry = await nextEntry(zip);
       if (!entry) break;
-      if (entry.fileName.endsWith("/") || !cveOfPath(entry.fileName)) continue;
+      const cve = entry.fileName.endsWith("/") ? null : cveOfPath(entry.fileName);
+      if (!cve) continue;
       if (index++ < done) continue;
       if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error("interrompu");
       seen++;
-      // The archive's top directory (<owner>-<name>-<sha>/) is dropped: the path keeps <year>/CVE-….json.
+      // The archive's top directory (<owner>-<name>-<sha>/) is dropped in what is reported.
       const rel = entry.fileName.slice(entry.fileName.indexOf("/") + 1);
-      const target = join(dir, rel);
-      mkdirSync(dirname(target), { recursive: true });
-      const text = await readEntry(zip, entry);
-      const problem = nomiSecFileProblem(text);
-      if (problem) ctx.problem(rel, problem);
-      else {
-        writeFileSync(target, text);
-        unit.push(target);
-      }
+      const parsed = parseNomiSecFile(await readEntry(zip, entry));
+      if ("problem" in parsed) ctx.problem(rel, parsed.problem);
+      else lines.push(`${JSON.stringify({ cve, repos: parsed.repos })}\n`);
       if (seen >= pocTuning.batch) await flush();
     }
     if (seen) await flush();
