@@ -181,12 +181,28 @@ describe("PoC sync from nomi-sec/PoC-in-GitHub (GitHub API: commits/HEAD, zipbal
       expect(await checkpoint()).toEqual({ sha: head, etag: expect.any(String) });
       for (const n of [10, 14]) expect(await pocUrls(`CVE-1999-00${n}`)).toHaveLength(n - 8);
 
+      // Stopped by its signal (a shutdown) while fetching the third file: the next sync fetches the third and fourth only.
+      const four = Object.fromEntries([20, 21, 22, 23].map((n) => [`1999/CVE-1999-00${n}.json`, base.slice(0, n - 18)]));
+      const next = mirror.publish(four);
+      const abort = new AbortController();
+      let raws = 0;
+      mirror.onRequest((p) => {
+        if (p.includes("/raw/") && ++raws === 3) abort.abort(new Error("arrêt du service"));
+      });
+      const stopped = await feeds.sync(["poc"], abort.signal);
+      mirror.onRequest(null);
+      expect(stopped[0]).toMatchObject({ status: "failed", applied: 2, addresses: [{ error: expect.stringMatching(/interrompu/) }] });
+      expect(await checkpoint()).toMatchObject({ pending: { head: next, done: 2 } });
+      const after = await requestsOf(() => feeds.sync(["poc"]));
+      expect(after.result[0]).toMatchObject({ status: "synced", applied: 2 });
+      expect(after.paths.filter((p) => p.includes("/raw/")).map((p) => p.slice(-18))).toEqual(["CVE-1999-0022.json", "CVE-1999-0023.json"]);
+
       // Stopped between two units of the archive: the next sync reads the same commit's archive from the next file on.
       const size = mirror.size();
-      await state.save("poc", address, { pending: { head, from: null, done: size - 3, until: null } }, null, 0);
+      await state.save("poc", address, { pending: { head: next, from: null, done: size - 3, until: null } }, null, 0);
       const resumed = await feeds.sync(["poc"]);
       expect(resumed[0]).toMatchObject({ status: "synced", addresses: [{ read: 3 }] });
-      expect(await checkpoint()).toEqual({ sha: head, etag: `"${head}"` });
+      expect(await checkpoint()).toEqual({ sha: next, etag: `"${next}"` });
     } finally {
       pocTuning.batch = 2000;
     }

@@ -66,6 +66,8 @@ export interface PocMirror extends Mirror {
   publish(changes: Record<string, unknown[] | string | null>, date?: Date): string;
   /** Each request of this mirror: its path and whether it carried an Authorization header (and which). */
   readonly seen: { path: string; authorization?: string }[];
+  /** Calls `fn` with the path of each request of this mirror before it is answered (null: no more). */
+  onRequest(fn: ((path: string) => void) | null): void;
   /** The next requests of this mirror answer these statuses (with Retry-After: 0), in order. */
   failNext(...statuses: number[]): void;
   /** The file is served truncated (raw and in archives) from now on. */
@@ -197,6 +199,7 @@ export async function pocMirror(opts: PocMirrorOptions = {}): Promise<PocMirror>
   ];
   const failing: number[] = [];
   const seen: { path: string; authorization?: string }[] = [];
+  let listener: ((path: string) => void) | null = null;
   const corrupted = new Set<string>();
   let rawLeft = Number.POSITIVE_INFINITY;
   let truncated = false;
@@ -268,6 +271,9 @@ export async function pocMirror(opts: PocMirrorOptions = {}): Promise<PocMirror>
       commits.push({ sha, date, changes: map });
       return sha;
     },
+    onRequest(fn) {
+      listener = fn;
+    },
     failNext: (...statuses) => void failing.push(...statuses),
     corrupt: (path) => void corrupted.add(path),
     breakRawAfter(n) {
@@ -287,6 +293,7 @@ export async function pocMirror(opts: PocMirrorOptions = {}): Promise<PocMirror>
       const path = decodeURIComponent(url.pathname);
       if (!path.startsWith(api) && !path.startsWith(raw) && !path.startsWith(codeload)) return false;
       seen.push({ path, ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+      listener?.(path);
       if (failing.length) {
         return send(res, failing.shift()!, '{"message":"busy"}', { "retry-after": "0", "content-type": "application/json" });
       }
