@@ -10,9 +10,10 @@ import { eolMirror } from "./mirror/eol.js";
 import { filesMirror } from "./mirror/files.js";
 import { type Mirror, serveMirrors } from "./mirror/mirror.js";
 import { osvMirror } from "./mirror/osv.js";
+import { pocMirror } from "./mirror/poc.js";
 
 /** Every publisher's mirror over the data directory (`../shared/data`). */
-export function wholeDataMirrors(data: string): Mirror[] {
+export async function wholeDataMirrors(data: string): Promise<Mirror[]> {
   const rss = `${data}/rss/cyberdash-2025-07-24`;
   return [
     filesMirror("kev", { "known_exploited_vulnerabilities.json": `${data}/kev/known_exploited_vulnerabilities.json` }),
@@ -25,6 +26,7 @@ export function wholeDataMirrors(data: string): Mirror[] {
     }),
     osvMirror({ data }),
     eolMirror({ data }),
+    await pocMirror({ dataDir: data }),
   ];
 }
 
@@ -32,7 +34,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const { values } = parseArgs({
     options: { port: { type: "string", default: "8099" }, data: { type: "string", default: "../shared/data" } },
   });
-  const server = await serveMirrors(wholeDataMirrors(values.data), Number(values.port));
+  const server = await serveMirrors(await wholeDataMirrors(values.data), Number(values.port));
   console.log(`# mirror of ${values.data} at ${server.origin}: point Vigie at it with`);
   for (const [name, value] of Object.entries(server.env())) console.log(`export ${name}=${value}`);
 }
