@@ -195,7 +195,8 @@ export async function certfrMirror(options: CertfrMirrorOptions = {}): Promise<C
     const doc = JSON.parse(text) as Record<string, unknown> & { revisions?: unknown[]; cves?: { name: string; url: string }[] };
     doc.revisions = [...(doc.revisions ?? []), ...(e.revisions ?? [])];
     const cves = doc.cves ?? [];
-    for (const id of e.cves ?? []) if (!cves.some((c) => c.name === id)) cves.push({ name: id, url: `https://www.cve.org/CVERecord?id=${id}` });
+    for (const id of e.cves ?? [])
+      if (!cves.some((c) => c.name === id)) cves.push({ name: id, url: `https://www.cve.org/CVERecord?id=${id}` });
     doc.cves = cves;
     return JSON.stringify(doc, null, 2);
   };
@@ -253,7 +254,10 @@ export async function certfrMirror(options: CertfrMirrorOptions = {}): Promise<C
       const e = entries.get(ref);
       if (!e) throw new Error(`${ref} : avis inconnu du miroir`);
       const date = change.date ?? new Date().toISOString().slice(0, 10);
-      e.revisions = [...(e.revisions ?? []), { description: change.description ?? "Mise à jour", revision_date: `${date}T00:00:00.000000` }];
+      e.revisions = [
+        ...(e.revisions ?? []),
+        { description: change.description ?? "Mise à jour", revision_date: `${date}T00:00:00.000000` },
+      ];
       if (change.cves) e.cves = [...(e.cves ?? []), ...change.cves];
       if (date > e.last) e.last = date;
       e.seq = ++seq;

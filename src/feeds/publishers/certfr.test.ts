@@ -38,7 +38,9 @@ describe("CERT-FR publisher: the feed's avis", () => {
     expect(avisRef("https://www.cert.ssi.gouv.fr/alerte/CERTFR-2026-ALE-002/")).toBeNull();
     expect(avisRef("https://www.cert.ssi.gouv.fr/avis/CERTFR-2026-AVI-0185/json/")).toBeNull();
     expect(feedUrlOf("https://www.cert.ssi.gouv.fr/")).toBe("https://www.cert.ssi.gouv.fr/avis/feed/");
-    expect(documentUrlOf("http://127.0.0.1:9/certfr", "CERTFR-2026-AVI-0185")).toBe("http://127.0.0.1:9/certfr/avis/CERTFR-2026-AVI-0185/json/");
+    expect(documentUrlOf("http://127.0.0.1:9/certfr", "CERTFR-2026-AVI-0185")).toBe(
+      "http://127.0.0.1:9/certfr/avis/CERTFR-2026-AVI-0185/json/",
+    );
   });
 
   it("finds the avis listed both times that moved (a revision brings an avis to the newest end)", () => {
@@ -58,10 +60,9 @@ describe("CERT-FR publisher: the feed's avis", () => {
     const listed = (...items: [string, string][]) => items.map(([ref, d]) => ({ ref, date: `${d}T00:00:00.000Z` }));
     expect(avisToFetch(listed(["A", "2026-02-18"], ["B", "2026-02-19"], ["C", "2026-02-19"]), applied)).toEqual([]);
     // A new avis, and A revised in a feed that re-dates it.
-    expect(avisToFetch(listed(["B", "2026-02-19"], ["C", "2026-02-19"], ["A", "2026-02-21"], ["D", "2026-02-20"]), applied).map((a) => a.ref)).toEqual([
-      "A",
-      "D",
-    ]);
+    expect(
+      avisToFetch(listed(["B", "2026-02-19"], ["C", "2026-02-19"], ["A", "2026-02-21"], ["D", "2026-02-20"]), applied).map((a) => a.ref),
+    ).toEqual(["A", "D"]);
     // A revised, its date kept (as the site does), moved after the others.
     expect(avisToFetch(listed(["B", "2026-02-19"], ["C", "2026-02-19"], ["A", "2026-02-18"]), applied).map((a) => a.ref)).toEqual(["A"]);
     // Nothing applied yet: everything.

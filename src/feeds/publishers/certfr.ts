@@ -263,28 +263,28 @@ export const certfrPublisher: Publisher = publisher({
         await Promise.all(docs.map((d) => rm(d.file, { force: true })));
       }
       const complete = i + CERTFR_BATCH >= wanted.length && listed.every((a) => applied.has(a.ref));
-      await ctx.save(
-        {
-          ...(complete ? validators(got.headers) : {}),
-          avis: appliedInFeedOrder(listed, applied),
-          newest,
-        } satisfies CertfrCheckpoint,
-        newest ? new Date(newest) : null,
-      );
+      await save(ctx, got.headers, complete, { avis: appliedInFeedOrder(listed, applied), newest });
     }
     if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error("interrompu");
-    if (!wanted.length) {
-      // A changed feed with nothing new to apply (an avis left it): its validators and list only.
-      await ctx.save({ ...validators(got.headers), avis: appliedInFeedOrder(listed, applied), newest } satisfies CertfrCheckpoint, newest ? new Date(newest) : null);
-    }
+    // A changed feed with nothing new to apply (an avis left it): its validators and list only.
+    if (!wanted.length) await save(ctx, got.headers, true, { avis: appliedInFeedOrder(listed, applied), newest });
     // Every document failed on the network or the server: the publisher is down, not one document.
     if (wanted.length && !fetched && failures.network === wanted.length)
       throw new Error(`${ctx.address} : aucun document d'avis obtenu (${wanted.length} en échec)`);
   },
 });
 
-function validators(headers: Headers): { etag?: string; lastModified?: string } {
-  const etag = headers.get("etag");
-  const lastModified = headers.get("last-modified");
-  return { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}) };
+/**
+ * Saves what is applied. Once every avis the feed lists is applied (`complete`), the feed's
+ * validators too, and the data is current up to the feed's Last-Modified; before, up to the
+ * newest date applied.
+ */
+async function save(ctx: SyncContext, headers: Headers, complete: boolean, cp: Omit<CertfrCheckpoint, "etag" | "lastModified">) {
+  const etag = complete ? headers.get("etag") : null;
+  const lastModified = complete ? headers.get("last-modified") : null;
+  const until = complete && lastModified && !Number.isNaN(Date.parse(lastModified)) ? later(cp.newest, lastModified) : cp.newest;
+  await ctx.save(
+    { ...(etag ? { etag } : {}), ...(lastModified ? { lastModified } : {}), ...cp } satisfies CertfrCheckpoint,
+    until ? new Date(until) : null,
+  );
 }
