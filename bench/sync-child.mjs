@@ -1,0 +1,29 @@
+// One sync of a source in its own process, through the built code that `vigie feeds sync` runs (so
+// that its peak RSS and CPU are the sync's own): prints its outcome, time, CPU and peak RSS.
+import { loadConfig } from "../dist/config.js";
+import { FeedsService } from "../dist/feeds/feeds.service.js";
+import { openDatabase } from "../dist/platform/db/client.js";
+
+const [source] = process.argv.slice(2);
+const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir: process.env.VIGIE_DATA_DIR });
+await database.migrate();
+const feeds = new FeedsService(database.db, loadConfig(process.env).feeds);
+const cpu = process.cpuUsage();
+const t0 = performance.now();
+const [o] = await feeds.sync([source]);
+const used = process.cpuUsage(cpu);
+const a = o.addresses[0] ?? {};
+process.stdout.write(
+  `${JSON.stringify({
+    status: o.status,
+    read: a.read,
+    applied: o.applied,
+    problems: a.problems?.length ?? 0,
+    errors: a.errors?.length ?? 0,
+    error: a.error ?? null,
+    seconds: Math.round(performance.now() - t0) / 1000,
+    cpu_seconds: Math.round((used.user + used.system) / 1000) / 1000,
+  })}\n`,
+);
+await database.close();
+process.stdout.write(`${JSON.stringify({ peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) })}\n`);
