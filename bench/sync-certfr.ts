@@ -20,7 +20,8 @@ const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
 
 export async function benchSyncCertfr(): Promise<void> {
   const count = Number(process.env.CERTFR_COUNT ?? 40);
-  const mirror = await certfrMirror({ data: DATA, count });
+  const mirror = certfrMirror({ data: DATA, count });
+  await mirror.ready();
   const served = await serveMirrors([mirror]);
   try {
     const rows = await onEachDriver("sync_certfr", async (t) => {

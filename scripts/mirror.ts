@@ -6,6 +6,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { certfrMirror } from "./mirror/certfr.js";
 import { eolMirror } from "./mirror/eol.js";
 import { filesMirror } from "./mirror/files.js";
 import { type Mirror, serveMirrors } from "./mirror/mirror.js";
@@ -25,6 +26,7 @@ export function wholeDataMirrors(data: string): Mirror[] {
     }),
     osvMirror({ data }),
     eolMirror({ data }),
+    certfrMirror({ data }),
   ];
 }
 

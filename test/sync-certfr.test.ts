@@ -21,7 +21,7 @@ const files = readdirSync(FIX)
   .map((f) => join(FIX, f));
 // The newest avis (Traefik, 2026-02-20) is published at the mirror after start; the feed lists 7.
 const TRAEFIK = join(FIX, "CERTFR-2026-AVI-0191.json");
-const mirror = await certfrMirror({
+const mirror = certfrMirror({
   files: files.filter((f) => f !== TRAEFIK),
   count: 7,
   faults: {
@@ -160,7 +160,7 @@ describe("CERT-FR sync: the avis feed, then each new or revised avis's document"
   });
 
   it("a sync killed mid-way resumes: the documents applied are not fetched again, none is lost", async () => {
-    const other = await certfrMirror({ files, count: 8, prefix: "/killed" });
+    const other = certfrMirror({ files, count: 8, prefix: "/killed" });
     let documents = 0;
     const abort = new AbortController();
     const killing = {
@@ -194,7 +194,7 @@ describe("CERT-FR sync: the avis feed, then each new or revised avis's document"
   });
 
   it("a feed that re-dates revised avis works the same (pubDate: revision)", async () => {
-    const redating = await certfrMirror({ files, count: 8, prefix: "/redating", pubDate: "revision" });
+    const redating = certfrMirror({ files, count: 8, prefix: "/redating", pubDate: "revision" });
     const site = await serveMirrors([redating]);
     const db = (await createTestApp()).database.db;
     const sync = new FeedsService(db, settings(redating.addresses(site.origin)));

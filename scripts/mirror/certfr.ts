@@ -44,6 +44,8 @@ export interface CertfrMirrorOptions {
 export type Answer = number | "corrupt" | "invalid";
 
 export interface CertfrMirror extends Mirror {
+  /** Resolves once the whole data is read (at once for document files). */
+  ready(): Promise<void>;
   /** The references the feed lists now, in its order. */
   listed(): string[];
   /** Publishes a revision of an avis (a new `revisions` entry, CVEs added): it comes back at the end of the feed. */
@@ -135,8 +137,12 @@ async function loadData(data: string, cache: string, entries: Map<string, Entry>
   writeFileSync(join(dir, ".complete"), "");
 }
 
-/** A CERT-FR site serving real avis (see the module comment). */
-export async function certfrMirror(options: CertfrMirrorOptions = {}): Promise<CertfrMirror> {
+/**
+ * A CERT-FR site serving real avis (see the module comment). Document files are read at once; the
+ * whole data is read in the background (~1 s once unpacked, ~10 s the first time), each request
+ * waiting for it (`ready()`).
+ */
+export function certfrMirror(options: CertfrMirrorOptions = {}): CertfrMirror {
   const prefix = options.prefix ?? "/certfr";
   const count = options.count ?? 40;
   const entries = new Map<string, Entry>();
@@ -145,8 +151,14 @@ export async function certfrMirror(options: CertfrMirrorOptions = {}): Promise<C
     const e = entryOf(JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>, seq++);
     if (e) entries.set(e.ref, { ...e, file });
   }
-  if (options.data) await loadData(options.data, options.cacheDir ?? join(tmpdir(), "vigie-mirror-certfr"), entries);
   seq = entries.size;
+  const loading = options.data
+    ? loadData(options.data, options.cacheDir ?? join(tmpdir(), "vigie-mirror-certfr"), entries).then(() => {
+        seq = entries.size;
+      })
+    : Promise.resolve();
+  // Awaited by each request: a failure shows there, not as an unhandled rejection.
+  loading.catch(() => undefined);
   const faults = new Map<string, Answer[]>(Object.entries(options.faults?.documents ?? {}));
   if (options.faults?.feed) faults.set("feed", [...options.faults.feed]);
   let changedAt: Date | null = null;
@@ -223,7 +235,9 @@ export async function certfrMirror(options: CertfrMirrorOptions = {}): Promise<C
   return {
     source: "certfr",
     addresses: (origin) => [`${origin}${prefix}`],
-    handle(req: IncomingMessage, res: ServerResponse) {
+    ready: () => loading,
+    async handle(req: IncomingMessage, res: ServerResponse) {
+      await loading;
       const path = (req.url ?? "").split("?")[0]!;
       if (!path.startsWith(`${prefix}/`)) return false;
       const rest = path.slice(prefix.length);
