@@ -6,6 +6,7 @@
  */
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { certfrMirror } from "./mirror/certfr.js";
 import { eolMirror } from "./mirror/eol.js";
 import { filesMirror } from "./mirror/files.js";
 import { type Mirror, serveMirrors } from "./mirror/mirror.js";
@@ -27,6 +28,7 @@ export async function wholeDataMirrors(data: string): Promise<Mirror[]> {
     osvMirror({ data }),
     eolMirror({ data }),
     await pocMirror({ dataDir: data }),
+    certfrMirror({ data }),
   ];
 }
 
