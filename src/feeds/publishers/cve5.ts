@@ -1,5 +1,5 @@
-import { createWriteStream, mkdirSync, writeFileSync } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
@@ -175,7 +175,8 @@ async function unpackRecords(ctx: SyncContext, file: string, where: string, dir:
       .subarray(Math.max(0, text.length - 64))
       .toString("utf8")
       .trimEnd();
-    if (!head.includes('"cveMetadata"') || !tail.endsWith("}")) {
+    // What the importer's sniffing looks for in a file's first 64 KB (some records put cveMetadata after large containers).
+    if (!(head.includes('"cveMetadata"') || head.includes("CVE_RECORD")) || !tail.endsWith("}")) {
       ctx.problem(`${where} : ${name}`, "pas un enregistrement CVE JSON 5 complet ; ignoré");
       continue;
     }
@@ -222,7 +223,7 @@ async function listReleases(ctx: SyncContext, cp: Cve5Checkpoint | null): Promis
     let raw: unknown;
     try {
       raw = JSON.parse(await readFile(got.file, "utf8"));
-      await rm(got.file, { force: true });
+      rmSync(got.file, { force: true });
     } catch {
       throw new Error(`liste des releases (page ${page}) : réponse JSON illisible`);
     }
@@ -253,6 +254,9 @@ async function applyBaseline(ctx: SyncContext, step: Extract<Step, { kind: "base
     if (ctx.signal.aborted) throw err;
     throw new Error(`${step.asset.name} : archive illisible (${(err as Error).message})`);
   }
+  // The archives are no longer needed once unpacked (a whole baseline is ~130 MB of them).
+  rmSync(outer, { force: true });
+  rmSync(inner, { force: true });
   ctx.log.info({ release: step.release.tag, records: n }, "cve5 : baseline décompressée");
   if (n) await ctx.import([dir]);
 }
