@@ -1,12 +1,14 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { copyFileSync, createWriteStream, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
+import { pipeline } from "node:stream/promises";
 import { afterAll, describe, expect, it } from "vitest";
+import yazl from "yazl";
 import { cve5Mirror } from "../scripts/mirror/cve5.js";
 import { serveMirrors } from "../scripts/mirror/mirror.js";
 import { loadConfig, type FeedSettings } from "../src/config.js";
 import { FeedsService } from "../src/feeds/feeds.service.js";
-import type { Cve5Checkpoint } from "../src/feeds/publishers/cve5.js";
+import { type Cve5Checkpoint, cve5Publisher } from "../src/feeds/publishers/cve5.js";
 import { SyncState } from "../src/feeds/sync/state.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
 import { capturedLogger } from "./notify-fixtures.js";
@@ -177,5 +179,96 @@ describe("CVE List sync: cvelistV5 releases, a baseline then the deltas", () => 
     const [resumed] = await sync.sync(["cve5"]);
     expect(resumed).toMatchObject({ status: "synced", addresses: [{ read: 3 }] });
     expect(await checkpoint(addr)).toMatchObject({ tag, covered: "2024-07-02T00:02:00.000Z" });
+  });
+});
+
+/** A zip file of these entries (name → text), for the publisher driven directly. */
+async function zipFile(path: string, entries: Record<string, string | Buffer>): Promise<string> {
+  const zip = new yazl.ZipFile();
+  for (const [name, body] of Object.entries(entries)) zip.addBuffer(Buffer.isBuffer(body) ? body : Buffer.from(body), name);
+  zip.end();
+  await pipeline(zip.outputStream, createWriteStream(path));
+  return path;
+}
+
+describe("CVE List sync over several days (the publisher driven with a scripted listing)", () => {
+  it("a corrupt end-of-day delta is replaced by the next day's baseline, then the chain goes on", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "vigie-cve5-days-"));
+    const rec = (id: string) => text(id);
+    // Day 1 closed by a corrupt end-of-day delta; day 2's baseline holds everything at its midnight.
+    const files: Record<string, string> = {
+      "d1-eod.zip": join(dir, "d1-eod.zip"),
+      "base2.zip.zip": await zipFile(join(dir, "base2.zip.zip"), {}),
+      "d2-0100.zip": await zipFile(join(dir, "d2-0100.zip"), { [`deltaCves/${NEW_LATER}.json`]: rec(NEW_LATER) }),
+    };
+    writeFileSync(files["d1-eod.zip"]!, "PK\u0003\u0004 truncated");
+    // base2's outer zip holds cves.zip holding the records.
+    const inner = await zipFile(join(dir, "cves.zip"), { [`cves/2024/23xxx/${NEW_HIT}.json`]: rec(NEW_HIT) });
+    await zipFile(files["base2.zip.zip"]!, { "cves.zip": readFileSync(inner) });
+    const release = (tag: string, published: string, assets: [string, string][]) => ({
+      tag_name: tag,
+      published_at: published,
+      assets: assets.map(([name, file]) => ({ name, browser_download_url: `mem:${file}` })),
+    });
+    const listing = [
+      release("cve_2024-06-02_0100Z", "2024-06-02T01:00:30Z", [
+        ["2024-06-02_all_CVEs_at_midnight.zip.zip", "base2.zip.zip"],
+        ["2024-06-02_delta_CVEs_at_0100Z.zip", "d2-0100.zip"],
+      ]),
+      release("cve_2024-06-01_at_end_of_day", "2024-06-01T23:59:30Z", [["2024-06-01_delta_CVEs_at_end_of_day.zip", "d1-eod.zip"]]),
+    ];
+    writeFileSync(join(dir, "releases.json"), JSON.stringify(listing));
+    const fetched: string[] = [];
+    const imported: string[][] = [];
+    const saved: Cve5Checkpoint[] = [];
+    const problems: string[] = [];
+    const ctx = {
+      source: "cve5",
+      address: "http://mirror/repos/CVEProject/cvelistV5",
+      checkpoint: {
+        covered: "2024-06-01T22:00:00.000Z",
+        baseline: "2024-05-30",
+        tag: "cve_2024-06-01_2200Z",
+        published: "2024-06-01T22:00:30.000Z",
+      },
+      settings: { ...loadConfig({}).feeds, githubToken: null },
+      db: t.database.db,
+      log: capturedLogger().logger,
+      signal: new AbortController().signal,
+      async fetch(url: string) {
+        fetched.push(url);
+        const file = url.includes("/releases?") ? join(dir, "releases.json") : files[url.slice(4)]!;
+        const copy = join(mkdtempSync(join(dir, "dl-")), basename(file));
+        copyFileSync(file, copy);
+        return { status: 200, headers: new Headers(), file: copy };
+      },
+      json: async () => null as never,
+      tempDir: () => mkdtempSync(join(dir, "t-")),
+      async import(paths: string[]) {
+        imported.push(
+          readdirSync(paths[0]!, { recursive: true })
+            .map(String)
+            .filter((f) => f.endsWith(".json"))
+            .map((f) => basename(f)),
+        );
+        return { read: 1, inserted: 1, updated: 0, unchanged: 0, skipped: 0, errors: [], files: 1 } as never;
+      },
+      async save(cp: unknown) {
+        saved.push(cp as Cve5Checkpoint);
+      },
+      problem: (where: string, message: string) => problems.push(`${where}: ${message}`),
+      sleep: async () => undefined,
+    };
+    await cve5Publisher.sync(ctx as never);
+    expect(problems).toEqual([expect.stringMatching(/^2024-06-01_delta_CVEs_at_end_of_day\.zip: archive illisible/)]);
+    expect(fetched.map((u) => u.replace(/^(mem:|.*\/)/, ""))).toEqual([
+      "releases?per_page=100&page=1",
+      "d1-eod.zip",
+      "base2.zip.zip",
+      "d2-0100.zip",
+    ]);
+    expect(imported).toEqual([[`${NEW_HIT}.json`], [`${NEW_LATER}.json`]]);
+    expect(saved.map((c) => c.covered)).toEqual(["2024-06-02T00:00:00.000Z", "2024-06-02T01:00:00.000Z"]);
+    expect(saved.at(-1)).toMatchObject({ baseline: "2024-06-02", tag: "cve_2024-06-02_0100Z" });
   });
 });
