@@ -1,4 +1,4 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync-osv|sync-cve5 runs one. */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
@@ -8,6 +8,8 @@ import { benchMatching } from "./matching.js";
 import { benchReports } from "./reports.js";
 import { benchSlowClients } from "./slow-clients.js";
 import { benchStats } from "./stats.js";
+import { benchSyncCve5 } from "./sync-cve5.js";
+import { benchSyncOsv } from "./sync-osv.js";
 import { benchUrls } from "./urls.js";
 
 const only = process.env.BENCH;
@@ -21,3 +23,5 @@ if (!only || only === "reports") await benchReports();
 if (!only || only === "eol") await benchEol();
 if (!only || only === "stats") await benchStats();
 if (!only || only === "urls") await benchUrls();
+if (!only || only === "sync-osv") await benchSyncOsv();
+if (!only || only === "sync-cve5") await benchSyncCve5();

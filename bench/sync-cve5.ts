@@ -44,7 +44,12 @@ export async function benchSyncCve5(): Promise<void> {
       env: { ...process.env, ...off, ...server.env(), LOG_LEVEL: "silent", VIGIE_FEEDS_RETRY_BASE_MS: "10", ...env },
       maxBuffer: 1 << 24,
     });
-    return JSON.parse(stdout.trim().split("\n").at(-1)!) as Out;
+    // The child prints its outcome, then its peak RSS once its database is closed.
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("{"));
+    return Object.assign({}, ...lines.slice(-2).map((l) => JSON.parse(l))) as Out;
   };
   try {
     const rows = await onEachDriver("synccve5", async (target) => {
@@ -72,4 +77,4 @@ export async function benchSyncCve5(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) await benchSyncCve5();
+if (import.meta.url === `file://${process.argv[1]}`) await benchSyncCve5(); // tsx bench/sync-cve5.ts alone

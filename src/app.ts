@@ -65,7 +65,8 @@ import { reportsRoutes } from "./modules/reports/reports.routes.js";
 import { EolService } from "./modules/eol/eol.service.js";
 import { EolNotices } from "./modules/eol/eol.notices.js";
 import { eolRoutes } from "./modules/eol/eol.routes.js";
-import { cyclesOfItems } from "./modules/eol/eol.stack.js";
+import { cyclesOfItems, productsNamed } from "./modules/eol/eol.stack.js";
+import { focusEolSync } from "./feeds/publishers/eol.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -131,6 +132,8 @@ export function createServices(database: Database, config: Config, options: Serv
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
   const eol = new EolService(database.db);
+  // The EOL sync asks first for the products the stacks and subscriptions name (feeds import no module).
+  focusEolSync(productsNamed);
   const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository, (projectId) =>
     eol.countInProject(projectId),
   );

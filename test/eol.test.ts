@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
+import { eolMirror } from "../scripts/mirror/eol.js";
+import { serveMirrors } from "../scripts/mirror/mirror.js";
 import { FeedsService } from "../src/feeds/feeds.service.js";
 import { feedUrls, SOURCES } from "../src/feeds/importers/index.js";
 import { loadConfig } from "../src/config.js";
@@ -97,36 +97,32 @@ describe("importer (feeds import --source eol)", () => {
 });
 
 describe("feeds sync from configured addresses (VIGIE_FEED_URLS_EOL)", () => {
-  it("fetches a page and the JSON export (a mirror), imports them under their product ids; nothing by default", async () => {
-    expect(feedUrls({}).eol).toBeUndefined();
-    const files: Record<string, Buffer> = {
-      "/products/php.md": readFileSync(`${FIX}/products-md/php.md`),
-      "/products-frontmatter.json": readFileSync(`${FIX}/products-frontmatter.json`),
-    };
-    const server = createServer((req, res) => {
-      const body = files[req.url!];
-      if (!body) return void res.writeHead(404).end();
-      res.writeHead(200).end(body);
-    });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  it("syncs from a mirror of endoflife.date's API v1 (the official API by default), under the products' own ids", async () => {
+    expect(feedUrls({}).eol).toEqual(["https://endoflife.date/api/v1"]);
+    // The API v1 derived from the fixtures' JSON export (nginx and angular), as scripts/mirror/eol.ts serves it.
+    const server = await serveMirrors([eolMirror({ data: `${FIX}/products-frontmatter.json` })]);
     afterAll(() => server.close());
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const urls = feedUrls({ eol: [`${base}/products/php.md`, `${base}/products-frontmatter.json`] }).eol!;
+    const urls = feedUrls({ eol: server.env().VIGIE_FEED_URLS_EOL!.split(",") }).eol!;
     const feeds = new FeedsService(db, {
       ...loadConfig({}).feeds,
       cacheDir: mkdtempSync(join(tmpdir(), "vigie-eol-sync-")),
       urls: Object.fromEntries(SOURCES.map((s) => [s, s === "eol" ? urls : []])),
     });
     const out = await feeds.sync();
-    // The same data as the directory's: nothing changes (php under its own id, not the download's name);
-    // nginx from the export has no description: the page's import sets it back below.
-    expect(out[0]!.addresses.map((o) => [o.status, o.read, o.applied])).toEqual([
-      ["synced", 1, 0],
-      ["synced", 2, 1],
+    // Both products read; both rewritten (the API writes lts: false where the page leaves it out), nothing added.
+    expect(out[0]!.addresses.map((o) => [o.status, o.read, o.applied])).toEqual([["synced", 2, 2]]);
+    expect(server.requests.map((r) => r.replace(/^\/eol\/api\/v1/, "")).sort()).toEqual([
+      "/products",
+      "/products/angular",
+      "/products/nginx",
     ]);
     expect(await q("select count(*)::int as n from eol_products")).toEqual([{ n: 5 }]);
-    await importFeed(db, "eol", [FIX]);
+    expect(await q("select lts from eol_cycles where product_id = 'nginx' and cycle = '1.28'")).toEqual([{ lts: false }]);
+    // The API has no description: the page's is kept.
     expect((await q("select description from eol_products where id = 'nginx'"))[0].description).toMatch(/^NGINX is/);
+    // Again: every answer a 304, nothing read.
+    expect((await feeds.sync())[0]!.addresses.map((o) => [o.status, o.read])).toEqual([["synced", 0]]);
+    await importFeed(db, "eol", [FIX]);
   });
 });
 

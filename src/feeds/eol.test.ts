@@ -2,7 +2,19 @@ import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cycleOfVersion, eolKeyOfCpe, eolKeyOfPurl, pageId, parseEolPage, parsePurlKey, productOf } from "./eol.js";
+import { apiProductOf, type FrontMatter } from "../../scripts/mirror/eol.js";
+import {
+  cycleOfVersion,
+  eolApiAnswer,
+  eolApiNames,
+  eolKeyOfCpe,
+  eolKeyOfPurl,
+  pageId,
+  parseEolPage,
+  parsePurlKey,
+  productOf,
+  productOfApi,
+} from "./eol.js";
 import { RecordError } from "./types.js";
 
 // Real pages of endoflife.date (test/fixtures/eol/SOURCES.txt says where each comes from).
@@ -74,6 +86,188 @@ describe("parseEolPage on real product pages", () => {
     expect(pageId("x/nginx.md.gz")).toBe("nginx");
     // As the sync stores a downloaded page (a directory of its own, the remote name kept).
     expect(pageId("/var/feeds-cache/eol/0123abcd/5678ef01/nginx.md")).toBe("nginx");
+  });
+});
+
+/**
+ * An answer of GET https://endoflife.date/api/v1/products/ubuntu, shaped as endoflife.date's generator
+ * writes it (_plugins/generate-api-v1.rb: answer, product and release fields in its order), values
+ * of the page at the shared data's commit (test/fixtures/eol/products-md/ubuntu.md), two cycles.
+ */
+const UBUNTU_V1 = {
+  schema_version: "1.0.0",
+  generated_at: "2026-08-22T06:12:31+00:00",
+  last_modified: "2026-08-19T10:02:11+00:00",
+  result: {
+    name: "ubuntu",
+    aliases: ["ubuntu-linux"],
+    label: "Ubuntu",
+    category: "os",
+    tags: ["linux-distribution", "os"],
+    versionCommand: "cat /etc/os-release",
+    identifiers: [
+      { type: "cpe", id: "cpe:2.3:o:canonical:ubuntu_linux" },
+      { type: "cpe", id: "cpe:/o:canonical:ubuntu_linux" },
+    ],
+    labels: {
+      eoas: "Hardware & Maintenance",
+      discontinued: null,
+      eol: "Maintenance & Security Support",
+      eoes: "Expanded Security Maintenance",
+    },
+    links: {
+      icon: "https://cdn.jsdelivr.net/npm/simple-icons/icons/ubuntu.svg",
+      html: "https://endoflife.date/ubuntu",
+      releasePolicy: "https://wiki.ubuntu.com/Releases",
+    },
+    releases: [
+      {
+        name: "24.04",
+        codename: "Noble Numbat",
+        label: "24.04 'Noble Numbat' (LTS)",
+        releaseDate: "2024-04-25",
+        isLts: true,
+        ltsFrom: null,
+        isEoas: false,
+        eoasFrom: "2029-05-31",
+        isEol: false,
+        eolFrom: "2029-05-31",
+        isEoes: false,
+        eoesFrom: "2036-05-31",
+        isMaintained: true,
+        latest: { name: "24.04.4", date: "2026-02-12", link: "https://wiki.ubuntu.com/NobleNumbat/ReleaseNotes/" },
+      },
+      {
+        name: "14.04",
+        codename: "Trusty Tahr",
+        label: "14.04 'Trusty Tahr' (LTS)",
+        releaseDate: "2014-04-17",
+        isLts: true,
+        ltsFrom: null,
+        isEoas: true,
+        eoasFrom: "2019-04-02",
+        isEol: true,
+        eolFrom: "2019-04-02",
+        isEoes: true,
+        eoesFrom: "2024-04-02",
+        isMaintained: false,
+        latest: { name: "14.04.6", date: "2019-03-07", link: "https://wiki.ubuntu.com/TrustyTahr/ReleaseNotes/" },
+      },
+    ],
+  },
+};
+
+describe("endoflife.date API v1 (productOfApi)", () => {
+  it("a product document: id, label, identifiers [{type, id}] and their keys, cycles with the front matter's date-or-flag", () => {
+    const { result, lastModified } = eolApiAnswer(UBUNTU_V1);
+    expect(lastModified).toBe("2026-08-19T10:02:11+00:00");
+    const p = productOfApi(result);
+    expect(p).toMatchObject({ id: "ubuntu", name: "Ubuntu", category: "os", description: null });
+    expect(p.identifiers).toEqual([{ cpe: "cpe:2.3:o:canonical:ubuntu_linux" }, { cpe: "cpe:/o:canonical:ubuntu_linux" }]);
+    expect(p.keys).toEqual(["cpe:canonical:ubuntu_linux"]);
+    expect(p.cycles).toEqual([
+      {
+        cycle: "24.04",
+        position: 0,
+        release_date: "2024-04-25",
+        eol: "2029-05-31", // eolFrom: the date, not isEol (false today)
+        lts: true, // no ltsFrom: the flag
+        support: "2029-05-31",
+        extended_support: "2036-05-31",
+        latest: "24.04.4",
+        latest_release_date: "2026-02-12",
+        link: "https://wiki.ubuntu.com/NobleNumbat/ReleaseNotes/",
+      },
+      {
+        cycle: "14.04",
+        position: 1,
+        release_date: "2014-04-17",
+        eol: "2019-04-02",
+        lts: true,
+        support: "2019-04-02",
+        extended_support: "2024-04-02",
+        latest: "14.04.6",
+        latest_release_date: "2019-03-07",
+        link: "https://wiki.ubuntu.com/TrustyTahr/ReleaseNotes/",
+      },
+    ]);
+  });
+
+  it("a flag without date stays a flag; a product without eoas/eoes columns has them null, without release column no latest", () => {
+    const p = productOfApi({
+      name: "x",
+      label: "X",
+      releases: [
+        {
+          name: "2",
+          isLts: false,
+          ltsFrom: null,
+          isEol: false,
+          eolFrom: null,
+          isMaintained: true,
+          latest: { name: "2.1", date: null, link: null },
+        },
+        { name: "1", isLts: false, ltsFrom: null, isEol: true, eolFrom: null, isMaintained: false, latest: null },
+      ],
+    });
+    expect(p.cycles[0]).toMatchObject({ eol: false, lts: false, support: null, extended_support: null, latest: "2.1" });
+    expect(p.cycles[1]).toMatchObject({ eol: true, latest: null, latest_release_date: null, link: null });
+  });
+
+  it("the same cycles as the page's front matter, for every product of the test publisher (the mirror's derivation)", () => {
+    const fms = JSON.parse(readFileSync(resolve(FIX, "../sync/eol/products-frontmatter.json"), "utf8")) as Record<string, FrontMatter>;
+    for (const [id, fm] of Object.entries(fms)) {
+      const fromApi = productOfApi(apiProductOf(id, fm, "2026-08-22"));
+      const fromPage = productOf(id, fm, null);
+      expect(fromApi.keys).toEqual(fromPage.keys);
+      const strip = (c: (typeof fromPage.cycles)[number]) => ({
+        ...c,
+        lts: c.lts || false,
+        link: null,
+        latest: fm.latestColumn === false ? null : c.latest,
+      });
+      expect(fromApi.cycles.map(strip)).toEqual(fromPage.cycles.map(strip));
+    }
+  });
+
+  it("refuses what is not a product: no result, no name or label, releases not a list or without name", () => {
+    expect(() => eolApiAnswer({ result: {} })).toThrow(/schema_version/);
+    expect(() => eolApiAnswer([])).toThrow(RecordError);
+    expect(() => productOfApi(null)).toThrow(RecordError);
+    expect(() => productOfApi({ label: "X", releases: [] })).toThrow(/name absent/);
+    expect(() => productOfApi({ name: "x", releases: [] })).toThrow(/label absent/);
+    expect(() => productOfApi({ name: "x", label: "X", releases: {} })).toThrow(/releases/);
+    expect(() => productOfApi({ name: "x", label: "X", releases: [{ isEol: true }] })).toThrow(/releases\[0\] : name absent/);
+  });
+
+  it("the list (GET /api/v1/products): each product's name, once; a name that is not a path segment is left", () => {
+    const list = {
+      schema_version: "1.0.0",
+      generated_at: "2026-08-22T06:12:31+00:00",
+      total: 4,
+      result: [
+        {
+          name: "nginx",
+          aliases: [],
+          label: "nginx",
+          category: "server-app",
+          tags: ["server-app", "web-server"],
+          uri: "https://endoflife.date/api/v1/products/nginx",
+        },
+        {
+          name: "amazon-linux",
+          aliases: [],
+          label: "Amazon Linux",
+          category: "os",
+          tags: ["os"],
+          uri: "https://endoflife.date/api/v1/products/amazon-linux",
+        },
+        { name: "nginx" },
+        { name: "../etc" },
+      ],
+    };
+    expect(eolApiNames(list)).toEqual(["nginx", "amazon-linux"]);
+    expect(() => eolApiNames(UBUNTU_V1)).toThrow(/liste/);
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * endoflife.date data (https://github.com/endoflife-date/endoflife.date, MIT): a product page
+ * endoflife.date data (https://github.com/endoflife-date/endoflife.date, MIT), in two forms:
+ * the site's sources and its API v1 (productOfApi below). A product page
  * `products/<id>.md` is Markdown with a YAML front matter — `title`, `category`, `identifiers`
  * (`purl`, `cpe`, `repology`) and `releases`, one per release cycle (`releaseCycle`,
  * `releaseDate`, `eol`, `lts`, `support` / `eoas`, `extendedSupport` / `eoes`, `latest`,
@@ -177,24 +178,35 @@ function descriptionOf(body: string): string | null {
 }
 
 /** A product from its id and front matter (a page's, or an entry of a JSON bundle) and its description. */
+const IDENTIFIER_KINDS = ["purl", "cpe", "repology"] as const;
+
+/** Identifiers given as (kind, value) pairs, with the lookup keys of the CPE and purl ones; unknown kinds are left. */
+function identifiersOf(pairs: Iterable<[unknown, unknown]>): { identifiers: EolIdentifier[]; keys: string[] } {
+  const identifiers: EolIdentifier[] = [];
+  const keys = new Set<string>();
+  for (const [kind, value] of pairs) {
+    if (!IDENTIFIER_KINDS.includes(kind as never) || typeof value !== "string") continue;
+    identifiers.push({ [kind as string]: value } as EolIdentifier);
+    const key = kind === "cpe" ? eolKeyOfCpe(value) : kind === "purl" ? eolKeyOfPurl(value) : null;
+    if (key) keys.add(key);
+  }
+  return { identifiers, keys: [...keys].sort() };
+}
+
 export function productOf(id: string, fm: unknown, description: string | null): EolProduct {
   if (!fm || typeof fm !== "object" || Array.isArray(fm)) throw new RecordError("front matter absente ou qui n'est pas un objet");
   const f = fm as Record<string, unknown>;
   const name = text(f.title);
   if (!name) throw new RecordError("title absent");
   if (!Array.isArray(f.releases)) throw new RecordError("releases absent ou qui n'est pas une liste");
-  const identifiers: EolIdentifier[] = [];
-  const keys = new Set<string>();
-  for (const raw of Array.isArray(f.identifiers) ? f.identifiers : []) {
-    if (!raw || typeof raw !== "object") continue;
-    const r = raw as Record<string, unknown>;
-    const [kind] = (["purl", "cpe", "repology"] as const).filter((k) => typeof r[k] === "string");
-    if (!kind) continue;
-    const value = String(r[kind]);
-    identifiers.push({ [kind]: value } as EolIdentifier);
-    const key = kind === "cpe" ? eolKeyOfCpe(value) : kind === "purl" ? eolKeyOfPurl(value) : null;
-    if (key) keys.add(key);
-  }
+  const { identifiers, keys } = identifiersOf(
+    (Array.isArray(f.identifiers) ? f.identifiers : []).flatMap((raw): [unknown, unknown][] => {
+      if (!raw || typeof raw !== "object") return [];
+      const r = raw as Record<string, unknown>;
+      const kind = IDENTIFIER_KINDS.find((k) => typeof r[k] === "string");
+      return kind ? [[kind, r[kind]]] : [];
+    }),
+  );
   const seen = new Set<string>();
   const cycles: EolCycle[] = [];
   for (const [i, raw] of f.releases.entries()) {
@@ -218,7 +230,84 @@ export function productOf(id: string, fm: unknown, description: string | null): 
       link: linkOf("link" in r ? r.link : f.changelogTemplate, r),
     });
   }
-  return { id, name, category: text(f.category), description, identifiers, keys: [...keys].sort(), cycles };
+  return { id, name, category: text(f.category), description, identifiers, keys, cycles };
+}
+
+/** An API v1 date-or-flag pair as the front matter writes it: the date when there is one, else the flag, else null. */
+function fromPair(date: unknown, flag: unknown): DateOrBool {
+  return isoDay(date) ?? (typeof flag === "boolean" ? flag : null);
+}
+
+/**
+ * A product of endoflife.date's API v1 (`result` of `GET /api/v1/products/<name>`, or an entry of
+ * `/api/v1/products/full`): `name` (the id), `label`, `category`, `identifiers` ([{type, id}]),
+ * `releases` ([{name, releaseDate, isLts/ltsFrom, isEoas/eoasFrom, isEol/eolFrom, isEoes/eoesFrom,
+ * latest {name, date, link}}], newest first). The API splits each front-matter field that is a
+ * date or a flag into a flag (`isEol`, true once the date has passed) and a date (`eolFrom`, null
+ * when the field was a flag): the date is kept when there is one, else the flag — the front
+ * matter's own value, so both forms give the same cycle rows. `eoas`/`eoes` are absent for a
+ * product without those columns (null here); `latest` is null for one without a release column.
+ * The API carries no description: null, and the import keeps the one a page gave.
+ */
+export function productOfApi(result: unknown): EolProduct {
+  if (!result || typeof result !== "object" || Array.isArray(result)) throw new RecordError("result absent ou qui n'est pas un objet");
+  const r = result as Record<string, unknown>;
+  const id = text(r.name);
+  if (!id) throw new RecordError("name absent");
+  const name = text(r.label);
+  if (!name) throw new RecordError(`${id} : label absent`);
+  if (!Array.isArray(r.releases)) throw new RecordError(`${id} : releases absent ou qui n'est pas une liste`);
+  const { identifiers, keys } = identifiersOf(
+    (Array.isArray(r.identifiers) ? r.identifiers : []).map((i): [unknown, unknown] =>
+      i && typeof i === "object" ? [(i as Record<string, unknown>).type, (i as Record<string, unknown>).id] : [null, null],
+    ),
+  );
+  const seen = new Set<string>();
+  const cycles: EolCycle[] = [];
+  for (const [i, raw] of r.releases.entries()) {
+    if (!raw || typeof raw !== "object") throw new RecordError(`${id} : releases[${i}] n'est pas un objet`);
+    const c = raw as Record<string, unknown>;
+    const cycle = text(c.name);
+    if (!cycle) throw new RecordError(`${id} : releases[${i}] : name absent`);
+    if (seen.has(cycle)) continue;
+    seen.add(cycle);
+    const latest = c.latest && typeof c.latest === "object" ? (c.latest as Record<string, unknown>) : {};
+    cycles.push({
+      cycle,
+      position: cycles.length,
+      release_date: day(c.releaseDate),
+      eol: fromPair(c.eolFrom, c.isEol),
+      lts: fromPair(c.ltsFrom, c.isLts),
+      support: fromPair(c.eoasFrom, c.isEoas),
+      extended_support: fromPair(c.eoesFrom, c.isEoes),
+      latest: text(latest.name),
+      latest_release_date: day(latest.date),
+      link: text(latest.link),
+    });
+  }
+  return { id, name, category: text(r.category), description: null, identifiers, keys, cycles };
+}
+
+/** An API v1 answer: `{schema_version, generated_at, last_modified?, result}` (RecordError when it is not one). */
+export function eolApiAnswer(doc: unknown): { result: unknown; lastModified: string | null } {
+  if (!doc || typeof doc !== "object" || Array.isArray(doc) || !("result" in doc) || !("schema_version" in doc))
+    throw new RecordError("réponse de l'API v1 attendue ({schema_version, result})");
+  const d = doc as Record<string, unknown>;
+  const lm = typeof d.last_modified === "string" && !Number.isNaN(Date.parse(d.last_modified)) ? d.last_modified : null;
+  return { result: d.result, lastModified: lm };
+}
+
+/** The product names of the API v1 list (`GET /api/v1/products`: result [{name, label, category, uri…}]). */
+export function eolApiNames(doc: unknown): string[] {
+  const { result } = eolApiAnswer(doc);
+  if (!Array.isArray(result)) throw new RecordError("liste de produits attendue (result doit être une liste)");
+  const names = new Set<string>();
+  for (const e of result) {
+    const n = e && typeof e === "object" ? text((e as Record<string, unknown>).name) : null;
+    // A name is a path segment of the API: anything else is not requested.
+    if (n && /^[A-Za-z0-9][A-Za-z0-9._+-]*$/.test(n)) names.add(n);
+  }
+  return [...names];
 }
 
 /** A product page (`products/<id>.md`): its front matter, and the first quote of its text as description. */

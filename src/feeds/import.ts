@@ -18,8 +18,8 @@ export async function importFeed(db: Db, source: Source, paths: string[], opts: 
   await feed.importFiles(db, files, tally, opts);
   // After a bulk load the planner's statistics are stale until autovacuum comes by: the list
   // queries then pick poor plans (a vendor page took 50 ms instead of 2 ms on the full corpus).
-  // The statistics' facts follow cves and the EPSS tables (triggers of migration 0020).
-  const tables = feed.tables.some((t) => t === "cves" || t.startsWith("epss_")) ? [...feed.tables, "cve_facts"] : feed.tables;
+  // The statistics' facts follow cves (triggers of migration 0020).
+  const tables = feed.tables.includes("cves") ? [...feed.tables, "cve_facts"] : feed.tables;
   if (tally.result.inserted + tally.result.updated >= ANALYZE_AFTER) await db.execute(sql.raw(`analyze ${tables.join(", ")}`));
   return tally.done();
 }

@@ -314,7 +314,12 @@ export const feedStore = {
         and (${sql.raw(columns.map((col) => `c.${col}`).join(", "))}) is distinct from (${sql.raw(columns.map((col) => `x.${col}`).join(", "))})`);
   },
 
-  /** One EPSS batch of one score date: history rows, and the current score when newer. */
+  /**
+   * One EPSS batch of one score date: history rows, and the current score when newer. The current
+   * row also keeps the earliest score date (what the statistics' epss_published and
+   * publication_to_epss read, migration 0029): set on insert, moved back by an older file in the
+   * same upsert — the current score is then kept, and the row is not counted as updated.
+   */
   async upsertEpss(
     ex: Executor,
     date: string,
@@ -325,31 +330,33 @@ export const feedStore = {
     const c = `{${cves.join(",")}}`;
     const e = `{${epss.join(",")}}`;
     const p = `{${percentiles.join(",")}}`;
-    // The current score first: its facts trigger sets the first score date too (migration 0027), so
-    // the history's trigger finds nothing left to write (one cve_facts row version per CVE, not two).
-    const current = await rowsOf<{ cve_id: string; inserted: boolean }>(
+    const [counts] = await rowsOf<{ written: number; inserted: number; updated: number; history: number }>(
       ex,
       sql`
-      insert into epss_current (cve_id, score_date, epss, percentile)
-      select cve, ${date}::date, s, pc from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
-      on conflict (cve_id) do update set score_date = excluded.score_date, epss = excluded.epss, percentile = excluded.percentile
-        where epss_current.score_date <= excluded.score_date
-          and (epss_current.epss, epss_current.percentile, epss_current.score_date)
-              is distinct from (excluded.epss, excluded.percentile, excluded.score_date)
-      returning cve_id, (xmax = 0) as inserted`,
-    );
-    const history = await rowsOf<{ n: number }>(
-      ex,
-      sql`
-      with ins as (
+      with cur as (
+        insert into epss_current as o (cve_id, score_date, epss, percentile, first_date)
+        select cve, ${date}::date, s, pc, ${date}::date from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
+        on conflict (cve_id) do update set
+          score_date = greatest(o.score_date, excluded.score_date),
+          epss = case when o.score_date <= excluded.score_date then excluded.epss else o.epss end,
+          percentile = case when o.score_date <= excluded.score_date then excluded.percentile else o.percentile end,
+          first_date = least(o.first_date, excluded.first_date)
+        where (o.score_date <= excluded.score_date
+                and (o.epss, o.percentile, o.score_date) is distinct from (excluded.epss, excluded.percentile, excluded.score_date))
+          or excluded.first_date < o.first_date
+        returning (xmax = 0) as inserted, score_date = ${date}::date as scored),
+      hist as (
         insert into epss_scores (cve_id, score_date, epss, percentile)
         select cve, ${date}::date, s, pc from unnest(${c}::text[], ${e}::float8[], ${p}::float8[]) as t(cve, s, pc)
         on conflict do nothing returning 1)
-      select count(*)::int as n from ins`,
+      select (select count(*) from cur)::int as written, (select count(*) from cur where inserted)::int as inserted,
+        (select count(*) from cur where scored and not inserted)::int as updated,
+        (select count(*) from hist)::int as history`,
     );
-    if (current.length) await this.bumpVersion(ex, "cves");
-    const inserted = current.filter((r) => r.inserted).length;
-    return { inserted, updated: current.length - inserted, history: history[0]?.n ?? 0 };
+    const { written, inserted, updated, history } = counts!;
+    // A first date moved back changes the statistics too (their answers are cached under this version).
+    if (written) await this.bumpVersion(ex, "cves");
+    return { inserted, updated, history };
   },
 
   /**

@@ -93,6 +93,7 @@ export const AUTH = {
   orgReportRestricted: "Les rapports de l'organisation couvrent tous ses projets : ils demandent une clé d'API sans restriction de projets",
   hourlyLimit: (limit: number) => `Limite de ${limit} appels par heure atteinte pour cette organisation`,
   loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,
+  reportsBusy: "Trop de rapports en cours de génération : réessayez dans quelques secondes",
 } as const;
 
 /** Messages of the MCP server's tool errors. */

@@ -2,12 +2,11 @@ import { basename } from "node:path";
 import { sql } from "drizzle-orm";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { pgArray, rowsOf } from "../../platform/db/sql.js";
-import { type EolProduct, isoDay, pageId, parseEolPage, productOf } from "../eol.js";
+import { type EolProduct, eolApiAnswer, isoDay, pageId, parseEolPage, productOf, productOfApi } from "../eol.js";
 import { head, readWhole } from "../reader.js";
 import { hashOf, parseJson, type Tally } from "../records.js";
 import { RecordError } from "../types.js";
-import { singleFile } from "../publishers/file.js";
-import { DAY } from "../sync/publisher.js";
+import { eolPublisher } from "../publishers/eol.js";
 import { feedSource } from "./feed-source.js";
 
 /** Bump when the parser changes what it extracts: every product is written again on re-import. */
@@ -20,6 +19,8 @@ const isPage = (f: string) => /\.md(\.gz)?$/.test(f);
 const EXPORT = /^\uFEFF?\s*\{\s*"[^"]+"\s*:\s*\{\s*"title"\s*:/;
 const API_LIKE = /^\uFEFF?\s*\[\s*\{\s*"cycle"\s*:/;
 const RELEASE_DATA = /^\uFEFF?\s*\{\s*"releases"\s*:\s*\{[\s\S]*"versions"\s*:/;
+/** An answer of endoflife.date's API v1 (a product, the full list, or the summary list). */
+const API_V1 = /^\uFEFF?\s*\{\s*"schema_version"\s*:/;
 
 /**
  * endoflife.date: the product pages (`products/*.md`, YAML front matter) — the whole data
@@ -28,20 +29,23 @@ const RELEASE_DATA = /^\uFEFF?\s*\{\s*"releases"\s*:\s*\{[\s\S]*"versions"\s*:/;
  * serve as one file for `feeds sync`) adds the products no page of the import gave. The other JSON
  * files of the directory (`api-like/`, `release-data/`) are recognised and left: the pages hold
  * every field Vigie keeps (release-data's versions would only fill a missing `latest`, and none of
- * the 2,128 cycles without one has versions there). Products are written 100 per transaction, an unchanged one (same digest
- * of what was extracted) not at all: a re-import of the same data changes nothing.
+ * the 2,128 cycles without one has versions there). The answers of endoflife.date's API v1 are read too
+ * (`/api/v1/products/<name>`, what `feeds sync` fetches, and `/api/v1/products/full`, every product
+ * in one file; the summary list names no cycle and is left). Products are written 100 per
+ * transaction, an unchanged one (same digest of what was extracted) not at all: a re-import of the
+ * same data changes nothing. A source without descriptions (the JSON export, the API) keeps the
+ * one a page gave.
  */
 export const eol = feedSource({
   id: "eol",
   endings: [".md", ".json"],
   defaultEnding: ".json",
   sniff: {
-    test: (h, f) => (isPage(f) ? /^\uFEFF?---\r?\n/.test(h) : EXPORT.test(h) || API_LIKE.test(h) || RELEASE_DATA.test(h)),
-    expected: "pages produit endoflife.date (Markdown à front matter YAML) ou leur export JSON",
+    test: (h, f) => (isPage(f) ? /^\uFEFF?---\r?\n/.test(h) : EXPORT.test(h) || API_LIKE.test(h) || RELEASE_DATA.test(h) || API_V1.test(h)),
+    expected: "pages produit endoflife.date (Markdown à front matter YAML), leur export JSON ou réponses de l'API v1",
   },
   tables: ["eol_products", "eol_cycles", "eol_identifiers"],
-  // endoflife.date publishes a git repository of pages: synced only from a configured mirror (one JSON export, or pages).
-  publisher: singleFile([], DAY),
+  publisher: eolPublisher,
   async importFiles(db, files, tally) {
     const writer = new EolWriter(db, tally);
     const seen = new Set<string>();
@@ -61,8 +65,27 @@ export const eol = feedSource({
       await add(basename(file), 0, () => parseEolPage(pageId(file), text));
     }
     for (const file of files.filter((f) => !isPage(f))) {
-      // Only the front-matter export names products; api-like and release-data files are left.
-      if (!EXPORT.test(await head(file, 4096))) continue;
+      const h = await head(file, 4096);
+      if (API_V1.test(h)) {
+        // A product (`result` an object), or a list whose entries with `releases` are products
+        // (`/products/full`); the summary list's entries name no cycle and are left.
+        let result: unknown;
+        try {
+          result = eolApiAnswer(parseJson(await readWhole(file))).result;
+        } catch (err) {
+          if (!(err instanceof RecordError)) throw err;
+          tally.result.read++;
+          tally.fail({ file: basename(file), loc: { index: 0 } }, err.message);
+          continue;
+        }
+        const list = Array.isArray(result);
+        for (const [index, entry] of (list ? (result as unknown[]) : [result]).entries())
+          if (!list || (entry && typeof entry === "object" && "releases" in entry))
+            await add(basename(file), index, () => productOfApi(entry));
+        continue;
+      }
+      // Besides, only the front-matter export names products; api-like and release-data files are left.
+      if (!EXPORT.test(h)) continue;
       const bundle = parseJson(await readWhole(file));
       if (!bundle || typeof bundle !== "object" || Array.isArray(bundle)) continue;
       let index = 0;
@@ -129,7 +152,7 @@ async function writeProducts(tx: Executor, rows: { p: EolProduct; file: string; 
     select x.id, x.name, x.description, x.category, coalesce(x.identifiers, '[]'::jsonb), x.file, x.hash, now()
     from jsonb_to_recordset(${JSON.stringify(products)}::jsonb)
       as x(id text, name text, description text, category text, identifiers jsonb, file text, hash text)
-    on conflict (id) do update set name = excluded.name, description = excluded.description, category = excluded.category,
+    on conflict (id) do update set name = excluded.name, description = coalesce(excluded.description, eol_products.description), category = excluded.category,
       identifiers = excluded.identifiers, file = excluded.file, hash = excluded.hash, updated_at = now()`);
   const ids = JSON.stringify(changed.map((r) => r.p.id));
   await tx.execute(sql`delete from eol_cycles where product_id in (select jsonb_array_elements_text(${ids}::jsonb))`);

@@ -2,8 +2,7 @@ import { advisoryWriter } from "../cve-merge.js";
 import { MERGE_RULES_VERSION } from "../merge.js";
 import { parseOsvRecord } from "../osv.js";
 import { eachRecord, hashOf, jsonRecords, parseJson } from "../records.js";
-import { singleFile } from "../publishers/file.js";
-import { HOUR } from "../sync/publisher.js";
+import { osvPublisher } from "../publishers/osv.js";
 import { feedSource } from "./feed-source.js";
 
 /** OSV advisories (GHSA, GO, PYSEC, RUSTSEC…): public vulnerabilities linked to their CVEs by alias. */
@@ -12,13 +11,14 @@ export const osv = feedSource({
   endings: [".json", ".jsonl"],
   defaultEnding: ".jsonl",
   sniff: {
-    // A CVE JSON 5 record has an "id" (in the CISA ADP's SSVC content) and "affected" too.
-    test: (h) => /"id"\s*:/.test(h) && /"(modified|affected|schema_version)"\s*:/.test(h) && !h.includes('"cveMetadata"'),
+    // A CVE JSON 5 record has an "id" (in the CISA ADP's SSVC content) and "affected" too. Its
+    // "cveMetadata" is a key; an advisory's text that names it (escaped quotes) does not count:
+    // the sync's JSON Lines of a whole ecosystem would otherwise be refused for one advisory's words.
+    test: (h) => /"id"\s*:/.test(h) && /"(modified|affected|schema_version)"\s*:/.test(h) && !/(?<!\\)"cveMetadata"\s*:/.test(h),
     expected: "documents OSV : id, modified, affected",
   },
   tables: ["public_vulns", "cves"],
-  // OSV publishes zip archives: synced only from a configured mirror.
-  publisher: singleFile([], HOUR),
+  publisher: osvPublisher,
   async importFiles(db, files, tally) {
     const writer = advisoryWriter(db, tally);
     await eachRecord(jsonRecords(files, []), tally, async (rec) => {

@@ -104,6 +104,24 @@ export const eolRepository = {
     );
   },
 
+  /** The distinct stack items of every project that may name an endoflife.date product (the EOL sync's focus). */
+  async itemsNamingProducts(ex: Executor): Promise<{ itemType: string; value: string }[]> {
+    return rowsOf(ex, sql`select distinct item_type as "itemType", value from stack_items where item_type in ('cpe', 'purl', 'product')`);
+  },
+
+  /** The products any project subscribes to. */
+  async subscribedProducts(ex: Executor): Promise<string[]> {
+    return (await rowsOf<{ id: string }>(ex, sql`select distinct product_id as id from eol_subscriptions`)).map((r) => r.id);
+  },
+
+  /** The products whose identifiers have these lookup keys. */
+  async productsOfKeys(ex: Executor, keys: string[]): Promise<string[]> {
+    if (!keys.length) return [];
+    return (
+      await rowsOf<{ id: string }>(ex, sql`select distinct product_id as id from eol_identifiers where key = any(${pgArray(keys)}::text[])`)
+    ).map((r) => r.id);
+  },
+
   async subscriptions(ex: Executor, projectId: string): Promise<EolSubRow[]> {
     return rowsOf(ex, sql`select ${SUB_COLUMNS} from eol_subscriptions where project_id = ${projectId} order by created_at, id`);
   },

@@ -19,15 +19,21 @@ function itemRef(itemType: string, value: string): { key: string; version: strin
 }
 
 function keyAndVersion(itemType: string, value: string): { key: string; version: string } | null {
+  const r = keyOfItem(itemType, value);
+  return r?.version ? { key: r.key, version: r.version } : null;
+}
+
+/** The lookup key an item names a product by, with its version if it has one; null when it names none. */
+function keyOfItem(itemType: string, value: string): { key: string; version: string | null } | null {
   try {
     if (itemType === "purl") {
       const p = parsePurlKey(value);
-      return p?.version ? { key: p.key, version: p.version } : null;
+      return p ? { key: p.key, version: p.version } : null;
     }
     if (itemType !== "cpe" && itemType !== "product") return null;
     const k = itemKeys(itemType as StackItemType, value);
     const key = itemType === "cpe" ? eolKeyOfCpe(value) : k.matchVendor && k.matchProduct ? `cpe:${k.matchVendor}:${k.matchProduct}` : null;
-    return key && k.matchVersion ? { key, version: k.matchVersion } : null;
+    return key ? { key, version: k.matchVersion || null } : null;
   } catch (err) {
     if (err instanceof BadItem) return null;
     throw err;
@@ -85,4 +91,19 @@ export async function cyclesOfItems(
     }
   }
   return out;
+}
+
+/**
+ * The endoflife.date products Vigie's users care about, for the EOL sync to ask first: those a
+ * subscription names, and those a stack item of any project names by its CPE, purl or
+ * vendor:product (with or without a version). Three queries, whatever the number of items.
+ */
+export async function productsNamed(ex: Executor): Promise<string[]> {
+  const keys = new Set<string>();
+  for (const i of await repo.itemsNamingProducts(ex)) {
+    const r = keyOfItem(i.itemType, i.value);
+    if (r) keys.add(r.key);
+  }
+  const named = new Set([...(await repo.subscribedProducts(ex)), ...(await repo.productsOfKeys(ex, [...keys]))]);
+  return [...named].sort();
 }

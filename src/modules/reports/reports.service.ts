@@ -12,7 +12,7 @@ import { projectsRead } from "../projects/projects.read.js";
 import { canonicalJson, instant, sha256Hex } from "./reports.canonical.js";
 import { asOf, buildContent, tableOf, type Content, type Language } from "./reports.content.js";
 import { reportsData } from "./reports.data.js";
-import { renderPdf } from "./reports.pdf.js";
+import { pdfRenderer } from "./reports.renderer.js";
 import { reportsRepository as repo, type NewVersion, type ReportRow, type ReportScope } from "./reports.repository.js";
 import {
   TABLE_TYPES,
@@ -219,7 +219,13 @@ export class ReportsService {
     if (c.empreinte === row.empreinte) return null;
     const version = row.current_version + 1;
     const genereLe = instant(now)!;
-    const pdf = await renderPdf(c.canonical, { type: row.report_type, language: row.language, empreinte: c.empreinte, genereLe, version });
+    const pdf = await pdfRenderer.render(c.canonical, {
+      type: row.report_type,
+      language: row.language,
+      empreinte: c.empreinte,
+      genereLe,
+      version,
+    });
     const table = tableOf(row.report_type, c.canonical);
     // The first line names the report version (a comment line: csv-parse `comment: "#"`), so two
     // reports with the same rows still have different files.

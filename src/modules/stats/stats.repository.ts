@@ -7,8 +7,9 @@ import type { Axis, DelayMetric, Dimension, DistributionMetric, TopSort } from "
 
 /**
  * The statistics' SQL, over `cve_facts` (migration 0020: one narrow row per CVE, every date a Paris
- * day, kept by triggers in the transaction that writes the CVEs and EPSS scores). Each figure is
- * one aggregate statement over a day range read off an index; nothing is computed row by row here.
+ * day, kept by triggers in the transaction that writes the CVEs) and, for the EPSS figures only,
+ * `epss_current` joined (the newest score, and the first score date: migration 0029). Each figure
+ * is one aggregate statement over a day range read off an index; nothing is computed row by row here.
  */
 
 /*
@@ -24,7 +25,7 @@ export interface Scope {
   projectId?: string;
 }
 
-/** The facts column each time-series axis counts CVEs at. */
+/** The column of the population (see `published`) each time-series axis counts CVEs at. */
 const AXIS_COLUMN: Record<Axis, string> = {
   published: "day",
   updated: "updated",
@@ -36,10 +37,19 @@ const AXIS_COLUMN: Record<Axis, string> = {
 const inProject = (s: Scope) =>
   s.projectId ? sql`and f.cve_id in (select a.cve_id from alerts a where a.project_id = ${s.projectId}::uuid)` : sql``;
 
-/** The published CVEs whose `column` day is in the period (of the project, if any). */
-function published(s: Scope, column = "day", extra: SQL = sql``): SQL {
-  return sql`select f.* from cve_facts f
-    where f.${sql.raw(column)} between ${s.from}::date and ${s.to}::date and f.state = 'PUBLISHED' ${inProject(s)} ${extra}`;
+/** The EPSS of the facts `f`, joined only by the figures that read it: the newest score and the first score date. */
+const EPSS_JOIN = sql`left join epss_current e on e.cve_id = f.cve_id`;
+/** A column of the facts, or `epss_first`: the first score date, in epss_current. */
+const column = (name: string) => sql.raw(name === "epss_first" ? "e.first_date" : `f.${name}`);
+
+/**
+ * The published CVEs whose `day` column is in the period (of the project, if any); with `withEpss`
+ * (implied by `epss_first`), their EPSS score (`epss`, null while FIRST has not scored the CVE) and
+ * first score date (`epss_first`) too.
+ */
+function published(s: Scope, day = "day", extra: SQL = sql``, withEpss = day === "epss_first"): SQL {
+  return sql`select f.*${withEpss ? sql`, e.epss, e.first_date as epss_first` : sql``} from cve_facts f ${withEpss ? EPSS_JOIN : sql``}
+    where ${column(day)} between ${s.from}::date and ${s.to}::date and f.state = 'PUBLISHED' ${inProject(s)} ${extra}`;
 }
 
 const SPLIT = sql`count(*)::int as count,
@@ -101,14 +111,16 @@ const DIMENSION_SQL: Record<Dimension, DimensionSql> = {
  * Counts per value of a dimension over the population, in two steps: per (value, spelling), then
  * per value with its most frequent spelling as label (cheaper than mode(): one hash aggregate over
  * the rows, a small second one over the groups). The null value holds the CVEs without any.
+ * `withEpss`: the population carries `epss` (published(…, true)), averaged as avg_epss.
  */
-function grouped(d: DimensionSql, population: SQL): SQL {
+function grouped(d: DimensionSql, population: SQL, withEpss: boolean): SQL {
+  const epss = withEpss ? sql`sum(f.epss::numeric) as epss_sum, count(f.epss) as epss_n` : sql`null::numeric as epss_sum, 0 as epss_n`;
   return sql`select value, (array_agg(display order by count desc, display))[1] as label,
       sum(count)::int as count, sum(critical)::int as critical, sum(high)::int as high, sum(kev)::int as kev, sum(poc)::int as poc,
       round(sum(cvss_sum) / nullif(sum(cvss_n), 0), 2)::float8 as avg_cvss, round(sum(epss_sum) / nullif(sum(epss_n), 0), 5)::float8 as avg_epss
     from (
       select ${d.key} as value, ${d.display} as display, ${SPLIT},
-        sum(f.cvss::numeric) as cvss_sum, count(f.cvss) as cvss_n, sum(f.epss::numeric) as epss_sum, count(f.epss) as epss_n
+        sum(f.cvss::numeric) as cvss_sum, count(f.cvss) as cvss_n, ${epss}
       from (${population}) f ${d.join} group by 1, 2) x
     group by value`;
 }
@@ -154,8 +166,9 @@ export interface DelayFiguresRow {
 /** A delay metric as (end day, days) pairs: the end day selects the period. */
 function delayPairs(metric: DelayMetric, s: Scope): SQL {
   const facts = (end: string, start: string) =>
-    sql`select f.${sql.raw(end)} as end_day, (f.${sql.raw(end)} - f.${sql.raw(start)}) as days from cve_facts f
-      where f.${sql.raw(end)} between ${s.from}::date and ${s.to}::date and f.${sql.raw(start)} is not null
+    sql`select ${column(end)} as end_day, (${column(end)} - ${column(start)}) as days
+      from cve_facts f ${end === "epss_first" ? EPSS_JOIN : sql``}
+      where ${column(end)} between ${s.from}::date and ${s.to}::date and ${column(start)} is not null
         and f.state = 'PUBLISHED' ${inProject(s)}`;
   switch (metric) {
     case "publication_to_kev":
@@ -192,7 +205,7 @@ export const statsRepository = {
     const [row] = await rowsOf<TotalsRow>(
       ex,
       sql`
-      with f as (select f.state, f.is_kev, f.has_poc, f.cvss, f.epss from cve_facts f
+      with f as (select f.state, f.is_kev, f.has_poc, f.cvss, e.epss from cve_facts f ${EPSS_JOIN}
                  where f.day between ${s.from}::date and ${s.to}::date ${inProject(s)})
       select
         (count(*) filter (where state = 'PUBLISHED'))::int as published,
@@ -214,7 +227,7 @@ export const statsRepository = {
     s: Scope,
     q: { dimension: Dimension; kevOnly: boolean; sort: TopSort; limit: number },
   ): Promise<{ grand_total: number; distinct_values: number; without_value: number; items: TopItemRow[] }> {
-    const population = published(s, "day", q.kevOnly ? sql`and f.is_kev` : sql``);
+    const population = published(s, "day", q.kevOnly ? sql`and f.is_kev` : sql``, true);
     const [row] = await rowsOf<{
       grand_total: number;
       distinct_values: number;
@@ -223,7 +236,7 @@ export const statsRepository = {
     }>(
       ex,
       sql`
-      with g as (${grouped(DIMENSION_SQL[q.dimension], population)})
+      with g as (${grouped(DIMENSION_SQL[q.dimension], population, true)})
       select (select count(*) from (${population}) f)::int as grand_total,
         (select count(*) from g where value is not null)::int as distinct_values,
         coalesce((select count from g where value is null), 0)::int as without_value,
@@ -248,7 +261,7 @@ export const statsRepository = {
     }>(
       ex,
       sql`
-      with top as (select value, label, count as total from (${grouped(d, population)}) g
+      with top as (select value, label, count as total from (${grouped(d, population, false)}) g
                    where value is not null order by count desc, value limit ${q.limit}),
       cells as (select ${trunc(q.granularity, sql`f.day`)} as start, ${d.key} as value, count(*)::int as n
                 from (${population}) f ${d.join} where ${d.key} in (select value from top) group by 1, 2)
@@ -262,11 +275,11 @@ export const statsRepository = {
     s: Scope,
     q: { axis: Axis; granularity: Granularity },
   ): Promise<{ start: string; count: number; critical: number; high: number; kev: number; poc: number }[]> {
-    const column = AXIS_COLUMN[q.axis];
+    const day = AXIS_COLUMN[q.axis];
     return rowsOf(
       ex,
-      sql`select ${trunc(q.granularity, sql.raw(`f.${column}`))} as start, ${SPLIT}
-          from (${published(s, column)}) f group by 1`,
+      sql`select ${trunc(q.granularity, sql.raw(`f.${day}`))} as start, ${SPLIT}
+          from (${published(s, day)}) f group by 1`,
     );
   },
 
@@ -295,7 +308,7 @@ export const statsRepository = {
       ex,
       sql`select ${bucket[q.metric]} as bucket, count(*)::int as total,
             (count(*) filter (where f.has_poc))::int as with_poc, (count(*) filter (where f.is_kev))::int as kev
-          from (${published(s)}) f ${join} group by 1`,
+          from (${published(s, "day", sql``, q.metric === "epss")}) f ${join} group by 1`,
     );
   },
 

@@ -1,12 +1,14 @@
-import { boolean, date, doublePrecision, index, pgTable, real, text } from "drizzle-orm/pg-core";
+import { boolean, date, index, pgTable, real, text } from "drizzle-orm/pg-core";
 import { cves } from "./vulns.js";
 
 /**
  * The statistics' narrow copy of each CVE (one row per row of `cves`): only what the aggregates of
  * /api/v1/stats read, with every date already a Europe/Paris calendar day. Kept by the triggers of
- * migration 0020 in the transaction that writes `cves`, `epss_current` or `epss_scores` (whatever
- * wrote it: an import, a merge, psql), so it is never behind the CVEs. A full scan reads ~30 MB
- * instead of the ~375 MB of `cves` (descriptions, references, search vectors) on the 190,000-CVE corpus.
+ * migration 0020 in the transaction that writes `cves` (whatever wrote it: an import, a merge,
+ * psql), so it is never behind the CVEs. A full scan reads ~30 MB instead of the ~375 MB of `cves`
+ * (descriptions, references, search vectors) on the 190,000-CVE corpus. EPSS is not copied here
+ * (migration 0029): the daily file rescores every CVE, and copying each score doubled the import;
+ * the statistics join `epss_current` for the score and the first score date.
  */
 export const cveFacts = pgTable(
   "cve_facts",
@@ -26,12 +28,8 @@ export const cveFacts = pgTable(
     reserved: date("reserved", { mode: "string" }),
     kevAdded: date("kev_added", { mode: "string" }),
     pocFirst: date("poc_first", { mode: "string" }),
-    /** Date of the earliest EPSS score held (epss_scores). */
-    epssFirst: date("epss_first", { mode: "string" }),
     severity: text("severity").notNull(),
     cvss: real("cvss"),
-    /** The newest EPSS score (epss_current); null while FIRST has not scored the CVE. */
-    epss: doublePrecision("epss"),
     isKev: boolean("is_kev").notNull(),
     hasPoc: boolean("has_poc").notNull(),
     maturite: text("maturite"),
@@ -49,6 +47,5 @@ export const cveFacts = pgTable(
     index("cve_facts_updated_idx").on(t.updated),
     index("cve_facts_kev_added_idx").on(t.kevAdded),
     index("cve_facts_poc_first_idx").on(t.pocFirst),
-    index("cve_facts_epss_first_idx").on(t.epssFirst),
   ],
 );

@@ -157,7 +157,11 @@ export const epssScores = pgTable(
   (t) => [primaryKey({ columns: [t.cveId, t.scoreDate] })],
 );
 
-/** The newest EPSS score of each CVE (also of CVEs Vigie has no record of yet). */
+/**
+ * The newest EPSS score of each CVE (also of CVEs Vigie has no record of yet), and the date of its
+ * earliest score held (= min(epss_scores.score_date)): the statistics read both from here (ADR 0012,
+ * revised), the importer's one upsert keeps them (feedStore.upsertEpss).
+ */
 export const epssCurrent = pgTable(
   "epss_current",
   {
@@ -165,6 +169,8 @@ export const epssCurrent = pgTable(
     scoreDate: date("score_date").notNull(),
     epss: doublePrecision("epss").notNull(),
     percentile: doublePrecision("percentile").notNull(),
+    /** The earliest score date held: an older file imported later moves it back. */
+    firstDate: date("first_date", { mode: "string" }).notNull(),
   },
   (t) => [
     // GET /cves sort by EPSS and min_epss filter.
