@@ -38,9 +38,14 @@ export async function wholeDataMirrors(data: string, opts: { dripEveryMs?: numbe
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const { values } = parseArgs({
-    options: { port: { type: "string", default: "8099" }, data: { type: "string", default: "../shared/data" } },
+    options: {
+      port: { type: "string", default: "8099" },
+      data: { type: "string", default: "../shared/data" },
+      drip: { type: "string", default: "120" },
+    },
   });
-  const server = await serveMirrors(await wholeDataMirrors(values.data), Number(values.port));
+  const mirrors = await wholeDataMirrors(values.data, { dripEveryMs: Number(values.drip) * 1000 });
+  const server = await serveMirrors(mirrors, Number(values.port));
   console.log(`# mirror of ${values.data} at ${server.origin}: point Vigie at it with`);
   for (const [name, value] of Object.entries(server.env())) console.log(`export ${name}=${value}`);
 }
