@@ -15,7 +15,6 @@
  */
 import { execFile } from "node:child_process";
 import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,6 +27,7 @@ import { startJobs } from "../src/jobs.js";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
 import { onEachDriver, type BenchTarget } from "./drivers.js";
+import { pct, receiver, waitFor } from "./timing.js";
 
 const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
 const BURST = Number(process.env.BENCH_ENGINE_EVENTS ?? 2_000);
@@ -52,35 +52,6 @@ async function records(n: number): Promise<{ id: string; line: string }[]> {
   }
   input.destroy();
   return out;
-}
-
-/** A webhook receiver: arrival time of each delivery, and how many times each was received. */
-function receiver() {
-  const arrivals = new Map<string, number>();
-  let duplicates = 0;
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      const id = String(req.headers["x-vigie-delivery"]);
-      if (arrivals.has(id)) duplicates++;
-      else arrivals.set(id, performance.now());
-      res.writeHead(204).end();
-    });
-  });
-  return { server, arrivals, duplicates: () => duplicates };
-}
-
-async function waitFor(test: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > until) throw new Error("timeout");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * p))]!);
 }
 
 async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {

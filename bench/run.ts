@@ -1,4 +1,4 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync-osv runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync runs one. */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
@@ -7,8 +7,8 @@ import { benchIngest } from "./ingest.js";
 import { benchMatching } from "./matching.js";
 import { benchReports } from "./reports.js";
 import { benchSlowClients } from "./slow-clients.js";
+import { benchSync } from "./sync.js";
 import { benchStats } from "./stats.js";
-import { benchSyncOsv } from "./sync-osv.js";
 import { benchUrls } from "./urls.js";
 
 const only = process.env.BENCH;
@@ -22,4 +22,4 @@ if (!only || only === "reports") await benchReports();
 if (!only || only === "eol") await benchEol();
 if (!only || only === "stats") await benchStats();
 if (!only || only === "urls") await benchUrls();
-if (!only || only === "sync-osv") await benchSyncOsv();
+if (!only || only === "sync") await benchSync();

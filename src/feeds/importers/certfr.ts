@@ -1,8 +1,7 @@
 import { parseCertfrAvis } from "../certfr.js";
 import { advisoryWriter } from "../cve-merge.js";
 import { eachRecord, hashOf, jsonRecords, parseJson } from "../records.js";
-import { singleFile } from "../publishers/file.js";
-import { HOUR } from "../sync/publisher.js";
+import { certfrPublisher } from "../publishers/certfr.js";
 import { feedSource } from "./feed-source.js";
 
 /** CERT-FR avis: the advisory as a public vulnerability, and its interim measures on each of its CVEs. */
@@ -11,12 +10,19 @@ export const certfr = feedSource({
   endings: [".json", ".jsonl"],
   defaultEnding: ".jsonl",
   sniff: {
-    test: (h) => /"reference"\s*:\s*"CERT(FR|A)-\d{4}-AVI-/.test(h),
+    // The site's documents open with their schema (`"$ref": ".../openapi.json"`) and sort their keys:
+    // `reference` comes after `content` and `cves`, beyond the head read here in 28 avis of 2025–2026
+    // (CERTFR-2025-AVI-0022: at 73,545 characters). A file named after an avis (`<reference>.json`,
+    // as the sync saves each document) is also taken; each record is checked when parsed.
+    test: (h, file) =>
+      /"reference"\s*:\s*"CERT(FR|A)-\d{4}-AVI-/.test(h) ||
+      /^\s*\{\s*"\$ref"\s*:\s*"https:\/\/www\.cert\.ssi\.gouv\.fr\/openapi\.json"/.test(h) ||
+      (/(?:^|[\\/])CERT(?:FR|A)-\d{4}-AVI-\d{3,4}\.json$/i.test(file) && /^\s*\{/.test(h)),
     expected: "avis CERT-FR au format JSON (reference CERTFR-AAAA-AVI-NNNN)",
   },
   tables: ["public_vulns", "cves"],
-  // CERT-FR publishes one JSON document per avis: synced only from a configured mirror.
-  publisher: singleFile([], HOUR),
+  // The avis feed, then each new or revised avis's JSON document.
+  publisher: certfrPublisher,
   async importFiles(db, files, tally) {
     const writer = advisoryWriter(db, tally);
     await eachRecord(jsonRecords(files, []), tally, async (rec) => {

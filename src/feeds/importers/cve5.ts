@@ -1,8 +1,7 @@
 import { contribution, contributionWriter } from "../cve-merge.js";
 import { isReserved, parseCve5 } from "../cve5.js";
 import { eachRecord, jsonRecords, parseJson, skipKnownTexts } from "../records.js";
-import { singleFile } from "../publishers/file.js";
-import { HOUR } from "../sync/publisher.js";
+import { cve5Publisher } from "../publishers/cve5.js";
 import { feedSource } from "./feed-source.js";
 
 /** CVE List records (CVE JSON 5): one per file, JSON Lines, or arrays of records. */
@@ -15,8 +14,8 @@ export const cve5 = feedSource({
     expected: "enregistrements CVE JSON 5 : cveMetadata, containers",
   },
   tables: ["cves", "cve_affected", "cve_sources"],
-  // The CVE List publishes zip archives: synced only from a configured mirror.
-  publisher: singleFile([], HOUR),
+  // The cvelistV5 releases: a baseline, then hourly deltas (src/feeds/publishers/cve5.ts).
+  publisher: cve5Publisher,
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     let reserved = 0;

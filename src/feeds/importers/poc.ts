@@ -2,8 +2,7 @@ import { basename } from "node:path";
 import { contributionWriter } from "../cve-merge.js";
 import { parseNomiSecFile, parseNomiSecLine, parseTrickestLine, type PocRecord } from "../poc.js";
 import { eachRecord, hashOf, jsonRecords, parseJson, wholeFiles } from "../records.js";
-import { singleFile } from "../publishers/file.js";
-import { HOUR } from "../sync/publisher.js";
+import { pocPublisher } from "../publishers/poc.js";
 import { feedSource } from "./feed-source.js";
 
 /** PoC evidence: trickest JSONL, nomi-sec JSONL ({"cve","repos"}) or nomi-sec per-CVE files (a JSON array). */
@@ -17,8 +16,8 @@ export const poc = feedSource({
     expected: "JSONL trickest (github_pocs, reference_pocs) ou nomi-sec ({cve, repos}), ou fichiers nomi-sec CVE-….json",
   },
   tables: ["cves", "cve_sources"],
-  // trickest and nomi-sec publish git repositories: synced only from a configured mirror.
-  publisher: singleFile([], 6 * HOUR),
+  // nomi-sec/PoC-in-GitHub through GitHub's API (ADR 0023); a JSONL mirror address: a single file, daily.
+  publisher: pocPublisher,
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     const store = (p: PocRecord, file: string) => {

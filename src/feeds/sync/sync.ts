@@ -177,6 +177,7 @@ export class FeedSync {
       return { source, status: "busy", applied: 0, seconds: 0, addresses: [] };
     const abort = new AbortController();
     const onOuter = () => abort.abort(outer?.reason);
+    if (outer?.aborted) onOuter();
     outer?.addEventListener("abort", onOuter);
     const renewal = setInterval(
       () => {
