@@ -151,6 +151,21 @@ describe("feed sync: each source from its publisher, checkpoints in the database
     expect((await feeds.sync(["epss"]))[0]).toMatchObject({ status: "synced" });
   });
 
+  it("a sync stopped by the service's shutdown is not a failure: the lease is given back, the source stays as it was", async () => {
+    const before = (await feeds.status()).find((s) => s.source === "epss")!;
+    const stop = new AbortController();
+    stop.abort(new Error("arrêt du service"));
+    const [out] = await feeds.sync(["epss"], stop.signal);
+    expect(out!.status).toBe("failed");
+    const after = (await feeds.status()).find((s) => s.source === "epss")!;
+    expect(after).toMatchObject({
+      running: false,
+      failures: before.failures,
+      last_attempt_at: before.last_attempt_at,
+      last_error: before.last_error,
+    });
+  });
+
   it("the scheduler syncs what is due on its rhythm (VIGIE_FEEDS_EVERY_<SOURCE>) and nothing else", async () => {
     const quick = new FeedsService(
       t.database.db,

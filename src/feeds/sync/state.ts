@@ -36,6 +36,14 @@ export class SyncState {
     return rows.length === 1;
   }
 
+  /** Gives the lease back without recording an attempt (a sync stopped by the service's shutdown). */
+  async release(source: string, owner: string): Promise<void> {
+    await this.db
+      .update(feedSources)
+      .set({ leaseOwner: null, leaseUntil: null })
+      .where(and(eq(feedSources.source, source), eq(feedSources.leaseOwner, owner)));
+  }
+
   /** Ends a sync: releases the lease and records its outcome. */
   async finish(
     source: string,

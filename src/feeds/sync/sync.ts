@@ -198,6 +198,13 @@ export class FeedSync {
       clearInterval(renewal);
       outer?.removeEventListener("abort", onOuter);
     }
+    // Stopped by the caller (the service shutting down): not an attempt of the publisher; the source
+    // stays due, and its next run resumes from the checkpoints saved so far.
+    if (outer?.aborted) {
+      await this.state.release(source, this.owner);
+      const applied = addresses.reduce((n, a) => n + a.applied, 0);
+      return { source, status: "failed", applied, seconds: Math.round((Date.now() - started.getTime()) / 100) / 10, addresses };
+    }
     const failed = addresses.filter((a) => a.status === "failed");
     const applied = addresses.reduce((n, a) => n + a.applied, 0);
     const error = failed.map((a) => `${a.address} : ${a.error}`).join(" ; ") || null;
