@@ -12,6 +12,7 @@ import { cve5Mirror } from "./mirror/cve5.js";
 import { eolMirror } from "./mirror/eol.js";
 import { filesMirror } from "./mirror/files.js";
 import { type Mirror, serveMirrors } from "./mirror/mirror.js";
+import { nvdMirror } from "./mirror/nvd.js";
 import { osvMirror } from "./mirror/osv.js";
 import { pocMirror } from "./mirror/poc.js";
 
@@ -21,6 +22,7 @@ export async function wholeDataMirrors(data: string, opts: { dripEveryMs?: numbe
   return [
     // A few CVEs held back from the baseline, published one by one as new hourly deltas (drip).
     cve5Mirror({ dataDir: data, ...(opts.dripEveryMs ? { dripEveryMs: opts.dripEveryMs } : {}) }),
+    await nvdMirror({ data }),
     filesMirror("kev", { "known_exploited_vulnerabilities.json": `${data}/kev/known_exploited_vulnerabilities.json` }),
     // The daily file under its dated name: the copy in ../shared/data has no #score_date line (MANIFEST.md).
     filesMirror("epss", { "epss_scores-2026-08-16.csv.gz": `${data}/epss/epss_scores-2026-08-16.from-first-api.csv.gz` }),
