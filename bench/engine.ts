@@ -14,22 +14,19 @@
  * On PostgreSQL (BENCH_DATABASE_URL) and on embedded PGlite (BENCH_PGLITE=off to skip it).
  */
 import { execFile } from "node:child_process";
-import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import { createGunzip } from "node:zlib";
 import { createServices, type Services } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { startJobs } from "../src/jobs.js";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
 import { onEachDriver, type BenchTarget } from "./drivers.js";
-import { pct, receiver, waitFor } from "./timing.js";
+import { pct, receiver, records, waitFor } from "./harness.js";
 
-const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
 const BURST = Number(process.env.BENCH_ENGINE_EVENTS ?? 2_000);
 const SINGLES = 20;
 const CLI_ROUNDS = Number(process.env.BENCH_ENGINE_CLI_ROUNDS ?? 20);
@@ -39,19 +36,6 @@ type Row = Record<string, string | number>;
 
 async function sql<T>(database: Database, text: string, values: unknown[] = []): Promise<T[]> {
   return (await database.executeSql(text, values)).rows as T[];
-}
-
-/** Published records of the 2024 CVE List file, one JSON line each, with their ids. */
-async function records(n: number): Promise<{ id: string; line: string }[]> {
-  const out: { id: string; line: string }[] = [];
-  const input = createReadStream(join(DATA, "cve-json5", "vulnrichment-2024.jsonl.gz")).pipe(createGunzip());
-  for await (const line of createInterface({ input })) {
-    const m = /"cveId"\s*:\s*"(CVE-\d+-\d+)"/.exec(line);
-    if (m && line.includes('"PUBLISHED"')) out.push({ id: m[1]!, line });
-    if (out.length === n) break;
-  }
-  input.destroy();
-  return out;
 }
 
 async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {

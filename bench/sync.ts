@@ -12,10 +12,8 @@
  *   committed, and → the webhook), p50/p95.
  */
 import { execFile } from "node:child_process";
-import { createReadStream, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { createInterface } from "node:readline";
-import { createGunzip } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -29,7 +27,7 @@ import { loadConfig } from "../src/config.js";
 import { startJobs } from "../src/jobs.js";
 import { createLogger } from "../src/platform/log.js";
 import { onEachDriver, type BenchTarget } from "./drivers.js";
-import { pct, receiver, waitFor } from "./timing.js";
+import { pct, receiver, records, waitFor } from "./harness.js";
 
 const run = promisify(execFile);
 const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
@@ -110,19 +108,6 @@ export async function benchSync(): Promise<void> {
   const fresh = await onEachDriver("sync_fresh", freshness);
   console.log(`\nFreshness: ${FRESH_ROUNDS} CVEs published one by one at the CVE List mirror, synced every 2 s (ms)`);
   console.table(fresh);
-}
-
-/** Published records of the 2024 CVE List file, in file order. */
-async function records(n: number): Promise<{ id: string; line: string }[]> {
-  const out: { id: string; line: string }[] = [];
-  const input = createReadStream(join(DATA, "cve-json5", "vulnrichment-2024.jsonl.gz")).pipe(createGunzip());
-  for await (const line of createInterface({ input })) {
-    const m = /"cveId"\s*:\s*"(CVE-\d+-\d+)"/.exec(line);
-    if (m && line.includes('"PUBLISHED"')) out.push({ id: m[1]!, line });
-    if (out.length === n) break;
-  }
-  input.destroy();
-  return out;
 }
 
 async function freshness(t: BenchTarget): Promise<Record<string, number>> {

@@ -1,4 +1,10 @@
+import { createReadStream } from "node:fs";
 import { createServer } from "node:http";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { createGunzip } from "node:zlib";
+
+const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
 
 /** A webhook receiver: arrival time of each delivery, and how many times each was received. */
 export function receiver() {
@@ -27,4 +33,17 @@ export async function waitFor(test: () => Promise<boolean> | boolean, timeoutMs:
 export function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return Math.round(s[Math.min(s.length - 1, Math.floor(s.length * p))]!);
+}
+
+/** Published records of the 2024 CVE List file, one JSON line each, with their ids. */
+export async function records(n: number): Promise<{ id: string; line: string }[]> {
+  const out: { id: string; line: string }[] = [];
+  const input = createReadStream(join(DATA, "cve-json5", "vulnrichment-2024.jsonl.gz")).pipe(createGunzip());
+  for await (const line of createInterface({ input })) {
+    const m = /"cveId"\s*:\s*"(CVE-\d+-\d+)"/.exec(line);
+    if (m && line.includes('"PUBLISHED"')) out.push({ id: m[1]!, line });
+    if (out.length === n) break;
+  }
+  input.destroy();
+  return out;
 }
