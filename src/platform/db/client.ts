@@ -51,6 +51,14 @@ export interface OpenOptions {
   poolSize?: number;
 }
 
+/**
+ * PGlite runs PostgreSQL inside the process: its shared buffers are the process's own memory, on top
+ * of the file pages the OS caches anyway. PostgreSQL's default 128 MB made every PGlite process
+ * 110–150 MB larger (KEV sync 411 → 299 MB peak RSS, CVE List first sync 568 → 422 MB, with no
+ * slower import: 106 s against 187 s under load); 16 MB keeps the hot pages (ADR 0022).
+ */
+const PGLITE_SETTINGS = ["shared_buffers=16MB"];
+
 /** Opens the database: node-postgres when a URL is given, else embedded PGlite. */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
@@ -83,7 +91,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       close: () => pool.end(),
     };
   }
-  const client = new PGlite(opts.dataDir ?? "memory://");
+  const client = new PGlite(opts.dataDir ?? "memory://", { postgresqlconf: PGLITE_SETTINGS });
   await client.waitReady;
   await client.exec("set timezone = 'UTC'");
   const db = drizzlePglite(client, { schema }) as unknown as Db;
