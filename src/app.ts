@@ -66,7 +66,6 @@ import { EolService } from "./modules/eol/eol.service.js";
 import { EolNotices } from "./modules/eol/eol.notices.js";
 import { eolRoutes } from "./modules/eol/eol.routes.js";
 import { cyclesOfItems, productsNamed } from "./modules/eol/eol.stack.js";
-import { focusEolSync } from "./feeds/publishers/eol.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -132,8 +131,6 @@ export function createServices(database: Database, config: Config, options: Serv
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
   const eol = new EolService(database.db);
-  // The EOL sync asks first for the products the stacks and subscriptions name (feeds import no module).
-  focusEolSync(productsNamed);
   const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository, (projectId) =>
     eol.countInProject(projectId),
   );
@@ -176,7 +173,8 @@ export function createServices(database: Database, config: Config, options: Serv
     cves,
     vulnerabilities: new VulnerabilitiesService(database.db),
     articles: new ArticlesService(database.db),
-    feeds: new FeedsService(database.db, config.feeds, options.logger),
+    // The EOL sync asks first for the products the stacks and subscriptions name (feeds import no module).
+    feeds: new FeedsService(database.db, config.feeds, options.logger, { eol: productsNamed }),
     stacks,
     tags,
     alerts,

@@ -8,6 +8,7 @@ import { loadConfig, type FeedSettings } from "../src/config.js";
 import { FeedsService } from "../src/feeds/feeds.service.js";
 import { feedUrls } from "../src/feeds/importers/index.js";
 import { REST_EVERY_MS } from "../src/feeds/publishers/eol.js";
+import { productsNamed } from "../src/modules/eol/eol.stack.js";
 import { createTestApp, tenantWithScopes } from "./helpers.js";
 
 /**
@@ -48,7 +49,7 @@ function feedsAt(address: string): FeedsService {
     retryBaseMs: 1,
     urls: { ...off, eol: [address] },
   };
-  return new FeedsService(db, settings);
+  return new FeedsService(db, settings, undefined, { eol: productsNamed });
 }
 const feeds = feedsAt(A);
 const sync = async (f = feeds) => {

@@ -6,6 +6,7 @@ import { importFeed } from "./import.js";
 import type { Source } from "./importers/index.js";
 import type { ImportOptions, ImportResult } from "./records.js";
 import { importSnapshotIfEmpty } from "./snapshot.js";
+import type { NamedBy } from "./sync/publisher.js";
 import { FeedSync, type SourceStatus, type SyncOutcome } from "./sync/sync.js";
 
 /**
@@ -19,8 +20,9 @@ export class FeedsService {
     private readonly db: Db,
     settings: FeedSettings,
     logger: Logger = createLogger("silent"),
+    namedBy: NamedBy = {},
   ) {
-    this.feedSync = new FeedSync(db, settings, logger);
+    this.feedSync = new FeedSync(db, settings, logger, namedBy);
   }
 
   /** Imports files or directories of one source. */

@@ -1,5 +1,4 @@
 import { readFileSync } from "node:fs";
-import type { Executor } from "../../platform/db/client.js";
 import { eolApiAnswer, eolApiNames, productOfApi } from "../eol.js";
 import { DAY, HOUR, publisher, type SyncContext } from "../sync/publisher.js";
 import { RecordError } from "../types.js";
@@ -33,15 +32,6 @@ export interface EolProductState extends EolValidators {
 export interface EolCheckpoint {
   list?: EolValidators & { names: string[] };
   products: Record<string, EolProductState>;
-}
-
-/** Reads the products Vigie's stacks and subscriptions name (set by the composition root: feeds import no module). */
-export type EolFocus = (ex: Executor) => Promise<string[]>;
-let focusOf: EolFocus | null = null;
-
-/** Tells the publisher how to find the products to sync first (src/app.ts wires the EOL module's read function). */
-export function focusEolSync(fn: EolFocus | null): void {
-  focusOf = fn;
 }
 
 /** A stored checkpoint, or an empty one (a checkpoint of another shape is started again). */
@@ -176,7 +166,7 @@ export const eolPublisher = publisher({
       const keep = new Set(names);
       for (const n of Object.keys(cp.products)) if (!keep.has(n)) delete cp.products[n];
     }
-    const focus = focusOf ? await focusOf(ctx.db) : [];
+    const focus = await ctx.named();
     const plan = eolPlan(list.names, focus, cp.products, Date.now());
     // The named products are a unit of their own: applied and checkpointed before the rest is asked.
     const units = [...chunks(plan.first, BATCH), ...chunks(plan.rest, BATCH)];

@@ -73,9 +73,17 @@ export interface SyncContext {
   save(checkpoint: unknown, appliedUntil?: Date | null): Promise<void>;
   /** Reports a file or document of the publisher that could not be applied (the rest goes on). */
   problem(where: string, message: string): void;
+  /**
+   * The source's identifiers that Vigie's own data names (the EOL products of stack items and
+   * subscriptions), for a publisher to sync first; empty when the composition root gave none.
+   */
+  named(): Promise<string[]>;
   /** Waits (a publisher's rate limit), ending early on abort. */
   sleep(ms: number): Promise<void>;
 }
+
+/** Per source, how to read the identifiers Vigie's data names (given by the composition root: the feeds import no module). */
+export type NamedBy = Partial<Record<string, (db: Db) => Promise<string[]>>>;
 
 /** Declares a publisher (a plain object; the helper only fixes the type). */
 export function publisher(def: Publisher): Publisher {

@@ -10,7 +10,7 @@ import { importFeed } from "../import.js";
 import { feedSourceOf, feedUrls, SOURCES, type Source } from "../importers/index.js";
 import type { ImportResult, RecordFailure } from "../records.js";
 import { download, FetchError, sleep, type Downloader } from "./fetch.js";
-import type { SyncContext } from "./publisher.js";
+import type { NamedBy, SyncContext } from "./publisher.js";
 import { SyncState, type SourceRow } from "./state.js";
 
 /** A source's lease, renewed every LEASE_SECONDS / 5 while it syncs. */
@@ -77,6 +77,7 @@ export class FeedSync {
     private readonly db: Db,
     private readonly settings: FeedSettings,
     private readonly logger: Logger,
+    private readonly namedBy: NamedBy = {},
   ) {
     this.state = new SyncState(db);
     this.addresses = feedUrls(settings.urls);
@@ -268,6 +269,7 @@ export class FeedSync {
         log.warn({ where, problem: message }, "feeds-sync : document non appliqué");
         if (out.problems.length < MAX_PROBLEMS) out.problems.push({ where, message });
       },
+      named: async () => (await this.namedBy[source]?.(this.db)) ?? [],
       sleep: (ms) => sleep(ms, signal),
     };
     try {
