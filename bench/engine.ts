@@ -25,7 +25,7 @@ import { startJobs } from "../src/jobs.js";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
 import { onEachDriver, type BenchTarget } from "./drivers.js";
-import { pct, receiver, records, waitFor } from "./harness.js";
+import { pct, receiver, records, waitFor, watchingProject } from "./harness.js";
 
 const BURST = Number(process.env.BENCH_ENGINE_EVENTS ?? 2_000);
 const SINGLES = 20;
@@ -67,24 +67,16 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
 
     const { org } = await services.organizations.createOrg({ name: "Bench engine" });
     const setup = async (name: string, watched: { id: string }[]) => {
-      const project = await services.projects.create({ orgId: org.id, name });
-      const scope = { id: project.id, orgId: org.id };
-      for (let i = 0; i < watched.length; i += 1000)
-        await services.stacks.create(scope, {
-          name: `Pile ${i}`,
-          items: watched.slice(i, i + 1000).map((r) => ({ item_type: "cve" as const, value: r.id, min_severity: null, tag_ids: [] })),
-        } as never);
-      await services.workflows.createAsOperator({
-        orgId: org.id,
-        projectId: project.id,
-        name: "Webhook",
-        trigger: { event: "cve.new_match" },
-        actions: [{ type: "notify_webhook", params: { url: `http://127.0.0.1:${(rcv.server.address() as AddressInfo).port}/hook` } }],
-        create_case: false,
-      } as never);
+      const projectId = await watchingProject(
+        services,
+        org.id,
+        name,
+        watched.map((r) => r.id),
+        `http://127.0.0.1:${(rcv.server.address() as AddressInfo).port}/hook`,
+      );
       // The bench measures the engine, not the hourly limit (500 runs per workflow by default).
-      await sql(database, "update workflows set max_runs_per_hour = 1000000 where project_id = $1", [project.id]);
-      return project.id;
+      await sql(database, "update workflows set max_runs_per_hour = 1000000 where project_id = $1", [projectId]);
+      return projectId;
     };
     const projectId = await setup("Production", [...burst, ...singles, ...byCli]);
     const runsDone = async (pid: string) =>

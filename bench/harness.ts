@@ -1,4 +1,5 @@
 import { createReadStream } from "node:fs";
+import type { Services } from "../src/app.js";
 import { createServer } from "node:http";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -46,4 +47,24 @@ export async function records(n: number): Promise<{ id: string; line: string }[]
   }
   input.destroy();
   return out;
+}
+
+/** A project watching these CVEs (items of type `cve`, 1,000 per stack) with a workflow posting each new match to `hook`. */
+export async function watchingProject(services: Services, orgId: string, name: string, cveIds: string[], hook: string): Promise<string> {
+  const project = await services.projects.create({ orgId, name });
+  const scope = { id: project.id, orgId };
+  for (let i = 0; i < cveIds.length; i += 1000)
+    await services.stacks.create(scope, {
+      name: `Pile ${i}`,
+      items: cveIds.slice(i, i + 1000).map((value) => ({ item_type: "cve" as const, value, min_severity: null, tag_ids: [] })),
+    } as never);
+  await services.workflows.createAsOperator({
+    orgId,
+    projectId: project.id,
+    name: "Webhook",
+    trigger: { event: "cve.new_match" },
+    actions: [{ type: "notify_webhook", params: { url: hook } }],
+    create_case: false,
+  } as never);
+  return project.id;
 }

@@ -27,7 +27,7 @@ import { loadConfig } from "../src/config.js";
 import { startJobs } from "../src/jobs.js";
 import { createLogger } from "../src/platform/log.js";
 import { onEachDriver, type BenchTarget } from "./drivers.js";
-import { pct, receiver, records, waitFor } from "./harness.js";
+import { pct, receiver, records, waitFor, watchingProject } from "./harness.js";
 
 const run = promisify(execFile);
 const DATA = process.env.VIGIE_SHARED_DATA ?? "../shared/data";
@@ -154,19 +154,13 @@ async function freshness(t: BenchTarget): Promise<Record<string, number>> {
     const services = createServices(database, config);
     stops.push(() => services.cacheFeed.close());
     const { org } = await services.organizations.createOrg({ name: "Bench freshness" });
-    const project = await services.projects.create({ orgId: org.id, name: "Production" });
-    await services.stacks.create({ id: project.id, orgId: org.id }, {
-      name: "Watched",
-      items: later.map((r) => ({ item_type: "cve" as const, value: r.id, min_severity: null, tag_ids: [] })),
-    } as never);
-    await services.workflows.createAsOperator({
-      orgId: org.id,
-      projectId: project.id,
-      name: "Webhook",
-      trigger: { event: "cve.new_match" },
-      actions: [{ type: "notify_webhook", params: { url: `http://127.0.0.1:${(rcv.server.address() as AddressInfo).port}/hook` } }],
-      create_case: false,
-    } as never);
+    await watchingProject(
+      services,
+      org.id,
+      "Production",
+      later.map((r) => r.id),
+      `http://127.0.0.1:${(rcv.server.address() as AddressInfo).port}/hook`,
+    );
     stops.push((await startJobs(database, services, createLogger("silent"), config)).stop);
     // The baseline first (the scheduler's first run).
     await waitFor(
