@@ -2,8 +2,8 @@ import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import yauzl from "yauzl";
 import { HOUR, publisher, type SyncContext } from "../sync/publisher.js";
+import { zipEntries } from "./zip.js";
 
 /**
  * The CVE List as CVEProject/cvelistV5 publishes it: GitHub releases found through the releases API
@@ -131,35 +131,22 @@ function reachedCheckpoint(page: Release[], cp: Cve5Checkpoint | null): boolean 
 }
 
 /** Entry texts of a zip, one at a time, streamed (an entry is read whole, up to MAX_RECORD_BYTES). */
-async function* zipEntries(file: string, wanted: (name: string) => boolean): AsyncIterable<{ name: string; text: Buffer }> {
-  const zip = await yauzl.openPromise(file, { lazyEntries: true, autoClose: true });
-  try {
-    for await (const entry of zip.eachEntry()) {
-      if (entry.fileName.endsWith("/") || !wanted(entry.fileName)) continue;
-      if (entry.uncompressedSize > MAX_RECORD_BYTES)
-        throw new Error(`${entry.fileName} : entrée trop grande (${entry.uncompressedSize} octets)`);
-      const chunks: Buffer[] = [];
-      for await (const c of await zip.openReadStreamPromise(entry)) chunks.push(c as Buffer);
-      yield { name: entry.fileName, text: Buffer.concat(chunks) };
-    }
-  } finally {
-    zip.close();
+async function* zipTexts(file: string, wanted: (name: string) => boolean): AsyncIterable<{ name: string; text: Buffer }> {
+  for await (const entry of zipEntries(file)) {
+    if (!wanted(entry.name)) continue;
+    if (entry.size > MAX_RECORD_BYTES) throw new Error(`${entry.name} : entrée trop grande (${entry.size} octets)`);
+    yield { name: entry.name, text: await entry.read() };
   }
 }
 
 /** Streams one entry of a zip to a file (the baseline's inner `cves.zip`). */
 async function extractEntry(file: string, name: string, to: string): Promise<boolean> {
-  const zip = await yauzl.openPromise(file, { lazyEntries: true, autoClose: true });
-  try {
-    for await (const entry of zip.eachEntry()) {
-      if (basename(entry.fileName) !== name) continue;
-      await pipeline(await zip.openReadStreamPromise(entry), createWriteStream(to));
-      return true;
-    }
-    return false;
-  } finally {
-    zip.close();
+  for await (const entry of zipEntries(file)) {
+    if (basename(entry.name) !== name) continue;
+    await pipeline(await entry.open(), createWriteStream(to));
+    return true;
   }
+  return false;
 }
 
 /**
@@ -168,7 +155,7 @@ async function extractEntry(file: string, name: string, to: string): Promise<boo
  */
 async function unpackRecords(ctx: SyncContext, file: string, where: string, dir: string): Promise<number> {
   let n = 0;
-  for await (const { name, text } of zipEntries(file, (f) => /(^|\/)CVE-\d{4}-\d+\.json$/.test(f))) {
+  for await (const { name, text } of zipTexts(file, (f) => /(^|\/)CVE-\d{4}-\d+\.json$/.test(f))) {
     if (ctx.signal.aborted) throw ctx.signal.reason;
     const head = text.subarray(0, 65536).toString("utf8");
     const tail = text

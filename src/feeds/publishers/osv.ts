@@ -2,9 +2,9 @@ import { once } from "node:events";
 import { createReadStream, createWriteStream, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import yauzl from "yauzl";
 import { RecordError } from "../types.js";
 import { HOUR, publisher, type SyncContext } from "../sync/publisher.js";
+import { zipEntries } from "./zip.js";
 import {
   appliedUntil,
   checkAdvisory,
@@ -135,50 +135,22 @@ async function applyArchive(ctx: SyncContext, ecosystem: string, zipFile: string
   return newest;
 }
 
-function openZip(path: string): Promise<yauzl.ZipFile> {
-  return new Promise((resolve, reject) =>
-    yauzl.open(path, { lazyEntries: true, autoClose: false }, (err, zip) => (err ? reject(err) : resolve(zip))),
-  );
-}
-
-function entryText(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<string> {
-  return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (err, stream) => {
-      if (err) return reject(err);
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("error", reject);
-      stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    });
-  });
-}
-
 /** Each .json entry of a zip, with its text or the error reading it; the archive's own damage rejects. */
 async function eachZipEntry(path: string, signal: AbortSignal, use: (name: string, text: string | Error) => Promise<void>): Promise<void> {
-  const zip = await openZip(path);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      zip.on("error", reject);
-      zip.on("end", () => resolve());
-      zip.on("entry", (entry: yauzl.Entry) => {
-        const step = async () => {
-          if (signal.aborted) throw signal.reason;
-          if (entry.fileName.endsWith("/") || !entry.fileName.endsWith(".json")) return;
-          if (entry.uncompressedSize > MAX_ADVISORY_BYTES) return use(entry.fileName, new Error(`${entry.uncompressedSize} octets`));
-          let text: string | Error;
-          try {
-            text = await entryText(zip, entry);
-          } catch (err) {
-            text = err as Error;
-          }
-          await use(entry.fileName, text);
-        };
-        step().then(() => zip.readEntry(), reject);
-      });
-      zip.readEntry();
-    });
-  } finally {
-    zip.close();
+  for await (const entry of zipEntries(path)) {
+    if (signal.aborted) throw signal.reason;
+    if (!entry.name.endsWith(".json")) continue;
+    if (entry.size > MAX_ADVISORY_BYTES) {
+      await use(entry.name, new Error(`${entry.size} octets`));
+      continue;
+    }
+    let text: string | Error;
+    try {
+      text = (await entry.read()).toString("utf8");
+    } catch (err) {
+      text = err as Error;
+    }
+    await use(entry.name, text);
   }
 }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import yauzl from "yauzl";
 import { DAY, HOUR, publisher, type SyncContext } from "../sync/publisher.js";
+import { ZipError, zipEntries } from "./zip.js";
 
 /**
  * PoC evidence kept current from nomi-sec/PoC-in-GitHub, a GitHub repository a bot commits to
@@ -261,10 +261,6 @@ async function applyFiles(ctx: SyncContext, cp: RepoCheckpoint, p: Pending, plan
 async function applyArchive(ctx: SyncContext, api: string, cp: RepoCheckpoint, p: Pending): Promise<RepoCheckpoint> {
   const got = await ctx.fetch(`${api}/zipball/${p.head}`, { headers: apiHeaders(ctx.settings.githubToken), name: "repo.zip" });
   if (!got.file) throw new Error(`${api}/zipball/${p.head} : HTTP ${got.status}`);
-  const zip = await openZip(got.file).catch((err: Error) => {
-    rmSync(got.file!, { force: true });
-    throw new Error(`${api}/zipball/${p.head} : archive endommagée (${err.message})`);
-  });
   let index = 0;
   let done = p.done;
   let lines: string[] = [];
@@ -286,17 +282,15 @@ async function applyArchive(ctx: SyncContext, api: string, cp: RepoCheckpoint, p
     await ctx.save(cp, null);
   };
   try {
-    for (;;) {
-      const entry = await nextEntry(zip);
-      if (!entry) break;
-      const cve = entry.fileName.endsWith("/") ? null : cveOfPath(entry.fileName);
+    for await (const entry of zipEntries(got.file)) {
+      const cve = cveOfPath(entry.name);
       if (!cve) continue;
       if (index++ < done) continue;
       if (ctx.signal.aborted) throw ctx.signal.reason ?? new Error("interrompu");
       seen++;
       // The archive's top directory (<owner>-<name>-<sha>/) is dropped in what is reported.
-      const rel = entry.fileName.slice(entry.fileName.indexOf("/") + 1);
-      const parsed = parseNomiSecFile(await readEntry(zip, entry));
+      const rel = entry.name.slice(entry.name.indexOf("/") + 1);
+      const parsed = parseNomiSecFile((await entry.read()).toString("utf8"));
       if ("problem" in parsed) ctx.problem(rel, parsed.problem);
       else lines.push(`${JSON.stringify({ cve, repos: parsed.repos })}\n`);
       if (seen >= pocTuning.batch) await flush();
@@ -306,50 +300,11 @@ async function applyArchive(ctx: SyncContext, api: string, cp: RepoCheckpoint, p
     if (err instanceof ZipError) throw new Error(`${api}/zipball/${p.head} : archive endommagée (${err.message})`);
     throw err;
   } finally {
-    zip.close();
     rmSync(got.file, { force: true });
   }
   const applied: RepoCheckpoint = { sha: p.head, ...(cp.etag ? { etag: cp.etag } : {}) };
   await ctx.save(applied, dateOrNull(p.until) ?? new Date());
   return applied;
-}
-
-class ZipError extends Error {}
-
-function openZip(file: string): Promise<yauzl.ZipFile> {
-  return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, autoClose: false }, (err, zip) => (err ? reject(new ZipError(err.message)) : resolve(zip))),
-  );
-}
-
-function nextEntry(zip: yauzl.ZipFile): Promise<yauzl.Entry | null> {
-  return new Promise((resolve, reject) => {
-    const onEntry = (e: yauzl.Entry) => done(() => resolve(e));
-    const onEnd = () => done(() => resolve(null));
-    const onError = (err: Error) => done(() => reject(new ZipError(err.message)));
-    const done = (f: () => void) => {
-      zip.off("entry", onEntry);
-      zip.off("end", onEnd);
-      zip.off("error", onError);
-      f();
-    };
-    zip.on("entry", onEntry);
-    zip.on("end", onEnd);
-    zip.on("error", onError);
-    zip.readEntry();
-  });
-}
-
-function readEntry(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<string> {
-  return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (err, stream) => {
-      if (err) return reject(new ZipError(err.message));
-      const chunks: Buffer[] = [];
-      stream.on("data", (c: Buffer) => chunks.push(c));
-      stream.on("error", (e) => reject(new ZipError(e.message)));
-      stream.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    });
-  });
 }
 
 /** A file with no incremental form (a JSONL mirror): a conditional GET at most once a day. */

@@ -63,7 +63,7 @@ export interface SourceStatus {
 }
 
 /**
- * Keeps every source current from its publisher (ADR 0021): for each due source, takes its lease
+ * Keeps every source current from its publisher (ADR 0022): for each due source, takes its lease
  * (one process per source at a time), runs its publisher on each address from the stored
  * checkpoint, then records the outcome and the next run (the rhythm, or a backoff after a failure).
  * A failing address never stops the others, nor a failing source the other sources.
@@ -97,7 +97,7 @@ export class FeedSync {
 
   /** Syncs the enabled sources whose next run has come (never run: at once), in the registry's order. */
   async runDue(now: Date, signal?: AbortSignal): Promise<SyncOutcome[]> {
-    const rows = new Map((await this.state.sources()).map((r) => [r.source, r]));
+    const rows = await this.rows();
     const out: SyncOutcome[] = [];
     for (const source of this.enabled()) {
       if (signal?.aborted) break;
@@ -108,7 +108,7 @@ export class FeedSync {
 
   /** When the next enabled source is due (now when one never ran), or null when none is enabled. */
   async nextDue(): Promise<Date | null> {
-    const rows = new Map((await this.state.sources()).map((r) => [r.source, r]));
+    const rows = await this.rows();
     let next: Date | null = null;
     for (const source of this.enabled()) {
       const at = this.nextRunOf(source, rows.get(source));
@@ -119,7 +119,7 @@ export class FeedSync {
 
   /** Per source of the registry: its addresses, checkpoints, last outcome, lag and next run. */
   async status(now = new Date()): Promise<SourceStatus[]> {
-    const rows = new Map((await this.state.sources()).map((r) => [r.source, r]));
+    const rows = await this.rows();
     const checkpoints = await this.state.checkpoints();
     return SOURCES.map((source) => {
       const row: Partial<SourceRow> = rows.get(source) ?? {};
@@ -168,6 +168,11 @@ export class FeedSync {
     return new Date(row.lastAttemptAt.getTime() + delay * 1000);
   }
 
+  /** The sources' rows (lease, last attempt, failures) by source. */
+  private async rows(): Promise<Map<string, SourceRow>> {
+    return new Map((await this.state.sources()).map((r) => [r.source, r]));
+  }
+
   private enabled(): Source[] {
     return SOURCES.filter((s) => (this.addresses[s]?.length ?? 0) > 0);
   }
@@ -199,18 +204,17 @@ export class FeedSync {
       clearInterval(renewal);
       outer?.removeEventListener("abort", onOuter);
     }
+    const applied = addresses.reduce((n, a) => n + a.applied, 0);
+    const seconds = Math.round((Date.now() - started.getTime()) / 100) / 10;
     // Stopped by the caller (the service shutting down): not an attempt of the publisher; the source
     // stays due, and its next run resumes from the checkpoints saved so far.
     if (outer?.aborted) {
       await this.state.release(source, this.owner);
-      const applied = addresses.reduce((n, a) => n + a.applied, 0);
-      return { source, status: "failed", applied, seconds: Math.round((Date.now() - started.getTime()) / 100) / 10, addresses };
+      return { source, status: "failed", applied, seconds, addresses };
     }
     const failed = addresses.filter((a) => a.status === "failed");
-    const applied = addresses.reduce((n, a) => n + a.applied, 0);
     const error = failed.map((a) => `${a.address} : ${a.error}`).join(" ; ") || null;
     const row = await this.state.finish(source, this.owner, { ok: failed.length === 0, error, applied, attemptAt: started });
-    const seconds = Math.round((Date.now() - started.getTime()) / 100) / 10;
     const retryAt = this.nextRunOf(source, row).toISOString();
     if (failed.length && row?.failures === 1)
       this.logger.warn({ source, error, retryAt }, "feeds-sync : échec de la source (nouvel essai avec un délai croissant)");
