@@ -6,6 +6,7 @@ import type { ProjectScope } from "./platform/auth/context.js";
 import { CacheFeed, PROJECT_TOPIC } from "./platform/db/cache-feed.js";
 import type { Database } from "./platform/db/client.js";
 import { buildServer } from "./platform/http/server.js";
+import { registerWeb } from "./platform/http/web.js";
 import { ApiKeysService } from "./modules/apikeys/apikeys.service.js";
 import { organizationsRepository } from "./modules/organizations/organizations.repository.js";
 import { OrganizationsService } from "./modules/organizations/organizations.service.js";
@@ -197,6 +198,8 @@ export async function buildApp(opts: {
   database: Database;
   logger: Logger;
   services?: Services;
+  /** The web application's build (default: dist/web next to the compiled server). */
+  webDir?: string;
 }): Promise<{ app: FastifyInstance; services: Services }> {
   const { config, database, logger } = opts;
   const services = opts.services ?? createServices(database, config, { logger });
@@ -250,6 +253,7 @@ export async function buildApp(opts: {
     if (req.rateQuota) reply.headers(rateHeaders(req.rateQuota.state()));
     done(null, payload);
   });
+  await registerWeb(app, opts.webDir);
   app.addHook("onReady", () => services.cacheFeed.start());
   app.addHook("onClose", async () => {
     await services.cacheFeed.close();

@@ -1,0 +1,52 @@
+import fastifyStatic from "@fastify/static";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The web build next to the compiled server: `dist/web/`, written by `vite build`. Run from the
+ * sources (the tests), this is the repository's `web/` folder, which holds no build: no web.
+ */
+export const WEB_DIR = fileURLToPath(new URL("../../web/", import.meta.url));
+
+/** Paths the server answers itself: never the web application's index.html. */
+const SERVER_PATHS = /^\/(api|docs|mcp|auth|projects|organizations|assets|openapi\.json)(\/|$|\?)/;
+
+/** Whether a request not routed by the server is a page of the web application (a browser asking for HTML). */
+export function isClientRoute(req: FastifyRequest): boolean {
+  if (req.method !== "GET" && req.method !== "HEAD") return false;
+  if (SERVER_PATHS.test(req.url)) return false;
+  return (req.headers.accept ?? "").includes("text/html");
+}
+
+/**
+ * Serves the web application built in `dir` (default WEB_DIR): `/assets/*` (hashed names, cached
+ * for a year) and `index.html` (revalidated each time) for `/` and every client route. Without a
+ * build (no `dir/.vite/manifest.json`, as when the server runs from its sources) nothing is
+ * registered and those paths keep answering 404.
+ */
+export async function registerWeb(app: FastifyInstance, dir: string = WEB_DIR): Promise<void> {
+  const indexFile = join(dir, "index.html");
+  if (!existsSync(join(dir, ".vite", "manifest.json")) || !existsSync(indexFile)) return;
+  const index = readFileSync(indexFile);
+  await app.register(fastifyStatic, {
+    root: join(dir, "assets"),
+    prefix: "/assets/",
+    decorateReply: false,
+    index: false,
+    cacheControl: false,
+    setHeaders: (reply) => reply.header("Cache-Control", "public, max-age=31536000, immutable"),
+  });
+  // A client route is no server route: it reaches the not-found handler, and this hook answers first.
+  app.addHook("onRequest", async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!req.is404 || !isClientRoute(req)) return;
+    return reply
+      .code(200)
+      .header("Content-Type", "text/html; charset=utf-8")
+      .header("Cache-Control", "no-cache")
+      .header("X-Content-Type-Options", "nosniff")
+      .header("Content-Length", index.length)
+      .send(req.method === "HEAD" ? undefined : index);
+  });
+}

@@ -1,0 +1,92 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildApp } from "../src/app.js";
+import { loadConfig } from "../src/config.js";
+import { createLogger } from "../src/platform/log.js";
+import { openTestDatabase } from "./helpers.js";
+import type { FastifyInstance } from "fastify";
+
+const INDEX = '<!doctype html><html lang="fr"><script src="/assets/index-Ab12.js"></script></html>';
+const HTML = { accept: "text/html,application/xhtml+xml,*/*;q=0.8" };
+
+/** The application over a web build in `webDir` (a fake one written by the test). */
+async function appWith(webDir: string): Promise<FastifyInstance> {
+  const database = await openTestDatabase();
+  const config = loadConfig({ ...process.env, VIGIE_JOBS: "off", VIGIE_SECRET_KEY: randomBytes(32).toString("base64") });
+  const { app } = await buildApp({ config, database, logger: createLogger("silent"), webDir });
+  await app.ready();
+  afterAll(() => app.close());
+  return app;
+}
+
+describe("the web application's static files", () => {
+  const dir = mkdtempSync(join(tmpdir(), "vigie-web-"));
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    mkdirSync(join(dir, "assets"));
+    mkdirSync(join(dir, ".vite"));
+    writeFileSync(join(dir, "index.html"), INDEX);
+    writeFileSync(join(dir, "assets", "index-Ab12.js"), "console.log('vigie');");
+    writeFileSync(join(dir, ".vite", "manifest.json"), "{}");
+    app = await appWith(dir);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("serves hashed assets cached for a year", async () => {
+    const res = await app.inject({ method: "GET", url: "/assets/index-Ab12.js" });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+    expect(res.headers["content-type"]).toMatch(/javascript/);
+    expect(res.body).toBe("console.log('vigie');");
+  });
+
+  it("answers index.html, revalidated, for / and client routes asked by a browser", async () => {
+    for (const url of ["/", "/login", "/feeds", "/p/123/alerts?x=1"]) {
+      const res = await app.inject({ method: "GET", url, headers: HTML });
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
+      expect(res.headers["cache-control"]).toBe("no-cache");
+      expect(res.body).toContain("/assets/index-Ab12.js");
+    }
+    const head = await app.inject({ method: "HEAD", url: "/feeds", headers: HTML });
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe("");
+    expect(head.headers["content-length"]).toBe(String(Buffer.byteLength(INDEX)));
+  });
+
+  it("leaves the server's paths, other methods and non-HTML requests as they were", async () => {
+    for (const url of [
+      "/api/v1/nothing",
+      "/auth/nothing",
+      "/projects",
+      "/organizations/x",
+      "/mcp/x",
+      "/docs/nothing",
+      "/assets/missing.js",
+    ]) {
+      const res = await app.inject({ method: "GET", url, headers: HTML });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json()).toEqual({ detail: "Not Found" });
+    }
+    const json = await app.inject({ method: "GET", url: "/feeds", headers: { accept: "application/json" } });
+    expect(json.statusCode).toBe(404);
+    expect(json.json()).toEqual({ detail: "Not Found" });
+    const post = await app.inject({ method: "POST", url: "/login", headers: HTML });
+    expect(post.statusCode).toBe(404);
+    const openapi = await app.inject({ method: "GET", url: "/openapi.json", headers: HTML });
+    expect(openapi.statusCode).toBe(200);
+    expect(openapi.json().openapi).toBe("3.1.0");
+  });
+});
+
+describe("without a web build", () => {
+  it("answers / with 404 JSON as before", async () => {
+    const app = await appWith(mkdtempSync(join(tmpdir(), "vigie-noweb-")));
+    const res = await app.inject({ method: "GET", url: "/", headers: HTML });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ detail: "Not Found" });
+  });
+});
