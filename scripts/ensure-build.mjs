@@ -1,4 +1,5 @@
-// Builds dist/ when it is missing or older than any source file, so `npm start` works on a fresh clone.
+// Builds dist/ when it is missing or older than any source file (server in src/, web application in
+// web/), so `npm start` works on a fresh clone.
 import { execSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ function newest(dir) {
 }
 
 const stamp = "dist/.build-stamp";
-const stale = !existsSync(stamp) || newest("src") > statSync(stamp).mtimeMs || statSync("package.json").mtimeMs > statSync(stamp).mtimeMs;
+const stale = !existsSync(stamp) || Math.max(newest("src"), newest("web"), statSync("package.json").mtimeMs) > statSync(stamp).mtimeMs;
 if (stale) {
   console.error("vigie: building (npm run build)…");
   execSync("npm run build --silent", { stdio: "inherit" });

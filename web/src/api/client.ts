@@ -1,0 +1,40 @@
+import createClient from "openapi-fetch";
+import type { paths } from "./schema";
+
+/**
+ * The API client, typed by schema.d.ts (generated from the server's /openapi.json by
+ * `npm run api:types`, never written by hand). The session cookie goes with each call (same origin).
+ */
+export const api = createClient<paths>({ baseUrl: "", credentials: "same-origin" });
+
+/** An answer the screens did not expect: its status and the server's `detail`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    detail: unknown,
+  ) {
+    super(typeof detail === "string" ? detail : `HTTP ${status}`);
+  }
+}
+
+/** The data of an openapi-fetch answer, or an ApiError (what TanStack Query's queryFn throws). */
+export async function data<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (response.ok) return data as T;
+  throw new ApiError(response.status, (error as { detail?: unknown } | undefined)?.detail);
+}
+
+let onExpired: () => void = () => {};
+
+/** What to do when a call answers 401 while signed in (the router sends the user to the login screen). */
+export function whenSessionExpires(handler: () => void): void {
+  onExpired = handler;
+}
+
+// A 401 on any call but the session's own routes means the session has ended (expired, revoked).
+api.use({
+  onResponse({ request, response }) {
+    if (response.status === 401 && !new URL(request.url, location.origin).pathname.startsWith("/auth/")) onExpired();
+    return response;
+  },
+});

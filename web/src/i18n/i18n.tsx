@@ -1,0 +1,51 @@
+import { createContext, type ReactNode, useContext, useEffect, useMemo, useState } from "react";
+import { LANGS, type Lang, type Messages } from "./messages";
+
+const STORAGE_KEY = "vigie.lang";
+
+/** The language chosen before (localStorage), else French. */
+export function storedLang(): Lang {
+  try {
+    return localStorage.getItem(STORAGE_KEY) === "en" ? "en" : "fr";
+  } catch {
+    return "fr";
+  }
+}
+
+interface I18n {
+  lang: Lang;
+  t: Messages;
+  setLang(lang: Lang): void;
+}
+
+const I18nContext = createContext<I18n | null>(null);
+
+export function I18nProvider({ children, initial }: { children: ReactNode; initial?: Lang }) {
+  const [lang, setLangState] = useState<Lang>(initial ?? storedLang);
+  useEffect(() => {
+    document.documentElement.lang = lang;
+  }, [lang]);
+  const value = useMemo<I18n>(
+    () => ({
+      lang,
+      t: LANGS[lang],
+      setLang(next) {
+        try {
+          localStorage.setItem(STORAGE_KEY, next);
+        } catch {
+          // Private mode: the choice lasts for this page only.
+        }
+        setLangState(next);
+      },
+    }),
+    [lang],
+  );
+  return <I18nContext.Provider value={value}>{children}</I18nContext.Provider>;
+}
+
+/** The current language, its words and the switch. */
+export function useI18n(): I18n {
+  const ctx = useContext(I18nContext);
+  if (!ctx) throw new Error("useI18n outside I18nProvider");
+  return ctx;
+}

@@ -1,0 +1,106 @@
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, Outlet, useNavigate } from "@tanstack/react-router";
+import { useId } from "react";
+import { api } from "../api/client";
+import { type Session, sessionQuery } from "../api/session";
+import { useI18n } from "../i18n/i18n";
+import type { Lang } from "../i18n/messages";
+import { chooseProject, useCurrent } from "./current";
+
+/** The signed-in layout: header (brand, navigation, switchers, language, sign-out) and the screen. */
+export function Shell() {
+  const { data: session } = useQuery(sessionQuery);
+  const { t } = useI18n();
+  if (!session) return null;
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        {t.skipToContent}
+      </a>
+      <header className="topbar">
+        <Link to="/" className="brand">
+          {t.appName}
+        </Link>
+        <nav aria-label={t.mainNav} className="mainnav">
+          <Link to="/" activeOptions={{ exact: true }}>
+            {t.navHome}
+          </Link>
+          <Link to="/feeds">{t.navFeeds}</Link>
+        </nav>
+        <div className="topbar-tools">
+          <ProjectSwitcher session={session} />
+          <LanguageSwitch />
+          <SignOut email={session.user.email} />
+        </div>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Outlet />
+      </main>
+    </div>
+  );
+}
+
+/** One select listing each organization's projects (grouped), feeding the current project. */
+function ProjectSwitcher({ session }: { session: Session }) {
+  const { t } = useI18n();
+  const id = useId();
+  const { project } = useCurrent(session);
+  const projects = session.organizations.flatMap((o) => o.projects);
+  return (
+    <div className="field-inline">
+      <label htmlFor={id}>{t.project}</label>
+      <select id={id} value={project?.id ?? ""} disabled={projects.length === 0} onChange={(e) => chooseProject(e.target.value || null)}>
+        {projects.length === 0 && <option value="">{t.noProject}</option>}
+        {session.organizations.map((org) => (
+          <optgroup key={org.id} label={`${t.organization} : ${org.name}`}>
+            {org.projects.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.name}
+              </option>
+            ))}
+          </optgroup>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+export function LanguageSwitch() {
+  const { t, lang, setLang } = useI18n();
+  const id = useId();
+  return (
+    <div className="field-inline">
+      <label htmlFor={id}>{t.language}</label>
+      <select id={id} value={lang} onChange={(e) => setLang(e.target.value as Lang)}>
+        <option value="fr" lang="fr">
+          Français
+        </option>
+        <option value="en" lang="en">
+          English
+        </option>
+      </select>
+    </div>
+  );
+}
+
+function SignOut({ email }: { email: string }) {
+  const { t } = useI18n();
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
+  const logout = useMutation({
+    mutationFn: () => api.POST("/auth/logout"),
+    onSettled: async () => {
+      queryClient.clear();
+      queryClient.setQueryData(sessionQuery.queryKey, null);
+      await navigate({ to: "/login", search: { out: true } });
+    },
+  });
+  return (
+    <div className="signout">
+      <span className="user">{t.signedInAs(email)}</span>
+      <button type="button" className="button-secondary" onClick={() => logout.mutate()} disabled={logout.isPending}>
+        {t.logout}
+      </button>
+    </div>
+  );
+}

@@ -1,0 +1,83 @@
+import { QueryClient } from "@tanstack/react-query";
+import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from "@tanstack/react-router";
+import { whenSessionExpires } from "./api/client";
+import { sessionQuery } from "./api/session";
+import { Shell } from "./layout/Shell";
+import { NotFound } from "./screens/NotFound";
+
+// The client routes (README, Web application). None starts with a server path (/api, /auth, /docs,
+// /mcp, /projects, /organizations, /assets, /openapi.json): the server answers index.html for the
+// others (src/platform/http/web.ts). Each screen is its own chunk (lazyRouteComponent).
+
+export const queryClient = new QueryClient({
+  defaultOptions: { queries: { retry: (n, err) => n < 2 && !(err instanceof Error && "status" in err && Number(err.status) < 500) } },
+});
+
+const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Outlet, notFoundComponent: NotFound });
+
+/** Only a local path is a place to come back to after signing in (never another site). */
+function localPath(value: unknown): string | undefined {
+  return typeof value === "string" && value.startsWith("/") && !value.startsWith("//") ? value : undefined;
+}
+
+export interface LoginSearch {
+  /** The session ended while in use. */
+  expired?: boolean;
+  /** Just signed out. */
+  out?: boolean;
+  /** Where to go once signed in. */
+  redirect?: string;
+}
+
+const loginRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/login",
+  validateSearch: (s: Record<string, unknown>): LoginSearch => ({
+    ...(s.expired === true && { expired: true }),
+    ...(s.out === true && { out: true }),
+    ...(localPath(s.redirect) && { redirect: localPath(s.redirect) }),
+  }),
+  component: lazyRouteComponent(() => import("./screens/Login"), "Login"),
+});
+
+/** Every screen but the login: signed in, inside the shell (navigation, switchers). */
+const appRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  id: "app",
+  beforeLoad: async ({ context, location }) => {
+    const session = await context.queryClient.ensureQueryData(sessionQuery);
+    if (!session) throw redirect({ to: "/login", search: location.href === "/" ? {} : { redirect: location.href } });
+    return { session };
+  },
+  component: Shell,
+});
+
+const homeRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/",
+  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+});
+
+const feedsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/feeds",
+  component: lazyRouteComponent(() => import("./screens/Feeds"), "Feeds"),
+});
+
+const routeTree = rootRoute.addChildren([loginRoute, appRoute.addChildren([homeRoute, feedsRoute])]);
+
+export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: typeof router;
+  }
+}
+
+// A call answered 401 while signed in: the session is over; back to the login screen, saying so.
+whenSessionExpires(() => {
+  queryClient.setQueryData(sessionQuery.queryKey, null);
+  if (router.state.location.pathname !== "/login") {
+    void router.navigate({ to: "/login", search: { expired: true, redirect: router.state.location.href } });
+  }
+});
