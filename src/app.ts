@@ -14,7 +14,8 @@ import { organizationsRoutes } from "./modules/organizations/organizations.route
 import { ProjectsService } from "./modules/projects/projects.service.js";
 import { projectsRoutes } from "./modules/projects/projects.routes.js";
 import { SessionsService } from "./modules/sessions/sessions.service.js";
-import { sessionsRoutes, sessionToken } from "./modules/sessions/sessions.routes.js";
+import { SIGN_IN_PATHS, sessionsRoutes } from "./modules/sessions/sessions.routes.js";
+import { sessionToken } from "./platform/auth/credentials.js";
 import { usersRepository } from "./modules/users/users.repository.js";
 import { UsersService } from "./modules/users/users.service.js";
 import { ProjectAccess } from "./modules/projects/projects.access.js";
@@ -169,7 +170,7 @@ export function createServices(database: Database, config: Config, options: Serv
     projects: new ProjectsService(database.db, (tx, project) => workflows.createDefault(tx, project), organizationsRepository),
     apiKeys: new ApiKeysService(database.db, authChanged, organizationsRepository),
     users: new UsersService(database.db, organizationsRepository),
-    sessions: new SessionsService(database, config, usersRepository),
+    sessions: new SessionsService(database, config, usersRepository, organizationsRepository),
     workflows,
     cves,
     vulnerabilities: new VulnerabilitiesService(database.db),
@@ -213,6 +214,7 @@ export async function buildApp(opts: {
     version: VERSION,
     trustProxy: config.trustProxy,
     limits: config.http,
+    signInPaths: SIGN_IN_PATHS,
     routes: [
       ...organizationsRoutes(services.organizations),
       ...projectsRoutes(services.projects),

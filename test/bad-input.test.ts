@@ -288,6 +288,7 @@ describe("the error handler", () => {
       logger: createLogger("silent"),
       version: "test",
       trustProxy: false,
+      signInPaths: [],
       limits: loadConfig({}).http,
       auth: {
         apiKey: async () => {

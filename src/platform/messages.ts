@@ -87,6 +87,8 @@ export const AUTH = {
   apiKeyRefused: "Une clé d'API n'est pas acceptée ici : connectez-vous (POST /auth/login)",
   badCredentials: "Identifiants invalides",
   badSession: "Session invalide ou expirée",
+  missingRole: (role: string) => `Rôle insuffisant : cette opération exige le rôle « ${role} » (ou supérieur) dans l'organisation`,
+  crossSite: "Requête intersite refusée : une écriture authentifiée par le cookie de session doit venir de Vigie lui-même (CSRF)",
   missingScope: (scope: string) => `Scope manquant : cette opération exige le scope « ${scope} » sur la clé d'API`,
   riskBeyondRestriction:
     "Cette entrée du registre couvre des cas de projets hors de la restriction de la clé d'API : seule une clé sans cette restriction peut la modifier ou la supprimer",

@@ -18,14 +18,14 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
   return [
     route({
       operationId: "listAlerts",
-      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's alerts (filters, sort, paging) with total and unread_count",
+      method: "GET", url: BASE, auth: "both", project: true, tags: TAGS, summary: "List the project's alerts (filters, sort, paging) with total and unread_count",
       params: ProjectParams, query: AlertListQuery,
       responses: { 200: AlertListOut },
       handler: async ({ project, query }) => presentAlertList(await service.list(project, query), query),
     }),
     route({
       operationId: "setAlertRead",
-      method: "PATCH", url: `${BASE}/:alert_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Mark an alert read or unread",
+      method: "PATCH", url: `${BASE}/:alert_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Mark an alert read or unread",
       params: AlertParams, body: AlertReadIn,
       responses: { 200: AlertOut },
       handler: async ({ project, params, body }) => {
@@ -35,14 +35,14 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
     }),
     route({
       operationId: "markAlertsRead",
-      method: "POST", url: `${BASE}/read`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Mark alerts read: {\"ids\": [...]} or {\"all\": true}",
+      method: "POST", url: `${BASE}/read`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Mark alerts read: {\"ids\": [...]} or {\"all\": true}",
       params: ProjectParams, body: AlertsReadIn,
       responses: { 200: AlertsReadOut },
       handler: async ({ project, body }) => ({ updated: await service.markRead(project, body) }),
     }),
     route({
       operationId: "tagAlert",
-      method: "POST", url: `${BASE}/:alert_id/tags`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Attach a tag to an alert",
+      method: "POST", url: `${BASE}/:alert_id/tags`, auth: "both", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Attach a tag to an alert",
       params: AlertParams, body: TagRefIn,
       responses: { 204: null },
       handler: async ({ project, params, body }) => {
@@ -51,7 +51,7 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
     }),
     route({
       operationId: "untagAlert",
-      method: "DELETE", url: `${BASE}/:alert_id/tags/:tag_id`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Detach a tag from an alert",
+      method: "DELETE", url: `${BASE}/:alert_id/tags/:tag_id`, auth: "both", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Detach a tag from an alert",
       params: AlertParams.extend({ tag_id: z.uuid() }),
       responses: { 204: null },
       handler: async ({ project, params }) => {
@@ -60,21 +60,21 @@ export function alertsRoutes(service: AlertsService): RouteDef[] {
     }),
     route({
       operationId: "getProjectStats",
-      method: "GET", url: `${PROJECT}/stats`, auth: "apiKey", project: true, tags: ["stats"], summary: "Project statistics (exact counts, consistent with the alert list)",
+      method: "GET", url: `${PROJECT}/stats`, auth: "both", project: true, tags: ["stats"], summary: "Project statistics (exact counts, consistent with the alert list)",
       params: ProjectParams,
       responses: { 200: ProjectStatsOut },
       handler: async ({ project }) => service.stats(project),
     }),
     route({
       operationId: "getAlertSettings",
-      method: "GET", url: `${PROJECT}/alert-settings`, auth: "apiKey", project: true, tags: TAGS, summary: "What a new stack item alerts on among the stored CVEs",
+      method: "GET", url: `${PROJECT}/alert-settings`, auth: "both", project: true, tags: TAGS, summary: "What a new stack item alerts on among the stored CVEs",
       params: ProjectParams,
       responses: { 200: AlertSettings },
       handler: async ({ project }) => service.settings(project),
     }),
     route({
       operationId: "updateAlertSettings",
-      method: "PATCH", url: `${PROJECT}/alert-settings`, auth: "apiKey", project: true, scope: "stacks-write", tags: TAGS, summary: "Change the project's alert backfill setting",
+      method: "PATCH", url: `${PROJECT}/alert-settings`, auth: "both", project: true, scope: "stacks-write", tags: TAGS, summary: "Change the project's alert backfill setting",
       params: ProjectParams, body: AlertSettingsIn,
       responses: { 200: AlertSettings },
       handler: async ({ project, body }) => service.updateSettings(project, body),

@@ -8,7 +8,7 @@ export function articlesRoutes(service: ArticlesService): RouteDef[] {
   return [
     route({
       operationId: "listArticles",
-      method: "GET", url: "/api/v1/articles", auth: "apiKey", tags: ["articles"],
+      method: "GET", url: "/api/v1/articles", auth: "both", tags: ["articles"],
       summary: "Security news (RSS/Atom), newest first",
       query: ArticleListQuery,
       responses: { 200: ArticleListOut },

@@ -22,7 +22,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
   return [
     route({
       operationId: "getCase",
-      method: "GET", url: `${BASE}/:cve_id`, auth: "apiKey", project: true, tags: TAGS, summary: "One case with its history (oldest first)",
+      method: "GET", url: `${BASE}/:cve_id`, auth: "both", project: true, tags: TAGS, summary: "One case with its history (oldest first)",
       params: CaseParams,
       responses: { 200: CaseDetailOut },
       handler: async ({ project, params }) => {
@@ -33,7 +33,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     route({
       operationId: "putCase",
       errors: { 409: TRANSITION },
-      method: "PUT", url: `${BASE}/:cve_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Create (201) or update (200) the project's case of a CVE",
+      method: "PUT", url: `${BASE}/:cve_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Create (201) or update (200) the project's case of a CVE",
       description: "A CVE Vigie does not know yet is accepted: its severity fills in when the CVE arrives. Each change writes a history row with the comment.",
       params: CaseParams, body: CaseIn,
       responses: { 200: CaseOut, 201: CaseOut },
@@ -46,7 +46,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     route({
       operationId: "setCaseException",
       errors: { 409: "the case is corrige or non_concerne (transition_invalide)" },
-      method: "PUT", url: `${BASE}/:cve_id/exception`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Set the case's exception (MITIGATED → attenue, ACCEPTED_RISK → risque_accepte)",
+      method: "PUT", url: `${BASE}/:cve_id/exception`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Set the case's exception (MITIGATED → attenue, ACCEPTED_RISK → risque_accepte)",
       description: "expires_on is the last day of validity in Paris time, today or later; at 00:00 Europe/Paris the next day the case reopens (en_analyse) by itself.",
       params: CaseParams, body: CaseExceptionIn,
       responses: { 200: CaseOut },
@@ -57,7 +57,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     }),
     route({
       operationId: "removeCaseException",
-      method: "DELETE", url: `${BASE}/:cve_id/exception`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Remove the case's own exception: the case reopens (en_analyse)",
+      method: "DELETE", url: `${BASE}/:cve_id/exception`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Remove the case's own exception: the case reopens (en_analyse)",
       params: CaseParams, body: CaseCommentIn.optional(),
       responses: { 200: CaseOut },
       handler: async ({ project, params, body, auth }) => {
@@ -67,7 +67,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     }),
     route({
       operationId: "tagCase",
-      method: "POST", url: `${BASE}/:cve_id/tags`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Attach a tag to a case",
+      method: "POST", url: `${BASE}/:cve_id/tags`, auth: "both", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Attach a tag to a case",
       params: CaseParams, body: TagRefIn,
       responses: { 204: null },
       handler: async ({ project, params, body, auth }) => {
@@ -76,7 +76,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     }),
     route({
       operationId: "untagCase",
-      method: "DELETE", url: `${BASE}/:cve_id/tags/:tag_id`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Detach a tag from a case",
+      method: "DELETE", url: `${BASE}/:cve_id/tags/:tag_id`, auth: "both", project: true, scope: "tags-write", tags: ["tags"], status: 204, summary: "Detach a tag from a case",
       params: CaseParams.extend({ tag_id: z.uuid() }),
       responses: { 204: null },
       handler: async ({ project, params, auth }) => {
@@ -85,7 +85,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     }),
     route({
       operationId: "listCases",
-      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's cases (filters, sort, paging) with total",
+      method: "GET", url: BASE, auth: "both", project: true, tags: TAGS, summary: "List the project's cases (filters, sort, paging) with total",
       params: ProjectParams, query: CaseListQuery,
       responses: { 200: CaseListOut },
       handler: async ({ project, query }) => presentCaseList(await service.list(project, query), query),
@@ -93,7 +93,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     route({
       operationId: "bulkCases",
       errors: { 409: "a selected case cannot take the status: nothing changed (transition_invalide, with from, to and the first 100 refused cve_ids)" },
-      method: "POST", url: `${BASE}/bulk`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Change the status, severity or tags of many cases at once, all or nothing",
+      method: "POST", url: `${BASE}/bulk`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Change the status, severity or tags of many cases at once, all or nothing",
       description: "Select by cve_ids (every one must have a case in the project) or by the list's filters (at most 50,000 cases). Each case changed gets a history row per change, with the comment.",
       params: ProjectParams, body: CaseBulkIn,
       responses: { 200: CaseBulkOut },
@@ -101,7 +101,7 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     }),
     route({
       operationId: "exportCases",
-      method: "GET", url: `${BASE}/export`, auth: "apiKey", project: true, tags: TAGS, summary: "Export the filtered list (CSV or JSON), streamed, with the exception and register columns",
+      method: "GET", url: `${BASE}/export`, auth: "both", project: true, tags: TAGS, summary: "Export the filtered list (CSV or JSON), streamed, with the exception and register columns",
       description: `Columns: ${EXPORT_COLUMNS.join(", ")}. CSV: UTF-8 with a header row; a cell starting with = + - @, a tab or a carriage return is prefixed with ' (CSV formula injection). JSON: an array of objects with the same keys. Sent as an attachment named cases-<project_id>.csv or .json.`,
       params: ProjectParams, query: CaseExportQuery,
       responses: {
@@ -118,21 +118,21 @@ export function casesRoutes(service: CasesService, expiry: CaseExpiry): RouteDef
     }),
     route({
       operationId: "getCaseStats",
-      method: "GET", url: `${BASE}/stats`, auth: "apiKey", project: true, tags: TAGS, summary: "Counts of the project's cases: by status, by severity, exceptions, register, expiring soon",
+      method: "GET", url: `${BASE}/stats`, auth: "both", project: true, tags: TAGS, summary: "Counts of the project's cases: by status, by severity, exceptions, register, expiring soon",
       params: ProjectParams,
       responses: { 200: CaseStatsOut },
       handler: async ({ project }) => service.stats(project),
     }),
     route({
       operationId: "getCaseSettings",
-      method: "GET", url: `${PROJECT}/case-settings`, auth: "apiKey", project: true, tags: TAGS, summary: "The project's case settings (warning before an expiry)",
+      method: "GET", url: `${PROJECT}/case-settings`, auth: "both", project: true, tags: TAGS, summary: "The project's case settings (warning before an expiry)",
       params: ProjectParams,
       responses: { 200: CaseSettingsOut },
       handler: async ({ project }) => expiry.settings(project),
     }),
     route({
       operationId: "updateCaseSettings",
-      method: "PATCH", url: `${PROJECT}/case-settings`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Change the project's case settings",
+      method: "PATCH", url: `${PROJECT}/case-settings`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Change the project's case settings",
       description: "exception_warning_days: case.exception_expiring is written once per expiry date, from that many days before it (Paris days).",
       params: ProjectParams, body: CaseSettingsIn,
       responses: { 200: CaseSettingsOut },

@@ -8,7 +8,7 @@ export function cvesRoutes(service: CvesService): RouteDef[] {
   return [
     route({
       operationId: "listCves",
-      method: "GET", url: "/api/v1/cves", auth: "apiKey", tags: ["cves"],
+      method: "GET", url: "/api/v1/cves", auth: "both", tags: ["cves"],
       summary: "Search CVEs (merged from CVE List, NVD, EPSS, KEV, PoC, advisories)",
       query: CveListQuery,
       responses: { 200: CveListOut },
@@ -16,7 +16,7 @@ export function cvesRoutes(service: CvesService): RouteDef[] {
     }),
     route({
       operationId: "getCve",
-      method: "GET", url: "/api/v1/cves/:cve_id", auth: "apiKey", tags: ["cves"],
+      method: "GET", url: "/api/v1/cves/:cve_id", auth: "both", tags: ["cves"],
       summary: "One CVE with every merged field; an alias (GHSA-…) resolves to its CVE",
       params: CveParams,
       responses: { 200: CveDetailOut },

@@ -18,7 +18,7 @@ export function eolRoutes(service: EolService): RouteDef[] {
   return [
     route({
       operationId: "listEolProducts",
-      method: "GET", url: PRODUCTS, auth: "apiKey", tags: TAGS, summary: "endoflife.date products, by id (filters q, category)",
+      method: "GET", url: PRODUCTS, auth: "both", tags: TAGS, summary: "endoflife.date products, by id (filters q, category)",
       query: EolProductListQuery,
       responses: { 200: EolProductListOut },
       handler: async ({ query }) => {
@@ -28,7 +28,7 @@ export function eolRoutes(service: EolService): RouteDef[] {
     }),
     route({
       operationId: "getEolProduct",
-      method: "GET", url: `${PRODUCTS}/:product_id`, auth: "apiKey", tags: TAGS, summary: "One product with every release cycle, newest first",
+      method: "GET", url: `${PRODUCTS}/:product_id`, auth: "both", tags: TAGS, summary: "One product with every release cycle, newest first",
       params: EolProductParams,
       responses: { 200: EolProductDetailOut },
       handler: async ({ params }) => {
@@ -38,7 +38,7 @@ export function eolRoutes(service: EolService): RouteDef[] {
     }),
     route({
       operationId: "listEolSubscriptions",
-      method: "GET", url: SUBS, auth: "apiKey", project: true, tags: TAGS, summary: "The project's EOL subscriptions, oldest first",
+      method: "GET", url: SUBS, auth: "both", project: true, tags: TAGS, summary: "The project's EOL subscriptions, oldest first",
       params: ProjectParams,
       responses: { 200: z.array(EolSubOut) },
       handler: async ({ project }) => (await service.subscriptions(project)).map(presentSub),
@@ -46,7 +46,7 @@ export function eolRoutes(service: EolService): RouteDef[] {
     route({
       operationId: "createEolSubscription",
       errors: { 409: "the project is already subscribed to this product and cycle (abonnement_existant, with subscription_id)" },
-      method: "POST", url: SUBS, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: SUBS, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Subscribe the project to a product's cycle (cycle null: every cycle)",
       description: "product_id must be an endoflife.date product and cycle one of its cycles (else 422 on that field). The eol-notices job then writes eol.approaching notify_before_*_days before the end of life / of active support and eol.reached on the day (Paris time).",
       params: ProjectParams, body: EolSubIn,
@@ -55,7 +55,7 @@ export function eolRoutes(service: EolService): RouteDef[] {
     }),
     route({
       operationId: "subscribeEolFromStack",
-      method: "POST", url: `${SUBS}/from-stack`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS,
+      method: "POST", url: `${SUBS}/from-stack`, auth: "both", project: true, scope: WRITE, tags: TAGS,
       summary: "Subscribe the project to every cycle its stack items run (CPE, purl or vendor:product with a version)",
       params: ProjectParams,
       responses: { 200: EolFromStackOut },
@@ -66,14 +66,14 @@ export function eolRoutes(service: EolService): RouteDef[] {
     }),
     route({
       operationId: "getEolSubscription",
-      method: "GET", url: `${SUBS}/:subscription_id`, auth: "apiKey", project: true, tags: TAGS, summary: "One EOL subscription",
+      method: "GET", url: `${SUBS}/:subscription_id`, auth: "both", project: true, tags: TAGS, summary: "One EOL subscription",
       params: EolSubParams,
       responses: { 200: EolSubOut },
       handler: async ({ project, params }) => presentSub(await service.subscription(project, params.subscription_id)),
     }),
     route({
       operationId: "deleteEolSubscription",
-      method: "DELETE", url: `${SUBS}/:subscription_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204,
+      method: "DELETE", url: `${SUBS}/:subscription_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 204,
       summary: "Unsubscribe (the notices already written go with it)",
       params: EolSubParams,
       responses: { 204: null },
@@ -83,7 +83,7 @@ export function eolRoutes(service: EolService): RouteDef[] {
     }),
     route({
       operationId: "listEolNotices",
-      method: "GET", url: "/api/v1/organizations/:org_id/projects/:project_id/eol-notices", auth: "apiKey", project: true, tags: TAGS,
+      method: "GET", url: "/api/v1/organizations/:org_id/projects/:project_id/eol-notices", auth: "both", project: true, tags: TAGS,
       summary: "The project's EOL notices (approaching, reached), newest first",
       params: ProjectParams, query: EolNoticeListQuery,
       responses: { 200: EolNoticeListOut },

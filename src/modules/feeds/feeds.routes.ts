@@ -8,7 +8,7 @@ export function feedsRoutes(service: FeedsService): RouteDef[] {
   return [
     route({
       operationId: "listFeeds",
-      method: "GET", url: "/api/v1/feeds", auth: "apiKey", tags: ["feeds"],
+      method: "GET", url: "/api/v1/feeds", auth: "both", tags: ["feeds"],
       summary: "Each source's sync: addresses and checkpoints, last success, last error, lag behind the publisher, next run",
       description:
         "The sources Vigie keeps current from their publishers (README, Feeds). A source failing for more than a day is flagged stale; its error says why.",

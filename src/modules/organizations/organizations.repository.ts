@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { organizations, plans } from "../../platform/db/schema/index.js";
 
@@ -34,6 +34,12 @@ export const organizationsRepository = {
       .leftJoin(plans, eq(plans.id, organizations.planId))
       .where(eq(organizations.id, orgId));
     return row;
+  },
+
+  /** Organizations by id, by name. */
+  async orgsByIds(ex: Executor, ids: string[]): Promise<OrgRow[]> {
+    if (!ids.length) return [];
+    return ex.select().from(organizations).where(inArray(organizations.id, ids)).orderBy(organizations.name, organizations.id);
   },
 
   async orgExists(ex: Executor, orgId: string): Promise<boolean> {

@@ -22,11 +22,11 @@ export function organizationsRoutes(service: OrganizationsService): RouteDef[] {
       operationId: "listOrganizations",
       method: "GET",
       url: "/api/v1/organizations",
-      auth: "apiKey",
-      summary: "The API key's organization",
+      auth: "both",
+      summary: "The caller's organizations: an API key's own (role api_key), a signed-in user's with their role",
       tags: ["context"],
       responses: { 200: z.array(OrgItem) },
-      handler: async ({ auth }) => [presentOrg(await service.forKey(auth), "api_key")],
+      handler: async ({ auth }) => (await service.reachable(auth)).map(({ org, role }) => presentOrg(org, role)),
     }),
   ];
 }

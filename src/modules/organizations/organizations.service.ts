@@ -1,7 +1,7 @@
 import type { Db } from "../../platform/db/client.js";
 import { invalid, NotFound } from "../../platform/errors.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
-import type { ApiKeyContext } from "../../platform/auth/context.js";
+import type { Caller } from "../../platform/auth/context.js";
 import { organizationsRepository as repo, type OrgRow, type PlanRow } from "./organizations.repository.js";
 
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,49}$/;
@@ -42,8 +42,10 @@ export class OrganizationsService {
     return found;
   }
 
-  /** The organization of an API key (the key is live, so it exists). */
-  async forKey(ctx: ApiKeyContext): Promise<OrgRow> {
-    return (await this.getOrg(ctx.orgId)).org;
+  /** The organizations a caller reaches: an API key's own (the key is live, so it exists), a user's, with their role. */
+  async reachable(caller: Caller): Promise<{ org: OrgRow; role: string }[]> {
+    if (caller.kind === "apiKey") return [{ org: (await this.getOrg(caller.orgId)).org, role: "api_key" }];
+    const orgs = await repo.orgsByIds(this.db, [...caller.roles.keys()]);
+    return orgs.map((org) => ({ org, role: caller.roles.get(org.id)! }));
   }
 }

@@ -37,6 +37,16 @@ export const projectsRead = {
     return out;
   },
 
+  /** The projects (id, name) of some organizations, by name: what a signed-in user may switch between. */
+  async namedInOrgs(ex: Executor, orgIds: string[]): Promise<{ id: string; orgId: string; name: string }[]> {
+    if (!orgIds.length) return [];
+    return ex
+      .select({ id: projects.id, orgId: projects.orgId, name: projects.name })
+      .from(projects)
+      .where(inArray(projects.orgId, orgIds))
+      .orderBy(projects.name, projects.id);
+  },
+
   /** Locks the project row (inside the caller's transaction): writers of its children that count them see each other. */
   async lock(ex: Executor, projectId: string): Promise<void> {
     await ex.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for("update");

@@ -12,13 +12,13 @@ export function projectsRoutes(service: ProjectsService): RouteDef[] {
       operationId: "listProjects",
       method: "GET",
       url: "/api/v1/organizations/:org_id/projects",
-      auth: "apiKey",
+      auth: "both",
       org: true,
-      summary: "Projects of the organization visible to the key",
+      summary: "Projects of the organization visible to the caller (an API key's restriction applies)",
       tags: ["context"],
       params: OrgParams,
       responses: { 200: z.array(ProjectItem) },
-      handler: async ({ auth }) => (await service.listForKey(auth)).map(presentProject),
+      handler: async ({ org }) => (await service.listIn(org)).map(presentProject),
     }),
   ];
 }

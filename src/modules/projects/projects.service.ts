@@ -1,4 +1,4 @@
-import type { ApiKeyContext, ProjectScope } from "../../platform/auth/context.js";
+import type { OrgScope, ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
 import { Conflict, invalid, NotFound } from "../../platform/errors.js";
@@ -45,8 +45,8 @@ export class ProjectsService {
     return project;
   }
 
-  /** The projects an API key may see. */
-  async listForKey(ctx: ApiKeyContext): Promise<ProjectRow[]> {
-    return repo.list(this.db, ctx.orgId, ctx.projectIds ? [...ctx.projectIds] : null);
+  /** The projects of an organization its caller may see. */
+  async listIn(org: OrgScope): Promise<ProjectRow[]> {
+    return repo.list(this.db, org.id, org.projectIds ? [...org.projectIds] : null);
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply } from "fastify";
 import { z } from "zod";
-import { actorOf, type ApiKeyContext } from "../../platform/auth/context.js";
+import { actorOf, type Caller } from "../../platform/auth/context.js";
 import { media, route, type RouteDef } from "../../platform/http/route.js";
 import { OrgParams } from "../organizations/organizations.schemas.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
@@ -45,7 +45,7 @@ function handlers(service: ReportsService) {
       const r = await service.list(owner, query);
       return { items: r.items.map((v) => presentReport(v.row, v.state)), total: r.total, page: query.page, page_size: query.page_size };
     },
-    create: async (owner: ReportOwner, body: ReportIn, auth: ApiKeyContext) => {
+    create: async (owner: ReportOwner, body: ReportIn, auth: Caller) => {
       const v = await service.create(owner, body, actorOf(auth));
       return presentReport(v.row, v.state);
     },
@@ -60,7 +60,7 @@ function handlers(service: ReportsService) {
       reply.header("x-vigie-empreinte", f.empreinte);
       return reply.send(f.bytes);
     },
-    freeze: async (owner: ReportOwner, id: string, auth: ApiKeyContext) => {
+    freeze: async (owner: ReportOwner, id: string, auth: Caller) => {
       const v = await service.freeze(owner, id, actorOf(auth));
       return presentReport(v.row, v.state);
     },
@@ -73,14 +73,14 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
   return [
     route({
       operationId: "listReports",
-      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "The project's reports, newest first, with their synchronisation state",
+      method: "GET", url: BASE, auth: "both", project: true, tags: TAGS, summary: "The project's reports, newest first, with their synchronisation state",
       params: ProjectParams, query: ReportListQuery,
       responses: { 200: ReportListOut },
       handler: async ({ project, query }) => h.list(project, query),
     }),
     route({
       operationId: "createReport",
-      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201, summary: "Generate a report of the project now (version 1: content, PDF, CSV, fingerprint)",
+      method: "POST", url: BASE, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 201, summary: "Generate a report of the project now (version 1: content, PDF, CSV, fingerprint)",
       description: CREATE,
       params: ProjectParams, body: ReportIn,
       responses: { 201: ReportOut },
@@ -88,14 +88,14 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     }),
     route({
       operationId: "getReportSettings",
-      method: "GET", url: `${PROJECT}/report-settings`, auth: "apiKey", project: true, tags: TAGS, summary: "The project's scheduled report (monthly, Paris time)",
+      method: "GET", url: `${PROJECT}/report-settings`, auth: "both", project: true, tags: TAGS, summary: "The project's scheduled report (monthly, Paris time)",
       params: ProjectParams,
       responses: { 200: ReportSettingsOut },
       handler: async ({ project }) => service.settings(project),
     }),
     route({
       operationId: "updateReportSettings",
-      method: "PATCH", url: `${PROJECT}/report-settings`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Change the scheduled report: enabled, report_type, language, day_of_month (1–28)",
+      method: "PATCH", url: `${PROJECT}/report-settings`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Change the scheduled report: enabled, report_type, language, day_of_month (1–28)",
       description: "When enabled, the job reports-schedule generates on day_of_month (Paris time, or at its first run after) the report of the previous calendar month.",
       params: ProjectParams, body: ReportSettingsIn,
       responses: { 200: ReportSettingsOut },
@@ -103,7 +103,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     }),
     route({
       operationId: "getReport",
-      method: "GET", url: `${BASE}/:report_id`, auth: "apiKey", project: true, tags: TAGS, summary: "One report with its versions (fingerprints, file hashes) and history",
+      method: "GET", url: `${BASE}/:report_id`, auth: "both", project: true, tags: TAGS, summary: "One report with its versions (fingerprints, file hashes) and history",
       params: ReportParams,
       responses: { 200: ReportDetailOut },
       handler: async ({ project, params }) => h.get(project, params.report_id),
@@ -111,13 +111,13 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     route({
       operationId: "downloadReport",
       errors: { 409: NOT_TABLE },
-      method: "GET", url: `${BASE}/:report_id/download`, auth: "apiKey", project: true, tags: TAGS, ...DOWNLOAD,
+      method: "GET", url: `${BASE}/:report_id/download`, auth: "both", project: true, tags: TAGS, ...DOWNLOAD,
       params: ReportParams, query: ReportDownloadQuery,
       handler: async ({ project, params, query, reply }) => h.download(project, params.report_id, query, reply),
     }),
     route({
       operationId: "freezeReport",
-      method: "POST", url: `${BASE}/:report_id/freeze`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Freeze the report: its current version never changes again (recorded with the actor)",
+      method: "POST", url: `${BASE}/:report_id/freeze`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Freeze the report: its current version never changes again (recorded with the actor)",
       params: ReportParams,
       responses: { 200: ReportOut },
       handler: async ({ project, params, auth }) => h.freeze(project, params.report_id, auth),
@@ -125,7 +125,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     route({
       operationId: "deleteReport",
       errors: { 409: FROZEN },
-      method: "DELETE", url: `${BASE}/:report_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete a report that is not frozen, with its versions",
+      method: "DELETE", url: `${BASE}/:report_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete a report that is not frozen, with its versions",
       params: ReportParams,
       responses: { 204: null },
       handler: async ({ project, params }) => service.delete(project, params.report_id),
@@ -133,7 +133,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     route({
       operationId: "listOrgReports",
       errors: { 403: RESTRICTED },
-      method: "GET", url: ORG_BASE, auth: "apiKey", org: true, tags: TAGS, summary: "The organization's own reports (every project), newest first",
+      method: "GET", url: ORG_BASE, auth: "both", org: true, tags: TAGS, summary: "The organization's own reports (every project), newest first",
       params: OrgParams, query: ReportListQuery,
       responses: { 200: ReportListOut },
       handler: async ({ org, query }) => h.list(org, query),
@@ -141,7 +141,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     route({
       operationId: "createOrgReport",
       errors: { 403: RESTRICTED },
-      method: "POST", url: ORG_BASE, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, status: 201, summary: "Generate a report of the whole organization now (every project)",
+      method: "POST", url: ORG_BASE, auth: "both", org: true, scope: WRITE, tags: TAGS, status: 201, summary: "Generate a report of the whole organization now (every project)",
       description: `${CREATE} Rows name their project.`,
       params: OrgParams, body: ReportIn,
       responses: { 201: ReportOut },
@@ -150,7 +150,7 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     route({
       operationId: "getOrgReport",
       errors: { 403: RESTRICTED },
-      method: "GET", url: `${ORG_BASE}/:report_id`, auth: "apiKey", org: true, tags: TAGS, summary: "One organization report with its versions and history",
+      method: "GET", url: `${ORG_BASE}/:report_id`, auth: "both", org: true, tags: TAGS, summary: "One organization report with its versions and history",
       params: OrgReportParams,
       responses: { 200: ReportDetailOut },
       handler: async ({ org, params }) => h.get(org, params.report_id),
@@ -158,14 +158,14 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     route({
       operationId: "downloadOrgReport",
       errors: { 403: RESTRICTED, 409: NOT_TABLE },
-      method: "GET", url: `${ORG_BASE}/:report_id/download`, auth: "apiKey", org: true, tags: TAGS, ...DOWNLOAD,
+      method: "GET", url: `${ORG_BASE}/:report_id/download`, auth: "both", org: true, tags: TAGS, ...DOWNLOAD,
       params: OrgReportParams, query: ReportDownloadQuery,
       handler: async ({ org, params, query, reply }) => h.download(org, params.report_id, query, reply),
     }),
     route({
       operationId: "freezeOrgReport",
       errors: { 403: RESTRICTED },
-      method: "POST", url: `${ORG_BASE}/:report_id/freeze`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, summary: "Freeze an organization report",
+      method: "POST", url: `${ORG_BASE}/:report_id/freeze`, auth: "both", org: true, scope: WRITE, tags: TAGS, summary: "Freeze an organization report",
       params: OrgReportParams,
       responses: { 200: ReportOut },
       handler: async ({ org, params, auth }) => h.freeze(org, params.report_id, auth),
@@ -173,14 +173,14 @@ export function reportsRoutes(service: ReportsService): RouteDef[] {
     route({
       operationId: "deleteOrgReport",
       errors: { 403: RESTRICTED, 409: FROZEN },
-      method: "DELETE", url: `${ORG_BASE}/:report_id`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete an organization report that is not frozen",
+      method: "DELETE", url: `${ORG_BASE}/:report_id`, auth: "both", org: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete an organization report that is not frozen",
       params: OrgReportParams,
       responses: { 204: null },
       handler: async ({ org, params }) => service.delete(org, params.report_id),
     }),
     route({
       operationId: "findEvidence",
-      method: "POST", url: "/api/v1/organizations/:org_id/evidence/find", auth: "apiKey", org: true, tags: TAGS, summary: "Find again the report version of a file (multipart field file) or of a fingerprint",
+      method: "POST", url: "/api/v1/organizations/:org_id/evidence/find", auth: "both", org: true, tags: TAGS, summary: "Find again the report version of a file (multipart field file) or of a fingerprint",
       description: `Either multipart/form-data with the file (PDF, JSON or CSV as downloaded, at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB) in the field file, or JSON {"empreinte": "…"}. Only the organization's reports (and, for a key restricted to projects, those projects') are searched; a file altered by one byte is not found (404 « Preuve introuvable »).`,
       params: EvidenceParams, body: EvidenceFindIn, upload: { field: "file", maxBytes: MAX_UPLOAD_BYTES },
       responses: { 200: EvidenceFoundOut },

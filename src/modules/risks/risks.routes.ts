@@ -21,7 +21,7 @@ export function risksRoutes(service: RisksService): RouteDef[] {
   return [
     route({
       operationId: "listRisks",
-      method: "GET", url: BASE, auth: "apiKey", org: true, tags: TAGS, summary: "List the register's entries (by expiry date, then title)",
+      method: "GET", url: BASE, auth: "both", org: true, tags: TAGS, summary: "List the register's entries (by expiry date, then title)",
       params: OrgParams, query: RiskListQuery,
       responses: { 200: RiskListOut },
       handler: async ({ org, query }) => {
@@ -32,7 +32,7 @@ export function risksRoutes(service: RisksService): RouteDef[] {
     route({
       operationId: "createRisk",
       errors: { 409: "a case to cover is corrige or non_concerne (transition_invalide, with from and to): nothing is created" },
-      method: "POST", url: BASE, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, status: 201, summary: "Create an entry, covering cases at once (all or nothing)",
+      method: "POST", url: BASE, auth: "both", org: true, scope: WRITE, tags: TAGS, status: 201, summary: "Create an entry, covering cases at once (all or nothing)",
       description: "expires_on is the last day of validity in Paris time, today or later. A case named in `cases` that does not exist is created, then covered.",
       params: OrgParams, body: RiskIn,
       responses: { 201: RiskDetailOut },
@@ -43,7 +43,7 @@ export function risksRoutes(service: RisksService): RouteDef[] {
     }),
     route({
       operationId: "getRisk",
-      method: "GET", url: `${BASE}/:risk_id`, auth: "apiKey", org: true, tags: TAGS, summary: "One entry with the covered cases the key may see",
+      method: "GET", url: `${BASE}/:risk_id`, auth: "both", org: true, tags: TAGS, summary: "One entry with the covered cases the key may see",
       params: RiskParams,
       responses: { 200: RiskDetailOut },
       handler: async ({ org, params }) => {
@@ -54,7 +54,7 @@ export function risksRoutes(service: RisksService): RouteDef[] {
     route({
       operationId: "updateRisk",
       errors: { 403: REACH, 409: `${EXPIRED}: it cannot be brought back to life` },
-      method: "PATCH", url: `${BASE}/:risk_id`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, summary: "Change an entry (title, owner, justification, review_on, expires_on)",
+      method: "PATCH", url: `${BASE}/:risk_id`, auth: "both", org: true, scope: WRITE, tags: TAGS, summary: "Change an entry (title, owner, justification, review_on, expires_on)",
       params: RiskParams, body: RiskUpdateIn,
       responses: { 200: RiskDetailOut },
       handler: async ({ org, params, body }) => {
@@ -65,7 +65,7 @@ export function risksRoutes(service: RisksService): RouteDef[] {
     route({
       operationId: "deleteRisk",
       errors: { 403: REACH },
-      method: "DELETE", url: `${BASE}/:risk_id`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, status: 204, summary: "Withdraw an entry: the cases it covers reopen (en_analyse)",
+      method: "DELETE", url: `${BASE}/:risk_id`, auth: "both", org: true, scope: WRITE, tags: TAGS, status: 204, summary: "Withdraw an entry: the cases it covers reopen (en_analyse)",
       params: RiskParams, body: RiskCommentIn.optional(),
       responses: { 204: null },
       handler: async ({ org, params, body, auth }) => {
@@ -75,7 +75,7 @@ export function risksRoutes(service: RisksService): RouteDef[] {
     route({
       operationId: "coverRiskCases",
       errors: { 409: COVER },
-      method: "POST", url: `${BASE}/:risk_id/cases`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, summary: "Cover cases by the entry (all or nothing): they become risque_accepte",
+      method: "POST", url: `${BASE}/:risk_id/cases`, auth: "both", org: true, scope: WRITE, tags: TAGS, summary: "Cover cases by the entry (all or nothing): they become risque_accepte",
       description: "A case that does not exist is created (nouveau), then covered. A case's own exception is removed (the history row records it).",
       params: RiskParams, body: RiskCoverIn,
       responses: { 200: RiskDetailOut },
@@ -86,7 +86,7 @@ export function risksRoutes(service: RisksService): RouteDef[] {
     }),
     route({
       operationId: "uncoverRiskCase",
-      method: "DELETE", url: `${BASE}/:risk_id/cases/:project_id/:cve_id`, auth: "apiKey", org: true, scope: WRITE, tags: TAGS, summary: "Uncover one case: it reopens (en_analyse)",
+      method: "DELETE", url: `${BASE}/:risk_id/cases/:project_id/:cve_id`, auth: "both", org: true, scope: WRITE, tags: TAGS, summary: "Uncover one case: it reopens (en_analyse)",
       params: RiskCaseParams, body: RiskCommentIn.optional(),
       responses: { 200: CaseOut },
       handler: async ({ org, params, body, auth }) => {

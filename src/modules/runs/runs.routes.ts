@@ -16,7 +16,7 @@ export function runsRoutes(service: RunsService): RouteDef[] {
   return [
     route({
       operationId: "listWorkflowRuns",
-      method: "GET", url: `${BASE}/:workflow_id/runs`, auth: "apiKey", project: true, tags: ["workflows"],
+      method: "GET", url: `${BASE}/:workflow_id/runs`, auth: "both", project: true, tags: ["workflows"],
       summary: "List a workflow's runs, newest first",
       params: WorkflowParams,
       query: RunsQuery,
@@ -25,7 +25,7 @@ export function runsRoutes(service: RunsService): RouteDef[] {
     }),
     route({
       operationId: "dryRunWorkflow",
-      method: "POST", url: `${BASE}/:workflow_id/dry-run`, auth: "apiKey", project: true, scope: "workflows-write", tags: ["workflows"], status: 201,
+      method: "POST", url: `${BASE}/:workflow_id/dry-run`, auth: "both", project: true, scope: "workflows-write", tags: ["workflows"], status: 201,
       summary: "Evaluate a workflow against a CVE without acting; records a dry_run run",
       params: WorkflowParams,
       body: DryRunIn,
@@ -37,7 +37,7 @@ export function runsRoutes(service: RunsService): RouteDef[] {
     }),
     route({
       operationId: "getWorkflowRun",
-      method: "GET", url: `${BASE}/:workflow_id/runs/:run_id`, auth: "apiKey", project: true, tags: ["workflows"],
+      method: "GET", url: `${BASE}/:workflow_id/runs/:run_id`, auth: "both", project: true, tags: ["workflows"],
       summary: "Read one run of a workflow with its steps (node, outcome, duration, error, what was sent with secrets masked)",
       description: "A run of the project's workflow, or of an organization workflow for this project. Another project's run: 404.",
       params: RunParams,
@@ -46,14 +46,14 @@ export function runsRoutes(service: RunsService): RouteDef[] {
     }),
     route({
       operationId: "getNotificationSettings",
-      method: "GET", url: `${PROJECT}/notification-settings`, auth: "apiKey", project: true, tags: ["workflows"], summary: "The language of the project's notifications",
+      method: "GET", url: `${PROJECT}/notification-settings`, auth: "both", project: true, tags: ["workflows"], summary: "The language of the project's notifications",
       params: ProjectParams,
       responses: { 200: NotificationSettingsOut },
       handler: async ({ project }) => service.notificationSettings(project),
     }),
     route({
       operationId: "updateNotificationSettings",
-      method: "PATCH", url: `${PROJECT}/notification-settings`, auth: "apiKey", project: true, scope: "workflows-write", tags: ["workflows"], summary: "Change the language of the project's notifications (fr, en)",
+      method: "PATCH", url: `${PROJECT}/notification-settings`, auth: "both", project: true, scope: "workflows-write", tags: ["workflows"], summary: "Change the language of the project's notifications (fr, en)",
       params: ProjectParams, body: NotificationSettingsIn,
       responses: { 200: NotificationSettingsOut },
       handler: async ({ project, body }) => service.updateNotificationSettings(project, body),

@@ -7,11 +7,12 @@ export interface LiveSession {
   id: string;
   user_id: string;
   email: string;
+  expires_at: Date;
   memberships: { org_id: string; role: Role }[];
 }
 
 const SESSION_SQL = `
-select s.id, s.user_id, u.email,
+select s.id, s.user_id, u.email, s.expires_at,
        coalesce(json_agg(json_build_object('org_id', m.org_id, 'role', m.role)) filter (where m.org_id is not null), '[]') as memberships
 from sessions s
 join users u on u.id = s.user_id
@@ -33,6 +34,14 @@ export const sessionsRepository = {
   async live(database: Database, tokenHash: string): Promise<LiveSession | undefined> {
     const [row] = await database.raw<LiveSession>("vigie_session_live", SESSION_SQL, [tokenHash]);
     return row;
+  },
+
+  /** Revokes every live session of a user. */
+  async revokeAll(ex: Executor, userId: string): Promise<void> {
+    await ex
+      .update(sessions)
+      .set({ revokedAt: sql`now()` })
+      .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt)));
   },
 
   async revoke(ex: Executor, tokenHash: string): Promise<void> {

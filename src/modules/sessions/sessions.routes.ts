@@ -1,18 +1,13 @@
-import type { FastifyRequest } from "fastify";
 import type { Config } from "../../config.js";
-import { bearerToken } from "../../platform/auth/api-key-auth.js";
+import { SESSION_COOKIE, sessionToken } from "../../platform/auth/credentials.js";
 import { route, type RouteDef } from "../../platform/http/route.js";
-import { LoginIn, LoginOut } from "./sessions.schemas.js";
+import { LoginIn, LoginOut, SessionOut } from "./sessions.schemas.js";
 import type { SessionsService } from "./sessions.service.js";
 
-export const SESSION_COOKIE = "vigie_session";
+/** Sign-in and sign-out paths: the CSRF guard refuses them from another site's page (login CSRF). */
+export const SIGN_IN_PATHS = ["/auth/login", "/auth/logout"] as const;
 
-/** The session token of a request: the cookie, else an account token in Authorization. */
-export function sessionToken(req: FastifyRequest): string | null {
-  return req.cookies[SESSION_COOKIE] ?? bearerToken(req.headers.authorization);
-}
-
-/** POST /auth/login and POST /auth/logout. */
+/** POST /auth/login, POST /auth/logout, GET /auth/session and POST /auth/logout-everywhere. */
 export function sessionsRoutes(service: SessionsService, config: Config): RouteDef[] {
   return [
     route({
@@ -29,7 +24,7 @@ export function sessionsRoutes(service: SessionsService, config: Config): RouteD
           path: "/",
           httpOnly: true,
           sameSite: "lax",
-          secure: config.cookieSecure,
+          secure: config.cookieSecure || req.protocol === "https",
           expires: expiresAt,
         });
         return { token, expires_at: expiresAt.toISOString() };
@@ -43,6 +38,23 @@ export function sessionsRoutes(service: SessionsService, config: Config): RouteD
       responses: { 204: null },
       handler: async ({ req, reply }) => {
         await service.logout(sessionToken(req));
+        reply.clearCookie(SESSION_COOKIE, { path: "/" });
+      },
+    }),
+    route({
+      operationId: "getSession",
+      method: "GET", url: "/auth/session", auth: "session", tags: ["session"],
+      summary: "The signed-in user: the session's expiry, their organizations with their role, and the projects of each",
+      responses: { 200: SessionOut },
+      handler: async ({ auth }) => service.describe(auth),
+    }),
+    route({
+      operationId: "logoutEverywhere",
+      method: "POST", url: "/auth/logout-everywhere", auth: "session", tags: ["session"], status: 204,
+      summary: "Sign out everywhere: revokes every session of the signed-in user (this one included) and clears the cookie",
+      responses: { 204: null },
+      handler: async ({ auth, reply }) => {
+        await service.logoutEverywhere(auth);
         reply.clearCookie(SESSION_COOKIE, { path: "/" });
       },
     }),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ROLES } from "../../platform/db/schema/index.js";
 
 export const LoginIn = z
   .object({
@@ -13,3 +14,20 @@ export const LoginOut = z
     expires_at: z.iso.datetime(),
   })
   .meta({ id: "LoginOut" });
+
+export const SessionOut = z
+  .object({
+    user: z.object({ id: z.uuid(), email: z.string() }),
+    expires_at: z.iso.datetime().describe("When this session ends: sign in again after"),
+    organizations: z.array(
+      z.object({
+        id: z.uuid(),
+        name: z.string(),
+        role: z.enum(ROLES).describe("viewer reads; member triages; admin manages; owner everything"),
+        is_personal: z.boolean(),
+        projects: z.array(z.object({ id: z.uuid(), name: z.string() })),
+      }),
+    ),
+  })
+  .meta({ id: "Session" });
+export type SessionOut = z.infer<typeof SessionOut>;

@@ -7,7 +7,10 @@ import { TooManyRequests, Unauthorized } from "../../platform/errors.js";
 import { AUTH } from "../../platform/messages.js";
 import { normaliseEmail } from "../users/users.service.js";
 import type { usersRepository } from "../users/users.repository.js";
+import type { organizationsRepository } from "../organizations/organizations.repository.js";
+import { projectsRead } from "../projects/projects.read.js";
 import { sessionsRepository as repo } from "./sessions.repository.js";
+import type { SessionOut } from "./sessions.schemas.js";
 
 /** Failures allowed in the window before each further attempt must wait (per account, per address). */
 const FREE_FAILURES = { email: 5, ip: 20 };
@@ -26,6 +29,7 @@ export class SessionsService {
     private readonly database: Database,
     private readonly config: Config,
     private readonly users: Pick<typeof usersRepository, "byEmail">,
+    private readonly organizations: Pick<typeof organizationsRepository, "orgsByIds">,
   ) {}
 
   async login(emailInput: string, password: string, ip: string): Promise<{ token: string; expiresAt: Date }> {
@@ -72,7 +76,34 @@ export class SessionsService {
       sessionId: s.id,
       userId: s.user_id,
       email: s.email,
+      expiresAt: new Date(s.expires_at),
       roles: new Map(s.memberships.map((m) => [m.org_id, m.role as Role])),
+    };
+  }
+
+  /** Revokes every session of the signed-in user, on every device. */
+  async logoutEverywhere(session: SessionContext): Promise<void> {
+    await repo.revokeAll(this.database.db, session.userId);
+  }
+
+  /** The signed-in user, their organizations (with their role) and the projects of each. */
+  async describe(session: SessionContext): Promise<SessionOut> {
+    const db = this.database.db;
+    const orgs = await this.organizations.orgsByIds(db, [...session.roles.keys()]);
+    const projects = await projectsRead.namedInOrgs(
+      db,
+      orgs.map((o) => o.id),
+    );
+    return {
+      user: { id: session.userId, email: session.email },
+      expires_at: session.expiresAt.toISOString(),
+      organizations: orgs.map((o) => ({
+        id: o.id,
+        name: o.name,
+        role: session.roles.get(o.id)!,
+        is_personal: o.isPersonal,
+        projects: projects.filter((p) => p.orgId === o.id).map((p) => ({ id: p.id, name: p.name })),
+      })),
     };
   }
 

@@ -17,7 +17,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
   return [
     route({
       operationId: "listStacks",
-      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's stacks with their items",
+      method: "GET", url: BASE, auth: "both", project: true, tags: TAGS, summary: "List the project's stacks with their items",
       params: ProjectParams,
       responses: { 200: z.array(Stack) },
       handler: async ({ project }) => (await service.list(project)).map(presentStack),
@@ -25,7 +25,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
     route({
       operationId: "createStack",
       errors: { 409: "a stack of the project has this name (nom_deja_utilise)" },
-      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: BASE, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Create a stack (optionally with items); its items are matched against the stored CVEs at once",
       params: ProjectParams, body: StackIn,
       responses: { 201: StackCreated },
@@ -36,7 +36,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
     }),
     route({
       operationId: "getStack",
-      method: "GET", url: `${BASE}/:stack_id`, auth: "apiKey", project: true, tags: TAGS, summary: "One stack with its items",
+      method: "GET", url: `${BASE}/:stack_id`, auth: "both", project: true, tags: TAGS, summary: "One stack with its items",
       params: StackParams,
       responses: { 200: Stack },
       handler: async ({ project, params }) => presentStack(await service.get(project, params.stack_id)),
@@ -44,14 +44,14 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
     route({
       operationId: "renameStack",
       errors: { 409: "a stack of the project has this name (nom_deja_utilise)" },
-      method: "PATCH", url: `${BASE}/:stack_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Rename a stack",
+      method: "PATCH", url: `${BASE}/:stack_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Rename a stack",
       params: StackParams, body: StackUpdateIn,
       responses: { 200: Stack },
       handler: async ({ project, params, body }) => presentStack(await service.rename(project, params.stack_id, body.name)),
     }),
     route({
       operationId: "deleteStack",
-      method: "DELETE", url: `${BASE}/:stack_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204,
+      method: "DELETE", url: `${BASE}/:stack_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 204,
       summary: "Delete a stack and its items (the alerts they raised stay)",
       params: StackParams,
       responses: { 204: null },
@@ -61,7 +61,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
     }),
     route({
       operationId: "addStackItem",
-      method: "POST", url: `${BASE}/:stack_id/items`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: `${BASE}/:stack_id/items`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Add an item; it is matched against the stored CVEs at once (one set-based query)",
       params: StackParams, body: StackItemIn,
       responses: { 201: StackItemCreated },
@@ -72,7 +72,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
     }),
     route({
       operationId: "updateStackItem",
-      method: "PATCH", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS,
+      method: "PATCH", url: `${BASE}/:stack_id/items/:item_id`, auth: "both", project: true, scope: WRITE, tags: TAGS,
       summary: "Change an item (value, type, min_severity, tags); a changed item is matched again",
       params: StackItemParams, body: StackItemUpdateIn,
       responses: { 200: StackItem },
@@ -83,7 +83,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
     }),
     route({
       operationId: "deleteStackItem",
-      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Remove an item",
+      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Remove an item",
       params: StackItemParams,
       responses: { 204: null },
       handler: async ({ project, params }) => {
@@ -92,7 +92,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
     }),
     route({
       operationId: "tagStackItem",
-      method: "POST", url: `${BASE}/:stack_id/items/:item_id/tags`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204,
+      method: "POST", url: `${BASE}/:stack_id/items/:item_id/tags`, auth: "both", project: true, scope: "tags-write", tags: ["tags"], status: 204,
       summary: "Attach a tag to a stack item", params: StackItemParams, body: TagRefIn,
       responses: { 204: null },
       handler: async ({ project, params, body }) => {
@@ -101,7 +101,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
     }),
     route({
       operationId: "untagStackItem",
-      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id/tags/:tag_id`, auth: "apiKey", project: true, scope: "tags-write", tags: ["tags"], status: 204,
+      method: "DELETE", url: `${BASE}/:stack_id/items/:item_id/tags/:tag_id`, auth: "both", project: true, scope: "tags-write", tags: ["tags"], status: 204,
       summary: "Detach a tag from a stack item", params: StackItemParams.extend({ tag_id: z.uuid() }),
       responses: { 204: null },
       handler: async ({ project, params }) => {

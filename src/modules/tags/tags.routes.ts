@@ -14,7 +14,7 @@ export function tagsRoutes(service: TagsService): RouteDef[] {
   return [
     route({
       operationId: "listTags",
-      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's tags",
+      method: "GET", url: BASE, auth: "both", project: true, tags: TAGS, summary: "List the project's tags",
       params: ProjectParams,
       responses: { 200: z.array(TagBrief) },
       handler: async ({ project }) => (await service.list(project)).map(presentTag),
@@ -22,7 +22,7 @@ export function tagsRoutes(service: TagsService): RouteDef[] {
     route({
       operationId: "createTag",
       errors: { 409: "a tag of the project has this name, case aside (nom_deja_utilise)" },
-      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201, summary: "Create a tag (names unique per project, case-insensitive)",
+      method: "POST", url: BASE, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 201, summary: "Create a tag (names unique per project, case-insensitive)",
       params: ProjectParams, body: TagIn,
       responses: { 201: TagBrief },
       handler: async ({ project, body }) => presentTag(await service.create(project, body)),
@@ -30,14 +30,14 @@ export function tagsRoutes(service: TagsService): RouteDef[] {
     route({
       operationId: "updateTag",
       errors: { 409: "a tag of the project has this name, case aside (nom_deja_utilise)" },
-      method: "PATCH", url: `${BASE}/:tag_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, summary: "Rename or recolour a tag",
+      method: "PATCH", url: `${BASE}/:tag_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, summary: "Rename or recolour a tag",
       params: TagParams, body: TagUpdateIn,
       responses: { 200: TagBrief },
       handler: async ({ project, params, body }) => presentTag(await service.update(project, params.tag_id, body)),
     }),
     route({
       operationId: "deleteTag",
-      method: "DELETE", url: `${BASE}/:tag_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete a tag (detached everywhere)",
+      method: "DELETE", url: `${BASE}/:tag_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 204, summary: "Delete a tag (detached everywhere)",
       params: TagParams,
       responses: { 204: null },
       handler: async ({ project, params }) => {

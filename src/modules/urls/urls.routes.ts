@@ -17,7 +17,7 @@ export function urlsRoutes(service: UrlsService): RouteDef[] {
   return [
     route({
       operationId: "listMonitoredUrls",
-      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS, summary: "List the project's monitored URLs, newest first",
+      method: "GET", url: BASE, auth: "both", project: true, tags: TAGS, summary: "List the project's monitored URLs, newest first",
       params: ProjectParams, query: UrlListQuery,
       responses: { 200: MonitoredUrlList },
       handler: async ({ project, query }) => {
@@ -28,7 +28,7 @@ export function urlsRoutes(service: UrlsService): RouteDef[] {
     route({
       operationId: "createMonitoredUrl",
       errors: { 409: "the project already monitors this URL (url_deja_surveillee)" },
-      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: BASE, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Monitor a URL (http or https); its first scan runs within the minute, then every scan_interval_hours",
       params: ProjectParams, body: MonitoredUrlIn,
       responses: { 201: MonitoredUrl },
@@ -36,7 +36,7 @@ export function urlsRoutes(service: UrlsService): RouteDef[] {
     }),
     route({
       operationId: "getMonitoredUrl",
-      method: "GET", url: `${BASE}/:url_id`, auth: "apiKey", project: true, tags: TAGS,
+      method: "GET", url: `${BASE}/:url_id`, auth: "both", project: true, tags: TAGS,
       summary: "One monitored URL with the technologies of its last answer",
       params: UrlParams,
       responses: { 200: MonitoredUrlDetail },
@@ -45,7 +45,7 @@ export function urlsRoutes(service: UrlsService): RouteDef[] {
     route({
       operationId: "updateMonitoredUrl",
       errors: { 409: "the project already monitors this URL (url_deja_surveillee)" },
-      method: "PATCH", url: `${BASE}/:url_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS,
+      method: "PATCH", url: `${BASE}/:url_id`, auth: "both", project: true, scope: WRITE, tags: TAGS,
       summary: "Change a monitored URL (a new address starts over: pending, scanned within the minute)",
       params: UrlParams, body: MonitoredUrlUpdateIn,
       responses: { 200: MonitoredUrl },
@@ -53,7 +53,7 @@ export function urlsRoutes(service: UrlsService): RouteDef[] {
     }),
     route({
       operationId: "deleteMonitoredUrl",
-      method: "DELETE", url: `${BASE}/:url_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204,
+      method: "DELETE", url: `${BASE}/:url_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 204,
       summary: "Stop monitoring a URL",
       params: UrlParams,
       responses: { 204: null },
@@ -63,7 +63,7 @@ export function urlsRoutes(service: UrlsService): RouteDef[] {
     }),
     route({
       operationId: "scanMonitoredUrl",
-      method: "POST", url: `${BASE}/:url_id/scan`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 202,
+      method: "POST", url: `${BASE}/:url_id/scan`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 202,
       summary: "Scan now: the scan runs as a job (urls-scan); GET the URL for its result",
       params: UrlParams,
       responses: { 202: ScanRequested },
@@ -72,7 +72,7 @@ export function urlsRoutes(service: UrlsService): RouteDef[] {
     route({
       operationId: "watchDetectedTechnology",
       errors: { 409: "the technology has no CPE in the fingerprints (technologie_sans_cpe) or no version was detected (technologie_sans_version)" },
-      method: "POST", url: `${BASE}/:url_id/technologies/:name/watch`, auth: "apiKey", project: true, scope: "stacks-write", tags: TAGS, status: 201,
+      method: "POST", url: `${BASE}/:url_id/technologies/:name/watch`, auth: "both", project: true, scope: "stacks-write", tags: TAGS, status: 201,
       summary: "Add a detected technology to a stack, as its CPE with the detected version; it is matched at once",
       description: "`name` is the technology's name as detected (case-insensitive). Needs stacks-write (it writes a stack item).",
       params: TechnologyParams, body: WatchIn,

@@ -9,7 +9,7 @@ export function vulnerabilitiesRoutes(service: VulnerabilitiesService): RouteDef
   return [
     route({
       operationId: "listVulnerabilities",
-      method: "GET", url: "/api/v1/vulnerabilities", auth: "apiKey", tags: ["vulnerabilities"],
+      method: "GET", url: "/api/v1/vulnerabilities", auth: "both", tags: ["vulnerabilities"],
       summary: "Public advisories (GHSA, GO, PYSEC, RUSTSEC, CERT-FR), newest first",
       query: VulnListQuery,
       responses: { 200: PublicVulnListOut },
@@ -20,7 +20,7 @@ export function vulnerabilitiesRoutes(service: VulnerabilitiesService): RouteDef
     }),
     route({
       operationId: "getVulnerability",
-      method: "GET", url: "/api/v1/vulnerabilities/:id", auth: "apiKey", tags: ["vulnerabilities"],
+      method: "GET", url: "/api/v1/vulnerabilities/:id", auth: "both", tags: ["vulnerabilities"],
       summary: "One public advisory",
       params: z.object({ id: z.string().min(1).max(100) }),
       responses: { 200: PublicVulnOut },

@@ -29,7 +29,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
   return [
     route({
       operationId: "listWorkflows",
-      method: "GET", url: BASE, auth: "apiKey", project: true, tags: TAGS,
+      method: "GET", url: BASE, auth: "both", project: true, tags: TAGS,
       summary: "List the project's workflows (without their graph)",
       params: ProjectParams,
       responses: { 200: z.array(WorkflowItem) },
@@ -41,7 +41,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
     route({
       operationId: "createWorkflow",
       errors: { 409: "the Idempotency-Key was used with another body (cle_idempotence_reutilisee), or the name is taken on the project (nom_deja_utilise)" },
-      method: "POST", url: BASE, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 201,
+      method: "POST", url: BASE, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 201,
       summary: "Create a workflow (graph form or short form)",
       description: "Requires an Idempotency-Key header. The same key with the same body answers 200 with the workflow as it is now; with another body, 409.",
       params: ProjectParams,
@@ -57,7 +57,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
     route({
       operationId: "updateWorkflow",
       errors: { 409: "version is not the current one (version_perimee, with current_version), or the name is taken (nom_deja_utilise)" },
-      method: "PATCH", url: `${BASE}/:workflow_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS,
+      method: "PATCH", url: `${BASE}/:workflow_id`, auth: "both", project: true, scope: WRITE, tags: TAGS,
       summary: "Update a workflow (optimistic concurrency on version)",
       params: WorkflowParams,
       body: WorkflowMiseAJourIn,
@@ -66,7 +66,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
     }),
     route({
       operationId: "setWorkflowEnabled",
-      method: "PATCH", url: `${BASE}/:workflow_id/enabled`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS,
+      method: "PATCH", url: `${BASE}/:workflow_id/enabled`, auth: "both", project: true, scope: WRITE, tags: TAGS,
       summary: "Enable or disable a workflow (increments version)",
       params: WorkflowParams,
       body: WorkflowActivationIn,
@@ -76,7 +76,7 @@ export function workflowsRoutes(service: WorkflowsService): RouteDef[] {
     route({
       operationId: "deleteWorkflow",
       errors: { 409: "the project's default workflow (workflow_par_defaut), or its last one (dernier_workflow)" },
-      method: "DELETE", url: `${BASE}/:workflow_id`, auth: "apiKey", project: true, scope: WRITE, tags: TAGS, status: 204,
+      method: "DELETE", url: `${BASE}/:workflow_id`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 204,
       summary: "Delete a workflow (not the default one, nor the last one)",
       params: WorkflowParams,
       responses: { 204: null },

@@ -26,8 +26,13 @@ export interface SessionContext {
   sessionId: string;
   userId: string;
   email: string;
+  /** When the session ends. */
+  expiresAt: Date;
   roles: ReadonlyMap<string, Role>;
 }
+
+/** Whoever calls a route that serves API keys and sessions alike (`auth: "both"`). */
+export type Caller = ApiKeyContext | SessionContext;
 
 /** True when the key may see this project (restriction only; the organization is checked in SQL). */
 export function keyAllowsProject(ctx: ApiKeyContext, projectId: string): boolean {

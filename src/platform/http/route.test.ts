@@ -22,6 +22,7 @@ const KEY: ApiKeyContext = {
 
 async function serve(routes: RouteDef[], projects: ProjectResolver) {
   return buildServer({
+    signInPaths: [],
     logger: createLogger("silent"),
     version: "test",
     trustProxy: false,

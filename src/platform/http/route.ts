@@ -1,18 +1,31 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
 import { z } from "zod";
 import type { ApiKeyContext, OrgScope, ProjectResolver, ProjectScope, SessionContext } from "../auth/context.js";
+import { presentsSession } from "../auth/credentials.js";
 import { resolveOrg, resolveProject } from "../auth/resolve.js";
+import { isScope, ROLE_OF_SCOPE, roleAtLeast } from "../auth/scopes.js";
+import type { Role } from "../db/schema/index.js";
 import { Forbidden } from "../errors.js";
 import { AUTH } from "../messages.js";
 import { readUpload, type Upload, type UploadSpec } from "./multipart.js";
 import { decodeBody, validateRequest, type RawRequest } from "./validation.js";
 
-export type AuthMode = "apiKey" | "session" | "none";
+/**
+ * The credentials a route serves: API keys (/api/v1's contract), sessions (a signed-in user: cookie
+ * or account token), both (one handler for the two), or none.
+ */
+export type AuthMode = "apiKey" | "session" | "both" | "none";
 /** Error statuses a route declares itself; the others follow from its declaration. */
 export type DeclaredError = 401 | 403 | 409 | 429;
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined;
-type AuthOf<M extends AuthMode> = M extends "apiKey" ? ApiKeyContext : M extends "session" ? SessionContext : null;
+type AuthOf<M extends AuthMode> = M extends "apiKey"
+  ? ApiKeyContext
+  : M extends "session"
+    ? SessionContext
+    : M extends "both"
+      ? ApiKeyContext | SessionContext
+      : null;
 
 export interface RouteInput<P, Q, H, B, A, J, G = undefined> {
   params: Out<P>;
@@ -50,6 +63,12 @@ export interface RouteDef<
   auth: M;
   /** Scope the API key must hold (checked before request validation, as a FastAPI dependency would be). */
   scope?: string;
+  /**
+   * The least role a signed-in user needs in the organization the route resolves (project or org),
+   * checked once it is resolved (403 below it; 404 outside the organization, as for keys). Default:
+   * the role of the route's scope (ROLE_OF_SCOPE: member for triage, admin for the rest), else viewer.
+   */
+  role?: Role;
   /**
    * The path's project_id (and org_id on /api/v1) is resolved against the caller after request
    * validation (ProjectResolver): 404 « Projet introuvable » before the handler, else `input.project`.
@@ -127,6 +146,11 @@ declare module "fastify" {
   }
 }
 
+/** The least role of a route for a signed-in user (see RouteDef.role). */
+export function requiredRole(def: RouteDef): Role {
+  return def.role ?? (def.scope && isScope(def.scope) ? ROLE_OF_SCOPE[def.scope] : "viewer");
+}
+
 const ALL_METHODS: HTTPMethods[] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 /** Registers the routes, plus a 405 answer for the other methods of each path. */
@@ -139,18 +163,28 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
     const methods = methodsByUrl.get(def.url) ?? new Set<string>();
     methods.add(def.method);
     methodsByUrl.set(def.url, methods);
-    if (def.project === "query" && (def.auth !== "apiKey" || !def.query?.shape.project_id)) {
+    if (def.project === "query" && (def.auth === "none" || def.auth === "session" || !def.query?.shape.project_id)) {
       throw new Error(`${def.operationId}: project resolution from the query needs an API key and a project_id query parameter`);
     }
     if (
       def.project === true &&
-      (def.auth === "none" || !def.params?.shape.project_id || (def.auth === "apiKey" && !def.params.shape.org_id))
+      (def.auth === "none" || !def.params?.shape.project_id || (def.auth !== "session" && !def.params.shape.org_id))
     ) {
       throw new Error(`${def.operationId}: project resolution needs a credential and the path's project_id (and org_id under /api/v1)`);
     }
     if (def.org && (def.auth === "none" || !def.params?.shape.org_id)) {
       throw new Error(`${def.operationId}: organization resolution needs a credential and the path's org_id`);
     }
+    const role = requiredRole(def);
+    if (role !== "viewer" && def.auth !== "apiKey" && !def.project && !def.org) {
+      throw new Error(`${def.operationId}: a role above viewer is checked in an organization: declare project or org`);
+    }
+    const authenticate =
+      def.auth === "both"
+        ? (req: FastifyRequest, reply: FastifyReply) => (presentsSession(req) ? auth.session : auth.apiKey)(req, reply)
+        : def.auth === "none"
+          ? null
+          : auth[def.auth];
     app.route({
       method: def.method,
       url: def.url,
@@ -166,7 +200,7 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
         };
         const multipart = def.upload !== undefined && req.rawBuffer !== undefined;
         const decoded = def.body && !multipart ? decodeBody(raw) : undefined;
-        const ctx = def.auth === "none" ? null : await auth[def.auth](req, reply);
+        const ctx = authenticate ? await authenticate(req, reply) : null;
         if (def.scope && ctx?.kind === "apiKey" && !ctx.scopes.has(def.scope)) {
           throw new Forbidden(AUTH.missingScope(def.scope));
         }
@@ -178,10 +212,17 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
           project = await resolveProject(projects, ctx!, project_id, org_id);
         } else if (def.project === "query") {
           const { project_id } = input.query as { project_id?: string };
-          const key = ctx as ApiKeyContext;
-          project = project_id === undefined ? undefined : await resolveProject(projects, key, project_id, key.orgId);
+          const caller = ctx!;
+          project =
+            project_id === undefined
+              ? undefined
+              : await resolveProject(projects, caller, project_id, caller.kind === "apiKey" ? caller.orgId : undefined);
         }
         const org = def.org ? resolveOrg(ctx!, (input.params as { org_id: string }).org_id) : undefined;
+        if (ctx?.kind === "session") {
+          const orgId = project?.orgId ?? org?.id;
+          if (orgId !== undefined && !roleAtLeast(ctx.roles.get(orgId)!, role)) throw new Forbidden(AUTH.missingRole(role));
+        }
         reply.code(def.status ?? 200); // the handler may choose another success status
         const result = await def.handler({ ...input, auth: ctx, project, org, upload, req, reply } as never);
         if (reply.sent) return reply;
@@ -272,11 +313,19 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
       401,
       def.auth === "apiKey"
         ? "No API key, or an invalid or revoked one (WWW-Authenticate: Bearer)"
-        : "No session, or an expired one; an API key is not accepted here",
+        : def.auth === "session"
+          ? "No session, or an expired one; an API key is not accepted here"
+          : "No credential, or an invalid, revoked or expired one (API key, account token or session cookie)",
     );
   } else if (declared[401]) error(401, declared[401]);
-  if (def.scope) error(403, `The API key lacks the scope ${def.scope}${declared[403] ? `; or ${declared[403]}` : ""}`);
-  else if (declared[403]) error(403, declared[403]);
+  const role = requiredRole(def);
+  const refusals = [
+    def.scope && def.auth !== "session" && `the API key lacks the scope ${def.scope}`,
+    def.auth !== "apiKey" && role !== "viewer" && `the signed-in user's role in the organization is below ${role}`,
+    def.auth !== "apiKey" && def.method !== "GET" && "a cookie-authenticated write from another site (CSRF)",
+    declared[403],
+  ].filter(Boolean);
+  if (refusals.length) error(403, `Refused: ${refusals.join("; or ")}`);
   if (params.length) error(404, `Not found for this credential: ${params.join(", ")} (detail names it, e.g. « Projet introuvable »)`);
   else if (def.project === "query")
     error(404, "The project_id query parameter names no project of the API key's reach (« Projet introuvable »)");
@@ -288,8 +337,9 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
   if (params.length) error(414, "A path parameter over the length limit (200 characters)");
   if (def.params || def.query || def.headers || def.body)
     response[422] = answer("Validation error (FastAPI/Pydantic shape)", HTTPValidationError);
-  if (def.auth === "apiKey") error(429, "Hourly call limit of the organization's plan reached (Retry-After)");
-  else if (declared[429]) error(429, declared[429]);
+  if (def.auth === "apiKey" || def.auth === "both") {
+    error(429, `Hourly call limit of the organization's plan reached (Retry-After)${def.auth === "both" ? ": API keys only" : ""}`);
+  } else if (declared[429]) error(429, declared[429]);
   return Object.fromEntries(Object.entries(response).sort(([a], [b]) => Number(a) - Number(b)));
 }
 
@@ -304,10 +354,9 @@ function openApiSchema(def: RouteDef) {
     tags: def.tags,
     ...Object.fromEntries(Object.entries(parts).filter(([, v]) => v !== undefined)),
     response,
-    security: (def.auth === "apiKey"
-      ? [{ apiKey: [] }]
-      : def.auth === "session"
-        ? [{ sessionCookie: [] }, { accountToken: [] }]
-        : []) as Record<string, string[]>[],
+    security: [
+      ...(def.auth === "apiKey" || def.auth === "both" ? [{ apiKey: [] }] : []),
+      ...(def.auth === "session" || def.auth === "both" ? [{ sessionCookie: [] }, { accountToken: [] }] : []),
+    ] as Record<string, string[]>[],
   };
 }

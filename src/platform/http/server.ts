@@ -9,6 +9,7 @@ import type { Duplex } from "node:stream";
 import type { HttpLimits } from "../../config.js";
 import type { ProjectResolver } from "../auth/context.js";
 import { BodyBudget } from "./body-budget.js";
+import { csrfGuard } from "./csrf.js";
 import { errorAnswer } from "./error-body.js";
 import { uploadBody, type UploadSpec } from "./multipart.js";
 import { tidyComponents } from "./openapi.js";
@@ -24,6 +25,8 @@ export interface ServerOptions {
   trustProxy: boolean;
   /** Timeouts, connection cap and body budget (config.http). */
   limits: HttpLimits;
+  /** Sign-in and sign-out paths: guarded against other sites' pages like cookie-authenticated writes (csrfGuard). */
+  signInPaths: readonly string[];
 }
 
 /** Status of a connection-level error Node's HTTP parser reports ('clientError'). */
@@ -117,6 +120,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: "Not Found" }));
 
   await app.register(cookie);
+  app.addHook("onRequest", csrfGuard({ signIn: opts.signInPaths }));
   await app.register(swagger, {
     openapi: {
       openapi: "3.1.0",
