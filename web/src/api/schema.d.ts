@@ -24,7 +24,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The API key's organization */
+        /** The caller's organizations: an API key's own (role api_key), a signed-in user's with their role */
         get: operations["listOrganizations"];
         put?: never;
         post?: never;
@@ -41,7 +41,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Projects of the organization visible to the key */
+        /** Projects of the organization visible to the caller (an API key's restriction applies) */
         get: operations["listProjects"];
         put?: never;
         post?: never;
@@ -1359,6 +1359,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user: the session's expiry, their organizations with their role, and the projects of each */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/logout-everywhere": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign out everywhere: revokes every session of the signed-in user (this one included) and clears the cookie */
+        post: operations["logoutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2507,6 +2541,34 @@ export interface components {
             /** Format: date-time */
             requested_at: string;
         };
+        Session: {
+            user: {
+                /** Format: uuid */
+                id: string;
+                email: string;
+            };
+            /**
+             * Format: date-time
+             * @description When this session ends: sign in again after
+             */
+            expires_at: string;
+            organizations: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /**
+                 * @description viewer reads; member triages; admin manages; owner everything
+                 * @enum {string}
+                 */
+                role: "owner" | "admin" | "member" | "viewer";
+                is_personal: boolean;
+                projects: {
+                    /** Format: uuid */
+                    id: string;
+                    name: string;
+                }[];
+            }[];
+        };
         StackCreatedOut: {
             /** Format: uuid */
             id: string;
@@ -3096,7 +3158,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrgItem"][];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3105,7 +3167,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3145,7 +3207,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3181,7 +3243,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3222,7 +3284,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3258,7 +3320,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3314,7 +3376,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3323,7 +3385,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope workflows-write */
+            /** @description Refused: the API key lacks the scope workflows-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,7 +3448,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3426,7 +3488,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3435,7 +3497,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope workflows-write */
+            /** @description Refused: the API key lacks the scope workflows-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3480,7 +3542,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3526,7 +3588,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3535,7 +3597,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope workflows-write */
+            /** @description Refused: the API key lacks the scope workflows-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3598,7 +3660,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3653,7 +3715,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope workflows-write */
+            /** @description Refused: the API key lacks the scope workflows-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3707,7 +3769,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3887,7 +3949,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3923,7 +3985,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3969,7 +4031,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3978,7 +4040,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope workflows-write */
+            /** @description Refused: the API key lacks the scope workflows-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4032,7 +4094,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4075,7 +4137,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4111,7 +4173,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4152,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4188,7 +4250,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4233,7 +4295,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4242,7 +4304,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope workflows-write */
+            /** @description Refused: the API key lacks the scope workflows-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4296,7 +4358,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4346,7 +4408,7 @@ export interface operations {
                     "application/json": components["schemas"]["CveListOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4364,7 +4426,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4404,7 +4466,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4440,7 +4502,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4475,7 +4537,7 @@ export interface operations {
                     "application/json": components["schemas"]["PublicVulnListOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4493,7 +4555,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4533,7 +4595,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4569,7 +4631,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4606,7 +4668,7 @@ export interface operations {
                     "application/json": components["schemas"]["ArticleListOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4624,7 +4686,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4653,7 +4715,7 @@ export interface operations {
                     "application/json": components["schemas"]["FeedStatusOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4662,7 +4724,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4703,7 +4765,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4739,7 +4801,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4784,7 +4846,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4793,7 +4855,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope stacks-write */
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4856,7 +4918,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4898,7 +4960,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4934,7 +4996,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -4974,7 +5036,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4983,7 +5045,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope stacks-write */
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5019,7 +5081,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5065,7 +5127,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5074,7 +5136,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope stacks-write */
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5137,7 +5199,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5183,7 +5245,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5192,7 +5254,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope stacks-write */
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5246,7 +5308,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5287,7 +5349,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5296,7 +5358,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope stacks-write */
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5332,7 +5394,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5379,7 +5441,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5388,7 +5450,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope stacks-write */
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5442,7 +5504,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5487,7 +5549,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5496,7 +5558,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5550,7 +5612,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5592,7 +5654,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5601,7 +5663,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5637,7 +5699,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5678,7 +5740,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5714,7 +5776,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5759,7 +5821,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5768,7 +5830,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5831,7 +5893,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5871,7 +5933,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5880,7 +5942,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5916,7 +5978,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -5962,7 +6024,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5971,7 +6033,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6034,7 +6096,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6091,7 +6153,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6127,7 +6189,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6173,7 +6235,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6182,7 +6244,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope alerts-write */
+            /** @description Refused: the API key lacks the scope alerts-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6236,7 +6298,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6281,7 +6343,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6290,7 +6352,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope alerts-write */
+            /** @description Refused: the API key lacks the scope alerts-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6344,7 +6406,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6388,7 +6450,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6397,7 +6459,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6451,7 +6513,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6492,7 +6554,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6501,7 +6563,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6537,7 +6599,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6578,7 +6640,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6614,7 +6676,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6655,7 +6717,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6691,7 +6753,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6736,7 +6798,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6745,7 +6807,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope stacks-write */
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6799,7 +6861,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6842,7 +6904,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6878,7 +6940,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -6934,7 +6996,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6943,7 +7005,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7006,7 +7068,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7053,7 +7115,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7062,7 +7124,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7125,7 +7187,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7172,7 +7234,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7181,7 +7243,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7235,7 +7297,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7280,7 +7342,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7289,7 +7351,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7343,7 +7405,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7385,7 +7447,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7394,7 +7456,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope tags-write */
+            /** @description Refused: the API key lacks the scope tags-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7430,7 +7492,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7490,7 +7552,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7526,7 +7588,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7571,7 +7633,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7580,7 +7642,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7643,7 +7705,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7703,7 +7765,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7739,7 +7801,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7780,7 +7842,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7816,7 +7878,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7857,7 +7919,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7893,7 +7955,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -7938,7 +8000,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7947,7 +8009,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8001,7 +8063,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8051,7 +8113,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8087,7 +8149,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8131,7 +8193,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8140,7 +8202,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8203,7 +8265,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8244,7 +8306,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8280,7 +8342,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8323,7 +8385,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8332,7 +8394,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write; or the key is restricted to projects and the entry covers cases of others */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects and the entry covers cases of others */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8386,7 +8448,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8431,7 +8493,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8440,7 +8502,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write; or the key is restricted to projects and the entry covers cases of others */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects and the entry covers cases of others */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8503,7 +8565,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8548,7 +8610,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8557,7 +8619,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8620,7 +8682,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8668,7 +8730,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8677,7 +8739,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope cases-write */
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8731,7 +8793,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8776,7 +8838,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8812,7 +8874,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8857,7 +8919,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8866,7 +8928,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope reports-write */
+            /** @description Refused: the API key lacks the scope reports-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8920,7 +8982,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -8961,7 +9023,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8997,7 +9059,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9042,7 +9104,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9051,7 +9113,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope reports-write */
+            /** @description Refused: the API key lacks the scope reports-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9105,7 +9167,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9147,7 +9209,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9183,7 +9245,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9223,7 +9285,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9232,7 +9294,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope reports-write */
+            /** @description Refused: the API key lacks the scope reports-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9277,7 +9339,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9327,7 +9389,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9372,7 +9434,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9414,7 +9476,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9423,7 +9485,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope reports-write */
+            /** @description Refused: the API key lacks the scope reports-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9459,7 +9521,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9503,7 +9565,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9512,7 +9574,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description the key is restricted to projects: organization reports need a key for every project */
+            /** @description Refused: the key is restricted to projects: organization reports need a key for every project */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9548,7 +9610,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9592,7 +9654,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9601,7 +9663,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope reports-write; or the key is restricted to projects: organization reports need a key for every project */
+            /** @description Refused: the API key lacks the scope reports-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects: organization reports need a key for every project */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9655,7 +9717,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9696,7 +9758,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9705,7 +9767,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description the key is restricted to projects: organization reports need a key for every project */
+            /** @description Refused: the key is restricted to projects: organization reports need a key for every project */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9741,7 +9803,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9780,7 +9842,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9789,7 +9851,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope reports-write; or the key is restricted to projects: organization reports need a key for every project */
+            /** @description Refused: the API key lacks the scope reports-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects: organization reports need a key for every project */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9834,7 +9896,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9883,7 +9945,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9892,7 +9954,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description the key is restricted to projects: organization reports need a key for every project */
+            /** @description Refused: the key is restricted to projects: organization reports need a key for every project */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9937,7 +9999,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -9978,7 +10040,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9987,7 +10049,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope reports-write; or the key is restricted to projects: organization reports need a key for every project */
+            /** @description Refused: the API key lacks the scope reports-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects: organization reports need a key for every project */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10023,7 +10085,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10074,8 +10136,17 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: a cookie-authenticated write from another site (CSRF) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10128,7 +10199,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10164,7 +10235,7 @@ export interface operations {
                     "application/json": components["schemas"]["EolProductListOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10182,7 +10253,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10222,7 +10293,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10258,7 +10329,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10299,7 +10370,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10335,7 +10406,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10380,7 +10451,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10389,7 +10460,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope eol-write */
+            /** @description Refused: the API key lacks the scope eol-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10452,7 +10523,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10493,7 +10564,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10502,7 +10573,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope eol-write */
+            /** @description Refused: the API key lacks the scope eol-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10538,7 +10609,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10580,7 +10651,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10616,7 +10687,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10656,7 +10727,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10665,7 +10736,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope eol-write */
+            /** @description Refused: the API key lacks the scope eol-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10701,7 +10772,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10745,7 +10816,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10781,7 +10852,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10819,7 +10890,7 @@ export interface operations {
                     "application/json": components["schemas"]["StatsTotalsOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10846,7 +10917,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10891,7 +10962,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10918,7 +10989,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -10960,7 +11031,7 @@ export interface operations {
                     "application/json": components["schemas"]["TopTrendOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10987,7 +11058,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11028,7 +11099,7 @@ export interface operations {
                     "application/json": components["schemas"]["TimeseriesOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11055,7 +11126,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11096,7 +11167,7 @@ export interface operations {
                     "application/json": components["schemas"]["DistributionOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11123,7 +11194,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11164,7 +11235,7 @@ export interface operations {
                     "application/json": components["schemas"]["DelaysOut"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11191,7 +11262,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11235,7 +11306,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11271,7 +11342,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11316,7 +11387,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11325,7 +11396,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope urls-write */
+            /** @description Refused: the API key lacks the scope urls-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11388,7 +11459,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11430,7 +11501,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11466,7 +11537,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11506,7 +11577,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11515,7 +11586,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope urls-write */
+            /** @description Refused: the API key lacks the scope urls-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11551,7 +11622,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11597,7 +11668,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11606,7 +11677,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope urls-write */
+            /** @description Refused: the API key lacks the scope urls-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11669,7 +11740,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11711,7 +11782,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11720,7 +11791,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope urls-write */
+            /** @description Refused: the API key lacks the scope urls-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11756,7 +11827,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11803,7 +11874,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description No API key, or an invalid or revoked one (WWW-Authenticate: Bearer) */
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11812,7 +11883,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPError"];
                 };
             };
-            /** @description The API key lacks the scope stacks-write */
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11875,7 +11946,7 @@ export interface operations {
                     "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
-            /** @description Hourly call limit of the organization's plan reached (Retry-After) */
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -11919,6 +11990,15 @@ export interface operations {
             };
             /** @description wrong e-mail or password */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: a cookie-authenticated write from another site (CSRF) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11982,6 +12062,80 @@ export interface operations {
             };
             /** @description an API key in Authorization: this is the session API */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    logoutEverywhere: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: a cookie-authenticated write from another site (CSRF) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
