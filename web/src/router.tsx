@@ -45,7 +45,9 @@ const appRoute = createRoute({
   getParentRoute: () => rootRoute,
   id: "app",
   beforeLoad: async ({ context, location }) => {
-    const session = await context.queryClient.ensureQueryData(sessionQuery);
+    // A session known is trusted until a call answers 401; none known (first visit, signed out): ask.
+    const session =
+      context.queryClient.getQueryData(sessionQuery.queryKey) ?? (await context.queryClient.fetchQuery({ ...sessionQuery, staleTime: 0 }));
     if (!session) throw redirect({ to: "/login", search: location.href === "/" ? {} : { redirect: location.href } });
     return { session };
   },

@@ -32,7 +32,7 @@ export function Login() {
       if (response.status === 401) return setError(t.badCredentials);
       if (response.status === 429) return setError(t.tooManyAttempts(retryAfter(response)));
       if (!response.ok) return setError(t.loadError);
-      await queryClient.invalidateQueries({ queryKey: sessionQuery.queryKey });
+      await queryClient.fetchQuery({ ...sessionQuery, staleTime: 0 });
       await navigate({ to: search.redirect ?? "/" });
     } catch {
       setError(t.loadError);

@@ -1,0 +1,123 @@
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+
+const EMAIL = "analyste@example.org";
+const PASSWORD = "correct horse battery staple";
+
+describe("the shell: sign-in, switchers, language, feeds, session end, sign-out", () => {
+  let vigie: Vigie;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const pageErrors: string[] = [];
+  let chosen = "";
+
+  beforeAll(async () => {
+    vigie = await startVigie((store) => {
+      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
+      cli(store, "project", "create", "--org", String(org.id), "--name", "Site public");
+      cli(store, "project", "create", "--org", String(org.id), "--name", "Intranet");
+      cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "owner");
+    });
+    browser = await launchBrowser();
+    context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris", viewport: { width: 1280, height: 800 } });
+    page = await context.newPage();
+    page.on("pageerror", (err) => pageErrors.push(err.message));
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await vigie?.stop();
+  });
+
+  async function signIn(password = PASSWORD) {
+    await page.getByLabel("Adresse e-mail").fill(EMAIL);
+    await page.getByLabel("Mot de passe").fill(password);
+    await page.getByRole("button", { name: "Se connecter" }).click();
+  }
+
+  it("sends a visitor to the login screen, and says when the password is wrong", async () => {
+    await page.goto(`${vigie.base}/`);
+    await page.waitForURL(/\/login$/);
+    await expect.poll(() => page.getByRole("heading", { name: "Connexion" }).isVisible()).toBe(true);
+    expect(await page.getAttribute("html", "lang")).toBe("fr");
+    await checkScreen(page, "login");
+
+    await signIn("not the password");
+    await expect.poll(() => page.getByRole("alert").textContent()).toBe("E-mail ou mot de passe incorrect");
+    await checkScreen(page, "login-error");
+  });
+
+  it("signs in to the shell: navigation, the organization's projects, the session's end", async () => {
+    await signIn();
+    await page.waitForURL(`${vigie.base}/`);
+    await expect.poll(() => page.getByRole("heading", { name: "Accueil" }).isVisible()).toBe(true);
+    expect(await page.getByRole("navigation", { name: "Navigation principale" }).isVisible()).toBe(true);
+    expect(await page.getByRole("main").textContent()).toContain(`Bienvenue, ${EMAIL}.`);
+    const facts = page.locator("dl.facts");
+    expect(await facts.textContent()).toContain("ACME Sécurité");
+    expect(await facts.textContent()).toContain("propriétaire");
+
+    const project = page.getByLabel("Projet");
+    const options = await project.locator("option").allTextContents();
+    expect(options.sort()).toEqual(["Intranet", "Site public"]);
+    // The first project is current; choosing the other one makes it current.
+    const first = await project.locator("option:checked").textContent();
+    expect(await facts.textContent()).toContain(first);
+    const other = options.find((o) => o !== first)!;
+    await project.selectOption({ label: other });
+    await expect.poll(() => facts.textContent()).toContain(other);
+    chosen = other;
+    await checkScreen(page, "home");
+  });
+
+  it("switches to English and keeps the choice", async () => {
+    await page.getByLabel("Langue").selectOption("en");
+    await expect.poll(() => page.getByRole("heading", { name: "Home" }).isVisible()).toBe(true);
+    expect(await page.getAttribute("html", "lang")).toBe("en");
+    expect(await page.getByRole("button", { name: "Sign out" }).isVisible()).toBe(true);
+    await page.reload();
+    await expect.poll(() => page.getByRole("heading", { name: "Home" }).isVisible()).toBe(true);
+    // The project chosen before the reload is still the current one.
+    expect(await page.locator("dl.facts").textContent()).toContain(chosen);
+    await checkScreen(page, "home-en");
+    await page.getByLabel("Language").selectOption("fr");
+    await expect.poll(() => page.getByRole("heading", { name: "Accueil" }).isVisible()).toBe(true);
+  });
+
+  it("shows each feed source's state", async () => {
+    await page.getByRole("navigation").getByRole("link", { name: "Flux" }).click();
+    await page.waitForURL(`${vigie.base}/feeds`);
+    const table = page.getByRole("table", { name: "Sources et état de leur synchronisation" });
+    await expect.poll(() => table.isVisible()).toBe(true);
+    const sources = await table.locator("tbody th .source").allTextContents();
+    expect(sources).toEqual(expect.arrayContaining(["cve5", "nvd", "kev", "epss", "osv"]));
+    // Nothing synced on this fresh store (sync off): every source says so.
+    expect(await table.locator("tbody tr").first().textContent()).toContain("Jamais synchronisée");
+    await checkScreen(page, "feeds");
+  });
+
+  it("sends the user back to the login screen when the session has ended, saying so", async () => {
+    await page.getByRole("navigation").getByRole("link", { name: "Accueil" }).click();
+    await page.waitForURL(`${vigie.base}/`);
+    await context.clearCookies();
+    await page.getByRole("navigation").getByRole("link", { name: "Flux" }).click();
+    await page.waitForURL(/\/login\?/);
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Session expirée : reconnectez-vous.");
+    await checkScreen(page, "session-expired");
+    // Signing in again goes back where the user was.
+    await signIn();
+    await page.waitForURL(`${vigie.base}/feeds`);
+  });
+
+  it("signs out: the session is revoked and the screens need a new sign-in", async () => {
+    await page.getByRole("button", { name: "Se déconnecter" }).click();
+    await page.waitForURL(/\/login\?/);
+    await expect.poll(() => page.getByRole("status").textContent()).toBe("Vous êtes déconnecté.");
+    const session = await page.evaluate<number>("fetch('/auth/session').then((r) => r.status)");
+    expect(session).toBe(401);
+    await page.goto(`${vigie.base}/feeds`);
+    await page.waitForURL(/\/login\?/);
+    expect(pageErrors).toEqual([]);
+  });
+});
