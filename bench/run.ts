@@ -1,4 +1,4 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web runs one. */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
@@ -10,6 +10,7 @@ import { benchSlowClients } from "./slow-clients.js";
 import { benchSync } from "./sync.js";
 import { benchStats } from "./stats.js";
 import { benchUrls } from "./urls.js";
+import { benchWeb } from "./web.js";
 
 const only = process.env.BENCH;
 if (!only || only === "api") await benchApi();
@@ -23,3 +24,4 @@ if (!only || only === "eol") await benchEol();
 if (!only || only === "stats") await benchStats();
 if (!only || only === "urls") await benchUrls();
 if (!only || only === "sync") await benchSync();
+if (!only || only === "web") await benchWeb();
