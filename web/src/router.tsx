@@ -66,7 +66,7 @@ const feedsRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/Feeds"), "Feeds"),
 });
 
-const routeTree = rootRoute.addChildren([loginRoute, appRoute.addChildren([homeRoute, feedsRoute])]);
+export const routeTree = rootRoute.addChildren([loginRoute, appRoute.addChildren([homeRoute, feedsRoute])]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });
 

@@ -51,7 +51,7 @@ export const fr = {
   stateStale: "En échec depuis plus d'un jour",
   stateDisabled: "Désactivée",
   stateNever: "Jamais synchronisée",
-  every: (d: string) => `toutes les ${d}`,
+  every: (d: string) => `rythme : ${d}`,
   never: "jamais",
   unknown: "inconnu",
   none: "—",
