@@ -50,7 +50,8 @@ describe("the shell: sign-in, switchers, language, feeds, session end, sign-out"
 
   it("signs in to the shell: navigation, the organization's projects, the session's end", async () => {
     await signIn();
-    await page.waitForURL(`${vigie.base}/`);
+    // `/` opens the current project's home, `/p/<project id>`.
+    await page.waitForURL(/\/p\/[0-9a-f-]{36}$/);
     await expect.poll(() => page.getByRole("heading", { name: "Accueil" }).isVisible()).toBe(true);
     expect(await page.getByRole("navigation", { name: "Navigation principale" }).isVisible()).toBe(true);
     expect(await page.getByRole("main").textContent()).toContain(`Bienvenue, ${EMAIL}.`);
@@ -65,8 +66,11 @@ describe("the shell: sign-in, switchers, language, feeds, session end, sign-out"
     const first = await project.locator("option:checked").textContent();
     expect(await facts.textContent()).toContain(first);
     const other = options.find((o) => o !== first)!;
+    const before = page.url();
     await project.selectOption({ label: other });
     await expect.poll(() => facts.textContent()).toContain(other);
+    expect(page.url()).toMatch(/\/p\/[0-9a-f-]{36}$/);
+    expect(page.url()).not.toBe(before);
     chosen = other;
     await checkScreen(page, "home");
   });
@@ -97,9 +101,17 @@ describe("the shell: sign-in, switchers, language, feeds, session end, sign-out"
     await checkScreen(page, "feeds");
   });
 
+  it("answers « page introuvable » for a project that is not the user's", async () => {
+    await page.goto(`${vigie.base}/p/00000000-0000-4000-8000-000000000000`);
+    await expect.poll(() => page.getByRole("heading", { name: "Page introuvable" }).isVisible()).toBe(true);
+    await checkScreen(page, "not-found");
+    await page.getByRole("link", { name: "Retour à l'accueil" }).click();
+    await page.waitForURL(/\/p\/[0-9a-f-]{36}$/);
+  });
+
   it("sends the user back to the login screen when the session has ended, saying so", async () => {
     await page.getByRole("navigation").getByRole("link", { name: "Accueil" }).click();
-    await page.waitForURL(`${vigie.base}/`);
+    await page.waitForURL(/\/p\//);
     await context.clearCookies();
     await page.getByRole("navigation").getByRole("link", { name: "Flux" }).click();
     await page.waitForURL(/\/login\?/);

@@ -1,9 +1,18 @@
 import { QueryClient } from "@tanstack/react-query";
-import { createRootRouteWithContext, createRoute, createRouter, lazyRouteComponent, Outlet, redirect } from "@tanstack/react-router";
+import {
+  createRootRouteWithContext,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  notFound,
+  Outlet,
+  redirect,
+} from "@tanstack/react-router";
 import { whenSessionExpires } from "./api/client";
 import { sessionQuery } from "./api/session";
+import { chooseProject, current, currentProjectId } from "./layout/current";
 import { Shell } from "./layout/Shell";
-import { NotFound } from "./screens/NotFound";
+import { NotFound, NotFoundPage } from "./screens/NotFound";
 
 // The client routes (README, Web application). None starts with a server path (/api, /auth, /docs,
 // /mcp, /projects, /organizations, /assets, /openapi.json): the server answers index.html for the
@@ -13,7 +22,7 @@ export const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: (n, err) => n < 2 && !(err instanceof Error && "status" in err && Number(err.status) < 500) } },
 });
 
-const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Outlet, notFoundComponent: NotFound });
+const rootRoute = createRootRouteWithContext<{ queryClient: QueryClient }>()({ component: Outlet, notFoundComponent: NotFoundPage });
 
 /** Only a local path is a place to come back to after signing in (never another site). */
 function localPath(value: unknown): string | undefined {
@@ -54,8 +63,40 @@ const appRoute = createRoute({
   component: Shell,
 });
 
+/** `/`: the current project's home (the one chosen last, else the first), or the home without a project. */
 const homeRoute = createRoute({
   getParentRoute: () => appRoute,
+  path: "/",
+  beforeLoad: ({ context }) => {
+    const { project } = current(context.session, currentProjectId());
+    if (project) throw redirect({ to: "/p/$projectId", params: { projectId: project.id } });
+  },
+  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+});
+
+/**
+ * `/p/$projectId/…`: the screens of one project. The project must be one of the session's (else
+ * "page not found"); it becomes the current project. A project screen is a child of this route.
+ */
+export const projectRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/p/$projectId",
+  beforeLoad: ({ context, params }) => {
+    const found = current(context.session, params.projectId);
+    if (found.project?.id !== params.projectId) return { org: null, project: null };
+    chooseProject(params.projectId);
+    return found;
+  },
+  // Thrown from the loader: thrown from beforeLoad, "not found" would replace the whole page.
+  loader: ({ context }) => {
+    if (!context.project) throw notFound();
+  },
+  // Drawn in place of this route's (absent) component: inside the shell.
+  notFoundComponent: NotFound,
+});
+
+const projectHomeRoute = createRoute({
+  getParentRoute: () => projectRoute,
   path: "/",
   component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
 });
@@ -66,7 +107,10 @@ const feedsRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/Feeds"), "Feeds"),
 });
 
-export const routeTree = rootRoute.addChildren([loginRoute, appRoute.addChildren([homeRoute, feedsRoute])]);
+export const routeTree = rootRoute.addChildren([
+  loginRoute,
+  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute])]),
+]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });
 

@@ -1,17 +1,21 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { Link, Outlet, useNavigate } from "@tanstack/react-router";
+import { Link, Outlet, useLocation, useNavigate } from "@tanstack/react-router";
 import { useId } from "react";
 import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
 import { useI18n } from "../i18n/i18n";
 import type { Lang } from "../i18n/messages";
-import { chooseProject, useCurrent } from "./current";
+import { useCurrent } from "./current";
 
 /** The signed-in layout: header (brand, navigation, switchers, language, sign-out) and the screen. */
 export function Shell() {
   const { data: session } = useQuery(sessionQuery);
+  return session ? <ShellOf session={session} /> : null;
+}
+
+function ShellOf({ session }: { session: Session }) {
   const { t } = useI18n();
-  if (!session) return null;
+  const { project } = useCurrent(session);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -22,9 +26,15 @@ export function Shell() {
           {t.appName}
         </Link>
         <nav aria-label={t.mainNav} className="mainnav">
-          <Link to="/" activeOptions={{ exact: true }}>
-            {t.navHome}
-          </Link>
+          {project ? (
+            <Link to="/p/$projectId" params={{ projectId: project.id }} activeOptions={{ exact: true }}>
+              {t.navHome}
+            </Link>
+          ) : (
+            <Link to="/" activeOptions={{ exact: true }}>
+              {t.navHome}
+            </Link>
+          )}
           <Link to="/feeds">{t.navFeeds}</Link>
         </nav>
         <div className="topbar-tools">
@@ -40,16 +50,25 @@ export function Shell() {
   );
 }
 
-/** One select listing each organization's projects (grouped), feeding the current project. */
+/**
+ * One select listing each organization's projects (grouped). Choosing one opens the same screen of
+ * that project (`/p/<id>/…`), or its home from a screen of no project.
+ */
 function ProjectSwitcher({ session }: { session: Session }) {
   const { t } = useI18n();
   const id = useId();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
   const { project } = useCurrent(session);
   const projects = session.organizations.flatMap((o) => o.projects);
+  const choose = (projectId: string) => {
+    const within = /^\/p\/[^/]+(\/.*)?$/.exec(pathname);
+    void navigate({ href: within ? `/p/${projectId}${within[1] ?? ""}` : `/p/${projectId}` });
+  };
   return (
     <div className="field-inline">
       <label htmlFor={id}>{t.project}</label>
-      <select id={id} value={project?.id ?? ""} disabled={projects.length === 0} onChange={(e) => chooseProject(e.target.value || null)}>
+      <select id={id} value={project?.id ?? ""} disabled={projects.length === 0} onChange={(e) => choose(e.target.value)}>
         {projects.length === 0 && <option value="">{t.noProject}</option>}
         {session.organizations.map((org) => (
           <optgroup key={org.id} label={`${t.organization} : ${org.name}`}>

@@ -17,8 +17,14 @@ function read(): string | null {
 
 let chosen = read();
 
+/** The project chosen last (it may no longer be the session's: see `current`). */
+export function currentProjectId(): string | null {
+  return chosen;
+}
+
 /** Chooses the current project (null: the organization's first). */
 export function chooseProject(projectId: string | null): void {
+  if (chosen === projectId) return;
   chosen = projectId;
   try {
     if (projectId) localStorage.setItem(KEY, projectId);
