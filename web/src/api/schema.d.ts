@@ -247,6 +247,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Products the corpus names, from the start of a vendor or product name: suggestions for stack items */
+        get: operations["suggestProducts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/vulnerabilities": {
         parameters: {
             query?: never;
@@ -2228,6 +2245,23 @@ export interface components {
             name: string;
             slug: string;
             max_api_calls_per_hour: number;
+        };
+        ProductSuggestion: {
+            /** @description The vendor's CPE-style name */
+            vendor: string;
+            /** @description The product's CPE-style name */
+            product: string;
+            /** @description A display spelling the sources give */
+            vendor_name: string | null;
+            product_name: string | null;
+            /** @description How many CVEs of the corpus name this product */
+            cve_count: number;
+            /** @description The stack item that watches it, ready for POST …/stacks/{stack_id}/items */
+            item: {
+                /** @constant */
+                item_type: "product";
+                value: string;
+            };
         };
         ProjectItem: {
             /** Format: uuid */
@@ -4513,6 +4547,57 @@ export interface operations {
             };
         };
     };
+    suggestProducts: {
+        parameters: {
+            query: {
+                /** @description The start of a vendor or product name, as typed (« apache », « pan-os ») */
+                q: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProductSuggestion"][];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
     listVulnerabilities: {
         parameters: {
             query?: {
@@ -6113,6 +6198,8 @@ export interface operations {
                 is_read?: boolean;
                 /** @description Repeatable */
                 severity?: ("critical" | "high" | "medium" | "low" | "none" | "unknown")[];
+                /** @description Repeatable: the alert's priority tier (P1 act now … P4) */
+                palier?: ("P1" | "P2" | "P3" | "P4")[];
                 is_kev?: boolean;
                 has_poc?: boolean;
                 /** @description CVE id, words of the description, vendor or product */
