@@ -130,6 +130,20 @@ describe("the shell: sign-in, switchers, language, feeds, session end, sign-out"
     expect(session).toBe(401);
     await page.goto(`${vigie.base}/feeds`);
     await page.waitForURL(/\/login\?/);
+  });
+
+  it("slows down repeated failures and says how long to wait", async () => {
+    let message = "";
+    // Five failures are free, then each attempt waits 1, 2, 4… s (the server's lockout).
+    for (let i = 0; i < 10 && !message.startsWith("Trop de tentatives"); i++) {
+      await signIn("still not the password");
+      await expect
+        .poll(async () => (await page.getByRole("button", { name: "Se connecter" }).isEnabled()) && page.getByRole("alert").isVisible())
+        .toBe(true);
+      message = (await page.getByRole("alert").textContent()) ?? "";
+    }
+    expect(message).toMatch(/^Trop de tentatives : réessayez dans \d+ s\.$/);
+    await checkScreen(page, "login-throttled");
     expect(pageErrors).toEqual([]);
   });
 });
