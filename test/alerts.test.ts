@@ -338,6 +338,18 @@ describe("stacks, matching and alerts on real records", () => {
     expect(highOrCritical.length).toBeGreaterThan(0);
     expect(ids(await alertsOf(a.call, "&severity=high&severity=critical"))).toEqual(highOrCritical);
     expect((await a.call("GET", "/alerts?severity=urgent")).statusCode).toBe(422);
+    const p1 = list.items
+      .filter((x) => x.palier === "P1")
+      .map((x) => x.cve_id)
+      .sort();
+    const p3 = list.items
+      .filter((x) => x.palier === "P3")
+      .map((x) => x.cve_id)
+      .sort();
+    expect(p1.length).toBeGreaterThan(0);
+    expect(ids(await alertsOf(a.call, "&palier=P1"))).toEqual(p1);
+    expect(ids(await alertsOf(a.call, "&palier=P1&palier=P3"))).toEqual([...p1, ...p3].sort());
+    expect((await a.call("GET", "/alerts?palier=P9")).statusCode).toBe(422);
 
     const read = await a.call("PATCH", `/alerts/${kev.items[0]!.id}`, { is_read: true });
     expect(read.json()).toMatchObject({ cve_id: "CVE-2024-3400", is_read: true });

@@ -5,7 +5,8 @@
  * - P3 — high, or medium with a public PoC or EPSS ≥ 0.1;
  * - P4 — everything else (medium, low, none, unknown).
  */
-export type Palier = "P1" | "P2" | "P3" | "P4";
+export const PALIERS = ["P1", "P2", "P3", "P4"] as const;
+export type Palier = (typeof PALIERS)[number];
 
 export function palier(s: { severity: string | null; epss: number | null; isKev: boolean; hasPoc: boolean }): Palier {
   const epss = s.epss ?? 0;

@@ -51,6 +51,13 @@ function filters(projectId: string, q: AlertListQuery): SQL[] {
         sql`, `,
       )})`,
     );
+  if (q.palier?.length)
+    where.push(
+      sql`a.palier in (${sql.join(
+        q.palier.map((p) => sql`${p}`),
+        sql`, `,
+      )})`,
+    );
   if (q.is_kev !== undefined) where.push(sql`a.is_kev = ${q.is_kev}`);
   if (q.has_poc !== undefined) where.push(sql`a.has_poc = ${q.has_poc}`);
   if (q.min_epss !== undefined) where.push(sql`a.epss >= ${q.min_epss}`);

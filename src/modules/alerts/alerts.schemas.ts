@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PAGING } from "../../platform/http/paging.js";
 import { MATCH_RULES } from "../../matching/decide.js";
+import { PALIERS } from "../../matching/priority.js";
 import { SEVERITY_VALUES } from "../cves/cves.schemas.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagBrief } from "../tags/tags.schemas.js";
@@ -46,6 +47,7 @@ export const ALERT_SORTS = ["-triggered_at", "triggered_at", "-cvss", "cvss", "-
 export const AlertListQuery = z.object({
   is_read: z.boolean().optional(),
   severity: z.array(z.enum(SEVERITY_VALUES)).optional().describe("Repeatable"),
+  palier: z.array(z.enum(PALIERS)).optional().describe("Repeatable: the alert's priority tier (P1 act now … P4)"),
   is_kev: z.boolean().optional(),
   has_poc: z.boolean().optional(),
   q: z.string().min(1).max(200).optional().describe("CVE id, words of the description, vendor or product"),

@@ -1,5 +1,5 @@
 import type { CveAffectedRow, CveListRow, CveRow } from "./cves.repository.js";
-import type { CveDetailOut, CveListItem, CveListOut, CveListQuery } from "./cves.schemas.js";
+import type { CveDetailOut, CveListItem, CveListOut, CveListQuery, ProductSuggestion } from "./cves.schemas.js";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
@@ -111,4 +111,22 @@ export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDeta
 /** A page of the CVE search (GET /api/v1/cves and the MCP tool search_cves). */
 export function presentCveList(r: { rows: CveListRow[]; total: number }, q: Pick<CveListQuery, "page" | "page_size">): CveListOut {
   return { items: r.rows.map(presentCveListItem), total: r.total, page: q.page, page_size: q.page_size };
+}
+
+/** A product of the corpus, with the stack item that watches it. */
+export function presentProductSuggestion(p: {
+  vendor: string;
+  product: string;
+  vendor_name: string | null;
+  product_name: string | null;
+  cves: number;
+}): ProductSuggestion {
+  return {
+    vendor: p.vendor,
+    product: p.product,
+    vendor_name: p.vendor_name,
+    product_name: p.product_name,
+    cve_count: p.cves,
+    item: { item_type: "product", value: `${p.vendor}:${p.product}` },
+  };
 }

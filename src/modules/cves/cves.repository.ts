@@ -1,5 +1,6 @@
 import { and, asc, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
+import { likeStartsWith, rowsOf } from "../../platform/db/sql.js";
 import { cveAffected, cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
 import { productKey, vendorKey } from "../../matching/names.js";
 import type { CveListQuery } from "./cves.schemas.js";
@@ -92,6 +93,28 @@ export const cvesRepository = {
       .leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId))
       .where(eq(cves.cveId, cveId));
     return row;
+  },
+
+  /**
+   * Products of the corpus whose vendor or product name starts with `prefix` (normalised), with how
+   * many CVEs name each: a range on the (vendor_norm, product_norm) and product_norm indexes, the
+   * LIKE keeping only true prefixes whatever the collation.
+   */
+  async productsStartingWith(ex: Executor, prefix: string, limit: number) {
+    const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+    const like = likeStartsWith(prefix);
+    return rowsOf<{ vendor: string; product: string; vendor_name: string | null; product_name: string | null; cves: number }>(
+      ex,
+      sql`select vendor_norm as vendor, product_norm as product, min(vendor) as vendor_name, min(product) as product_name,
+                 count(distinct cve_id)::int as cves
+          from cve_affected
+          where vendor_norm is not null and product_norm is not null and (
+            (product_norm >= ${prefix} and product_norm < ${upper} and product_norm like ${like})
+            or (vendor_norm >= ${prefix} and vendor_norm < ${upper} and vendor_norm like ${like}))
+          group by vendor_norm, product_norm
+          order by cves desc, vendor_norm, product_norm
+          limit ${limit}`,
+    );
   },
 
   async affected(ex: Executor, cveId: string): Promise<CveAffectedRow[]> {

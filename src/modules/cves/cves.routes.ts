@@ -1,9 +1,10 @@
+import { z } from "zod";
 import { route, type RouteDef } from "../../platform/http/route.js";
-import { presentCveDetail, presentCveList } from "./cves.presenter.js";
-import { CveDetailOut, CveListOut, CveListQuery, CveParams } from "./cves.schemas.js";
+import { presentCveDetail, presentCveList, presentProductSuggestion } from "./cves.presenter.js";
+import { CveDetailOut, CveListOut, CveListQuery, CveParams, ProductSuggestion, ProductSuggestQuery } from "./cves.schemas.js";
 import type { CvesService } from "./cves.service.js";
 
-/** GET /api/v1/cves and GET /api/v1/cves/{cve_id}: reads, no scope needed. */
+/** GET /api/v1/cves, GET /api/v1/cves/{cve_id} and the corpus's products: reads, no scope needed. */
 export function cvesRoutes(service: CvesService): RouteDef[] {
   return [
     route({
@@ -24,6 +25,14 @@ export function cvesRoutes(service: CvesService): RouteDef[] {
         const { cve, affected } = await service.get(params.cve_id);
         return presentCveDetail(cve, affected);
       },
+    }),
+    route({
+      operationId: "suggestProducts",
+      method: "GET", url: "/api/v1/products", auth: "both", tags: ["cves"],
+      summary: "Products the corpus names, from the start of a vendor or product name: suggestions for stack items",
+      query: ProductSuggestQuery,
+      responses: { 200: z.array(ProductSuggestion) },
+      handler: async ({ query }) => (await service.suggestProducts(query)).map(presentProductSuggestion),
     }),
   ];
 }

@@ -111,3 +111,24 @@ export type CveListQuery = z.output<typeof CveListQuery>;
 export type CveListOut = z.infer<typeof CveListOut>;
 export type CveListItem = z.infer<typeof CveListItem>;
 export type CveDetailOut = z.infer<typeof CveDetailOut>;
+
+export const ProductSuggestQuery = z.object({
+  q: z.string().trim().min(2).max(100).describe("The start of a vendor or product name, as typed (« apache », « pan-os »)"),
+  limit: z.int().min(1).max(50).default(20),
+});
+
+export const ProductSuggestion = z
+  .object({
+    vendor: z.string().describe("The vendor's CPE-style name"),
+    product: z.string().describe("The product's CPE-style name"),
+    vendor_name: z.string().nullable().describe("A display spelling the sources give"),
+    product_name: z.string().nullable(),
+    cve_count: z.int().describe("How many CVEs of the corpus name this product"),
+    item: z
+      .object({ item_type: z.literal("product"), value: z.string() })
+      .describe("The stack item that watches it, ready for POST …/stacks/{stack_id}/items"),
+  })
+  .meta({ id: "ProductSuggestion" });
+
+export type ProductSuggestQuery = z.output<typeof ProductSuggestQuery>;
+export type ProductSuggestion = z.infer<typeof ProductSuggestion>;

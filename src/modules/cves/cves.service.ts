@@ -5,7 +5,8 @@ import { readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
 import { cvesRepository as repo, type CveAffectedRow, type CveListRow, type CveRow } from "./cves.repository.js";
-import type { CveListQuery } from "./cves.schemas.js";
+import type { CveListQuery, ProductSuggestQuery } from "./cves.schemas.js";
+import { productKey } from "../../matching/names.js";
 
 /** The merged CVE records: search and detail. Public data, the same for every tenant. */
 export class CvesService {
@@ -36,6 +37,11 @@ export class CvesService {
     }
     if (!cve) throw new NotFound(NOT_FOUND.cve);
     return { cve, affected: await repo.affected(this.db, cve.cveId) };
+  }
+
+  /** Products of the corpus a stack item may name, from the start of their vendor or product name, most CVEs first. */
+  async suggestProducts(q: ProductSuggestQuery) {
+    return repo.productsStartingWith(this.db, productKey(q.q), q.limit);
   }
 
   /** The CVE fields a workflow condition may test, or null when Vigie holds no record of it. */

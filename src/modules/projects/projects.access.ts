@@ -28,8 +28,9 @@ export class ProjectAccess implements ProjectResolver {
     if (caller.kind === "apiKey" && (orgId !== caller.orgId || !keyAllowsProject(caller, projectId))) return null;
     const project = await this.project(projectId);
     if (!project) return null;
-    const allowed = caller.kind === "apiKey" ? project.orgId === orgId : caller.roles.has(project.orgId);
-    return allowed ? project : null;
+    // The path's organization (/api/v1) must be the project's; a user must be a member of it.
+    if (orgId !== undefined && project.orgId !== orgId) return null;
+    return caller.kind === "apiKey" || caller.roles.has(project.orgId) ? project : null;
   }
 
   private async project(projectId: string): Promise<ProjectScope | null> {

@@ -1,6 +1,7 @@
 import type { Executor } from "../../platform/db/client.js";
 import { CASE_STATUSES, type ReportType } from "../../platform/db/schema/index.js";
 import { addDays, parisDate, parisMidnight } from "../../platform/paris.js";
+import { PALIERS } from "../../matching/priority.js";
 import { instant, round2 } from "./reports.canonical.js";
 import { cyclesOfItems } from "../eol/eol.stack.js";
 import { reportsData, type DelayStats, type Span } from "./reports.data.js";
@@ -18,7 +19,6 @@ import { reportsData, type DelayStats, type Span } from "./reports.data.js";
 const CONTENT_FORMAT = "vigie.preuve/1";
 export const TOP_ALERTS = 20;
 const MAX_EXCEPTIONS = 50;
-export const PALIERS = ["P1", "P2", "P3", "P4"] as const;
 export const SEVERITY_ORDER = ["critical", "high", "medium", "low", "none", "unknown"] as const;
 
 export type Language = "fr" | "en";

@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { CASE_STATUSES, type ReportType } from "../../platform/db/schema/index.js";
-import { KEV_VERDICTS, PALIERS, SEVERITY_ORDER, type Content, type Language } from "./reports.content.js";
+import { PALIERS } from "../../matching/priority.js";
+import { KEV_VERDICTS, SEVERITY_ORDER, type Content, type Language } from "./reports.content.js";
 import { LABELS, type Labels } from "./reports.labels.js";
 
 /**

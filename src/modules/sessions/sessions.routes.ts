@@ -24,7 +24,7 @@ export function sessionsRoutes(service: SessionsService, config: Config): RouteD
           path: "/",
           httpOnly: true,
           sameSite: "lax",
-          secure: config.cookieSecure,
+          secure: config.cookieSecure || req.protocol === "https",
           expires: expiresAt,
         });
         return { token, expires_at: expiresAt.toISOString() };

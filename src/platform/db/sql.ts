@@ -18,5 +18,14 @@ export function pgArray(items: string[]): string {
  * Use it for every search term: `${column} ilike ${likeContains(term)}`.
  */
 export function likeContains(term: string): string {
-  return `%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return `%${likeLiteral(term)}%`;
+}
+
+/** A LIKE pattern matching what starts with `term` (taken literally, as likeContains). */
+export function likeStartsWith(term: string): string {
+  return `${likeLiteral(term)}%`;
+}
+
+function likeLiteral(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
