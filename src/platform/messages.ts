@@ -41,11 +41,6 @@ export const CONFLICT = {
     message: (what: string, name: string, within: string) => `${what} « ${name} » existe déjà${within}`,
   },
   emailTaken: { code: "email_deja_utilise", message: (email: string) => `Un compte existe déjà pour ${email}` },
-  /** Adding a member with a password creates the account: an existing account is added without one. */
-  accountExists: {
-    code: "email_deja_utilise",
-    message: (email: string) => `Un compte existe déjà pour ${email} : ajoutez-le sans mot de passe`,
-  },
   alreadyMember: {
     code: "deja_membre",
     message: (email: string, role: string) => `${email} est déjà membre de l'organisation (rôle « ${role} ») : changez son rôle`,

@@ -84,7 +84,7 @@ export class UsersService {
     try {
       return await this.db.transaction(async (tx) => {
         let user = await repo.byEmail(tx, email);
-        if (user && passwordHash) throw new Conflict(CONFLICT.accountExists.code, CONFLICT.accountExists.message(email));
+        if (user && passwordHash) throw new Conflict(CONFLICT.emailTaken.code, CONFLICT.emailTaken.message(email));
         if (!user && !passwordHash) throw new Invalid([{ loc: ["body", "email"], message: INVALID.unknownAccount, input: input.email }]);
         user ??= await repo.create(tx, { email, passwordHash: passwordHash! });
         const joinedAt = await repo.insertMembership(tx, { userId: user.id, orgId: org.id, role: input.role });
@@ -96,8 +96,7 @@ export class UsersService {
       });
     } catch (err) {
       // Two requests creating the same account at once: the second is told the account exists.
-      if (isUniqueViolation(err, "users_email_unique"))
-        throw new Conflict(CONFLICT.accountExists.code, CONFLICT.accountExists.message(email));
+      if (isUniqueViolation(err, "users_email_unique")) throw new Conflict(CONFLICT.emailTaken.code, CONFLICT.emailTaken.message(email));
       throw err;
     }
   }
