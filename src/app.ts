@@ -7,6 +7,7 @@ import { CacheFeed, PROJECT_TOPIC } from "./platform/db/cache-feed.js";
 import type { Database } from "./platform/db/client.js";
 import { buildServer } from "./platform/http/server.js";
 import { ApiKeysService } from "./modules/apikeys/apikeys.service.js";
+import { apiKeysRoutes } from "./modules/apikeys/apikeys.routes.js";
 import { organizationsRepository } from "./modules/organizations/organizations.repository.js";
 import { OrganizationsService } from "./modules/organizations/organizations.service.js";
 import { organizationsRoutes } from "./modules/organizations/organizations.routes.js";
@@ -17,6 +18,7 @@ import { SIGN_IN_PATHS, sessionsRoutes } from "./modules/sessions/sessions.route
 import { sessionToken } from "./platform/auth/credentials.js";
 import { usersRepository } from "./modules/users/users.repository.js";
 import { UsersService } from "./modules/users/users.service.js";
+import { membersRoutes } from "./modules/users/users.routes.js";
 import { ProjectAccess } from "./modules/projects/projects.access.js";
 import type { WorkflowListRow } from "./modules/workflows/workflows.repository.js";
 import { WorkflowsService } from "./modules/workflows/workflows.service.js";
@@ -231,6 +233,8 @@ export async function buildApp(opts: {
       ...statsRoutes(services.stats),
       ...urlsRoutes(services.urls),
       ...sessionsRoutes(services.sessions, config),
+      ...apiKeysRoutes(services.apiKeys),
+      ...membersRoutes(services.users),
     ],
     auth: {
       apiKey,
