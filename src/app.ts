@@ -8,6 +8,7 @@ import type { Database } from "./platform/db/client.js";
 import { buildServer } from "./platform/http/server.js";
 import { registerWeb } from "./platform/http/web.js";
 import { ApiKeysService } from "./modules/apikeys/apikeys.service.js";
+import { apiKeysRoutes } from "./modules/apikeys/apikeys.routes.js";
 import { organizationsRepository } from "./modules/organizations/organizations.repository.js";
 import { OrganizationsService } from "./modules/organizations/organizations.service.js";
 import { organizationsRoutes } from "./modules/organizations/organizations.routes.js";
@@ -18,6 +19,7 @@ import { SIGN_IN_PATHS, sessionsRoutes } from "./modules/sessions/sessions.route
 import { sessionToken } from "./platform/auth/credentials.js";
 import { usersRepository } from "./modules/users/users.repository.js";
 import { UsersService } from "./modules/users/users.service.js";
+import { membersRoutes } from "./modules/users/users.routes.js";
 import { ProjectAccess } from "./modules/projects/projects.access.js";
 import type { WorkflowListRow } from "./modules/workflows/workflows.repository.js";
 import { WorkflowsService } from "./modules/workflows/workflows.service.js";
@@ -234,6 +236,8 @@ export async function buildApp(opts: {
       ...statsRoutes(services.stats),
       ...urlsRoutes(services.urls),
       ...sessionsRoutes(services.sessions, config),
+      ...apiKeysRoutes(services.apiKeys),
+      ...membersRoutes(services.users),
     ],
     auth: {
       apiKey,

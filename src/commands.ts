@@ -139,7 +139,7 @@ export const COMMANDS: Record<string, Command> = {
     options: { id: str },
     required: ["id"],
     run: async (s, _db, v) => {
-      const row = await s.apiKeys.revoke(v.id as string);
+      const row = await s.apiKeys.revoke(v.id as string, null);
       return presentApiKey(row, []);
     },
   },

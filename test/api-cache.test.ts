@@ -100,7 +100,7 @@ describe("in-memory caches of the /api/v1 hot path", () => {
           })
         ).statusCode === 404,
     );
-    await a.services.apiKeys.revoke(t.keyId);
+    await a.services.apiKeys.revoke(t.keyId, null);
     await eventually(async () => (await me()).statusCode === 401);
   });
 

@@ -21,7 +21,7 @@ describe("API key authentication", () => {
     const ok = await t.app.inject({ method: "GET", url: "/api/v1/me", headers: bearer(tenant.readKey) });
     expect(ok.statusCode).toBe(200);
     const readRow = keys.find((k) => tenant.readKey.startsWith(k.prefix))!;
-    await t.services.apiKeys.revoke(readRow.id);
+    await t.services.apiKeys.revoke(readRow.id, null);
     const revoked = await t.app.inject({ method: "GET", url: "/api/v1/me", headers: bearer(tenant.readKey) });
     expect(revoked.statusCode).toBe(401);
     expect(revoked.headers["www-authenticate"]).toBe("Bearer");

@@ -20,6 +20,8 @@ export const NOT_FOUND = {
   risk: "Entrée du registre des risques introuvable",
   vulnerability: "Vulnérabilité introuvable",
   apiKey: "Clé d'API introuvable",
+  /** The path's user_id is not a member of the organization. */
+  member: "Membre introuvable",
   report: "Rapport introuvable",
   reportVersion: (n: number) => `Version ${n} du rapport introuvable`,
   /** Find-again: no report version of this organization (within the key's projects) has this file or fingerprint. */
@@ -39,6 +41,14 @@ export const CONFLICT = {
     message: (what: string, name: string, within: string) => `${what} « ${name} » existe déjà${within}`,
   },
   emailTaken: { code: "email_deja_utilise", message: (email: string) => `Un compte existe déjà pour ${email}` },
+  alreadyMember: {
+    code: "deja_membre",
+    message: (email: string, role: string) => `${email} est déjà membre de l'organisation (rôle « ${role} ») : changez son rôle`,
+  },
+  lastOwner: {
+    code: "dernier_proprietaire",
+    message: "Le dernier propriétaire de l'organisation ne peut être ni rétrogradé ni retiré : nommez d'abord un autre propriétaire",
+  },
   idempotencyKeyReused: { code: "cle_idempotence_reutilisee", message: "Cette clé d'idempotence a déjà servi pour une autre requête" },
   staleVersion: {
     code: "version_perimee",
@@ -87,6 +97,7 @@ export const AUTH = {
   apiKeyRefused: "Une clé d'API n'est pas acceptée ici : connectez-vous (POST /auth/login)",
   badCredentials: "Identifiants invalides",
   badSession: "Session invalide ou expirée",
+  ownerRole: "Seul un propriétaire (owner) peut attribuer, modifier ou retirer le rôle « owner »",
   missingRole: (role: string) => `Rôle insuffisant : cette opération exige le rôle « ${role} » (ou supérieur) dans l'organisation`,
   crossSite: "Requête intersite refusée : une écriture authentifiée par le cookie de session doit venir de Vigie lui-même (CSRF)",
   missingScope: (scope: string) => `Scope manquant : cette opération exige le scope « ${scope} » sur la clé d'API`,
@@ -114,6 +125,7 @@ export const INVALID = {
   unknownScope: (bad: string[], all: readonly string[]) => `scope inconnu : ${bad.join(", ")} (scopes : ${all.join(", ")})`,
   foreignProjects: (ids: string[]) => `projet introuvable dans cette organisation : ${ids.join(", ")}`,
   email: "adresse e-mail invalide",
+  unknownAccount: "aucun compte pour cette adresse : fournir password pour le créer",
   passwordLength: "le mot de passe doit faire de 8 à 1024 caractères",
   unknownRole: (roles: readonly string[]) => `rôle inconnu (rôles : ${roles.join(", ")})`,
   roleWithoutOrg: "--role demande --org",

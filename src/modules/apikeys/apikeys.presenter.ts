@@ -1,7 +1,10 @@
 import type { ApiKeyRow } from "./apikeys.repository.js";
+import type { ApiKeyCreated, ApiKeyItem } from "./apikeys.schemas.js";
 
-/** An API key as shown to operators; `key` only once, at creation. */
-export function presentApiKey(k: ApiKeyRow, projectIds: string[], key?: string) {
+/** An API key as shown to operators and admins; `key` only once, at creation. */
+export function presentApiKey(k: ApiKeyRow, projectIds: string[]): ApiKeyItem;
+export function presentApiKey(k: ApiKeyRow, projectIds: string[], key: string): ApiKeyCreated;
+export function presentApiKey(k: ApiKeyRow, projectIds: string[], key?: string): ApiKeyItem | ApiKeyCreated {
   return {
     id: k.id,
     ...(key ? { key } : {}),

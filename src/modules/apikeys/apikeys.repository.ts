@@ -20,11 +20,12 @@ export const apiKeysRepository = {
     return row!;
   },
 
-  async revoke(ex: Executor, id: string): Promise<ApiKeyRow | undefined> {
+  /** Revokes the key, within an organization unless `orgId` is null (an operator); undefined when there is none. */
+  async revoke(ex: Executor, id: string, orgId: string | null): Promise<ApiKeyRow | undefined> {
     const [row] = await ex
       .update(apiKeys)
       .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
-      .where(eq(apiKeys.id, id))
+      .where(orgId === null ? eq(apiKeys.id, id) : and(eq(apiKeys.id, id), eq(apiKeys.orgId, orgId)))
       .returning();
     return row;
   },

@@ -1,7 +1,7 @@
 import type { Db } from "../../platform/db/client.js";
 import { isScope, SCOPES } from "../../platform/auth/scopes.js";
 import { hashToken, newApiKey } from "../../platform/auth/secrets.js";
-import { invalid, NotFound } from "../../platform/errors.js";
+import { invalid, NotFound, type Loc } from "../../platform/errors.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { isUuid } from "../../platform/ids.js";
 import type { organizationsRepository } from "../organizations/organizations.repository.js";
@@ -16,26 +16,32 @@ export class ApiKeysService {
     private readonly organizations: Pick<typeof organizationsRepository, "orgExists">,
   ) {}
 
-  /** Creates a key; the clear key is returned here and never again. */
-  async create(input: {
-    orgId: string;
-    name?: string;
-    scopes: string[];
-    projectIds: string[];
-  }): Promise<{ row: ApiKeyRow; key: string; projectIds: string[] }> {
+  /**
+   * Creates a key; the clear key is returned here and never again. `at`: where the fields sit in the
+   * input (["body"] on the API), for the 422's loc.
+   */
+  async create(
+    input: {
+      orgId: string;
+      name?: string;
+      scopes: string[];
+      projectIds: string[];
+    },
+    at: Loc = [],
+  ): Promise<{ row: ApiKeyRow; key: string; projectIds: string[] }> {
     const bad = input.scopes.filter((s) => !isScope(s));
     if (bad.length) {
-      throw invalid("scope", INVALID.unknownScope(bad, SCOPES), bad);
+      throw invalid([...at, "scopes"], INVALID.unknownScope(bad, SCOPES), bad);
     }
     const name = (input.name ?? "").trim() || "default";
-    if (name.length > 100) throw invalid("name", INVALID.keyNameLength, name);
+    if (name.length > 100) throw invalid([...at, "name"], INVALID.keyNameLength, name);
     if (!isUuid(input.orgId) || !(await this.organizations.orgExists(this.db, input.orgId))) throw new NotFound(NOT_FOUND.organization);
     const projectIds = [...new Set(input.projectIds.map((p) => p.toLowerCase()))];
     const notUuid = projectIds.filter((p) => !isUuid(p));
     const owned = await projectsRead.idsInOrg(this.db, input.orgId, projectIds.filter(isUuid));
     const foreign = projectIds.filter((p) => !owned.includes(p));
     if (notUuid.length || foreign.length) {
-      throw invalid("project", INVALID.foreignProjects([...notUuid, ...foreign]), [...notUuid, ...foreign]);
+      throw invalid([...at, "project_ids"], INVALID.foreignProjects([...notUuid, ...foreign]), [...notUuid, ...foreign]);
     }
     const { key, prefix } = newApiKey();
     const scopes = [...new Set(input.scopes)].sort();
@@ -52,9 +58,13 @@ export class ApiKeysService {
     return { row, key, projectIds };
   }
 
-  /** Revokes a key at once: the next request with it gets 401. Revoking twice keeps the first date. */
-  async revoke(id: string): Promise<ApiKeyRow> {
-    const row = isUuid(id) ? await repo.revoke(this.db, id) : undefined;
+  /**
+   * Revokes a key at once: the next request with it gets 401. Revoking twice keeps the first date.
+   * `orgId`: the organization the key must belong to (404 « Clé d'API introuvable » otherwise); null
+   * for an operator (`vigie apikey revoke`), who reaches every organization.
+   */
+  async revoke(id: string, orgId: string | null): Promise<ApiKeyRow> {
+    const row = isUuid(id) ? await repo.revoke(this.db, id, orgId) : undefined;
     if (!row) throw new NotFound(NOT_FOUND.apiKey);
     await this.authChanged();
     return row;

@@ -42,6 +42,11 @@ export const organizationsRepository = {
     return ex.select().from(organizations).where(inArray(organizations.id, ids)).orderBy(organizations.name, organizations.id);
   },
 
+  async rename(ex: Executor, orgId: string, name: string): Promise<OrgRow | undefined> {
+    const [row] = await ex.update(organizations).set({ name }).where(eq(organizations.id, orgId)).returning();
+    return row;
+  },
+
   async orgExists(ex: Executor, orgId: string): Promise<boolean> {
     return (await ex.$count(organizations, eq(organizations.id, orgId))) > 0;
   },

@@ -26,6 +26,8 @@ export const OrgItem = z
   })
   .meta({ id: "OrgItem" });
 
+export const OrgUpdateIn = z.object({ name: z.string().describe("1 to 200 characters once trimmed") }).meta({ id: "OrgUpdateIn" });
+
 export const OrgParams = z.object({ org_id: z.uuid() });
 
 export type PlanInfo = z.infer<typeof PlanInfo>;

@@ -1,10 +1,17 @@
 import type { Db } from "../../platform/db/client.js";
-import { invalid, NotFound } from "../../platform/errors.js";
+import { invalid, NotFound, type Loc } from "../../platform/errors.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
-import type { Caller } from "../../platform/auth/context.js";
+import type { Caller, OrgScope, SessionContext } from "../../platform/auth/context.js";
 import { organizationsRepository as repo, type OrgRow, type PlanRow } from "./organizations.repository.js";
 
 const SLUG = /^[a-z0-9][a-z0-9_-]{0,49}$/;
+
+/** An organization's name, trimmed: 1 to 200 characters (422 at `loc` otherwise). */
+function orgName(raw: string, loc: Loc): string {
+  const name = raw.trim();
+  if (!name || name.length > 200) throw invalid(loc, INVALID.nameLength, raw);
+  return name;
+}
 
 /** Plans and organizations: the tenancy roots. */
 export class OrganizationsService {
@@ -25,8 +32,7 @@ export class OrganizationsService {
   }
 
   async createOrg(input: { name: string; planSlug?: string }): Promise<{ org: OrgRow; plan: PlanRow | null }> {
-    const name = input.name.trim();
-    if (!name || name.length > 200) throw invalid("name", INVALID.nameLength, input.name);
+    const name = orgName(input.name, ["name"]);
     let plan: PlanRow | null = null;
     if (input.planSlug !== undefined) {
       plan = (await repo.planBySlug(this.db, input.planSlug)) ?? null;
@@ -40,6 +46,13 @@ export class OrganizationsService {
     const found = await repo.orgWithPlan(this.db, orgId);
     if (!found) throw new NotFound(NOT_FOUND.organization);
     return found;
+  }
+
+  /** Renames an organization its owner reaches (the route checks the role); answers it with the caller's role. */
+  async rename(by: SessionContext, org: OrgScope, input: { name: string }): Promise<{ org: OrgRow; role: string }> {
+    const row = await repo.rename(this.db, org.id, orgName(input.name, ["body", "name"]));
+    if (!row) throw new NotFound(NOT_FOUND.organization);
+    return { org: row, role: by.roles.get(org.id)! };
   }
 
   /** The organizations a caller reaches: an API key's own (the key is live, so it exists), a user's, with their role. */

@@ -11,6 +11,13 @@ export const ProjectItem = z
   })
   .meta({ id: "ProjectItem" });
 
+export const ProjectIn = z
+  .object({
+    name: z.string().describe("1 to 200 characters once trimmed, unique in the organization"),
+    description: z.string().max(2000).nullable().optional(),
+  })
+  .meta({ id: "ProjectIn" });
+
 export const ProjectParams = z.object({ org_id: z.uuid(), project_id: z.uuid() });
 
 export type ProjectItem = z.infer<typeof ProjectItem>;

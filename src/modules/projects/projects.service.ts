@@ -1,7 +1,7 @@
 import type { OrgScope, ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
-import { Conflict, invalid, NotFound } from "../../platform/errors.js";
+import { Conflict, invalid, NotFound, type Loc } from "../../platform/errors.js";
 import { isUuid } from "../../platform/ids.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import type { organizationsRepository } from "../organizations/organizations.repository.js";
@@ -18,10 +18,13 @@ export class ProjectsService {
     private readonly organizations: Pick<typeof organizationsRepository, "orgExists">,
   ) {}
 
-  /** Creates a project with its default workflow, in one transaction. The first project of an organization is its default. */
-  async create(input: { orgId: string; name: string; description?: string | null }): Promise<ProjectRow> {
+  /**
+   * Creates a project with its default workflow, in one transaction. The first project of an
+   * organization is its default. `at`: where the fields sit in the input (["body"] on the API).
+   */
+  async create(input: { orgId: string; name: string; description?: string | null }, at: Loc = []): Promise<ProjectRow> {
     const name = input.name.trim();
-    if (!name || name.length > 200) throw invalid("name", INVALID.nameLength, input.name);
+    if (!name || name.length > 200) throw invalid([...at, "name"], INVALID.nameLength, input.name);
     if (!isUuid(input.orgId) || !(await this.organizations.orgExists(this.db, input.orgId))) throw new NotFound(NOT_FOUND.organization);
     try {
       return await this.db.transaction(async (tx) => {
