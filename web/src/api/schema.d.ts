@@ -34,6 +34,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Rename the organization (its owners) */
+        patch: operations["updateOrganization"];
+        trace?: never;
+    };
     "/api/v1/organizations/{org_id}/projects": {
         parameters: {
             query?: never;
@@ -44,7 +61,8 @@ export interface paths {
         /** Projects of the organization visible to the caller (an API key's restriction applies) */
         get: operations["listProjects"];
         put?: never;
-        post?: never;
+        /** Create a project in the organization, with its default workflow */
+        post: operations["createProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1410,6 +1428,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organization's live API keys (never the key itself: its prefix) */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key with scopes, optionally restricted to projects: the key is in this answer only
+         * @description A project_ids entry that is not a project of the organization is a 422 on project_ids.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an API key: its next request is a 401 (revoking it again changes nothing) */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Members of the organization with their role */
+        get: operations["listMembers"];
+        put?: never;
+        /**
+         * Add a member: an existing account, or a new one created with `password`
+         * @description An address with no account and no `password` is a 422 on `email`; an existing account with a `password` is a 409 (email_deja_utilise: a password is never reset here); a member already is a 409 (deja_membre: PATCH their role).
+         */
+        post: operations["addMember"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/members/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member (an admin may remove themselves): their access to this organization ends at their next request */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /** Change a member's role */
+        patch: operations["changeMemberRole"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1485,6 +1580,47 @@ export interface components {
         });
         AlertsReadOut: {
             updated: number;
+        };
+        ApiKeyCreated: {
+            /** Format: uuid */
+            id: string;
+            /** @description The key's visible start (vk_…), to recognise it; not a secret */
+            prefix: string;
+            name: string;
+            /** Format: uuid */
+            org_id: string;
+            scopes: string[];
+            /** @description The projects the key is restricted to; null: every project */
+            project_ids: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
+            /** @description The key itself (vk_…): shown in this answer only, never again (only its SHA-256 is stored) */
+            key: string;
+        };
+        ApiKeyIn: {
+            name: string;
+            /** @description Write scopes the key holds (reads need none) */
+            scopes: ("workflows-write" | "stacks-write" | "alerts-write" | "tags-write" | "cases-write" | "urls-write" | "eol-write" | "reports-write")[];
+            /** @description Restricts the key to these projects of the organization; omitted or empty: every project */
+            project_ids?: string[];
+        };
+        ApiKeyItem: {
+            /** Format: uuid */
+            id: string;
+            /** @description The key's visible start (vk_…), to recognise it; not a secret */
+            prefix: string;
+            name: string;
+            /** Format: uuid */
+            org_id: string;
+            scopes: string[];
+            /** @description The projects the key is restricted to; null: every project */
+            project_ids: string[] | null;
+            /** Format: date-time */
+            created_at: string;
+            last_used_at: string | null;
+            revoked_at: string | null;
         };
         ArticleListOut: {
             items: components["schemas"]["ArticleOut"][];
@@ -2101,6 +2237,41 @@ export interface components {
             org_name: string;
             plan: components["schemas"]["PlanInfo"] | null;
         };
+        Member: {
+            /**
+             * Format: uuid
+             * @description The user's id
+             */
+            id: string;
+            email: string;
+            /**
+             * @description viewer reads; member triages; admin manages; owner everything, the organization included
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member" | "viewer";
+            /**
+             * Format: date-time
+             * @description When the user became a member
+             */
+            joined_at: string;
+        };
+        MemberIn: {
+            email: string;
+            /**
+             * @description viewer reads; member triages; admin manages; owner everything, the organization included
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member" | "viewer";
+            /** @description Creates the account with this password (8 to 1024 characters); omit it to add an existing account */
+            password?: string;
+        };
+        MemberRoleIn: {
+            /**
+             * @description viewer reads; member triages; admin manages; owner everything, the organization included
+             * @enum {string}
+             */
+            role: "owner" | "admin" | "member" | "viewer";
+        };
         MesureProvisoireApiOut: {
             source: string;
             reference: string;
@@ -2241,6 +2412,10 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        OrgUpdateIn: {
+            /** @description 1 to 200 characters once trimmed */
+            name: string;
+        };
         PlanInfo: {
             name: string;
             slug: string;
@@ -2262,6 +2437,11 @@ export interface components {
                 item_type: "product";
                 value: string;
             };
+        };
+        ProjectIn: {
+            /** @description 1 to 200 characters once trimmed, unique in the organization */
+            name: string;
+            description?: string | null;
         };
         ProjectItem: {
             /** Format: uuid */
@@ -3212,6 +3392,104 @@ export interface operations {
             };
         };
     };
+    updateOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrgUpdateIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrgItem"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the signed-in user's role in the organization is below owner; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     listProjects: {
         parameters: {
             query?: never;
@@ -3284,6 +3562,113 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    createProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProjectIn"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProjectItem"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: a project of the organization has this name (nom_deja_utilise) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
@@ -12228,6 +12613,621 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyItem"][];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the signed-in user's role in the organization is below admin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyIn"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, key_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"][];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    addMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberIn"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the owner role is granted, changed or removed by an owner only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: already a member (deja_membre), or a password given for an existing account (email_deja_utilise) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the owner role is granted, changed or removed by an owner only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, user_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: the organization's last owner cannot be removed (dernier_proprietaire) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    changeMemberRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MemberRoleIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No session, or an expired one; an API key is not accepted here */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the owner role is granted, changed or removed by an owner only */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, user_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: the organization's last owner cannot be demoted (dernier_proprietaire) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };
