@@ -49,3 +49,13 @@ export function useI18n(): I18n {
   if (!ctx) throw new Error("useI18n outside I18nProvider");
   return ctx;
 }
+
+/**
+ * A screen's own words, kept beside it (its chunk carries them): `const w = useWords(words)` where
+ * `words = { fr: {...}, en: {...} } satisfies Words<typeof fr>` — English must have every French key.
+ */
+export function useWords<T>(words: Words<T>): T {
+  return words[useI18n().lang];
+}
+
+export type Words<T> = { fr: T; en: T };
