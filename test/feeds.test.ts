@@ -73,6 +73,9 @@ describe("importing the real feeds (small cited subsets)", () => {
     expect(cve.vendor).toMatch(/palo alto/i);
     expect(cve.product).toMatch(/pan-os/i);
     expect(cve.affected.length).toBeGreaterThan(0);
+    // Each range says which source states it (the CVE explorer groups them by source).
+    const origins = new Set(cve.affected.map((a: { origin: string }) => a.origin));
+    expect([...origins].sort()).toEqual(["adp", "cna", "kev"]);
     expect(cve.cwe_ids).toContain("CWE-77");
     // CVE-2023-4966 is known from NVD and KEV only.
     const citrix = (await get("/api/v1/cves/CVE-2023-4966")).json();

@@ -13,6 +13,8 @@ import { sessionQuery } from "./api/session";
 import { chooseProject, current, currentProjectId } from "./layout/current";
 import { Shell } from "./layout/Shell";
 import { NotFound, NotFoundPage } from "./screens/NotFound";
+import { validateAlertSearch } from "./screens/alerts/search";
+import { validateCveSearch } from "./screens/cves/search";
 
 // The client routes (README, Web application). None starts with a server path (/api, /auth, /docs,
 // /mcp, /projects, /organizations, /assets, /openapi.json): the server answers index.html for the
@@ -107,9 +109,31 @@ const feedsRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/Feeds"), "Feeds"),
 });
 
+/** The alert inbox: its filters are the URL's search params (a view can be shared). */
+export const alertsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "alerts",
+  validateSearch: validateAlertSearch,
+  component: lazyRouteComponent(() => import("./screens/alerts/Alerts"), "Alerts"),
+});
+
+/** The CVE explorer (the corpus is no project's). */
+export const cvesRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/cves",
+  validateSearch: validateCveSearch,
+  component: lazyRouteComponent(() => import("./screens/cves/Cves"), "Cves"),
+});
+
+export const cveRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/cves/$cveId",
+  component: lazyRouteComponent(() => import("./screens/cves/CveDetail"), "CveDetail"),
+});
+
 export const routeTree = rootRoute.addChildren([
   loginRoute,
-  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute])]),
+  appRoute.addChildren([homeRoute, feedsRoute, cvesRoute, cveRoute, projectRoute.addChildren([projectHomeRoute, alertsRoute])]),
 ]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });

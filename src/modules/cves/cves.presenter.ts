@@ -28,6 +28,7 @@ export function presentAffected(a: CveAffectedRow) {
     version_to: a.versionTo,
     version_status: a.versionStatus,
     cpe: a.cpe,
+    origin: a.origin,
   };
 }
 

@@ -11,6 +11,8 @@ export const CveAffected = z
     version_to: z.string().nullable(),
     version_status: z.string().nullable(),
     cpe: z.string().nullable(),
+    // Beyond the specification: which statement gives the range.
+    origin: z.string().describe("Which source states it: cna, adp, nvd, kev, ghsa…"),
   })
   .meta({ id: "CveAffectedOut" });
 

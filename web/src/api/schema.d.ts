@@ -1880,6 +1880,8 @@ export interface components {
             version_to: string | null;
             version_status: string | null;
             cpe: string | null;
+            /** @description Which source states it: cna, adp, nvd, kev, ghsa… */
+            origin: string;
         };
         CveDetailOut: {
             cve_id: string;

@@ -14,7 +14,7 @@ export function Shell() {
 }
 
 function ShellOf({ session }: { session: Session }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const { project } = useCurrent(session);
   return (
     <div className="shell">
@@ -26,6 +26,11 @@ function ShellOf({ session }: { session: Session }) {
           {t.appName}
         </Link>
         <nav aria-label={t.mainNav} className="mainnav">
+          {project && (
+            <Link to="/p/$projectId/alerts" params={{ projectId: project.id }}>
+              {lang === "fr" ? "Alertes" : "Alerts"}
+            </Link>
+          )}
           {project ? (
             <Link to="/p/$projectId" params={{ projectId: project.id }} activeOptions={{ exact: true }}>
               {t.navHome}
@@ -35,6 +40,7 @@ function ShellOf({ session }: { session: Session }) {
               {t.navHome}
             </Link>
           )}
+          <Link to="/cves">CVE</Link>
           <Link to="/feeds">{t.navFeeds}</Link>
         </nav>
         <div className="topbar-tools">

@@ -1,0 +1,660 @@
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { Link, useNavigate } from "@tanstack/react-router";
+import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
+import { ApiError, api, data } from "../../api/client";
+import type { components } from "../../api/schema";
+import { formatDate } from "../../format";
+import { useI18n, useWords } from "../../i18n/i18n";
+import { alertsRoute, projectRoute } from "../../router";
+import { type Correspondance, explain } from "./explain";
+import { type AlertSearch, alertQuery, validateAlertSearch, PAGE_SIZE, PALIERS, SEVERITIES, SORTS, VERIFIED_RULES } from "./search";
+import { words } from "./words";
+
+type Alert = components["schemas"]["AlertOut"];
+type W = typeof words.fr;
+
+const PROJECT = "/api/v1/organizations/{org_id}/projects/{project_id}" as const;
+const WRITERS = new Set(["member", "admin", "owner"]);
+
+/** `/p/$projectId/alerts`: the project's alerts, filtered from the URL, triaged from the keyboard. */
+export function Alerts() {
+  const { org, project } = projectRoute.useRouteContext();
+  if (!org || !project) return null;
+  return <Inbox orgId={org.id} projectId={project.id} canWrite={WRITERS.has(org.role)} />;
+}
+
+function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: string; canWrite: boolean }) {
+  const w = useWords(words);
+  const search = alertsRoute.useSearch();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const path = { org_id: orgId, project_id: projectId };
+
+  const query = alertQuery(search);
+  const list = useQuery({
+    queryKey: ["alerts", projectId, query],
+    queryFn: () => data(api.GET(`${PROJECT}/alerts`, { params: { path, query } })),
+    placeholderData: keepPreviousData,
+  });
+  // The other tab's unread count (one row fetched).
+  const otherQuery = { ...alertQuery(search, !search.unverified), page: 1, page_size: 1 };
+  const other = useQuery({
+    queryKey: ["alerts", projectId, otherQuery],
+    queryFn: () => data(api.GET(`${PROJECT}/alerts`, { params: { path, query: otherQuery } })),
+  });
+  const tags = useQuery({
+    queryKey: ["tags", projectId],
+    queryFn: () => data(api.GET(`${PROJECT}/tags`, { params: { path } })),
+  });
+
+  const items = list.data?.items ?? [];
+  const [cursor, setCursor] = useState(0);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [openId, setOpenId] = useState<string | null>(null);
+  const [help, setHelp] = useState(false);
+  const [message, setMessage] = useState<{ text: string; error?: boolean } | null>(null);
+  const rows = useRef<(HTMLTableRowElement | null)[]>([]);
+  const grid = useRef<HTMLTableElement>(null);
+  const gridHadFocus = useRef(false);
+
+  const go = (next: AlertSearch) =>
+    void navigate({ to: "/p/$projectId/alerts", params: { projectId }, search: validateAlertSearch({ ...next }) });
+
+  // A new page or filter: back to its first row, nothing selected.
+  const listKey = JSON.stringify(query);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the view changes, not on each render.
+  useEffect(() => {
+    setCursor(0);
+    setSelected(new Set());
+    setOpenId(null);
+  }, [listKey]);
+  // Rows gone (marked read under "unread"): the cursor stays in the list and keeps the focus.
+  useEffect(() => {
+    const i = Math.min(cursor, Math.max(0, items.length - 1));
+    if (i !== cursor) setCursor(i);
+    if (gridHadFocus.current && !grid.current?.contains(document.activeElement)) rows.current[i]?.focus();
+  }, [items, cursor]);
+
+  const failed = (err: unknown) => setMessage({ text: err instanceof ApiError ? err.message : String(err), error: true });
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["alerts", projectId] });
+
+  const markRead = useMutation({
+    mutationFn: (which: string[] | "all") =>
+      data(api.POST(`${PROJECT}/alerts/read`, { params: { path }, body: which === "all" ? { all: true } : { ids: which } })),
+    onSuccess: (r) => {
+      setMessage({ text: w.marked(r.updated) });
+      setSelected(new Set());
+      return refresh();
+    },
+    onError: failed,
+  });
+  const tag = useMutation({
+    mutationFn: async ({ ids, tagId }: { ids: string[]; tagId: string }) => {
+      for (const alert_id of ids)
+        await data(api.POST(`${PROJECT}/alerts/{alert_id}/tags`, { params: { path: { ...path, alert_id } }, body: { tag_id: tagId } }));
+      return ids.length;
+    },
+    onSuccess: (n, { tagId }) => {
+      setMessage({ text: w.tagged(n, tags.data?.find((t) => t.id === tagId)?.name ?? "") });
+      setSelected(new Set());
+      return refresh();
+    },
+    onError: failed,
+  });
+  const openCase = useMutation({
+    mutationFn: async (cve_id: string) => {
+      const r = await api.PUT(`${PROJECT}/cases/{cve_id}`, { params: { path: { ...path, cve_id } }, body: {} });
+      return { created: r.response.status === 201, c: await data(Promise.resolve(r)) };
+    },
+    onSuccess: ({ created, c }) => {
+      const status = c.status.replace(/_/g, " ");
+      setMessage({ text: created ? w.caseOpened(c.cve_id, status) : w.caseExists(c.cve_id, status) });
+      return queryClient.invalidateQueries({ queryKey: ["cases", projectId] });
+    },
+    onError: failed,
+  });
+
+  const focusRow = (i: number) => {
+    const at = Math.max(0, Math.min(items.length - 1, i));
+    setCursor(at);
+    rows.current[at]?.focus();
+  };
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+
+  function onGridKey(e: KeyboardEvent<HTMLTableElement>) {
+    if (e.ctrlKey || e.metaKey || e.altKey || (e.target as HTMLElement).tagName === "INPUT") return;
+    const focused = items[cursor];
+    const handled = () => e.preventDefault();
+    switch (e.key) {
+      case "j":
+      case "ArrowDown":
+        handled();
+        return focusRow(cursor + 1);
+      case "k":
+      case "ArrowUp":
+        handled();
+        return focusRow(cursor - 1);
+      case "Home":
+        handled();
+        return focusRow(0);
+      case "End":
+        handled();
+        return focusRow(items.length - 1);
+      case "x":
+      case " ":
+        handled();
+        if (canWrite && focused) toggle(focused.id);
+        return;
+      case "e":
+        handled();
+        if (canWrite && focused) markRead.mutate(selected.size ? [...selected] : [focused.id]);
+        return;
+      case "c":
+        handled();
+        if (canWrite && focused) openCase.mutate(focused.cve_id);
+        return;
+      case "Enter":
+      case "o":
+        handled();
+        if (focused) setOpenId(focused.id);
+        return;
+    }
+  }
+
+  function onScreenKey(e: KeyboardEvent<HTMLElement>) {
+    const tagName = (e.target as HTMLElement).tagName;
+    if (e.key === "?" && !["INPUT", "SELECT", "TEXTAREA"].includes(tagName)) {
+      e.preventDefault();
+      setHelp(true);
+    }
+  }
+
+  const total = list.data?.total ?? 0;
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  const page = search.page ?? 1;
+  const open = items.find((a) => a.id === openId) ?? null;
+  const backToGrid = () => rows.current[cursor]?.focus();
+
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: "?" opens the help from anywhere on the screen (the grid has the keys).
+    <section aria-labelledby="alerts-title" className="screen inbox" onKeyDown={onScreenKey}>
+      <div className="inbox-head">
+        <h1 id="alerts-title">{w.title}</h1>
+        {list.data && (
+          <p className="inbox-counts" aria-live="polite">
+            {w.total(total)} · <strong>{w.unread(list.data.unread_count)}</strong>
+          </p>
+        )}
+        <button type="button" className="button-secondary" onClick={() => setHelp(true)} aria-keyshortcuts="?">
+          {w.helpButton}
+        </button>
+      </div>
+      <p className="muted">{w.intro}</p>
+
+      {/* biome-ignore lint/a11y/useSemanticElements: two toggle buttons named as a group; a fieldset would draw a form box. */}
+      <div role="group" aria-label={w.tabs} className="inbox-tabs">
+        {[false, true].map((unverified) => {
+          const count = unverified === !!search.unverified ? list.data?.unread_count : other.data?.unread_count;
+          return (
+            <button
+              key={String(unverified)}
+              type="button"
+              aria-pressed={unverified === !!search.unverified}
+              onClick={() => go({ ...search, unverified: unverified || undefined, rule: undefined, page: undefined })}
+            >
+              {unverified ? w.tabUnverified : w.tabVerified}
+              {count !== undefined && <span className="tab-count"> ({w.unread(count)})</span>}
+            </button>
+          );
+        })}
+      </div>
+      {search.unverified && <p className="notice">{w.unverifiedIntro}</p>}
+
+      <Filters key={JSON.stringify(search)} search={search} tags={tags.data ?? []} onApply={go} />
+
+      {!canWrite && <p className="muted">{w.viewOnly}</p>}
+      {canWrite && (
+        <BulkBar
+          selected={[...selected]}
+          tags={tags.data ?? []}
+          busy={markRead.isPending || tag.isPending}
+          onRead={(which) => {
+            if (which !== "all" || window.confirm(w.confirmAll)) markRead.mutate(which);
+          }}
+          onTag={(tagId) => tag.mutate({ ids: [...selected], tagId })}
+        />
+      )}
+      <div className="inbox-message" role="status">
+        {message && !message.error && message.text}
+      </div>
+      {message?.error && (
+        <div role="alert" className="error">
+          {message.text}
+        </div>
+      )}
+
+      {list.isPending && <p role="status">{w.loading}</p>}
+      {list.isError && (
+        <div role="alert" className="error">
+          {w.loadError}{" "}
+          <button type="button" className="button-secondary" onClick={() => void list.refetch()}>
+            {w.retry}
+          </button>
+        </div>
+      )}
+      {list.data && items.length === 0 && <p>{w.empty}</p>}
+      {items.length > 0 && (
+        <div className="inbox-body">
+          <div className="table-wrap">
+            <table
+              ref={grid}
+              // biome-ignore lint/a11y/noNoninteractiveElementToInteractiveRole: the APG data grid is a table with role grid (roving focus on its rows).
+              role="grid"
+              aria-label={w.listLabel}
+              aria-multiselectable={canWrite || undefined}
+              aria-rowcount={total + 1}
+              aria-busy={list.isFetching}
+              className="inbox-grid"
+              onKeyDown={onGridKey}
+              onFocus={() => (gridHadFocus.current = true)}
+              onBlur={(e) => (gridHadFocus.current = !!e.relatedTarget && !!grid.current?.contains(e.relatedTarget as Node))}
+            >
+              <thead>
+                <tr aria-rowindex={1}>
+                  {canWrite && (
+                    <th scope="col" className="sr-only-text">
+                      {w.colSelect}
+                    </th>
+                  )}
+                  <th scope="col">{w.colCve}</th>
+                  <th scope="col">{w.colWhy}</th>
+                  <th scope="col">{w.colScores}</th>
+                  <th scope="col">{w.colDate}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((a, i) => (
+                  <AlertRow
+                    key={a.id}
+                    alert={a}
+                    w={w}
+                    rowIndex={(page - 1) * PAGE_SIZE + i + 2}
+                    focusable={i === cursor}
+                    selected={canWrite ? selected.has(a.id) : undefined}
+                    onToggle={() => toggle(a.id)}
+                    onFocus={() => setCursor(i)}
+                    onOpen={() => setOpenId(a.id)}
+                    rowRef={(el) => {
+                      rows.current[i] = el;
+                    }}
+                  />
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {open && <AlertDetail alert={open} w={w} onClose={() => (setOpenId(null), backToGrid())} />}
+        </div>
+      )}
+      {pages > 1 && (
+        <nav aria-label={w.pages} className="pager">
+          <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => go({ ...search, page: page - 1 })}>
+            {w.previous}
+          </button>
+          <span>{w.pageOf(page, pages)}</span>
+          <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => go({ ...search, page: page + 1 })}>
+            {w.next}
+          </button>
+        </nav>
+      )}
+      {help && <Help w={w} onClose={() => (setHelp(false), backToGrid())} />}
+    </section>
+  );
+}
+
+function AlertRow(props: {
+  alert: Alert;
+  w: W;
+  rowIndex: number;
+  focusable: boolean;
+  selected: boolean | undefined;
+  onToggle(): void;
+  onFocus(): void;
+  onOpen(): void;
+  rowRef(el: HTMLTableRowElement | null): void;
+}) {
+  const { alert: a, w, selected } = props;
+  const { lang } = useI18n();
+  const why = explain(a.correspondance as Correspondance, lang);
+  const palier = a.palier ?? "P4";
+  const label = [
+    a.cve_id,
+    w.paliers[palier] ?? palier,
+    w.severities[a.severity] ?? a.severity,
+    a.is_read ? w.isRead : w.isUnread,
+    why,
+  ].join(", ");
+  return (
+    <tr
+      ref={props.rowRef}
+      tabIndex={props.focusable ? 0 : -1}
+      aria-rowindex={props.rowIndex}
+      aria-selected={selected}
+      aria-label={label}
+      className={`${a.is_read ? "is-read" : "is-unread"}${selected ? " is-selected" : ""}`}
+      onFocus={props.onFocus}
+      onDoubleClick={props.onOpen}
+    >
+      {selected !== undefined && (
+        <td className="select-cell">
+          <input type="checkbox" tabIndex={-1} checked={selected} onChange={props.onToggle} aria-label={w.select(a.cve_id)} />
+        </td>
+      )}
+      <td>
+        <span className="alert-cve">
+          {!a.is_read && <span className="unread-dot" title={w.isUnread} />}
+          <Link to="/cves/$cveId" params={{ cveId: a.cve_id }} tabIndex={-1}>
+            {a.cve_id}
+          </Link>
+        </span>
+        <span className="badges">
+          <span className={`badge palier-${palier}`}>{palier}</span>
+          <span className={`badge sev-${a.severity}`}>{w.severities[a.severity] ?? a.severity}</span>
+        </span>
+        {(a.vendor || a.product) && <span className="sub">{[a.vendor, a.product].filter(Boolean).join(" · ")}</span>}
+      </td>
+      <td className="why">
+        {why}
+        {a.tags.length > 0 && (
+          <span className="tags">
+            {a.tags.map((t) => (
+              <span key={t.id} className="tag" style={{ borderColor: t.color }}>
+                {t.name}
+              </span>
+            ))}
+          </span>
+        )}
+      </td>
+      <td>
+        <Scores alert={a} w={w} />
+      </td>
+      <td className="date">{formatDate(a.triggered_at, lang)}</td>
+    </tr>
+  );
+}
+
+export function Scores({ alert: a, w }: { alert: Pick<Alert, "cvss_score" | "epss_score" | "is_kev" | "has_poc">; w: W }) {
+  return (
+    <span className="scores">
+      <span>
+        {w.cvss} {a.cvss_score === null ? "—" : a.cvss_score.toFixed(1)}
+      </span>
+      <span>
+        {w.epss} {a.epss_score === null ? "—" : `${(a.epss_score * 100).toFixed(1)} %`}
+      </span>
+      {a.is_kev && (
+        <span className="badge badge-bad" title={w.badgeKevLong}>
+          {w.badgeKev}
+        </span>
+      )}
+      {a.has_poc && (
+        <span className="badge badge-warn" title={w.badgePocLong}>
+          {w.badgePoc}
+        </span>
+      )}
+    </span>
+  );
+}
+
+function AlertDetail({ alert: a, w, onClose }: { alert: Alert; w: W; onClose(): void }) {
+  const { lang } = useI18n();
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: Escape closes the detail, back to the list.
+    <aside aria-labelledby="alert-detail-title" className="inbox-detail" onKeyDown={(e) => e.key === "Escape" && onClose()}>
+      <h2 id="alert-detail-title" tabIndex={-1} ref={heading}>
+        {w.detail} : {a.cve_id}
+      </h2>
+      <dl className="facts">
+        <dt>{w.why}</dt>
+        <dd>{explain(a.correspondance as Correspondance, lang)}</dd>
+        <dt>{w.palier}</dt>
+        <dd>{w.paliers[a.palier ?? ""] ?? a.palier}</dd>
+        <dt>{w.severity}</dt>
+        <dd>{w.severities[a.severity] ?? a.severity}</dd>
+        <dt>{w.colScores}</dt>
+        <dd>
+          <Scores alert={a} w={w} />
+        </dd>
+        <dt>{w.triggered}</dt>
+        <dd>{formatDate(a.triggered_at, lang)}</dd>
+        <dt>{w.tags}</dt>
+        <dd>{a.tags.length ? a.tags.map((t) => t.name).join(", ") : w.none}</dd>
+        <dt>{w.description}</dt>
+        <dd>{a.description ?? w.none}</dd>
+      </dl>
+      <p>
+        <Link to="/cves/$cveId" params={{ cveId: a.cve_id }}>
+          {w.seeCve(a.cve_id)}
+        </Link>
+      </p>
+      <button type="button" className="button-secondary" onClick={onClose}>
+        {w.close}
+      </button>
+    </aside>
+  );
+}
+
+function Help({ w, onClose }: { w: W; onClose(): void }) {
+  const close = useRef<HTMLButtonElement>(null);
+  useEffect(() => close.current?.focus(), []);
+  return (
+    <div
+      role="dialog"
+      aria-modal="true"
+      aria-labelledby="inbox-help-title"
+      className="inbox-help"
+      onKeyDown={(e) => (e.key === "Escape" || e.key === "?") && (e.preventDefault(), onClose())}
+    >
+      <h2 id="inbox-help-title">{w.help}</h2>
+      <table>
+        <tbody>
+          {w.keys.map(([k, what]) => (
+            <tr key={k}>
+              <th scope="row">
+                <kbd>{k}</kbd>
+              </th>
+              <td>{what}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <button type="button" className="button-primary" ref={close} onClick={onClose}>
+        {w.close}
+      </button>
+    </div>
+  );
+}
+
+function BulkBar(props: {
+  selected: string[];
+  tags: components["schemas"]["TagBrief"][];
+  busy: boolean;
+  onRead(which: string[] | "all"): void;
+  onTag(tagId: string): void;
+}) {
+  const w = useWords(words);
+  const id = useId();
+  const [tagId, setTagId] = useState("");
+  const n = props.selected.length;
+  return (
+    <div className="inbox-bulk" role="toolbar" aria-label={w.selected(n)}>
+      <span>{w.selected(n)}</span>
+      <button type="button" className="button-primary" disabled={!n || props.busy} onClick={() => props.onRead(props.selected)}>
+        {w.markRead}
+      </button>
+      <div className="field-inline">
+        <label htmlFor={id}>{w.tagWith}</label>
+        <select id={id} value={tagId} onChange={(e) => setTagId(e.target.value)} disabled={!props.tags.length}>
+          <option value="">{props.tags.length ? "—" : w.noTags}</option>
+          {props.tags.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="button" className="button-secondary" disabled={!n || !tagId || props.busy} onClick={() => props.onTag(tagId)}>
+        {w.tagApply}
+      </button>
+      <button type="button" className="button-secondary" disabled={props.busy} onClick={() => props.onRead("all")}>
+        {w.markAllRead}
+      </button>
+    </div>
+  );
+}
+
+/** The filter form: drafted here, applied to the URL on submit (a shareable view). */
+function Filters({
+  search,
+  tags,
+  onApply,
+}: {
+  search: AlertSearch;
+  tags: components["schemas"]["TagBrief"][];
+  onApply(s: AlertSearch): void;
+}) {
+  const w = useWords(words);
+  const id = useId();
+  const tri = (v: boolean | undefined) => (v === undefined ? "" : String(v));
+  const fromTri = (v: FormDataEntryValue | null) => (v === "true" ? true : v === "false" ? false : undefined);
+  function submit(e: FormEvent<HTMLFormElement>) {
+    e.preventDefault();
+    const f = new FormData(e.currentTarget);
+    const str = (k: string) => (f.get(k) as string | null)?.trim() || undefined;
+    const epss = str("min_epss");
+    const rule = str("rule");
+    onApply({
+      unverified: search.unverified,
+      q: str("q"),
+      palier: f.getAll("palier") as AlertSearch["palier"],
+      severity: f.getAll("severity") as AlertSearch["severity"],
+      is_kev: fromTri(f.get("is_kev")),
+      has_poc: fromTri(f.get("has_poc")),
+      is_read: fromTri(f.get("is_read")),
+      min_epss: epss === undefined ? undefined : Number(epss),
+      tag: str("tag"),
+      rule: rule ? [rule as (typeof VERIFIED_RULES)[number]] : undefined,
+      sort: str("sort") as AlertSearch["sort"],
+    });
+  }
+  const sortLabel: Record<string, string> = {
+    "-triggered_at": w.sortNewest,
+    triggered_at: w.sortOldest,
+    "-cvss": w.sortCvss,
+    "-epss": w.sortEpss,
+    palier: w.sortPalier,
+  };
+  const yesNo = (
+    <>
+      <option value="">{w.any}</option>
+      <option value="true">{w.yes}</option>
+      <option value="false">{w.no}</option>
+    </>
+  );
+  return (
+    <form className="inbox-filters" aria-label={w.filters} onSubmit={submit}>
+      <div className="field">
+        <label htmlFor={`${id}-q`}>{w.search}</label>
+        <input id={`${id}-q`} name="q" type="search" defaultValue={search.q} placeholder={w.searchHint} maxLength={200} />
+      </div>
+      <fieldset>
+        <legend>{w.palier}</legend>
+        {PALIERS.map((p) => (
+          <label key={p} className="check">
+            <input type="checkbox" name="palier" value={p} defaultChecked={search.palier?.includes(p)} /> {p}
+          </label>
+        ))}
+      </fieldset>
+      <fieldset>
+        <legend>{w.severity}</legend>
+        {SEVERITIES.map((s) => (
+          <label key={s} className="check">
+            <input type="checkbox" name="severity" value={s} defaultChecked={search.severity?.includes(s)} /> {w.severities[s]}
+          </label>
+        ))}
+      </fieldset>
+      <div className="field">
+        <label htmlFor={`${id}-kev`}>{w.kev}</label>
+        <select id={`${id}-kev`} name="is_kev" defaultValue={tri(search.is_kev)}>
+          {yesNo}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-poc`}>{w.poc}</label>
+        <select id={`${id}-poc`} name="has_poc" defaultValue={tri(search.has_poc)}>
+          {yesNo}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-read`}>{w.readState}</label>
+        <select id={`${id}-read`} name="is_read" defaultValue={tri(search.is_read)}>
+          <option value="">{w.any}</option>
+          <option value="false">{w.readUnread}</option>
+          <option value="true">{w.readRead}</option>
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-epss`}>{w.minEpss}</label>
+        <input id={`${id}-epss`} name="min_epss" type="number" min={0} max={1} step={0.01} defaultValue={search.min_epss} />
+      </div>
+      <div className="field">
+        <label htmlFor={`${id}-tag`}>{w.tag}</label>
+        <select id={`${id}-tag`} name="tag" defaultValue={search.tag ?? ""}>
+          <option value="">{w.any}</option>
+          {tags.map((t) => (
+            <option key={t.id} value={t.name}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      {!search.unverified && (
+        <div className="field">
+          <label htmlFor={`${id}-rule`}>{w.rule}</label>
+          <select id={`${id}-rule`} name="rule" defaultValue={search.rule?.[0] ?? ""}>
+            <option value="">{w.any}</option>
+            {VERIFIED_RULES.map((r) => (
+              <option key={r} value={r}>
+                {w.rules[r]}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <div className="field">
+        <label htmlFor={`${id}-sort`}>{w.sort}</label>
+        <select id={`${id}-sort`} name="sort" defaultValue={search.sort ?? "-triggered_at"}>
+          {SORTS.map((s) => (
+            <option key={s} value={s}>
+              {sortLabel[s]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="filter-actions">
+        <button type="submit" className="button-primary">
+          {w.apply}
+        </button>
+        <button type="button" className="button-secondary" onClick={() => onApply({ unverified: search.unverified })}>
+          {w.reset}
+        </button>
+      </div>
+    </form>
+  );
+}

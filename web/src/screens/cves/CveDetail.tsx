@@ -1,0 +1,214 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { ApiError, api, data } from "../../api/client";
+import type { components } from "../../api/schema";
+import { formatDate } from "../../format";
+import { useI18n, useWords } from "../../i18n/i18n";
+import { cveRoute } from "../../router";
+import { originName } from "../alerts/explain";
+import { words } from "./words";
+
+type Affected = components["schemas"]["CveAffectedOut"];
+
+/** The affected rows grouped by the source that states them (cna, adp, nvd, kev…), in their order. */
+export function bySource(rows: Affected[]): [string, Affected[]][] {
+  const groups = new Map<string, Affected[]>();
+  for (const r of rows) groups.set(r.origin, [...(groups.get(r.origin) ?? []), r]);
+  return [...groups];
+}
+
+/** `/cves/$cveId`: one CVE, its scores and their sources, KEV, ranges per source, measures, articles, advisories, PoCs. */
+export function CveDetail() {
+  const w = useWords(words);
+  const { lang } = useI18n();
+  const { cveId } = cveRoute.useParams();
+  const cve = useQuery({
+    queryKey: ["cves", cveId],
+    queryFn: () => data(api.GET("/api/v1/cves/{cve_id}", { params: { path: { cve_id: cveId } } })),
+  });
+  const id = cve.data?.cve_id;
+  const articles = useQuery({
+    queryKey: ["articles", { cve_id: id }],
+    enabled: !!id,
+    queryFn: () => data(api.GET("/api/v1/articles", { params: { query: { cve_id: id, page_size: 20 } } })),
+  });
+  const advisories = useQuery({
+    queryKey: ["vulnerabilities", { q: id }],
+    enabled: !!id,
+    queryFn: () => data(api.GET("/api/v1/vulnerabilities", { params: { query: { q: id, page_size: 20 } } })),
+  });
+  const day = (d: string | null | undefined) => (d ? formatDate(d, lang).replace(/\s\d{1,2}:\d{2}$/, "") : null);
+  const c = cve.data;
+  return (
+    <section aria-labelledby="cve-title" className="screen cve-detail">
+      <p>
+        <Link to="/cves">{w.back}</Link>
+      </p>
+      <h1 id="cve-title">{c?.cve_id ?? cveId}</h1>
+      {cve.isPending && <p role="status">{w.loading}</p>}
+      {cve.isError && (
+        <div role="alert" className="error">
+          {cve.error instanceof ApiError && cve.error.status === 404 ? w.notFound : w.loadError}
+        </div>
+      )}
+      {c && (
+        <>
+          <p className="badges">
+            <span className={`badge sev-${c.severity}`}>{w.severities[c.severity] ?? c.severity}</span>
+            {c.is_kev && <span className="badge badge-bad">KEV</span>}
+            {c.has_poc && <span className="badge badge-warn">PoC</span>}
+            {c.state === "REJECTED" && <span className="badge badge-idle">{w.rejected}</span>}
+          </p>
+          <h2>{w.description}</h2>
+          <p>{c.description ?? "—"}</p>
+
+          <h2>{w.scores}</h2>
+          <dl className="facts">
+            <dt>{w.cvss}</dt>
+            <dd>
+              {c.cvss_score === null ? "—" : c.cvss_score.toFixed(1)} <span className="sub">{w.cvssOf(c.cvss_version, c.cvss_source)}</span>
+              {c.cvss_vector && (
+                <span className="sub">
+                  {w.vector} : <code>{c.cvss_vector}</code>
+                </span>
+              )}
+            </dd>
+            <dt>{w.epss}</dt>
+            <dd>
+              {c.epss_score === null ? w.epssNone : `${(c.epss_score * 100).toFixed(2)} %`}{" "}
+              {c.epss_score !== null && (
+                <span className="sub">
+                  {w.epssOf(c.epss_percentile === null ? null : `${(c.epss_percentile * 100).toFixed(0)} %`, c.epss_date)}
+                </span>
+              )}
+            </dd>
+            <dt>{w.published}</dt>
+            <dd>{c.date_published ? formatDate(c.date_published, lang) : "—"}</dd>
+            <dt>{w.updated}</dt>
+            <dd>{c.date_updated ? formatDate(c.date_updated, lang) : "—"}</dd>
+            <dt>{w.cwe}</dt>
+            <dd>{c.cwe_ids?.join(", ") || "—"}</dd>
+            <dt>{w.aliases}</dt>
+            <dd>{[...c.aliases, ...c.fusion_de].join(", ") || "—"}</dd>
+            <dt>{w.sources}</dt>
+            <dd>{c.sources.join(", ")}</dd>
+          </dl>
+
+          <h2>{w.kevTitle}</h2>
+          {c.kev ? (
+            <dl className="facts">
+              <dt>{w.kevAdded}</dt>
+              <dd>{c.kev.date_added ?? "—"}</dd>
+              <dt>{w.kevDue}</dt>
+              <dd>{c.kev.due_date ?? "—"}</dd>
+              <dt>{w.kevRansomware}</dt>
+              <dd>{c.kev.ransomware ?? "—"}</dd>
+              <dt>{w.kevAction}</dt>
+              <dd>{c.kev.required_action ?? "—"}</dd>
+              <dt>{w.kevSource}</dt>
+              <dd>{c.kev.source}</dd>
+            </dl>
+          ) : (
+            <p>{w.kevNo}</p>
+          )}
+
+          <h2>{w.affected}</h2>
+          {c.affected.length === 0 && <p>{w.noAffected}</p>}
+          {bySource(c.affected).map(([origin, rows]) => (
+            <div className="table-wrap affected" key={origin}>
+              <table>
+                <caption>{w.affectedCaption(originName(origin, lang))}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{w.colVendor}</th>
+                    <th scope="col">{w.colProduct}</th>
+                    <th scope="col">{w.colVersions}</th>
+                    <th scope="col">{w.colStatus}</th>
+                    <th scope="col">{w.colCpe}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {rows.map((r, i) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: the rows of one source have no id and keep their order.
+                    <tr key={i}>
+                      <td>{r.vendor ?? "—"}</td>
+                      <td>{r.product ?? "—"}</td>
+                      <td>{w.versionRange(r.version_from, r.version_to, r.version_status)}</td>
+                      <td>{r.version_status ?? "—"}</td>
+                      <td className="error-cell">{r.cpe ? <code>{r.cpe}</code> : "—"}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          ))}
+
+          <h2>{w.mesures}</h2>
+          {c.mesures_provisoires.length === 0 ? (
+            <p>{w.noMesures}</p>
+          ) : (
+            <ul className="plain-list">
+              {c.mesures_provisoires.map((m) => (
+                <li key={`${m.source}-${m.reference}`}>
+                  <strong>{m.categorie}</strong> — {m.url ? <a href={m.url}>{m.reference}</a> : m.reference} ({m.source}
+                  {m.date ? `, ${day(m.date)}` : ""}){m.texte && <p>{m.texte}</p>}
+                  <span className="sub">{w.by(m.attribution)}</span>
+                </li>
+              ))}
+            </ul>
+          )}
+
+          <h2>{w.pocs}</h2>
+          <p>{w.pocCount(c.poc_count, c.poc_first_date)}</p>
+          {c.maturite_exploit && (
+            <p>
+              {w.maturity} : {c.maturite_exploit}
+            </p>
+          )}
+
+          <h2>{w.advisories}</h2>
+          {advisories.data?.items.length ? (
+            <ul className="plain-list">
+              {advisories.data.items.map((v) => (
+                <li key={v.id}>
+                  <a href={v.url}>{v.id}</a> ({v.source}){v.summary ? ` — ${v.summary}` : ""}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            advisories.data && <p>{w.noAdvisories}</p>
+          )}
+
+          <h2>{w.articles}</h2>
+          {articles.data?.items.length ? (
+            <ul className="plain-list">
+              {articles.data.items.map((a) => (
+                <li key={a.id}>
+                  <a href={a.url}>{a.title}</a>
+                  <span className="sub">
+                    {[a.source, a.published_at ? formatDate(a.published_at, lang) : null].filter(Boolean).join(" · ")}
+                  </span>
+                </li>
+              ))}
+            </ul>
+          ) : (
+            articles.data && <p>{w.noArticles}</p>
+          )}
+
+          {c.references.length > 0 && (
+            <>
+              <h2>{w.references}</h2>
+              <ul className="plain-list refs">
+                {c.references.map((r) => (
+                  <li key={r}>
+                    <a href={r}>{r}</a>
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
+        </>
+      )}
+    </section>
+  );
+}
