@@ -17,6 +17,12 @@ const ORIGINS: Record<Lang, Record<string, string>> = {
   en: { cna: "the vendor (CNA)", adp: "CISA (ADP)", nvd: "the NVD", kev: "CISA's KEV catalog", osv: "OSV" },
 };
 
+/** "of the item" in French (du produit, de l'éditeur…); English says "of product …". */
+const OF_ITEMS: Record<Lang, Record<string, string>> = {
+  fr: { product: "du produit", cpe: "du CPE", purl: "du paquet", vendor: "de l'éditeur", keyword: "des mots-clés", cve: "de la CVE" },
+  en: { product: "of product", cpe: "of CPE", purl: "of package", vendor: "of vendor", keyword: "of keywords", cve: "of CVE" },
+};
+
 const ITEMS: Record<Lang, Record<string, string>> = {
   fr: { product: "le produit", cpe: "le CPE", purl: "le paquet", vendor: "l'éditeur", keyword: "les mots-clés", cve: "la CVE" },
   en: { product: "product", cpe: "CPE", purl: "package", vendor: "vendor", keyword: "keywords", cve: "CVE" },
@@ -34,37 +40,38 @@ export function originName(origin: string | null | undefined, lang: Lang): strin
  */
 export function explain(m: Correspondance, lang: Lang): string {
   const item = `${ITEMS[lang][m.item_type ?? ""] ?? m.item_type ?? ""} ${m.value ?? ""}`.trim();
+  const ofItem = `${OF_ITEMS[lang][m.item_type ?? ""] ?? m.item_type ?? ""} ${m.value ?? ""}`.trim();
   const by = originName(m.origin, lang);
   const fr = lang === "fr";
   switch (m.rule) {
     case "version_range":
       return fr
-        ? `La version ${m.version} de ${item} est dans la plage affectée ${m.range}, selon ${by}.`
-        : `Version ${m.version} of ${item} is within the affected range ${m.range}, according to ${by}.`;
+        ? `La version ${m.version} ${ofItem} est dans la plage affectée ${m.range}, selon ${by}.`
+        : `Version ${m.version} ${ofItem} is within the affected range ${m.range}, according to ${by}.`;
     case "all_versions":
       return fr
-        ? `Toutes les versions de ${item} sont touchées${m.range ? ` (${m.range})` : ""}, selon ${by}.`
-        : `Every version of ${item} is affected${m.range ? ` (${m.range})` : ""}, according to ${by}.`;
+        ? `Toutes les versions ${ofItem} sont touchées${m.range ? ` (${m.range})` : ""}, selon ${by}.`
+        : `Every version ${ofItem} is affected${m.range ? ` (${m.range})` : ""}, according to ${by}.`;
     case "unversioned":
       return fr
         ? `Non vérifiable : ${by} nomme ${item} sans dire quelles versions sont touchées, et aucune source ne donne de plage où chercher la version ${m.version ?? "suivie"}.`
         : `Not verifiable: ${by} names ${item} without saying which versions are affected, and no source gives a range to check version ${m.version ?? "watched"} against.`;
     case "default_status":
       return fr
-        ? `La version ${m.version} de ${item} n'est dans aucune plage listée, et ${by} déclare le produit touché par défaut.`
-        : `Version ${m.version} of ${item} is in no listed range, and ${by} states the product affected by default.`;
+        ? `La version ${m.version} ${ofItem} n'est dans aucune plage listée, et ${by} déclare le produit touché par défaut.`
+        : `Version ${m.version} ${ofItem} is in no listed range, and ${by} states the product affected by default.`;
     case "osv_range":
       return m.version
         ? fr
-          ? `La version ${m.version} de ${item} est dans ${m.range ?? "les versions listées"}, selon l'avis ${by}.`
-          : `Version ${m.version} of ${item} is within ${m.range ?? "the listed versions"}, according to advisory ${by}.`
+          ? `La version ${m.version} ${ofItem} est dans ${m.range ?? "les versions listées"}, selon l'avis ${by}.`
+          : `Version ${m.version} ${ofItem} is within ${m.range ?? "the listed versions"}, according to advisory ${by}.`
         : fr
-          ? `Le paquet ${item} est concerné, selon l'avis ${by}.`
-          : `Package ${item} is concerned, according to advisory ${by}.`;
+          ? `${item.charAt(0).toUpperCase()}${item.slice(1)} est concerné, selon l'avis ${by}.`
+          : `${item.charAt(0).toUpperCase()}${item.slice(1)} is concerned, according to advisory ${by}.`;
     case "vendor":
       return fr
-        ? `Le produit ${m.vendor ?? ""}/${m.product ?? ""} de ${item} est touché, selon ${by}.`
-        : `Product ${m.vendor ?? ""}/${m.product ?? ""} of ${item} is affected, according to ${by}.`;
+        ? `Le produit ${m.vendor ?? ""}/${m.product ?? ""} ${ofItem} est touché, selon ${by}.`
+        : `Product ${m.vendor ?? ""}/${m.product ?? ""} ${ofItem} is affected, according to ${by}.`;
     case "keyword":
       return fr ? `Les mots « ${m.value} » figurent dans la CVE.` : `The words “${m.value}” appear in the CVE.`;
     case "cve":
