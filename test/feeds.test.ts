@@ -76,6 +76,17 @@ describe("importing the real feeds (small cited subsets)", () => {
     // Each range says which source states it (the CVE explorer groups them by source).
     const origins = new Set(cve.affected.map((a: { origin: string }) => a.origin));
     expect([...origins].sort()).toEqual(["adp", "cna", "kev"]);
+    // 10.2.0 ≤ v < 10.2.9-h1, as the CNA states it.
+    expect(cve.affected).toContainEqual(
+      expect.objectContaining({
+        origin: "cna",
+        version_from: "10.2.0",
+        version_from_inclusive: true,
+        version_to: "10.2.9-h1",
+        version_to_inclusive: false,
+        version_status: "affected",
+      }),
+    );
     expect(cve.cwe_ids).toContain("CWE-77");
     // CVE-2023-4966 is known from NVD and KEV only.
     const citrix = (await get("/api/v1/cves/CVE-2023-4966")).json();

@@ -29,6 +29,8 @@ export function presentAffected(a: CveAffectedRow) {
     version_status: a.versionStatus,
     cpe: a.cpe,
     origin: a.origin,
+    version_from_inclusive: a.versionFromInclusive,
+    version_to_inclusive: a.versionToInclusive,
   };
 }
 

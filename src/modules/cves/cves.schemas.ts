@@ -13,6 +13,8 @@ export const CveAffected = z
     cpe: z.string().nullable(),
     // Beyond the specification: which statement gives the range.
     origin: z.string().describe("Which source states it: cna, adp, nvd, kev, ghsa…"),
+    version_from_inclusive: z.boolean(),
+    version_to_inclusive: z.boolean().describe("false: up to version_to excluded (lessThan)"),
   })
   .meta({ id: "CveAffectedOut" });
 

@@ -1882,6 +1882,9 @@ export interface components {
             cpe: string | null;
             /** @description Which source states it: cna, adp, nvd, kev, ghsa… */
             origin: string;
+            version_from_inclusive: boolean;
+            /** @description false: up to version_to excluded (lessThan) */
+            version_to_inclusive: boolean;
         };
         CveDetailOut: {
             cve_id: string;

@@ -6,6 +6,7 @@ import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { alertsRoute, projectRoute } from "../../router";
+import { percent, score } from "../cves/numbers";
 import { type Correspondance, explain } from "./explain";
 import { type AlertSearch, alertQuery, validateAlertSearch, PAGE_SIZE, PALIERS, SEVERITIES, SORTS, VERIFIED_RULES } from "./search";
 import { words } from "./words";
@@ -388,13 +389,14 @@ function AlertRow(props: {
 }
 
 export function Scores({ alert: a, w }: { alert: Pick<Alert, "cvss_score" | "epss_score" | "is_kev" | "has_poc">; w: W }) {
+  const { lang } = useI18n();
   return (
     <span className="scores">
       <span>
-        {w.cvss} {a.cvss_score === null ? "—" : a.cvss_score.toFixed(1)}
+        {w.cvss} {a.cvss_score === null ? "—" : score(a.cvss_score, lang)}
       </span>
       <span>
-        {w.epss} {a.epss_score === null ? "—" : `${(a.epss_score * 100).toFixed(1)} %`}
+        {w.epss} {a.epss_score === null ? "—" : percent(a.epss_score, lang)}
       </span>
       {a.is_kev && (
         <span className="badge badge-bad" title={w.badgeKevLong}>
@@ -454,30 +456,33 @@ function Help({ w, onClose }: { w: W; onClose(): void }) {
   const close = useRef<HTMLButtonElement>(null);
   useEffect(() => close.current?.focus(), []);
   return (
-    <div
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby="inbox-help-title"
-      className="inbox-help"
-      onKeyDown={(e) => (e.key === "Escape" || e.key === "?") && (e.preventDefault(), onClose())}
-    >
-      <h2 id="inbox-help-title">{w.help}</h2>
-      <table>
-        <tbody>
-          {w.keys.map(([k, what]) => (
-            <tr key={k}>
-              <th scope="row">
-                <kbd>{k}</kbd>
-              </th>
-              <td>{what}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <button type="button" className="button-primary" ref={close} onClick={onClose}>
-        {w.close}
-      </button>
-    </div>
+    <>
+      <div className="inbox-help-backdrop" />
+      <div
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="inbox-help-title"
+        className="inbox-help"
+        onKeyDown={(e) => (e.key === "Escape" || e.key === "?") && (e.preventDefault(), onClose())}
+      >
+        <h2 id="inbox-help-title">{w.help}</h2>
+        <table>
+          <tbody>
+            {w.keys.map(([k, what]) => (
+              <tr key={k}>
+                <th scope="row">
+                  <kbd>{k}</kbd>
+                </th>
+                <td>{what}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        <button type="button" className="button-primary" ref={close} onClick={onClose}>
+          {w.close}
+        </button>
+      </div>
+    </>
   );
 }
 

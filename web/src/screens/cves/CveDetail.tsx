@@ -6,6 +6,7 @@ import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { cveRoute } from "../../router";
 import { originName } from "../alerts/explain";
+import { formatDay, percent, score } from "./numbers";
 import { words } from "./words";
 
 type Affected = components["schemas"]["CveAffectedOut"];
@@ -15,6 +16,19 @@ export function bySource(rows: Affected[]): [string, Affected[]][] {
   const groups = new Map<string, Affected[]>();
   for (const r of rows) groups.set(r.origin, [...(groups.get(r.origin) ?? []), r]);
   return [...groups];
+}
+
+/**
+ * A row's versions written as the alerts write ranges (src/matching/decide.ts): "[10.2.0, 10.2.9-h1["
+ * (the end excluded), "= 9.0.0" for one version, null for every version.
+ */
+export function rangeOf(r: Affected): string | null {
+  const { version_from: from, version_to: to } = r;
+  if (from === null && to === null) return null;
+  if (from !== null && from === to) return `= ${from}`;
+  const lo = from === null ? "]*" : `${r.version_from_inclusive ? "[" : "]"}${from}`;
+  const hi = to === null ? "*[" : `${to}${r.version_to_inclusive ? "]" : "["}`;
+  return `${lo}, ${hi}`;
 }
 
 /** `/cves/$cveId`: one CVE, its scores and their sources, KEV, ranges per source, measures, articles, advisories, PoCs. */
@@ -37,7 +51,6 @@ export function CveDetail() {
     enabled: !!id,
     queryFn: () => data(api.GET("/api/v1/vulnerabilities", { params: { query: { q: id, page_size: 20 } } })),
   });
-  const day = (d: string | null | undefined) => (d ? formatDate(d, lang).replace(/\s\d{1,2}:\d{2}$/, "") : null);
   const c = cve.data;
   return (
     <section aria-labelledby="cve-title" className="screen cve-detail">
@@ -66,7 +79,8 @@ export function CveDetail() {
           <dl className="facts">
             <dt>{w.cvss}</dt>
             <dd>
-              {c.cvss_score === null ? "—" : c.cvss_score.toFixed(1)} <span className="sub">{w.cvssOf(c.cvss_version, c.cvss_source)}</span>
+              {c.cvss_score === null ? "—" : score(c.cvss_score, lang)}{" "}
+              <span className="sub">{w.cvssOf(c.cvss_version, c.cvss_source)}</span>
               {c.cvss_vector && (
                 <span className="sub">
                   {w.vector} : <code>{c.cvss_vector}</code>
@@ -75,10 +89,13 @@ export function CveDetail() {
             </dd>
             <dt>{w.epss}</dt>
             <dd>
-              {c.epss_score === null ? w.epssNone : `${(c.epss_score * 100).toFixed(2)} %`}{" "}
+              {c.epss_score === null ? w.epssNone : percent(c.epss_score, lang, 2)}{" "}
               {c.epss_score !== null && (
                 <span className="sub">
-                  {w.epssOf(c.epss_percentile === null ? null : `${(c.epss_percentile * 100).toFixed(0)} %`, c.epss_date)}
+                  {w.epssOf(
+                    c.epss_percentile === null ? null : percent(c.epss_percentile, lang, 0),
+                    c.epss_date && formatDay(c.epss_date, lang),
+                  )}
                 </span>
               )}
             </dd>
@@ -98,9 +115,9 @@ export function CveDetail() {
           {c.kev ? (
             <dl className="facts">
               <dt>{w.kevAdded}</dt>
-              <dd>{c.kev.date_added ?? "—"}</dd>
+              <dd>{c.kev.date_added ? formatDay(c.kev.date_added, lang) : "—"}</dd>
               <dt>{w.kevDue}</dt>
-              <dd>{c.kev.due_date ?? "—"}</dd>
+              <dd>{c.kev.due_date ? formatDay(c.kev.due_date, lang) : "—"}</dd>
               <dt>{w.kevRansomware}</dt>
               <dd>{c.kev.ransomware ?? "—"}</dd>
               <dt>{w.kevAction}</dt>
@@ -133,8 +150,8 @@ export function CveDetail() {
                     <tr key={i}>
                       <td>{r.vendor ?? "—"}</td>
                       <td>{r.product ?? "—"}</td>
-                      <td>{w.versionRange(r.version_from, r.version_to, r.version_status)}</td>
-                      <td>{r.version_status ?? "—"}</td>
+                      <td>{rangeOf(r) ?? w.allVersions}</td>
+                      <td>{w.statuses[r.version_status ?? ""] ?? r.version_status ?? "—"}</td>
                       <td className="error-cell">{r.cpe ? <code>{r.cpe}</code> : "—"}</td>
                     </tr>
                   ))}
@@ -151,7 +168,7 @@ export function CveDetail() {
               {c.mesures_provisoires.map((m) => (
                 <li key={`${m.source}-${m.reference}`}>
                   <strong>{m.categorie}</strong> — {m.url ? <a href={m.url}>{m.reference}</a> : m.reference} ({m.source}
-                  {m.date ? `, ${day(m.date)}` : ""}){m.texte && <p>{m.texte}</p>}
+                  {m.date ? `, ${formatDay(m.date, lang)}` : ""}){m.texte && <p>{m.texte}</p>}
                   <span className="sub">{w.by(m.attribution)}</span>
                 </li>
               ))}
@@ -159,10 +176,10 @@ export function CveDetail() {
           )}
 
           <h2>{w.pocs}</h2>
-          <p>{w.pocCount(c.poc_count, c.poc_first_date)}</p>
+          <p>{w.pocCount(c.poc_count, c.poc_first_date && formatDay(c.poc_first_date, lang))}</p>
           {c.maturite_exploit && (
             <p>
-              {w.maturity} : {c.maturite_exploit}
+              {w.maturity} : {w.maturities[c.maturite_exploit] ?? c.maturite_exploit}
             </p>
           )}
 

@@ -6,6 +6,7 @@ import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { cvesRoute } from "../../router";
 import { CVE_PAGE_SIZE, CVE_SORTS, type CveSearch, SEVERITIES, validateCveSearch } from "./search";
+import { percent, score } from "./numbers";
 import { words } from "./words";
 
 /** `/cves`: the corpus searched and filtered from the URL, a page at a time. */
@@ -63,8 +64,8 @@ export function Cves() {
                   <td>{[c.vendor, c.product].filter(Boolean).join(" · ") || "—"}</td>
                   <td>
                     <span className="scores">
-                      <span>CVSS {c.cvss_score === null ? "—" : c.cvss_score.toFixed(1)}</span>
-                      <span>EPSS {c.epss_score === null ? "—" : `${(c.epss_score * 100).toFixed(1)} %`}</span>
+                      <span>CVSS {c.cvss_score === null ? "—" : score(c.cvss_score, lang)}</span>
+                      <span>EPSS {c.epss_score === null ? "—" : percent(c.epss_score, lang)}</span>
                       {c.is_kev && <span className="badge badge-bad">KEV</span>}
                       {c.has_poc && <span className="badge badge-warn">PoC</span>}
                     </span>

@@ -89,8 +89,15 @@ const fr = {
     string,
     string
   >,
-  versionRange: (from: string | null, to: string | null, status: string | null) =>
-    from && to ? `de ${from} à ${to}` : to ? `jusqu'à ${to}` : from ? `à partir de ${from}${status === "affected" ? "" : ""}` : "toutes",
+  allVersions: "toutes",
+  statuses: { affected: "touchée", unaffected: "non touchée", unknown: "inconnu" } as Record<string, string>,
+  maturities: {
+    none: "aucune",
+    poc: "preuve de concept",
+    functional: "fonctionnel",
+    weaponised: "armé",
+    in_the_wild: "exploité dans la nature",
+  } as Record<string, string>,
 };
 
 type CveWords = typeof fr;
@@ -175,7 +182,15 @@ const en: CveWords = {
   state: "State",
   rejected: "Rejected",
   severities: { critical: "critical", high: "high", medium: "medium", low: "low", none: "none", unknown: "unknown" },
-  versionRange: (from, to) => (from && to ? `${from} to ${to}` : to ? `up to ${to}` : from ? `from ${from}` : "all"),
+  allVersions: "all",
+  statuses: { affected: "affected", unaffected: "not affected", unknown: "unknown" },
+  maturities: {
+    none: "none",
+    poc: "proof of concept",
+    functional: "functional",
+    weaponised: "weaponised",
+    in_the_wild: "exploited in the wild",
+  },
 };
 
 export const words = { fr, en } satisfies Words<CveWords>;
