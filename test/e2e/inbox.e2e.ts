@@ -180,9 +180,9 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
   it("searches the CVEs", async () => {
     await page.getByRole("navigation", { name: "Navigation principale" }).getByRole("link", { name: "CVE" }).click();
     await page.waitForURL(/\/cves$/);
-    await page.getByLabel("Recherche").fill("GlobalProtect");
+    await page.getByRole("searchbox", { name: "Recherche" }).fill("GlobalProtect");
     await page.getByRole("checkbox", { name: "critique" }).check();
-    await page.getByLabel("Recherche").press("Enter");
+    await page.getByRole("searchbox", { name: "Recherche" }).press("Enter");
     await page.waitForURL(/q=GlobalProtect/);
     const table = page.getByRole("table", { name: "CVE trouvées" });
     await expect
