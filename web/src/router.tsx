@@ -71,7 +71,7 @@ const homeRoute = createRoute({
     const { project } = current(context.session, currentProjectId());
     if (project) throw redirect({ to: "/p/$projectId", params: { projectId: project.id } });
   },
-  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+  component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
 });
 
 /**
@@ -98,7 +98,7 @@ export const projectRoute = createRoute({
 const projectHomeRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: "/",
-  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+  component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
 });
 
 const feedsRoute = createRoute({
