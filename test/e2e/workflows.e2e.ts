@@ -50,7 +50,7 @@ describe("workflows: list, a graph built on the canvas, a 422 on its node, dry r
     await page.getByRole("link", { name: "Nouveau workflow" }).click();
     await page.waitForURL(/\/workflows\/new$/);
     await page.getByLabel("Nom", { exact: true }).fill("Alerte SOC");
-    await page.getByRole("button", { name: "+ notify_webhook" }).click();
+    await page.getByRole("button", { name: "+ Webhook notify_webhook" }).click();
     // The node is selected: its panel is open. A URL the server refuses (not http/https).
     await page.getByLabel("url").fill("ftp://127.0.0.1/hook");
     // Connect on the canvas: from the trigger's output to the action's input.

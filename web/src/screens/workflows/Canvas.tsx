@@ -31,7 +31,7 @@ export function nodeSummary(node: ApiNode, w: WorkflowWords): { kind: string; te
   if (node.type === "trigger") return { kind: w.trigger, text: node.event };
   if (node.type === "condition")
     return { kind: w.condition, text: `${node.rules.length} × ${node.match === "any" ? w.matchAny : w.matchAll}` };
-  return { kind: w.action, text: node.action };
+  return { kind: w.action, text: `${w.actions[node.action]} (${node.action})` };
 }
 
 function VigieNode({ data, selected }: NodeProps<VigieFlowNode>) {

@@ -248,7 +248,7 @@ function Editor({ scope, workflow, readOnly, reload }: EditorProps) {
           </button>
           {ACTIONS.map((a) => (
             <button key={a} type="button" className="button-secondary" onClick={() => add(a)}>
-              + {a}
+              + {w.actions[a]} <code className="wf-code">{a}</code>
             </button>
           ))}
         </fieldset>

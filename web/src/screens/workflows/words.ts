@@ -1,4 +1,5 @@
 import type { Words } from "../../i18n/i18n";
+import type { ActionName } from "./catalog";
 
 const fr = {
   title: "Workflows",
@@ -129,6 +130,16 @@ const fr = {
     succes: "succès",
     echec: "échec",
   } as Record<string, string>,
+  actions: {
+    create_case: "Ouvrir un cas",
+    add_tag: "Étiqueter l'alerte",
+    set_alert_read: "Marquer l'alerte lue",
+    generate_report: "Générer un rapport",
+    notify_webhook: "Webhook",
+    notify_email: "E-mail",
+    notify_slack: "Slack",
+    notify_teams: "Teams",
+  } as Record<ActionName, string>,
   statuses: {
     success: "succès",
     partial: "partiel",
@@ -266,6 +277,16 @@ const en: WorkflowWords = {
     non_atteint: "not reached",
     succes: "success",
     echec: "failure",
+  },
+  actions: {
+    create_case: "Open a case",
+    add_tag: "Tag the alert",
+    set_alert_read: "Mark the alert read",
+    generate_report: "Generate a report",
+    notify_webhook: "Webhook",
+    notify_email: "E-mail",
+    notify_slack: "Slack",
+    notify_teams: "Teams",
   },
   statuses: {
     success: "success",
