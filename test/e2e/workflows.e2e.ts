@@ -80,6 +80,7 @@ describe("workflows: list, a graph built on the canvas, a 422 on its node, dry r
     await page.waitForURL(/\/workflows\/[0-9a-f-]{36}$/);
     await expect.poll(() => page.getByRole("heading", { name: "Alerte SOC" }).isVisible()).toBe(true);
     expect(await page.getByText("version 1").isVisible()).toBe(true);
+    await expect.poll(() => page.getByText("Workflow enregistré.").isVisible()).toBe(true);
     expect(await page.locator(".react-flow__edge").count()).toBe(1);
     expect(await page.locator(".wf-node-invalid").count()).toBe(0);
     // The secret comes back masked, never in clear.

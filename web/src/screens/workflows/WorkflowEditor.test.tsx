@@ -137,6 +137,9 @@ describe("the workflow editor", () => {
     await waitFor(() => expect(calls.some((c) => c.method === "PATCH")).toBe(true));
     const sent = calls.find((c) => c.method === "PATCH")!.body as typeof workflow;
     expect(sent.graph.nodes[1]!.params).toEqual({ url: "https://hooks.example.org/x", secret: "un tout nouveau secret" });
+    // The editor starts afresh on the version saved, and says so.
+    expect((await screen.findByRole("status")).textContent).toBe("Workflow enregistré.");
+    expect(screen.getByText("version 4")).toBeTruthy();
   });
 
   it("says a 409 version_perimee and offers to reload", async () => {

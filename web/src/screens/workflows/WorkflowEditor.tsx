@@ -47,6 +47,7 @@ export function WorkflowEditor() {
       workflow={one.data}
       readOnly={!canWrite(org?.role)}
       reload={() => void one.refetch()}
+      justSaved={lastSaved?.id === one.data.id && lastSaved.version === one.data.version}
     />
   );
 }
@@ -56,9 +57,16 @@ interface EditorProps {
   workflow: Workflow | null;
   readOnly: boolean;
   reload(): void;
+  justSaved?: boolean;
 }
 
-function Editor({ scope, workflow, readOnly, reload }: EditorProps) {
+/**
+ * The workflow version this page saved last: the editor starts afresh on it (a new key; after a
+ * creation, a new route match) and says it was saved. Set before the query data that re-renders.
+ */
+let lastSaved: { id: string; version: number } | null = null;
+
+function Editor({ scope, workflow, readOnly, reload, justSaved = false }: EditorProps) {
   const w = useWords(words);
   const navigate = useNavigate();
   const queryClient = useQueryClient();
@@ -100,6 +108,7 @@ function Editor({ scope, workflow, readOnly, reload }: EditorProps) {
     },
     onSuccess: async (saved) => {
       setInvalid(null);
+      lastSaved = { id: saved.id, version: saved.version };
       queryClient.setQueryData(keys.one(scope.projectId, saved.id), saved);
       await queryClient.invalidateQueries({ queryKey: keys.list(scope.projectId) });
       if (!workflow)
@@ -143,6 +152,8 @@ function Editor({ scope, workflow, readOnly, reload }: EditorProps) {
   const onRemoveEdge = (key: string) => setGraph((g) => removeEdge(g, key));
   const onChangeNode = (id: string, node: ApiNode) => setGraph((g) => replaceNode(g, id, node));
 
+  // Edited since read: the dry run evaluates the saved version, not what the canvas shows.
+  const dirty = workflow !== null && JSON.stringify(graph) !== JSON.stringify(workflow.graph);
   const allIssues = invalid?.issues.length ?? 0;
   const describe = (o: (typeof mapped.others)[number]) =>
     o.target.kind === "edge" ? w.edgeLabel(o.target.index) : o.target.kind === "form" ? o.target.field : w.graphLevel;
@@ -194,7 +205,7 @@ function Editor({ scope, workflow, readOnly, reload }: EditorProps) {
           )}
         </fieldset>
       </form>
-      {save.isSuccess && !invalid && (
+      {(justSaved || save.isSuccess) && !invalid && !save.isPending && (
         <p role="status" className="wf-ok">
           {w.saved}
         </p>
@@ -301,6 +312,7 @@ function Editor({ scope, workflow, readOnly, reload }: EditorProps) {
       />
       {workflow ? (
         <div className="wf-bottom">
+          {dirty && <p className="notice">{w.dryDirty}</p>}
           <DryRunPanel scope={scope} workflowId={workflow.id} readOnly={readOnly} />
           <RunsPanel scope={scope} workflowId={workflow.id} />
         </div>
