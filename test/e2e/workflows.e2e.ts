@@ -88,7 +88,12 @@ describe("workflows: list, a graph built on the canvas, a 422 on its node, dry r
     await expect.poll(() => page.getByText("Secret enregistré : ••••long").isVisible()).toBe(true);
     expect(await page.getByLabel("Nouvelle valeur de secret").inputValue()).toBe("");
     expect(await page.content()).not.toContain("un secret de webhook assez long");
+    // The canvas's keyboard alternative, open (axe checks it too).
+    await page.getByText("Nœuds et arêtes (clavier)").click();
+    const edges = page.getByRole("table", { name: "Arêtes" });
+    expect(await edges.locator("tbody tr").allTextContents()).toEqual(["triggernotify_webhook-1—Supprimer l'arête trigger → notify_webhook-1"]);
     await checkScreen(page, "workflow-editor");
+    await page.getByText("Nœuds et arêtes (clavier)").click();
   });
 
   it("dry-runs it against a CVE: what each node would do, then the run in the list", async () => {
