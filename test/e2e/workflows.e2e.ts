@@ -91,7 +91,9 @@ describe("workflows: list, a graph built on the canvas, a 422 on its node, dry r
     // The canvas's keyboard alternative, open (axe checks it too).
     await page.getByText("Nœuds et arêtes (clavier)").click();
     const edges = page.getByRole("table", { name: "Arêtes" });
-    expect(await edges.locator("tbody tr").allTextContents()).toEqual(["triggernotify_webhook-1—Supprimer l'arête trigger → notify_webhook-1"]);
+    expect(await edges.locator("tbody tr").allTextContents()).toEqual([
+      "triggernotify_webhook-1—Supprimer l'arête trigger → notify_webhook-1",
+    ]);
     await checkScreen(page, "workflow-editor");
     await page.getByText("Nœuds et arêtes (clavier)").click();
   });
