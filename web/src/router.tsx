@@ -101,6 +101,18 @@ const projectHomeRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
 });
 
+const workflowsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "workflows",
+  component: lazyRouteComponent(() => import("./screens/workflows/WorkflowsList"), "WorkflowsList"),
+});
+
+const workflowRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "workflows/$workflowId",
+  component: lazyRouteComponent(() => import("./screens/workflows/WorkflowEditor"), "WorkflowEditor"),
+});
+
 const feedsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/feeds",
@@ -109,7 +121,7 @@ const feedsRoute = createRoute({
 
 export const routeTree = rootRoute.addChildren([
   loginRoute,
-  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute])]),
+  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute, workflowsRoute, workflowRoute])]),
 ]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });
