@@ -73,7 +73,7 @@ const homeRoute = createRoute({
     const { project } = current(context.session, currentProjectId());
     if (project) throw redirect({ to: "/p/$projectId", params: { projectId: project.id } });
   },
-  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+  component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
 });
 
 /**
@@ -100,7 +100,19 @@ export const projectRoute = createRoute({
 const projectHomeRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: "/",
-  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+  component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
+});
+
+const workflowsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "workflows",
+  component: lazyRouteComponent(() => import("./screens/workflows/WorkflowsList"), "WorkflowsList"),
+});
+
+const workflowRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "workflows/$workflowId",
+  component: lazyRouteComponent(() => import("./screens/workflows/WorkflowEditor"), "WorkflowEditor"),
 });
 
 const feedsRoute = createRoute({
@@ -133,7 +145,13 @@ export const cveRoute = createRoute({
 
 export const routeTree = rootRoute.addChildren([
   loginRoute,
-  appRoute.addChildren([homeRoute, feedsRoute, cvesRoute, cveRoute, projectRoute.addChildren([projectHomeRoute, alertsRoute])]),
+  appRoute.addChildren([
+    homeRoute,
+    feedsRoute,
+    cvesRoute,
+    cveRoute,
+    projectRoute.addChildren([projectHomeRoute, alertsRoute, workflowsRoute, workflowRoute]),
+  ]),
 ]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });

@@ -40,6 +40,11 @@ function ShellOf({ session }: { session: Session }) {
               {t.navHome}
             </Link>
           )}
+          {project && (
+            <Link to="/p/$projectId/workflows" params={{ projectId: project.id }}>
+              Workflows
+            </Link>
+          )}
           <Link to="/cves">CVE</Link>
           <Link to="/feeds">{t.navFeeds}</Link>
         </nav>
