@@ -225,7 +225,7 @@ describe("settings: API keys, members, organization, project settings; a viewer 
 
     beforeAll(async () => {
       // Another origin's page: a form that posts itself to Vigie, and a no-cors fetch with credentials.
-      forge = createServer((req, res) => {
+      forge = createServer((_req, res) => {
         const target = `${vigie.base}/api/v1/organizations/${orgId}/projects/${projectId}/tags`;
         res.setHeader("content-type", "text/html; charset=utf-8");
         res.end(`<!doctype html><html lang="fr"><head><title>Gagnez un prix</title></head><body>
