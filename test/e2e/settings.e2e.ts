@@ -99,6 +99,7 @@ describe("settings: API keys, members, organization, project settings; a viewer 
       const key = await dialog.getByLabel("Clé « inventaire CI »").inputValue();
       expect(key).toMatch(/^vk_/);
       expect(await dialog.textContent()).toContain("elle ne sera plus jamais affichée");
+      await page.evaluate("window.scrollTo(0, 0)");
       await checkScreen(page, "settings-key-created");
 
       // The key works, with the scope and project it was given.
