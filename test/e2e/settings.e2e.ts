@@ -182,8 +182,8 @@ describe("settings: API keys, members, organization, project settings; a viewer 
     it("finds no write control on the settings, home and feeds screens", async () => {
       for (const tab of ["organization", "members", "keys", "project"]) {
         await page.goto(`${vigie.base}/settings/${tab}`);
-        await expect.poll(() => page.locator("main .notice").first().isVisible(), tab).toBe(true);
-        await expect.poll(() => page.getByText("Chargement…").count(), tab).toBe(0);
+        await expect.poll(() => page.locator("main .notice").first().isVisible(), { message: tab }).toBe(true);
+        await expect.poll(() => page.getByText("Chargement…").count(), { message: tab }).toBe(0);
         expect(await enabledControls(page), tab).toBe(0);
       }
       // Each refusal says which role it needs.
@@ -253,7 +253,7 @@ fetch(${JSON.stringify(target)}, { method: "POST", mode: "no-cors", credentials:
           if (r.url().endsWith("/tags") && r.request().method() === "POST") statuses.push(r.status());
         });
         await page.goto(`http://${host}:${forgePort}/`);
-        await expect.poll(() => statuses.length, host).toBe(2);
+        await expect.poll(() => statuses.length, { message: host }).toBe(2);
         expect(
           statuses.every((s) => s === (host === "127.0.0.1" ? 403 : 401)),
           `${host}: ${statuses}`,
@@ -270,7 +270,11 @@ fetch(${JSON.stringify(target)}, { method: "POST", mode: "no-cors", credentials:
           headers: { cookie: `vigie_session=${cookie.value}`, "content-type": "application/json", ...headers },
           body: JSON.stringify({ name }),
         });
-      for (const headers of [{ "sec-fetch-site": "cross-site" }, { "sec-fetch-site": "same-site" }, { origin: "http://evil.example" }]) {
+      for (const headers of [
+        { "sec-fetch-site": "cross-site" },
+        { "sec-fetch-site": "same-site" },
+        { origin: "http://evil.example" },
+      ] as Record<string, string>[]) {
         const res = await post(headers, "forge-http");
         expect(res.status, JSON.stringify(headers)).toBe(403);
         expect(((await res.json()) as { detail: string }).detail).toMatch(/^Requête intersite refusée/);
