@@ -99,8 +99,10 @@ describe("settings: API keys, members, organization, project settings; a viewer 
       const key = await dialog.getByLabel("Clé « inventaire CI »").inputValue();
       expect(key).toMatch(/^vk_/);
       expect(await dialog.textContent()).toContain("elle ne sera plus jamais affichée");
-      await page.evaluate("window.scrollTo(0, 0)");
+      // A viewport as tall as the page: the screenshot shows the dialog over the whole screen.
+      await page.setViewportSize({ width: 1280, height: 1100 });
       await checkScreen(page, "settings-key-created");
+      await page.setViewportSize({ width: 1280, height: 800 });
 
       // The key works, with the scope and project it was given.
       const me = await fetch(`${vigie.base}/api/v1/me`, { headers: { authorization: `Bearer ${key}` } });
