@@ -119,9 +119,55 @@ const feedsRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/Feeds"), "Feeds"),
 });
 
+// Settings: the current organization's, one sub-route per tab (screens/settings/).
+const settingsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/settings",
+  component: lazyRouteComponent(() => import("./screens/settings/Settings"), "Settings"),
+});
+const settingsRoutes = [
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "/",
+    beforeLoad: () => {
+      throw redirect({ to: "/settings/organization" });
+    },
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "organization",
+    component: lazyRouteComponent(() => import("./screens/settings/Organization"), "Organization"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "members",
+    component: lazyRouteComponent(() => import("./screens/settings/Members"), "Members"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "keys",
+    component: lazyRouteComponent(() => import("./screens/settings/ApiKeys"), "ApiKeys"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "project",
+    component: lazyRouteComponent(() => import("./screens/settings/ProjectSettings"), "ProjectSettings"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "session",
+    component: lazyRouteComponent(() => import("./screens/settings/Session"), "SessionSettings"),
+  }),
+];
+
 export const routeTree = rootRoute.addChildren([
   loginRoute,
-  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute, workflowsRoute, workflowRoute])]),
+  appRoute.addChildren([
+    homeRoute,
+    feedsRoute,
+    settingsRoute.addChildren(settingsRoutes),
+    projectRoute.addChildren([projectHomeRoute, workflowsRoute, workflowRoute]),
+  ]),
 ]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });

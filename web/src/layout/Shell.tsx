@@ -14,7 +14,7 @@ export function Shell() {
 }
 
 function ShellOf({ session }: { session: Session }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const { project } = useCurrent(session);
   return (
     <div className="shell">
@@ -41,6 +41,7 @@ function ShellOf({ session }: { session: Session }) {
             </Link>
           )}
           <Link to="/feeds">{t.navFeeds}</Link>
+          <Link to="/settings">{lang === "fr" ? "Paramètres" : "Settings"}</Link>
         </nav>
         <div className="topbar-tools">
           <ProjectSwitcher session={session} />
