@@ -143,6 +143,47 @@ export const cveRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/cves/CveDetail"), "CveDetail"),
 });
 
+// Settings: the current organization's, one sub-route per tab (screens/settings/).
+const settingsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/settings",
+  component: lazyRouteComponent(() => import("./screens/settings/Settings"), "Settings"),
+});
+const settingsRoutes = [
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "/",
+    beforeLoad: () => {
+      throw redirect({ to: "/settings/organization" });
+    },
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "organization",
+    component: lazyRouteComponent(() => import("./screens/settings/Organization"), "Organization"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "members",
+    component: lazyRouteComponent(() => import("./screens/settings/Members"), "Members"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "keys",
+    component: lazyRouteComponent(() => import("./screens/settings/ApiKeys"), "ApiKeys"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "project",
+    component: lazyRouteComponent(() => import("./screens/settings/ProjectSettings"), "ProjectSettings"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "session",
+    component: lazyRouteComponent(() => import("./screens/settings/Session"), "SessionSettings"),
+  }),
+];
+
 export const routeTree = rootRoute.addChildren([
   loginRoute,
   appRoute.addChildren([
@@ -150,6 +191,7 @@ export const routeTree = rootRoute.addChildren([
     feedsRoute,
     cvesRoute,
     cveRoute,
+    settingsRoute.addChildren(settingsRoutes),
     projectRoute.addChildren([projectHomeRoute, alertsRoute, workflowsRoute, workflowRoute]),
   ]),
 ]);

@@ -47,6 +47,7 @@ function ShellOf({ session }: { session: Session }) {
           )}
           <Link to="/cves">CVE</Link>
           <Link to="/feeds">{t.navFeeds}</Link>
+          <Link to="/settings">{lang === "fr" ? "Paramètres" : "Settings"}</Link>
         </nav>
         <div className="topbar-tools">
           <ProjectSwitcher session={session} />
