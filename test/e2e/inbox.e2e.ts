@@ -185,9 +185,7 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
     await page.getByRole("searchbox", { name: "Recherche" }).press("Enter");
     await page.waitForURL(/q=GlobalProtect/);
     const table = page.getByRole("table", { name: "CVE trouvées" });
-    await expect
-      .poll(async () => (await table.locator("tbody th a").allTextContents()).sort())
-      .toEqual(expect.arrayContaining(["CVE-2024-3400", "CVE-2024-9468"]));
+    await expect.poll(async () => (await table.locator("tbody th a").allTextContents()).sort()).toEqual(["CVE-2024-3400"]);
     await checkScreen(page, "cve-search");
     expect(pageErrors).toEqual([]);
   });

@@ -58,7 +58,7 @@ export function Cves() {
                   <th scope="row">
                     <Link to="/cves/$cveId" params={{ cveId: c.cve_id }}>
                       {c.cve_id}
-                    </Link>
+                    </Link>{" "}
                     <span className={`badge sev-${c.severity}`}>{w.severities[c.severity] ?? c.severity}</span>
                   </th>
                   <td>{[c.vendor, c.product].filter(Boolean).join(" · ") || "—"}</td>
