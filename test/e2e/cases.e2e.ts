@@ -29,6 +29,8 @@ describe("cases: board, table, a case with an exception in Paris days, the risk 
       const org = cli(store, "org", "create", "--name", "ACME Sécurité");
       orgId = String(org.id);
       projectId = String(cli(store, "project", "create", "--org", orgId, "--name", "Site public").id);
+      // CVE-2024-3400 known (NVD record): its case takes the CVE's severity, critical.
+      cli(store, "feeds", "import", "--source", "nvd", "test/fixtures/import/nvd2-CVE-2024-3400.json");
       cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", orgId, "--role", "member");
     });
     const login = await fetch(`${vigie.base}/auth/login`, {
@@ -68,6 +70,7 @@ describe("cases: board, table, a case with an exception in Paris days, the risk 
     const nouveau = page.getByRole("region", { name: /^Nouveau/ });
     await expect.poll(() => nouveau.getByRole("article").count()).toBe(3);
     expect(await nouveau.getByRole("heading").textContent()).toContain("3");
+    expect(await nouveau.getByRole("article", { name: "CVE-2024-3400" }).textContent()).toContain("Critique");
     await expect.poll(() => page.getByRole("region", { name: /^Corrigé/ }).textContent()).toContain("Aucun dossier");
     await expect.poll(() => page.getByText("Chargement…").count()).toBe(0);
     await checkScreen(page, "cases-board");

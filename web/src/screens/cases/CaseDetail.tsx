@@ -79,8 +79,8 @@ function CaseDetailOf({ ids, writable }: { ids: Ids; writable: boolean }) {
             <dd className="notes">{c.data.notes ?? <span className="muted">{w.noNotes}</span>}</dd>
           </dl>
           <div className="case-panels">
-            <StatusPanel ids={ids} c={c.data} writable={writable} />
             <ExceptionPanel ids={ids} c={c.data} writable={writable} />
+            <StatusPanel ids={ids} c={c.data} writable={writable} />
             <TagsPanel ids={ids} c={c.data} writable={writable} />
           </div>
           <History c={c.data} />

@@ -75,7 +75,7 @@ function CasesOf({ orgId, projectId, writable }: { orgId: string; projectId: str
     });
   const ids = { orgId, projectId };
   return (
-    <section aria-labelledby="cases-title" className="screen">
+    <section aria-labelledby="cases-title" className={view === "board" ? "screen screen-wide" : "screen"}>
       <div className="screen-head">
         <h1 id="cases-title">{w.casesTitle}</h1>
         <div className="cases-actions">
