@@ -47,7 +47,9 @@ describe("cases: board, table, a case with an exception in Paris days, the risk 
     ] as const) {
       expect((await call("PUT", `${cases}/${cve}`, { notes, comment: "revue du matin" })).status).toBe(201);
     }
-    expect((await call("POST", `/api/v1/organizations/${orgId}/projects/${projectId}/tags`, { name: "urgent", color: "#b91c1c" })).status).toBe(201);
+    expect(
+      (await call("POST", `/api/v1/organizations/${orgId}/projects/${projectId}/tags`, { name: "urgent", color: "#b91c1c" })).status,
+    ).toBe(201);
 
     browser = await launchBrowser();
     const context = await browser.newContext({ locale: "fr-FR", timezoneId: "America/New_York", viewport: { width: 1440, height: 900 } });
@@ -150,16 +152,33 @@ describe("cases: board, table, a case with an exception in Paris days, the risk 
     await page.getByRole("button", { name: "Passer à « Corrigé »" }).click();
     await expect.poll(() => facts.textContent()).toContain("Corrigé");
     await expect.poll(() => panel.textContent()).toContain("Un dossier corrigé ou non concerné ne peut pas recevoir d'exception.");
-    const events = await page.getByRole("table", { name: /^Historique du dossier/ }).locator("tbody tr td:nth-child(2)").allTextContents();
+    const events = await page
+      .getByRole("table", { name: /^Historique du dossier/ })
+      .locator("tbody tr td:nth-child(2)")
+      .allTextContents();
     expect(events.slice(-3)).toEqual(["Exception posée", "Exception levée", "Statut"]);
+  });
+
+  it("refuses a bulk change the rules do not allow, with the server's reason, and changes nothing", async () => {
+    await page.getByRole("link", { name: "Retour aux dossiers" }).click();
+    await page.getByRole("button", { name: "Liste" }).click();
+    const table = page.getByRole("table", { name: "Dossiers du projet" });
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(3);
+    await page.getByLabel("Sélectionner CVE-2024-3400").check();
+    await page.getByLabel("Sélectionner CVE-2099-0001").check();
+    await page.getByLabel("Passer au statut").selectOption({ label: "En remédiation" });
+    await page.getByRole("button", { name: "Appliquer" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("corrige → en_remediation");
+    expect(await table.locator("tbody tr", { hasText: "CVE-2099-0001" }).textContent()).toContain("Nouveau");
+    await checkScreen(page, "cases-bulk-refused");
   });
 
   it("keeps the risk register: a new entry covering a case, listed with its expiry", async () => {
     await page.getByRole("navigation").getByRole("link", { name: "Registre des risques" }).click();
     await page.waitForURL(`${vigie.base}/risks`);
     await page.getByRole("button", { name: "Nouvelle entrée" }).click();
-    await page.getByLabel("Intitulé").fill("PAN-OS 10.2 en attente de migration");
-    await page.getByLabel("Responsable").fill("RSSI");
+    await page.getByLabel("Intitulé", { exact: true }).fill("PAN-OS 10.2 en attente de migration");
+    await page.getByLabel("Responsable", { exact: true }).fill("RSSI");
     await page.getByLabel("Justification").fill("Interface de gestion isolée ; migration vers 11.1 planifiée");
     await page.getByRole("button", { name: "Créer l'entrée" }).click();
     await page.waitForURL(/\/risks\/[0-9a-f-]{36}$/);
@@ -177,9 +196,16 @@ describe("cases: board, table, a case with an exception in Paris days, the risk 
 
     // The case the entry covers says so on the board.
     await page.goto(`${vigie.base}/p/${projectId}/cases`);
-    await expect.poll(() => page.getByRole("region", { name: /^Risque accepté/ }).getByRole("article").allTextContents()).toEqual([
-      expect.stringContaining("expire dans 90 jours"),
-    ]);
+    await expect
+      .poll(() =>
+        page
+          .getByRole("region", { name: /^Risque accepté/ })
+          .getByRole("article")
+          .allTextContents(),
+      )
+      .toEqual([expect.stringContaining("expire dans 90 jours")]);
+    await expect.poll(() => page.getByText("Chargement…").count()).toBe(0);
+    await checkScreen(page, "cases-board-register");
     expect(pageErrors).toEqual([]);
   });
 });

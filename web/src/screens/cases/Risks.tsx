@@ -67,7 +67,7 @@ function RiskList({ org }: { org: Org }) {
       {!writable && <p className="notice">{w.readOnly}</p>}
       <div className="filters">
         <div className="field">
-          <label htmlFor={`${id}-q`}>{w.search}</label>
+          <label htmlFor={`${id}-q`}>{w.searchRisks}</label>
           <input
             id={`${id}-q`}
             type="search"
@@ -164,7 +164,7 @@ function RiskList({ org }: { org: Org }) {
             <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
               {w.previous}
             </button>
-            <span>{w.page(page, pages, list.data.total)}</span>
+            <span>{w.riskPage(page, pages, list.data.total)}</span>
             <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
               {w.next}
             </button>
@@ -351,7 +351,7 @@ function RiskOf({ org, riskId }: { org: Org; riskId: string }) {
           />
         </section>
       ) : (
-        <dl className="facts">
+        <dl className="facts risk-facts">
           <dt>{w.owner}</dt>
           <dd>{r.owner}</dd>
           <dt>{w.justification}</dt>

@@ -173,6 +173,8 @@ const fr = {
   risksIntro:
     "Les risques acceptés de l'organisation : chaque entrée couvre des dossiers de ses projets jusqu'à son échéance (heure de Paris).",
   risksCaption: "Entrées du registre",
+  searchRisks: "Rechercher (intitulé ou responsable)",
+  riskPage: (p: number, pages: number, total: number) => `Page ${p} sur ${pages} · ${total} entrée${total > 1 ? "s" : ""}`,
   noOrg: "Aucune organisation.",
   riskStatus: { active: "Active", expiree: "Expirée" } as Record<string, string>,
   title: "Intitulé",
@@ -344,6 +346,8 @@ const en: CasesWords = {
   risksTitle: "Risk register",
   risksIntro: "The organization's accepted risks: each entry covers cases of its projects until it expires (Paris time).",
   risksCaption: "Register entries",
+  searchRisks: "Search (title or owner)",
+  riskPage: (p, pages, total) => `Page ${p} of ${pages} · ${total} entr${total === 1 ? "y" : "ies"}`,
   noOrg: "No organization.",
   riskStatus: { active: "Active", expiree: "Expired" },
   title: "Title",
