@@ -5,7 +5,7 @@ import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
 import { useI18n, useWords } from "../i18n/i18n";
 import type { Lang } from "../i18n/messages";
-import { words as casesWords } from "../screens/cases/words";
+import { navWords as casesNav } from "../screens/cases/nav";
 import { useCurrent } from "./current";
 
 /** The signed-in layout: header (brand, navigation, switchers, language, sign-out) and the screen. */
@@ -16,7 +16,7 @@ export function Shell() {
 
 function ShellOf({ session }: { session: Session }) {
   const { t } = useI18n();
-  const cw = useWords(casesWords);
+  const cw = useWords(casesNav);
   const { project } = useCurrent(session);
   return (
     <div className="shell">

@@ -20,8 +20,6 @@ type Event =
   | "tag_removed";
 
 const fr = {
-  navCases: "Dossiers",
-  navRisks: "Registre des risques",
   casesTitle: "Dossiers",
   casesIntro: "Un dossier par CVE du projet : son traitement, ses exceptions et leur échéance.",
   board: "Tableau",
@@ -204,8 +202,6 @@ const fr = {
 export type CasesWords = typeof fr;
 
 const en: CasesWords = {
-  navCases: "Cases",
-  navRisks: "Risk register",
   casesTitle: "Cases",
   casesIntro: "One case per CVE of the project: how it is handled, its exceptions and when they end.",
   board: "Board",
