@@ -67,6 +67,8 @@ describe("a case's life", () => {
     expect(direct.statusCode).toBe(409);
     const c = (await a.call("GET", "/cases/CVE-2099-0002")).json() as Case;
     expect(c.status).toBe("corrige");
+    // The detail names what may follow: from corrige, only en_analyse.
+    expect((c as Case & { transitions: string[] }).transitions).toEqual(["en_analyse"]);
     expect(c.notes).toBeNull();
     expect(c.history).toHaveLength(2);
   });

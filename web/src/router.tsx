@@ -184,6 +184,28 @@ const settingsRoutes = [
   }),
 ];
 
+// Cases (web/src/screens/cases): the project's board and table, one case, the organization's risk register.
+const casesRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "cases",
+  component: lazyRouteComponent(() => import("./screens/cases/Cases"), "Cases"),
+});
+const caseRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "cases/$cveId",
+  component: lazyRouteComponent(() => import("./screens/cases/CaseDetail"), "CaseDetail"),
+});
+const risksRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/risks",
+  component: lazyRouteComponent(() => import("./screens/cases/Risks"), "Risks"),
+});
+const riskRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/risks/$riskId",
+  component: lazyRouteComponent(() => import("./screens/cases/Risks"), "RiskDetail"),
+});
+
 export const routeTree = rootRoute.addChildren([
   loginRoute,
   appRoute.addChildren([
@@ -191,8 +213,10 @@ export const routeTree = rootRoute.addChildren([
     feedsRoute,
     cvesRoute,
     cveRoute,
+    risksRoute,
+    riskRoute,
     settingsRoute.addChildren(settingsRoutes),
-    projectRoute.addChildren([projectHomeRoute, alertsRoute, workflowsRoute, workflowRoute]),
+    projectRoute.addChildren([projectHomeRoute, alertsRoute, workflowsRoute, workflowRoute, casesRoute, caseRoute]),
   ]),
 ]);
 

@@ -1,6 +1,7 @@
 import type { TagRow } from "../tags/tags.repository.js";
 import { presentTag } from "../tags/tags.presenter.js";
 import type { CaseRow, HistoryRow } from "./cases.repository.js";
+import { TRANSITIONS } from "./cases.states.js";
 import type { CaseDetailOut, CaseExportRow, CaseHistoryOut, CaseListOut, CaseListQuery, CaseOut } from "./cases.schemas.js";
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -42,7 +43,7 @@ export function presentHistory(h: HistoryRow): CaseHistoryOut {
 }
 
 export function presentCaseDetail(c: CaseRow, tags: TagRow[], history: HistoryRow[]): CaseDetailOut {
-  return { ...presentCase(c, tags), history: history.map(presentHistory) };
+  return { ...presentCase(c, tags), history: history.map(presentHistory), transitions: [...TRANSITIONS[c.status]] };
 }
 
 /** One exported case: the row, its exception and register entry flattened, its tag names joined by "; ". */

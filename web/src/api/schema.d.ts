@@ -1706,6 +1706,8 @@ export interface components {
             severity_manual: boolean;
             /** @description Oldest first */
             history: components["schemas"]["CaseHistoryOut"][];
+            /** @description The statuses a PUT may ask for from the current one (README, transitions) */
+            transitions: ("nouveau" | "en_analyse" | "en_remediation" | "corrige" | "non_concerne" | "attenue" | "risque_accepte")[];
         };
         CaseExceptionIn: {
             /** @enum {string} */

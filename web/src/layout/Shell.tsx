@@ -3,8 +3,9 @@ import { Link, Outlet, useLocation, useNavigate } from "@tanstack/react-router";
 import { useId } from "react";
 import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
-import { useI18n } from "../i18n/i18n";
+import { useI18n, useWords } from "../i18n/i18n";
 import type { Lang } from "../i18n/messages";
+import { navWords as casesNav } from "../screens/cases/nav";
 import { useCurrent } from "./current";
 
 /** The signed-in layout: header (brand, navigation, switchers, language, sign-out) and the screen. */
@@ -15,6 +16,7 @@ export function Shell() {
 
 function ShellOf({ session }: { session: Session }) {
   const { t, lang } = useI18n();
+  const cw = useWords(casesNav);
   const { project } = useCurrent(session);
   return (
     <div className="shell">
@@ -45,6 +47,12 @@ function ShellOf({ session }: { session: Session }) {
               Workflows
             </Link>
           )}
+          {project && (
+            <Link to="/p/$projectId/cases" params={{ projectId: project.id }}>
+              {cw.navCases}
+            </Link>
+          )}
+          <Link to="/risks">{cw.navRisks}</Link>
           <Link to="/cves">CVE</Link>
           <Link to="/feeds">{t.navFeeds}</Link>
           <Link to="/settings">{lang === "fr" ? "Paramètres" : "Settings"}</Link>

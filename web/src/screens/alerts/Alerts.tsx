@@ -373,7 +373,7 @@ function AlertRow(props: {
         {a.tags.length > 0 && (
           <span className="tags">
             {a.tags.map((t) => (
-              <span key={t.id} className="tag" style={{ borderColor: t.color }}>
+              <span key={t.id} className="tag" style={{ borderLeftColor: t.color }}>
                 {t.name}
               </span>
             ))}
