@@ -13,6 +13,7 @@ import { sessionQuery } from "./api/session";
 import { chooseProject, current, currentProjectId } from "./layout/current";
 import { Shell } from "./layout/Shell";
 import { NotFound, NotFoundPage } from "./screens/NotFound";
+import { type StatsSearch, validateStatsSearch } from "./screens/stats/search";
 
 // The client routes (README, Web application). None starts with a server path (/api, /auth, /docs,
 // /mcp, /projects, /organizations, /assets, /openapi.json): the server answers index.html for the
@@ -107,9 +108,24 @@ const feedsRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/Feeds"), "Feeds"),
 });
 
+// Statistics wall (screens/stats): the corpus, or the CVEs of a project (?project_id=).
+const statsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/stats",
+  validateSearch: (s: Record<string, unknown>): StatsSearch => validateStatsSearch(s),
+  component: lazyRouteComponent(() => import("./screens/stats/Stats"), "Stats"),
+});
+
+// Evidence reports of a project (screens/reports).
+const reportsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "reports",
+  component: lazyRouteComponent(() => import("./screens/reports/Reports"), "Reports"),
+});
+
 export const routeTree = rootRoute.addChildren([
   loginRoute,
-  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute])]),
+  appRoute.addChildren([homeRoute, feedsRoute, statsRoute, projectRoute.addChildren([projectHomeRoute, reportsRoute])]),
 ]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });

@@ -3,7 +3,9 @@ import { Link, Outlet, useLocation, useNavigate } from "@tanstack/react-router";
 import { useId } from "react";
 import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
-import { useI18n } from "../i18n/i18n";
+import { useI18n, useWords } from "../i18n/i18n";
+import { words as reportsNav } from "../screens/reports/words";
+import { words as statsNav } from "../screens/stats/words";
 import type { Lang } from "../i18n/messages";
 import { useCurrent } from "./current";
 
@@ -16,6 +18,8 @@ export function Shell() {
 function ShellOf({ session }: { session: Session }) {
   const { t } = useI18n();
   const { project } = useCurrent(session);
+  const statsWords = useWords(statsNav);
+  const reportsWords = useWords(reportsNav);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -36,6 +40,12 @@ function ShellOf({ session }: { session: Session }) {
             </Link>
           )}
           <Link to="/feeds">{t.navFeeds}</Link>
+          <Link to="/stats">{statsWords.title}</Link>
+          {project && (
+            <Link to="/p/$projectId/reports" params={{ projectId: project.id }}>
+              {reportsWords.title}
+            </Link>
+          )}
         </nav>
         <div className="topbar-tools">
           <ProjectSwitcher session={session} />
