@@ -41,7 +41,7 @@ export function FindZone({ orgId }: { orgId: string }) {
   return (
     <section aria-labelledby="find-title" className="reports-find">
       <h2 id="find-title">{w.findTitle}</h2>
-      <div
+      <fieldset
         className={`dropzone${over ? " dropzone-over" : ""}`}
         data-testid="dropzone"
         onDragOver={(e) => {
@@ -51,7 +51,7 @@ export function FindZone({ orgId }: { orgId: string }) {
         onDragLeave={() => setOver(false)}
         onDrop={drop}
       >
-        <p>{w.findDrop}</p>
+        <legend>{w.findDrop}</legend>
         <p>
           {w.findOr}{" "}
           <label htmlFor={inputId} className="button-secondary file-label">
@@ -69,7 +69,7 @@ export function FindZone({ orgId }: { orgId: string }) {
             }}
           />
         </p>
-      </div>
+      </fieldset>
       <div aria-live="polite">
         {find.isPending && <p role="status">{w.findChecking(name)}</p>}
         {find.isSuccess && <FoundCard found={find.data} name={name} lang={lang} />}
@@ -99,7 +99,8 @@ function FoundCard({ found, name, lang }: { found: Found; name: string; lang: "f
         <dd>{found.titre}</dd>
         <dt>{w.colVersion}</dt>
         <dd>
-          {w.foundVersion(found.version, found.current_version)} — {found.version_courante ? w.foundCurrent : w.foundOld(found.current_version)}
+          {w.foundVersion(found.version, found.current_version)} —{" "}
+          {found.version_courante ? w.foundCurrent : w.foundOld(found.current_version)}
         </dd>
         <dt>{w.generatedOn}</dt>
         <dd>{found.genere_le ? formatDate(found.genere_le, lang) : w.none}</dd>

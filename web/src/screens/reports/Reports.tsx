@@ -60,7 +60,12 @@ function Generate({ path }: { path: Path }) {
       data(
         api.POST(`${PROJECT}/reports`, {
           params: { path },
-          body: { report_type: type, language, ...(type === "rapport_projet" && from && { from }), ...(type === "rapport_projet" && to && { to }) },
+          body: {
+            report_type: type,
+            language,
+            ...(type === "rapport_projet" && from && { from }),
+            ...(type === "rapport_projet" && to && { to }),
+          },
         }),
       ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["reports", path.project_id] }),
@@ -134,7 +139,8 @@ function ReportList({ path, canWrite }: { path: Path; canWrite: boolean }) {
     queryFn: () => data(api.GET(`${PROJECT}/reports`, { params: { path, query: { page, page_size: PAGE_SIZE } } })),
   });
   const freeze = useMutation({
-    mutationFn: (report: Report) => data(api.POST(`${PROJECT}/reports/{report_id}/freeze`, { params: { path: { ...path, report_id: report.id } } })),
+    mutationFn: (report: Report) =>
+      data(api.POST(`${PROJECT}/reports/{report_id}/freeze`, { params: { path: { ...path, report_id: report.id } } })),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ["reports", path.project_id] }),
   });
   const pages = list.data ? Math.max(1, Math.ceil(list.data.total / PAGE_SIZE)) : 1;

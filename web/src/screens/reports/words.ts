@@ -2,11 +2,13 @@ import type { Words } from "../../i18n/i18n";
 
 const fr = {
   title: "Rapports de preuve",
-  intro: "Des documents à remettre à un auditeur ou à la direction, chacun avec une empreinte : déposez un fichier téléchargé ici pour que Vigie le retrouve et dise quelle version il est.",
+  intro:
+    "Des documents à remettre à un auditeur ou à la direction, chacun avec une empreinte : déposez un fichier téléchargé ici pour que Vigie le retrouve et dise quelle version il est.",
   loading: "Chargement…",
   loadError: "Impossible de charger les rapports.",
   retry: "Réessayer",
-  readOnly: "Votre rôle permet de lire et de télécharger les rapports ; il faut être administrateur pour en générer, les figer ou changer la programmation.",
+  readOnly:
+    "Votre rôle permet de lire et de télécharger les rapports ; il faut être administrateur pour en générer, les figer ou changer la programmation.",
   types: {
     rapport_projet: "Rapport de vulnérabilités du projet",
     conformite_kev: "Conformité KEV",
@@ -55,7 +57,8 @@ const fr = {
   state: "État",
   report: "Rapport",
   unknownTitle: (name: string) => `${name} : fichier inconnu ou altéré`,
-  unknownText: "Aucun rapport de l'organisation n'a exactement ce contenu : le fichier n'en vient pas, ou il a été modifié (un seul octet suffit).",
+  unknownText:
+    "Aucun rapport de l'organisation n'a exactement ce contenu : le fichier n'en vient pas, ou il a été modifié (un seul octet suffit).",
   settingsTitle: "Rapport mensuel programmé",
   settingsEnabled: "Générer chaque mois le rapport du mois précédent",
   settingsDay: "Jour du mois (heure de Paris)",
@@ -67,12 +70,18 @@ const fr = {
 
 const en: typeof fr = {
   title: "Evidence reports",
-  intro: "Documents to hand to an auditor or management, each with a fingerprint: drop a downloaded file here and Vigie finds it again and says which version it is.",
+  intro:
+    "Documents to hand to an auditor or management, each with a fingerprint: drop a downloaded file here and Vigie finds it again and says which version it is.",
   loading: "Loading…",
   loadError: "Could not load the reports.",
   retry: "Retry",
   readOnly: "Your role can read and download reports; generating, freezing and scheduling them needs an administrator.",
-  types: { rapport_projet: "Project vulnerability report", conformite_kev: "KEV compliance", exceptions: "Exceptions", inventaire: "Inventory" },
+  types: {
+    rapport_projet: "Project vulnerability report",
+    conformite_kev: "KEV compliance",
+    exceptions: "Exceptions",
+    inventaire: "Inventory",
+  },
   states: { a_jour: "Up to date", perimee: "Stale", en_cours: "Regenerating", figee: "Frozen", erreur: "Error" },
   languages: { fr: "French", en: "English" },
   generateTitle: "Generate a report",
@@ -115,7 +124,8 @@ const en: typeof fr = {
   state: "State",
   report: "Report",
   unknownTitle: (name) => `${name}: unknown or altered file`,
-  unknownText: "No report of the organization has exactly this content: the file does not come from one, or it was changed (a single byte is enough).",
+  unknownText:
+    "No report of the organization has exactly this content: the file does not come from one, or it was changed (a single byte is enough).",
   settingsTitle: "Scheduled monthly report",
   settingsEnabled: "Generate the previous month's report every month",
   settingsDay: "Day of the month (Paris time)",

@@ -14,7 +14,17 @@ export interface ChartTable {
  * and a button that shows the same figures as a table. `data-drawn` is set once ECharts has
  * finished drawing (the end-to-end test and the benchmark wait for it).
  */
-export function Chart({ caption, option, table, height = 280 }: { caption: string; option: ChartOption; table: ChartTable; height?: number }) {
+export function Chart({
+  caption,
+  option,
+  table,
+  height = 280,
+}: {
+  caption: string;
+  option: ChartOption;
+  table: ChartTable;
+  height?: number;
+}) {
   const w = useWords(words);
   const box = useRef<HTMLDivElement>(null);
   const chart = useRef<ReturnType<typeof init> | null>(null);
@@ -46,7 +56,13 @@ export function Chart({ caption, option, table, height = 280 }: { caption: strin
     <figure className="chart">
       <figcaption>{caption}</figcaption>
       <div ref={box} className="chart-canvas" style={{ height }} role="img" aria-label={caption} data-drawn={drawn ? "true" : "false"} />
-      <button type="button" className="button-secondary" aria-expanded={showTable} aria-controls={tableId} onClick={() => setShowTable((s) => !s)}>
+      <button
+        type="button"
+        className="button-secondary"
+        aria-expanded={showTable}
+        aria-controls={tableId}
+        onClick={() => setShowTable((s) => !s)}
+      >
         {showTable ? w.hideTable : w.showTable}
       </button>
       <div id={tableId} className="table-wrap" hidden={!showTable}>

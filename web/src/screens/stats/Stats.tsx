@@ -136,7 +136,14 @@ function PeriodForm(props: { from: string; to: string; granularity: Granularity;
 }
 
 /** One card of the wall: its title, its own controls, and its own query's state (one failing does not blank the others). */
-function Card<T>(props: { id: string; title: string; controls?: ReactNode; query: UseQueryResult<T>; wide?: boolean; children(data: T): ReactNode }) {
+function Card<T>(props: {
+  id: string;
+  title: string;
+  controls?: ReactNode;
+  query: UseQueryResult<T>;
+  wide?: boolean;
+  children(data: T): ReactNode;
+}) {
   const w = useWords(words);
   const { query } = props;
   return (
@@ -158,7 +165,13 @@ function Card<T>(props: { id: string; title: string; controls?: ReactNode; query
 }
 
 /** A labelled select of a card's parameter. */
-function Choice<V extends string>(props: { label: string; value: V; values: readonly V[]; names: Record<string, string>; onChange(v: NoInfer<V>): void }) {
+function Choice<V extends string>(props: {
+  label: string;
+  value: V;
+  values: readonly V[];
+  names: Record<string, string>;
+  onChange(v: NoInfer<V>): void;
+}) {
   const id = useId();
   return (
     <div className="field-inline">
@@ -221,21 +234,32 @@ function Timeseries({ base, granularity }: { base: Base; granularity: Granularit
   );
 }
 
+const SERIES = ["count", "critical", "high", "kev", "poc"] as const;
+const seriesNames = (w: W): Record<(typeof SERIES)[number], string> => ({
+  count: w.seriesCount,
+  critical: w.seriesCritical,
+  high: w.seriesHigh,
+  kev: w.seriesKev,
+  poc: w.seriesPoc,
+});
+
 export function TimeseriesChart({ d, w, axis }: { d: Schemas["TimeseriesOut"]; w: W; axis: string }) {
-  const names = { count: w.seriesCount, critical: w.seriesCritical, high: w.seriesHigh, kev: w.seriesKev, poc: w.seriesPoc };
-  const fields = Object.keys(names) as (keyof typeof names)[];
-  const option = useMemo<ChartOption>(
-    () => ({
+  const names = seriesNames(w);
+  const option = useMemo<ChartOption>(() => {
+    const names = seriesNames(w);
+    return {
       tooltip: { trigger: "axis" },
       legend: { top: 0 },
       grid: { left: 48, right: 16, top: 36, bottom: 28 },
       xAxis: { type: "category", data: d.points.map((p) => p.period) },
       yAxis: { type: "value", minInterval: 1 },
-      series: fields.map((f) => ({ type: "line", name: names[f], data: d.points.map((p) => p[f]), showSymbol: d.points.length < 60 })),
-    }),
-    [d, w],
-  );
-  const table: ChartTable = { columns: [w.period, ...fields.map((f) => names[f])], rows: d.points.map((p) => [p.period, ...fields.map((f) => p[f])]) };
+      series: SERIES.map((f) => ({ type: "line", name: names[f], data: d.points.map((p) => p[f]), showSymbol: d.points.length < 60 })),
+    };
+  }, [d, w]);
+  const table: ChartTable = {
+    columns: [w.period, ...SERIES.map((f) => names[f])],
+    rows: d.points.map((p) => [p.period, ...SERIES.map((f) => p[f])]),
+  };
   return <Chart caption={w.timeseriesCaption(axis, d.total)} option={option} table={table} />;
 }
 
@@ -275,7 +299,12 @@ function TopChart({ d, w }: { d: Schemas["TopOut"]; w: W }) {
       tooltip: { trigger: "axis", axisPointer: { type: "shadow" } },
       grid: { left: 8, right: 24, top: 8, bottom: 24, containLabel: true },
       xAxis: { type: "value", minInterval: 1 },
-      yAxis: { type: "category", inverse: true, data: items.map((i) => i.label ?? i.value), axisLabel: { width: 140, overflow: "truncate" } },
+      yAxis: {
+        type: "category",
+        inverse: true,
+        data: items.map((i) => i.label ?? i.value),
+        axisLabel: { width: 140, overflow: "truncate" },
+      },
       series: [{ type: "bar", name: w.total, data: items.map((i) => i.total) }],
     }),
     [items, w],
@@ -327,7 +356,12 @@ function Distribution({ base }: { base: Base }) {
   const [metric, setMetric] = useState<(typeof METRICS)[number]>("cvss");
   const query = useQuery({
     queryKey: key(base, "distribution", { metric }),
-    queryFn: () => data(api.GET("/api/v1/stats/distribution", { params: { query: { ...base, metric, ...(metric === "epss" && { scale: "log" as const }) } } })),
+    queryFn: () =>
+      data(
+        api.GET("/api/v1/stats/distribution", {
+          params: { query: { ...base, metric, ...(metric === "epss" && { scale: "log" as const }) } },
+        }),
+      ),
   });
   return (
     <Card
@@ -336,7 +370,9 @@ function Distribution({ base }: { base: Base }) {
       query={query}
       controls={<Choice label={w.metric} value={metric} values={METRICS} names={w.metrics} onChange={setMetric} />}
     >
-      {(d) => <DistributionChart d={d} w={w} pie={metric === "severity" || metric === "maturite_exploit"} metric={w.metrics[metric] ?? metric} />}
+      {(d) => (
+        <DistributionChart d={d} w={w} pie={metric === "severity" || metric === "maturite_exploit"} metric={w.metrics[metric] ?? metric} />
+      )}
     </Card>
   );
 }

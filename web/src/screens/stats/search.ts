@@ -33,4 +33,3 @@ export function parisToday(now = new Date()): string {
 export function yearBefore(to: string): string {
   return new Date(Date.parse(`${to}T00:00:00Z`) - 364 * 86_400_000).toISOString().slice(0, 10);
 }
-

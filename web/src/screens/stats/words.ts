@@ -2,7 +2,8 @@ import type { Words } from "../../i18n/i18n";
 
 const fr = {
   title: "Statistiques",
-  intro: "Les CVE publiées dans la période (jours calendaires de Paris, bornes incluses), sur tout le corpus ou sur les CVE alertées dans un projet.",
+  intro:
+    "Les CVE publiées dans la période (jours calendaires de Paris, bornes incluses), sur tout le corpus ou sur les CVE alertées dans un projet.",
   scope: "Périmètre",
   scopeCorpus: "Tout le corpus",
   scopeProject: (name: string) => `Projet : ${name}`,
@@ -97,7 +98,8 @@ const fr = {
 
 const en: typeof fr = {
   title: "Statistics",
-  intro: "The CVEs published in the period (Paris calendar days, both included), over the whole corpus or over the CVEs alerted in a project.",
+  intro:
+    "The CVEs published in the period (Paris calendar days, both included), over the whole corpus or over the CVEs alerted in a project.",
   scope: "Scope",
   scopeCorpus: "Whole corpus",
   scopeProject: (name) => `Project: ${name}`,
