@@ -134,7 +134,9 @@ describe("the statistics wall and the evidence reports", () => {
       overall: { count: number; median: number };
     };
     expect(kev.overall.count).toBeGreaterThan(0);
-    await expect.poll(() => delays.locator(".stats-overall").textContent()).toMatch(new RegExp(`^${kev.overall.count} délais ; médiane `));
+    await expect
+      .poll(() => delays.locator(".stats-overall").textContent())
+      .toMatch(new RegExp(`^${kev.overall.count} ${kev.overall.count > 1 ? "délais" : "délai"} ; médiane `));
     await checkScreen(page, "stats-project");
   });
 
@@ -189,15 +191,13 @@ describe("the statistics wall and the evidence reports", () => {
 
   /** A file dropped on the find-again zone (a DataTransfer made in the page, as a browser's drag makes). */
   async function drop(name: string, bytes: Buffer) {
-    const dataTransfer = await page.evaluateHandle(
-      ([name, b64]) => {
-        const dt = new DataTransfer();
-        const raw = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-        dt.items.add(new File([raw], name, { type: "application/pdf" }));
-        return dt;
-      },
-      [name, bytes.toString("base64")] as const,
-    );
+    // A string: the page's DOM types are not the tests' (no "dom" lib).
+    const dataTransfer = await page.evaluateHandle(`(() => {
+      const dt = new DataTransfer();
+      const raw = Uint8Array.from(atob(${JSON.stringify(bytes.toString("base64"))}), (c) => c.charCodeAt(0));
+      dt.items.add(new File([raw], ${JSON.stringify(name)}, { type: "application/pdf" }));
+      return dt;
+    })()`);
     await page.dispatchEvent('[data-testid="dropzone"]', "dragover", { dataTransfer });
     await page.dispatchEvent('[data-testid="dropzone"]', "drop", { dataTransfer });
   }

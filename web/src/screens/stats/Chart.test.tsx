@@ -52,7 +52,7 @@ describe("a chart of the statistics wall", () => {
     const img = screen.getByRole("img", { name: caption });
     expect(img.getAttribute("data-drawn")).toBe("true");
     expect(drawn).toHaveLength(1);
-    expect(drawn[0]).toMatchObject({ series: [{ type: "bar", data: [5, 12, 3] }], xAxis: { data: ["7.0-7.9", "9.0-10.0", "sans_score"] } });
+    expect(drawn[0]).toMatchObject({ series: [{ type: "bar", data: [5, 12, 3] }], xAxis: { data: ["7.0-7.9", "9.0-10.0", "sans score"] } });
 
     expect(screen.queryByRole("table")).toBeNull();
     const toggle = screen.getByRole("button", { name: "Afficher le tableau" });
@@ -66,7 +66,7 @@ describe("a chart of the statistics wall", () => {
       ["Tranche", "Total", "Part (%)"],
       ["7.0-7.9", "5", "25"],
       ["9.0-10.0", "12", "60"],
-      ["sans_score", "3", "15"],
+      ["sans score", "3", "15"],
     ]);
     expect(screen.getByRole("button", { name: "Masquer le tableau" }).getAttribute("aria-expanded")).toBe("true");
   });

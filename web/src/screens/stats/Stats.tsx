@@ -305,7 +305,7 @@ function TopChart({ d, w }: { d: Schemas["TopOut"]; w: W }) {
         data: items.map((i) => i.label ?? i.value),
         axisLabel: { width: 140, overflow: "truncate" },
       },
-      series: [{ type: "bar", name: w.total, data: items.map((i) => i.total) }],
+      series: [{ type: "bar", name: w.total, data: items.map((i) => i.total), barMaxWidth: 28 }],
     }),
     [items, w],
   );
@@ -390,20 +390,24 @@ export function DistributionChart({ d, w, pie, metric }: { d: Schemas["Distribut
                 name: metric,
                 radius: ["35%", "65%"],
                 top: 24,
-                data: d.buckets.map((b) => ({ name: b.bucket, value: b.total })),
+                // Empty slices left out of the drawing (the table lists every bucket).
+                data: d.buckets.filter((b) => b.total > 0).map((b) => ({ name: w.buckets[b.bucket] ?? b.bucket, value: b.total })),
               },
             ],
           }
         : {
             tooltip: { trigger: "axis", axisPointer: { type: "shadow" } },
             grid: { left: 40, right: 16, top: 16, bottom: 48 },
-            xAxis: { type: "category", data: d.buckets.map((b) => b.bucket), axisLabel: { rotate: 30 } },
+            xAxis: { type: "category", data: d.buckets.map((b) => w.buckets[b.bucket] ?? b.bucket), axisLabel: { rotate: 30 } },
             yAxis: { type: "value", minInterval: 1 },
             series: [{ type: "bar", name: w.total, data: d.buckets.map((b) => b.total) }],
           },
     [d, pie, metric, w],
   );
-  const table: ChartTable = { columns: [w.bucket, w.total, w.share], rows: d.buckets.map((b) => [b.bucket, b.total, b.share_pct]) };
+  const table: ChartTable = {
+    columns: [w.bucket, w.total, w.share],
+    rows: d.buckets.map((b) => [w.buckets[b.bucket] ?? b.bucket, b.total, b.share_pct]),
+  };
   return <Chart caption={w.distributionCaption(metric, d.grand_total)} option={option} table={table} />;
 }
 
@@ -447,7 +451,7 @@ function DelaysChart({ d, w, metric }: { d: Schemas["DelaysOut"]; w: W; metric: 
       xAxis: { type: "category", data: points.map((p) => p.period) },
       yAxis: { type: "value", name: "j" },
       series: [
-        { type: "bar", name: w.median, data: points.map((p) => p.median) },
+        { type: "bar", name: w.median, data: points.map((p) => p.median), barMaxWidth: 40 },
         { type: "line", name: w.mean, data: points.map((p) => p.mean) },
         { type: "line", name: w.p90, data: points.map((p) => p.p90) },
       ],
