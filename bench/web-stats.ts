@@ -31,7 +31,7 @@ export async function benchWebStats(): Promise<void> {
   const project = cli("project", "create", "--org", org.id, "--name", "Production");
   cli("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", org.id, "--role", "admin");
   const started = Date.now();
-  const server = startServer({ ...store.env, LOG_LEVEL: "warn", VIGIE_SNAPSHOT: "auto", VIGIE_FEEDS_SYNC: "off" });
+  const server = startServer({ ...store.env, LOG_LEVEL: "info", VIGIE_SNAPSHOT: "auto", VIGIE_FEEDS_SYNC: "off" });
   const browser = await launchBrowser();
   try {
     const base = await server.ready(600_000);
