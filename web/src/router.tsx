@@ -72,7 +72,7 @@ const homeRoute = createRoute({
     const { project } = current(context.session, currentProjectId());
     if (project) throw redirect({ to: "/p/$projectId", params: { projectId: project.id } });
   },
-  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+  component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
 });
 
 /**
@@ -99,7 +99,19 @@ export const projectRoute = createRoute({
 const projectHomeRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: "/",
-  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+  component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
+});
+
+const workflowsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "workflows",
+  component: lazyRouteComponent(() => import("./screens/workflows/WorkflowsList"), "WorkflowsList"),
+});
+
+const workflowRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "workflows/$workflowId",
+  component: lazyRouteComponent(() => import("./screens/workflows/WorkflowEditor"), "WorkflowEditor"),
 });
 
 const feedsRoute = createRoute({
@@ -123,9 +135,56 @@ const reportsRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/reports/Reports"), "Reports"),
 });
 
+// Settings: the current organization's, one sub-route per tab (screens/settings/).
+const settingsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/settings",
+  component: lazyRouteComponent(() => import("./screens/settings/Settings"), "Settings"),
+});
+const settingsRoutes = [
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "/",
+    beforeLoad: () => {
+      throw redirect({ to: "/settings/organization" });
+    },
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "organization",
+    component: lazyRouteComponent(() => import("./screens/settings/Organization"), "Organization"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "members",
+    component: lazyRouteComponent(() => import("./screens/settings/Members"), "Members"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "keys",
+    component: lazyRouteComponent(() => import("./screens/settings/ApiKeys"), "ApiKeys"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "project",
+    component: lazyRouteComponent(() => import("./screens/settings/ProjectSettings"), "ProjectSettings"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "session",
+    component: lazyRouteComponent(() => import("./screens/settings/Session"), "SessionSettings"),
+  }),
+];
+
 export const routeTree = rootRoute.addChildren([
   loginRoute,
-  appRoute.addChildren([homeRoute, feedsRoute, statsRoute, projectRoute.addChildren([projectHomeRoute, reportsRoute])]),
+  appRoute.addChildren([
+    homeRoute,
+    feedsRoute,
+    statsRoute,
+    settingsRoute.addChildren(settingsRoutes),
+    projectRoute.addChildren([projectHomeRoute, workflowsRoute, workflowRoute, reportsRoute]),
+  ]),
 ]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });

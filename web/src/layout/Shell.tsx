@@ -16,7 +16,7 @@ export function Shell() {
 }
 
 function ShellOf({ session }: { session: Session }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const { project } = useCurrent(session);
   const statsWords = useWords(statsNav);
   const reportsWords = useWords(reportsNav);
@@ -39,6 +39,11 @@ function ShellOf({ session }: { session: Session }) {
               {t.navHome}
             </Link>
           )}
+          {project && (
+            <Link to="/p/$projectId/workflows" params={{ projectId: project.id }}>
+              Workflows
+            </Link>
+          )}
           <Link to="/feeds">{t.navFeeds}</Link>
           <Link to="/stats">{statsWords.title}</Link>
           {project && (
@@ -46,6 +51,7 @@ function ShellOf({ session }: { session: Session }) {
               {reportsWords.title}
             </Link>
           )}
+          <Link to="/settings">{lang === "fr" ? "Paramètres" : "Settings"}</Link>
         </nav>
         <div className="topbar-tools">
           <ProjectSwitcher session={session} />
