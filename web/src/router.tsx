@@ -13,6 +13,7 @@ import { sessionQuery } from "./api/session";
 import { chooseProject, current, currentProjectId } from "./layout/current";
 import { Shell } from "./layout/Shell";
 import { NotFound, NotFoundPage } from "./screens/NotFound";
+import { type StatsSearch, validateStatsSearch } from "./screens/stats/search";
 
 // The client routes (README, Web application). None starts with a server path (/api, /auth, /docs,
 // /mcp, /projects, /organizations, /assets, /openapi.json): the server answers index.html for the
@@ -119,6 +120,21 @@ const feedsRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/Feeds"), "Feeds"),
 });
 
+// Statistics wall (screens/stats): the corpus, or the CVEs of a project (?project_id=).
+const statsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/stats",
+  validateSearch: (s: Record<string, unknown>): StatsSearch => validateStatsSearch(s),
+  component: lazyRouteComponent(() => import("./screens/stats/Stats"), "Stats"),
+});
+
+// Evidence reports of a project (screens/reports).
+const reportsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "reports",
+  component: lazyRouteComponent(() => import("./screens/reports/Reports"), "Reports"),
+});
+
 // Settings: the current organization's, one sub-route per tab (screens/settings/).
 const settingsRoute = createRoute({
   getParentRoute: () => appRoute,
@@ -189,8 +205,9 @@ export const routeTree = rootRoute.addChildren([
     feedsRoute,
     risksRoute,
     riskRoute,
+    statsRoute,
     settingsRoute.addChildren(settingsRoutes),
-    projectRoute.addChildren([projectHomeRoute, workflowsRoute, workflowRoute, casesRoute, caseRoute]),
+    projectRoute.addChildren([projectHomeRoute, workflowsRoute, workflowRoute, casesRoute, caseRoute, reportsRoute]),
   ]),
 ]);
 

@@ -4,6 +4,8 @@ import { useId } from "react";
 import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
 import { useI18n, useWords } from "../i18n/i18n";
+import { words as reportsNav } from "../screens/reports/words";
+import { words as statsNav } from "../screens/stats/words";
 import type { Lang } from "../i18n/messages";
 import { navWords as casesNav } from "../screens/cases/nav";
 import { useCurrent } from "./current";
@@ -18,6 +20,8 @@ function ShellOf({ session }: { session: Session }) {
   const { t, lang } = useI18n();
   const cw = useWords(casesNav);
   const { project } = useCurrent(session);
+  const statsWords = useWords(statsNav);
+  const reportsWords = useWords(reportsNav);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -49,6 +53,12 @@ function ShellOf({ session }: { session: Session }) {
           )}
           <Link to="/risks">{cw.navRisks}</Link>
           <Link to="/feeds">{t.navFeeds}</Link>
+          <Link to="/stats">{statsWords.title}</Link>
+          {project && (
+            <Link to="/p/$projectId/reports" params={{ projectId: project.id }}>
+              {reportsWords.title}
+            </Link>
+          )}
           <Link to="/settings">{lang === "fr" ? "Paramètres" : "Settings"}</Link>
         </nav>
         <div className="topbar-tools">
