@@ -101,6 +101,31 @@ const projectHomeRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
 });
 
+// Stacks, end of life, monitored URLs (web/src/screens/{stacks,eol,urls}/).
+const stacksRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "stacks",
+  component: lazyRouteComponent(() => import("./screens/stacks/Stacks"), "Stacks"),
+});
+
+const stackRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "stacks/$stackId",
+  component: lazyRouteComponent(() => import("./screens/stacks/StackDetail"), "StackDetail"),
+});
+
+const eolRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "eol",
+  component: lazyRouteComponent(() => import("./screens/eol/Eol"), "Eol"),
+});
+
+const urlsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "urls",
+  component: lazyRouteComponent(() => import("./screens/urls/Urls"), "Urls"),
+});
+
 const feedsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/feeds",
@@ -109,7 +134,7 @@ const feedsRoute = createRoute({
 
 export const routeTree = rootRoute.addChildren([
   loginRoute,
-  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute])]),
+  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute, stacksRoute, stackRoute, eolRoute, urlsRoute])]),
 ]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });

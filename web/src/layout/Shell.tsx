@@ -3,7 +3,8 @@ import { Link, Outlet, useLocation, useNavigate } from "@tanstack/react-router";
 import { useId } from "react";
 import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
-import { useI18n } from "../i18n/i18n";
+import { useI18n, useWords } from "../i18n/i18n";
+import { navWords } from "../screens/stacks/nav";
 import type { Lang } from "../i18n/messages";
 import { useCurrent } from "./current";
 
@@ -35,6 +36,7 @@ function ShellOf({ session }: { session: Session }) {
               {t.navHome}
             </Link>
           )}
+          {project && <ProjectLinks projectId={project.id} />}
           <Link to="/feeds">{t.navFeeds}</Link>
         </nav>
         <div className="topbar-tools">
@@ -47,6 +49,24 @@ function ShellOf({ session }: { session: Session }) {
         <Outlet />
       </main>
     </div>
+  );
+}
+
+/** The links of the stacks, end-of-life and monitored-URL screens (their words beside them). */
+function ProjectLinks({ projectId }: { projectId: string }) {
+  const w = useWords(navWords);
+  return (
+    <>
+      <Link to="/p/$projectId/stacks" params={{ projectId }}>
+        {w.stacks}
+      </Link>
+      <Link to="/p/$projectId/eol" params={{ projectId }}>
+        {w.eol}
+      </Link>
+      <Link to="/p/$projectId/urls" params={{ projectId }}>
+        {w.urls}
+      </Link>
+    </>
   );
 }
 
