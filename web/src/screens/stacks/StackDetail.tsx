@@ -369,7 +369,7 @@ function AddItem({ stack }: { stack: Stack }) {
               onChange={(e) => setVersion(e.target.value)}
             />
             <span id={`${id}-version-hint`} className="sub">
-              {w.versionHint}
+              {w.versionHint(type === "purl" ? "pkg:pypi/django@4.2.1" : "palo_alto_networks:pan-os@10.2.5")}
             </span>
           </div>
         )}
