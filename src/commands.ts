@@ -163,6 +163,26 @@ export const COMMANDS: Record<string, Command> = {
       return { id: r.user.id, email: r.user.email, created_at: r.user.createdAt.toISOString(), org_id: r.orgId, role: r.role };
     },
   },
+  setup: {
+    usage: "setup --email E --password P [--org NAME] [--project NAME]  (the first account: owner of a new organization and project)",
+    options: { email: str, password: str, org: str, project: str },
+    required: ["email", "password"],
+    run: async (s, _db, v) => {
+      const r = await s.users.setUp(
+        {
+          email: v.email as string,
+          password: v.password as string,
+          orgName: (v.org as string | undefined) ?? "Mon organisation",
+          projectName: (v.project as string | undefined) ?? "Production",
+        },
+        {
+          org: async (name) => (await s.organizations.createOrg({ name })).org,
+          project: (orgId, name) => s.projects.create({ orgId, name }),
+        },
+      );
+      return { user_id: r.user.id, email: r.user.email, org_id: r.orgId, project_id: r.projectId, role: "owner" };
+    },
+  },
   "feeds import": {
     usage: `feeds import --source ${SOURCES.join("|")} PATH... [--date AAAA-MM-JJ]`,
     options: { source: str, date: str },

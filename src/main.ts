@@ -70,6 +70,11 @@ export async function serve(config: Config): Promise<void> {
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 
-  await app.listen({ port: config.port, host: config.host });
-  logger.info({ driver: database.driver, dataDir: database.driver === "pglite" ? config.dataDir : undefined }, "Vigie prêt");
+  const url = `${await app.listen({ port: config.port, host: config.host })}/`;
+  logger.info({ url, driver: database.driver, dataDir: database.driver === "pglite" ? config.dataDir : undefined }, `Vigie prêt : ${url}`);
+  if (await services.users.none()) {
+    logger.info(
+      "aucun compte : créez le premier (propriétaire d'une organisation et d'un projet) avec npm run vigie -- setup --email VOUS@EXEMPLE.FR --password '…'",
+    );
+  }
 }

@@ -182,6 +182,13 @@ describe("access management on the session API", () => {
     expect(revoked.body).toBe("");
     expect((await call(body.key, "GET", "/me")).statusCode).toBe(401);
     expect((await call(o.admin.token, "GET", `${org}/api-keys`)).json().map((k: { id: string }) => k.id)).not.toContain(body.id);
+    // include_revoked: the revoked key too, after the live ones, with its date.
+    const all = (await call(o.admin.token, "GET", `${org}/api-keys?include_revoked=true`)).json() as {
+      id: string;
+      revoked_at: string | null;
+    }[];
+    expect(all.at(-1)).toMatchObject({ id: body.id, revoked_at: expect.any(String) });
+    expect(all.slice(0, -1).every((k) => k.revoked_at === null)).toBe(true);
     // Revoking it again: still 204, the first date kept.
     expect((await call(o.admin.token, "DELETE", `${org}/api-keys/${body.id}`)).statusCode).toBe(204);
     expect((await call(o.admin.token, "DELETE", `${org}/api-keys/${crypto.randomUUID()}`)).json()).toEqual({

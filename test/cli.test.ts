@@ -51,6 +51,33 @@ describe("admin commands (the CLI contract)", () => {
     expect(after.statusCode).toBe(401);
   });
 
+  it("setup: the first account, owner of a new organization and project, signs in and sees both; a bad address changes nothing", async () => {
+    const orgs = async () =>
+      ((await t.database.executeSql("select count(*)::int as n from organizations")) as { rows: { n: number }[] }).rows[0]!.n;
+    const before = await orgs();
+    for (const argv of [
+      ["setup", "--email", "not-an-email", "--password", "long enough"],
+      ["setup", "--email", "first@acme.example", "--password", "short"],
+    ]) {
+      expect((await cmd(...argv)).ok).toBe(false);
+    }
+    expect(await orgs()).toBe(before);
+    const r = ok(await cmd("setup", "--email", "first@acme.example", "--password", "long enough", "--org", "Acme SOC", "--json"));
+    expect(r).toMatchObject({ email: "first@acme.example", role: "owner" });
+    const again = await cmd("setup", "--email", "first@acme.example", "--password", "long enough");
+    expect(again.ok).toBe(false);
+    expect(await orgs()).toBe(before + 1);
+    const login = await t.app.inject({
+      method: "POST",
+      url: "/auth/login",
+      payload: { email: "first@acme.example", password: "long enough" },
+    });
+    const session = await t.app.inject({ method: "GET", url: "/auth/session", headers: bearer(login.json().token) });
+    expect(session.json().organizations).toEqual([
+      expect.objectContaining({ id: r.org_id, name: "Acme SOC", role: "owner", projects: [{ id: r.project_id, name: "Production" }] }),
+    ]);
+  });
+
   it("an organization created without --plan has none", async () => {
     const org = ok(await cmd("org", "create", "--name", "Solo", "--json"));
     expect(org.plan).toBeNull();

@@ -72,6 +72,12 @@ describe("the shell: sign-in, switchers, language, feeds, session end, sign-out"
     expect(page.url()).toMatch(/\/p\/[0-9a-f-]{36}$/);
     expect(page.url()).not.toBe(before);
     chosen = other;
+    // The day's work: each card has its answer (nothing to triage on this fresh store).
+    await expect.poll(() => page.getByRole("region", { name: "À trier" }).textContent()).toContain("0 non lues en palier P1");
+    await expect.poll(() => page.getByRole("region", { name: "Fins de vie" }).textContent()).toContain("Aucun avis de fin de vie.");
+    await expect
+      .poll(() => page.getByRole("region", { name: "Sources de données" }).textContent())
+      .toMatch(/\d+ source\(s\) encore jamais synchronisée\(s\)/);
     await checkScreen(page, "home");
   });
 
@@ -112,6 +118,8 @@ describe("the shell: sign-in, switchers, language, feeds, session end, sign-out"
   it("sends the user back to the login screen when the session has ended, saying so", async () => {
     await page.getByRole("navigation").getByRole("link", { name: "Accueil" }).click();
     await page.waitForURL(/\/p\//);
+    // The home's own calls answered first (one still in flight when the cookie goes would succeed).
+    await page.waitForLoadState("networkidle");
     await context.clearCookies();
     await page.getByRole("navigation").getByRole("link", { name: "Flux" }).click();
     await page.waitForURL(/\/login\?/);

@@ -71,7 +71,7 @@ const homeRoute = createRoute({
     const { project } = current(context.session, currentProjectId());
     if (project) throw redirect({ to: "/p/$projectId", params: { projectId: project.id } });
   },
-  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+  component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
 });
 
 /**
@@ -98,7 +98,19 @@ export const projectRoute = createRoute({
 const projectHomeRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: "/",
-  component: lazyRouteComponent(() => import("./screens/Home"), "Home"),
+  component: lazyRouteComponent(() => import("./screens/home/Home"), "Home"),
+});
+
+const workflowsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "workflows",
+  component: lazyRouteComponent(() => import("./screens/workflows/WorkflowsList"), "WorkflowsList"),
+});
+
+const workflowRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "workflows/$workflowId",
+  component: lazyRouteComponent(() => import("./screens/workflows/WorkflowEditor"), "WorkflowEditor"),
 });
 
 // Stacks, end of life, monitored URLs (web/src/screens/{stacks,eol,urls}/).
@@ -132,9 +144,55 @@ const feedsRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/Feeds"), "Feeds"),
 });
 
+// Settings: the current organization's, one sub-route per tab (screens/settings/).
+const settingsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/settings",
+  component: lazyRouteComponent(() => import("./screens/settings/Settings"), "Settings"),
+});
+const settingsRoutes = [
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "/",
+    beforeLoad: () => {
+      throw redirect({ to: "/settings/organization" });
+    },
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "organization",
+    component: lazyRouteComponent(() => import("./screens/settings/Organization"), "Organization"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "members",
+    component: lazyRouteComponent(() => import("./screens/settings/Members"), "Members"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "keys",
+    component: lazyRouteComponent(() => import("./screens/settings/ApiKeys"), "ApiKeys"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "project",
+    component: lazyRouteComponent(() => import("./screens/settings/ProjectSettings"), "ProjectSettings"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
+    path: "session",
+    component: lazyRouteComponent(() => import("./screens/settings/Session"), "SessionSettings"),
+  }),
+];
+
 export const routeTree = rootRoute.addChildren([
   loginRoute,
-  appRoute.addChildren([homeRoute, feedsRoute, projectRoute.addChildren([projectHomeRoute, stacksRoute, stackRoute, eolRoute, urlsRoute])]),
+  appRoute.addChildren([
+    homeRoute,
+    feedsRoute,
+    settingsRoute.addChildren(settingsRoutes),
+    projectRoute.addChildren([projectHomeRoute, workflowsRoute, workflowRoute, stacksRoute, stackRoute, eolRoute, urlsRoute]),
+  ]),
 ]);
 
 export const router = createRouter({ routeTree, context: { queryClient }, defaultPreload: "intent" });

@@ -30,7 +30,7 @@ export const apiKeysRepository = {
     return row;
   },
 
-  async list(ex: Executor, orgId: string): Promise<(ApiKeyRow & { projectIds: string[] })[]> {
+  async list(ex: Executor, orgId: string, includeRevoked: boolean): Promise<(ApiKeyRow & { projectIds: string[] })[]> {
     const rows = await ex
       .select({
         key: apiKeys,
@@ -39,8 +39,8 @@ export const apiKeysRepository = {
         >`coalesce((select array_agg(${apiKeyProjects.projectId}::text) from ${apiKeyProjects} where ${apiKeyProjects.apiKeyId} = ${apiKeys.id}), '{}')`,
       })
       .from(apiKeys)
-      .where(and(eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt)))
-      .orderBy(apiKeys.createdAt);
+      .where(includeRevoked ? eq(apiKeys.orgId, orgId) : and(eq(apiKeys.orgId, orgId), isNull(apiKeys.revokedAt)))
+      .orderBy(sql`${apiKeys.revokedAt} is not null`, apiKeys.createdAt);
     return rows.map((r) => ({ ...r.key, projectIds: r.projectIds }));
   },
 };

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { OrgParams } from "../organizations/organizations.schemas.js";
 import { presentApiKey } from "./apikeys.presenter.js";
-import { ApiKeyCreated, ApiKeyIn, ApiKeyItem, ApiKeyParams } from "./apikeys.schemas.js";
+import { ApiKeyCreated, ApiKeyIn, ApiKeyItem, ApiKeyListQuery, ApiKeyParams } from "./apikeys.schemas.js";
 import type { ApiKeysService } from "./apikeys.service.js";
 
 /** The API keys of an organization, managed by its admins on the session API (an API key manages no key). */
@@ -11,10 +11,11 @@ export function apiKeysRoutes(service: ApiKeysService): RouteDef[] {
     route({
       operationId: "listApiKeys",
       method: "GET", url: "/api/v1/organizations/:org_id/api-keys", auth: "session", org: true, role: "admin", tags: ["access"],
-      summary: "The organization's live API keys (never the key itself: its prefix)",
+      summary: "The organization's live API keys, with include_revoked the revoked ones too (never the key itself: its prefix)",
       params: OrgParams,
+      query: ApiKeyListQuery,
       responses: { 200: z.array(ApiKeyItem) },
-      handler: async ({ org }) => (await service.list(org.id)).map((k) => presentApiKey(k, k.projectIds)),
+      handler: async ({ org, query }) => (await service.list(org.id, query.include_revoked ?? false)).map((k) => presentApiKey(k, k.projectIds)),
     }),
     route({
       operationId: "createApiKey",

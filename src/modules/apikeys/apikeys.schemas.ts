@@ -34,5 +34,9 @@ export const ApiKeyIn = z
 
 export const ApiKeyParams = OrgParams.extend({ key_id: z.uuid() });
 
+export const ApiKeyListQuery = z.object({
+  include_revoked: z.boolean().optional().describe("true: the revoked keys too (with revoked_at), after the live ones"),
+});
+
 export type ApiKeyItem = z.infer<typeof ApiKeyItem>;
 export type ApiKeyCreated = z.infer<typeof ApiKeyCreated>;

@@ -70,7 +70,8 @@ export class ApiKeysService {
     return row;
   }
 
-  async list(orgId: string) {
-    return repo.list(this.db, orgId);
+  /** The organization's live keys, then (includeRevoked) its revoked ones. */
+  async list(orgId: string, includeRevoked = false) {
+    return repo.list(this.db, orgId, includeRevoked);
   }
 }

@@ -27,6 +27,11 @@ export const usersRepository = {
   },
 
   /** Adds the membership, or sets its role when the user is already a member (operators' `user create`). */
+  async any(ex: Executor): Promise<boolean> {
+    const rows = await ex.select({ id: users.id }).from(users).limit(1);
+    return rows.length > 0;
+  },
+
   async addMembership(ex: Executor, m: { userId: string; orgId: string; role: Role }): Promise<void> {
     await ex
       .insert(memberships)

@@ -64,6 +64,27 @@ export class UsersService {
     }
   }
 
+  /**
+   * The first account of an installation (`vigie setup`): the account, then its organization and
+   * project, with the account as owner. The account is created first, so that a bad or taken
+   * address changes nothing.
+   */
+  async setUp(
+    input: { email: string; password: string; orgName: string; projectName: string },
+    create: { org(name: string): Promise<{ id: string }>; project(orgId: string, name: string): Promise<{ id: string }> },
+  ): Promise<{ user: UserRow; orgId: string; projectId: string }> {
+    const { user } = await this.create({ email: input.email, password: input.password });
+    const org = await create.org(input.orgName);
+    const project = await create.project(org.id, input.projectName);
+    await repo.addMembership(this.db, { userId: user.id, orgId: org.id, role: "owner" });
+    return { user, orgId: org.id, projectId: project.id };
+  }
+
+  /** True while no account exists (the server then says how to create the first one). */
+  async none(): Promise<boolean> {
+    return !(await repo.any(this.db));
+  }
+
   /** The members of an organization, by e-mail. */
   members(org: OrgScope): Promise<MemberRow[]> {
     return repo.members(this.db, org.id);

@@ -11,7 +11,8 @@ export const api = createClient<paths>({ baseUrl: "", credentials: "same-origin"
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    detail: unknown,
+    /** The server's `detail`: a message, a conflict `{code, message}`, or a 422's list of issues. */
+    readonly detail: unknown,
   ) {
     super(detailText(detail) ?? `HTTP ${status}`);
   }

@@ -1435,7 +1435,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization's live API keys (never the key itself: its prefix) */
+        /** The organization's live API keys, with include_revoked the revoked ones too (never the key itself: its prefix) */
         get: operations["listApiKeys"];
         put?: never;
         /**
@@ -12619,7 +12619,10 @@ export interface operations {
     };
     listApiKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: the revoked keys too (with revoked_at), after the live ones */
+                include_revoked?: boolean;
+            };
             header?: never;
             path: {
                 org_id: string;

@@ -15,7 +15,7 @@ export function Shell() {
 }
 
 function ShellOf({ session }: { session: Session }) {
-  const { t } = useI18n();
+  const { t, lang } = useI18n();
   const { project } = useCurrent(session);
   return (
     <div className="shell">
@@ -36,8 +36,14 @@ function ShellOf({ session }: { session: Session }) {
               {t.navHome}
             </Link>
           )}
+          {project && (
+            <Link to="/p/$projectId/workflows" params={{ projectId: project.id }}>
+              Workflows
+            </Link>
+          )}
           {project && <ProjectLinks projectId={project.id} />}
           <Link to="/feeds">{t.navFeeds}</Link>
+          <Link to="/settings">{lang === "fr" ? "Paramètres" : "Settings"}</Link>
         </nav>
         <div className="topbar-tools">
           <ProjectSwitcher session={session} />

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import { ApiError } from "../../api/client";
 import { projectRoute } from "../../router";
+import { roleAtLeast } from "../settings/access";
 
 /**
  * The current project's ids (the API's path parameters) and whether the signed-in user manages it:
@@ -10,7 +11,7 @@ export function useProject(): { path: { org_id: string; project_id: string }; ca
   const { org, project } = projectRoute.useRouteContext();
   return {
     path: { org_id: org?.id ?? "", project_id: project?.id ?? "" },
-    canManage: org?.role === "admin" || org?.role === "owner",
+    canManage: !!org && roleAtLeast(org.role, "admin"),
   };
 }
 

@@ -1,0 +1,143 @@
+import { useQuery } from "@tanstack/react-query";
+import { Link } from "@tanstack/react-router";
+import { api, data } from "../../api/client";
+import { type Session, sessionQuery } from "../../api/session";
+import { formatDate, formatParisDate } from "../../format";
+import { useI18n, useWords } from "../../i18n/i18n";
+import { useCurrent } from "../../layout/current";
+import { feedsQuery } from "../Feeds";
+import { words } from "./words";
+
+/** The landing screen: who is signed in, the current organization, project and role, and the day's work. */
+export function Home() {
+  const { data: session } = useQuery(sessionQuery);
+  return session ? <HomeOf session={session} /> : null;
+}
+
+function HomeOf({ session }: { session: Session }) {
+  const { t, lang } = useI18n();
+  const { org, project } = useCurrent(session);
+  return (
+    <section aria-labelledby="home-title" className="screen">
+      <h1 id="home-title">{t.homeTitle}</h1>
+      <p>{t.homeWelcome(session.user.email)}</p>
+      {org ? (
+        <dl className="facts">
+          <dt>{t.organization}</dt>
+          <dd>{org.name}</dd>
+          <dt>{t.homeCurrent}</dt>
+          <dd>{project?.name ?? t.noProject}</dd>
+          <dt>{t.homeRole}</dt>
+          <dd>{t.role[org.role]}</dd>
+        </dl>
+      ) : (
+        <p>{t.homeNoOrg}</p>
+      )}
+      {org && project && <Today orgId={org.id} projectId={project.id} />}
+      <p className="muted">{t.homeSessionEnds(formatDate(session.expires_at, lang))}</p>
+    </section>
+  );
+}
+
+/** In 14 Paris days (YYYY-MM-DD): the horizon of the exceptions worth a look today. */
+function inFourteenDays(): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Paris" }).format(new Date(Date.now() + 14 * 86_400_000));
+}
+
+/** The day's work in the current project: what to triage, what expires, what reaches its end of life, stale feeds. */
+function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
+  const { lang } = useI18n();
+  const w = useWords(words);
+  const path = { org_id: orgId, project_id: projectId };
+  const stats = useQuery({
+    queryKey: ["project-stats", projectId],
+    queryFn: () => data(api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/stats", { params: { path } })),
+  });
+  const p1 = useQuery({
+    queryKey: ["alerts", projectId, { palier: ["P1"], is_read: false, page_size: 1 }],
+    queryFn: () =>
+      data(
+        api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/alerts", {
+          params: { path, query: { palier: ["P1"], is_read: false, page_size: 1 } },
+        }),
+      ),
+  });
+  const horizon = inFourteenDays();
+  const expiring = useQuery({
+    queryKey: ["cases", projectId, { has_exception: true, expiring_before: horizon }],
+    queryFn: () =>
+      data(
+        api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/cases", {
+          params: { path, query: { has_exception: true, expiring_before: horizon, sort: "expires_on", page_size: 5 } },
+        }),
+      ),
+  });
+  const notices = useQuery({
+    queryKey: ["eol-notices", projectId, { page_size: 5 }],
+    queryFn: () =>
+      data(api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/eol-notices", { params: { path, query: { page_size: 5 } } })),
+  });
+  const feeds = useQuery(feedsQuery);
+  const enabled = feeds.data?.sources.filter((s) => s.enabled);
+  const summary = enabled && {
+    enabled: enabled.length,
+    stale: enabled.filter((s) => s.stale).length,
+    never: enabled.filter((s) => !s.last_success_at).length,
+  };
+  return (
+    <div className="cards">
+      <section aria-labelledby="today-triage" className="card">
+        <h2 id="today-triage">{w.toTriage}</h2>
+        {stats.data && (
+          <ul className="figures">
+            <li>
+              <strong>{stats.data.unread_alerts}</strong> {w.unread}
+            </li>
+            <li>
+              <strong>{p1.data?.total ?? "…"}</strong> {w.unreadP1}
+            </li>
+            <li>
+              <strong>{stats.data.kev_alerts}</strong> {w.kev}
+            </li>
+          </ul>
+        )}
+        <a href={`/p/${projectId}/alerts`}>{w.openInbox}</a>
+      </section>
+      <section aria-labelledby="today-expiring" className="card">
+        <h2 id="today-expiring">{w.expiring}</h2>
+        {expiring.data &&
+          (expiring.data.items.length ? (
+            <ul>
+              {expiring.data.items.map((c) => (
+                <li key={c.cve_id}>
+                  <a href={`/p/${projectId}/cases/${c.cve_id}`}>{c.cve_id}</a>{" "}
+                  {c.exception?.expires_on && w.expiresOn(formatParisDate(c.exception.expires_on, lang))}
+                </li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">{w.noneExpiring}</p>
+          ))}
+        <a href={`/p/${projectId}/cases`}>{w.openCases}</a>
+      </section>
+      <section aria-labelledby="today-eol" className="card">
+        <h2 id="today-eol">{w.eol}</h2>
+        {notices.data &&
+          (notices.data.items.length ? (
+            <ul>
+              {notices.data.items.map((n) => (
+                <li key={`${n.product_id}-${n.cycle}-${n.kind}-${n.stage}`}>{w.eolNotice(n.product_id, n.cycle, n.kind, n.due_on)}</li>
+              ))}
+            </ul>
+          ) : (
+            <p className="muted">{w.noNotice}</p>
+          ))}
+      </section>
+      <section aria-labelledby="today-feeds" className="card">
+        <h2 id="today-feeds">{w.feeds}</h2>
+        {summary && <p>{w.feedsState(summary)}</p>}
+        <Link to="/feeds">{w.openFeeds}</Link>
+      </section>
+    </div>
+  );
+}
