@@ -114,6 +114,31 @@ const workflowRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/workflows/WorkflowEditor"), "WorkflowEditor"),
 });
 
+// Stacks, end of life, monitored URLs (web/src/screens/{stacks,eol,urls}/).
+const stacksRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "stacks",
+  component: lazyRouteComponent(() => import("./screens/stacks/Stacks"), "Stacks"),
+});
+
+const stackRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "stacks/$stackId",
+  component: lazyRouteComponent(() => import("./screens/stacks/StackDetail"), "StackDetail"),
+});
+
+const eolRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "eol",
+  component: lazyRouteComponent(() => import("./screens/eol/Eol"), "Eol"),
+});
+
+const urlsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "urls",
+  component: lazyRouteComponent(() => import("./screens/urls/Urls"), "Urls"),
+});
+
 const feedsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/feeds",
@@ -207,7 +232,18 @@ export const routeTree = rootRoute.addChildren([
     riskRoute,
     statsRoute,
     settingsRoute.addChildren(settingsRoutes),
-    projectRoute.addChildren([projectHomeRoute, workflowsRoute, workflowRoute, casesRoute, caseRoute, reportsRoute]),
+    projectRoute.addChildren([
+      projectHomeRoute,
+      workflowsRoute,
+      workflowRoute,
+      casesRoute,
+      caseRoute,
+      reportsRoute,
+      stacksRoute,
+      stackRoute,
+      eolRoute,
+      urlsRoute,
+    ]),
   ]),
 ]);
 

@@ -5,6 +5,7 @@ import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
 import { useI18n, useWords } from "../i18n/i18n";
 import { words as reportsNav } from "../screens/reports/words";
+import { navWords } from "../screens/stacks/nav";
 import { words as statsNav } from "../screens/stats/words";
 import type { Lang } from "../i18n/messages";
 import { navWords as casesNav } from "../screens/cases/nav";
@@ -52,6 +53,7 @@ function ShellOf({ session }: { session: Session }) {
             </Link>
           )}
           <Link to="/risks">{cw.navRisks}</Link>
+          {project && <ProjectLinks projectId={project.id} />}
           <Link to="/feeds">{t.navFeeds}</Link>
           <Link to="/stats">{statsWords.title}</Link>
           {project && (
@@ -71,6 +73,24 @@ function ShellOf({ session }: { session: Session }) {
         <Outlet />
       </main>
     </div>
+  );
+}
+
+/** The links of the stacks, end-of-life and monitored-URL screens (their words beside them). */
+function ProjectLinks({ projectId }: { projectId: string }) {
+  const w = useWords(navWords);
+  return (
+    <>
+      <Link to="/p/$projectId/stacks" params={{ projectId }}>
+        {w.stacks}
+      </Link>
+      <Link to="/p/$projectId/eol" params={{ projectId }}>
+        {w.eol}
+      </Link>
+      <Link to="/p/$projectId/urls" params={{ projectId }}>
+        {w.urls}
+      </Link>
+    </>
   );
 }
 
