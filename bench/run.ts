@@ -1,4 +1,4 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats runs one. */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
@@ -12,6 +12,7 @@ import { benchStats } from "./stats.js";
 import { benchUrls } from "./urls.js";
 import { benchWeb } from "./web.js";
 import { benchWebInbox } from "./web-inbox.js";
+import { benchWebStats } from "./web-stats.js";
 
 const only = process.env.BENCH;
 if (!only || only === "api") await benchApi();
@@ -27,3 +28,4 @@ if (!only || only === "urls") await benchUrls();
 if (!only || only === "sync") await benchSync();
 if (!only || only === "web") await benchWeb();
 if (!only || only === "web-inbox") await benchWebInbox();
+if (!only || only === "web-stats") await benchWebStats();

@@ -5,12 +5,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { freshStore, type ServerProcess, type ServerStore, startServer } from "../server-process.js";
 
+export { launchBrowser } from "./browser.js";
+
 export const SCREENSHOTS = "e2e-artifacts/screenshots";
-const CHROMIUM = process.env.VIGIE_CHROMIUM ?? "/usr/bin/chromium";
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 export interface Vigie {
@@ -49,22 +50,6 @@ export async function startVigie(prepare: (store: ServerStore) => void = () => {
       await store.remove();
     },
   };
-}
-
-/** Chromium headless, with the flags of the team's brief. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
-  });
 }
 
 interface AxeViolation {

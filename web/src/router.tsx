@@ -15,6 +15,7 @@ import { Shell } from "./layout/Shell";
 import { NotFound, NotFoundPage } from "./screens/NotFound";
 import { validateAlertSearch } from "./screens/alerts/search";
 import { validateCveSearch } from "./screens/cves/search";
+import { type StatsSearch, validateStatsSearch } from "./screens/stats/search";
 
 // The client routes (README, Web application). None starts with a server path (/api, /auth, /docs,
 // /mcp, /projects, /organizations, /assets, /openapi.json): the server answers index.html for the
@@ -115,6 +116,31 @@ const workflowRoute = createRoute({
   component: lazyRouteComponent(() => import("./screens/workflows/WorkflowEditor"), "WorkflowEditor"),
 });
 
+// Stacks, end of life, monitored URLs (web/src/screens/{stacks,eol,urls}/).
+const stacksRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "stacks",
+  component: lazyRouteComponent(() => import("./screens/stacks/Stacks"), "Stacks"),
+});
+
+const stackRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "stacks/$stackId",
+  component: lazyRouteComponent(() => import("./screens/stacks/StackDetail"), "StackDetail"),
+});
+
+const eolRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "eol",
+  component: lazyRouteComponent(() => import("./screens/eol/Eol"), "Eol"),
+});
+
+const urlsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "urls",
+  component: lazyRouteComponent(() => import("./screens/urls/Urls"), "Urls"),
+});
+
 const feedsRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/feeds",
@@ -141,6 +167,21 @@ export const cveRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/cves/$cveId",
   component: lazyRouteComponent(() => import("./screens/cves/CveDetail"), "CveDetail"),
+});
+
+// Statistics wall (screens/stats): the corpus, or the CVEs of a project (?project_id=).
+const statsRoute = createRoute({
+  getParentRoute: () => appRoute,
+  path: "/stats",
+  validateSearch: (s: Record<string, unknown>): StatsSearch => validateStatsSearch(s),
+  component: lazyRouteComponent(() => import("./screens/stats/Stats"), "Stats"),
+});
+
+// Evidence reports of a project (screens/reports).
+const reportsRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "reports",
+  component: lazyRouteComponent(() => import("./screens/reports/Reports"), "Reports"),
 });
 
 // Settings: the current organization's, one sub-route per tab (screens/settings/).
@@ -215,8 +256,21 @@ export const routeTree = rootRoute.addChildren([
     cveRoute,
     risksRoute,
     riskRoute,
+    statsRoute,
     settingsRoute.addChildren(settingsRoutes),
-    projectRoute.addChildren([projectHomeRoute, alertsRoute, workflowsRoute, workflowRoute, casesRoute, caseRoute]),
+    projectRoute.addChildren([
+      projectHomeRoute,
+      alertsRoute,
+      workflowsRoute,
+      workflowRoute,
+      casesRoute,
+      caseRoute,
+      reportsRoute,
+      stacksRoute,
+      stackRoute,
+      eolRoute,
+      urlsRoute,
+    ]),
   ]),
 ]);
 

@@ -14,8 +14,19 @@ export class ApiError extends Error {
     /** The server's `detail`: a message, a conflict `{code, message}`, or a 422's list of issues. */
     readonly detail: unknown,
   ) {
-    super(typeof detail === "string" ? detail : `HTTP ${status}`);
+    super(detailText(detail) ?? `HTTP ${status}`);
   }
+}
+
+/** The words of a `detail`: a string, a coded error's `message` (409), or a 422's messages. */
+function detailText(detail: unknown): string | undefined {
+  if (typeof detail === "string") return detail;
+  if (Array.isArray(detail)) {
+    const msgs = detail.map((d) => (d as { msg?: unknown })?.msg).filter((m): m is string => typeof m === "string");
+    return msgs.length ? msgs.join(" ; ") : undefined;
+  }
+  const message = (detail as { message?: unknown } | null | undefined)?.message;
+  return typeof message === "string" ? message : undefined;
 }
 
 /** The data of an openapi-fetch answer, or an ApiError (what TanStack Query's queryFn throws). */

@@ -4,6 +4,9 @@ import { useId } from "react";
 import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
 import { useI18n, useWords } from "../i18n/i18n";
+import { words as reportsNav } from "../screens/reports/words";
+import { navWords } from "../screens/stacks/nav";
+import { words as statsNav } from "../screens/stats/words";
 import type { Lang } from "../i18n/messages";
 import { navWords as casesNav } from "../screens/cases/nav";
 import { useCurrent } from "./current";
@@ -18,6 +21,8 @@ function ShellOf({ session }: { session: Session }) {
   const { t, lang } = useI18n();
   const cw = useWords(casesNav);
   const { project } = useCurrent(session);
+  const statsWords = useWords(statsNav);
+  const reportsWords = useWords(reportsNav);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -53,8 +58,15 @@ function ShellOf({ session }: { session: Session }) {
             </Link>
           )}
           <Link to="/risks">{cw.navRisks}</Link>
+          {project && <ProjectLinks projectId={project.id} />}
           <Link to="/cves">CVE</Link>
           <Link to="/feeds">{t.navFeeds}</Link>
+          <Link to="/stats">{statsWords.title}</Link>
+          {project && (
+            <Link to="/p/$projectId/reports" params={{ projectId: project.id }}>
+              {reportsWords.title}
+            </Link>
+          )}
           <Link to="/settings">{lang === "fr" ? "Paramètres" : "Settings"}</Link>
         </nav>
         <div className="topbar-tools">
@@ -67,6 +79,24 @@ function ShellOf({ session }: { session: Session }) {
         <Outlet />
       </main>
     </div>
+  );
+}
+
+/** The links of the stacks, end-of-life and monitored-URL screens (their words beside them). */
+function ProjectLinks({ projectId }: { projectId: string }) {
+  const w = useWords(navWords);
+  return (
+    <>
+      <Link to="/p/$projectId/stacks" params={{ projectId }}>
+        {w.stacks}
+      </Link>
+      <Link to="/p/$projectId/eol" params={{ projectId }}>
+        {w.eol}
+      </Link>
+      <Link to="/p/$projectId/urls" params={{ projectId }}>
+        {w.urls}
+      </Link>
+    </>
   );
 }
 
