@@ -134,7 +134,8 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
     await page.keyboard.press("c");
     await expect
       .poll(() => page.getByRole("status").filter({ hasText: "ossier" }).textContent())
-      .toMatch(new RegExp(`^(Dossier ${target} ouvert|Le dossier ${target} existait déjà) \\(statut : nouveau\\)\\.$`));
+      .toMatch(new RegExp(`^(Dossier ${target} ouvert|Le dossier ${target} existait déjà) \\(statut : nouveau\\)\\. Voir le dossier$`));
+    expect(await page.getByRole("link", { name: "Voir le dossier" }).getAttribute("href")).toMatch(new RegExp(`/cases/${target}$`));
     const caseOf = await asUser(`/cases/${target}`);
     expect(caseOf.status).toBe(200);
     expect(caseOf.body).toMatchObject({ cve_id: target, status: "nouveau" });

@@ -148,6 +148,7 @@ describe("the alert inbox, from the keyboard", () => {
     // c: PUT …/cases/{cve_id} of the focused alert, and says so.
     press("c");
     await screen.findByText("Dossier CVE-2024-0003 ouvert (statut : nouveau).");
+    expect(screen.getByRole("link", { name: "Voir le dossier" }).getAttribute("href")).toBe(`/p/${PROJECT}/cases/CVE-2024-0003`);
     const put = calls.find((c) => c.method === "PUT")!;
     expect(put.path).toBe(`${BASE}/cases/CVE-2024-0003`);
     expect(put.body).toEqual({});

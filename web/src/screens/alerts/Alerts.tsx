@@ -53,7 +53,7 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [openId, setOpenId] = useState<string | null>(null);
   const [help, setHelp] = useState(false);
-  const [message, setMessage] = useState<{ text: string; error?: boolean } | null>(null);
+  const [message, setMessage] = useState<{ text: string; error?: boolean; caseOf?: string } | null>(null);
   const rows = useRef<(HTMLTableRowElement | null)[]>([]);
   const grid = useRef<HTMLTableElement>(null);
   const gridHadFocus = useRef(false);
@@ -109,7 +109,7 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
     },
     onSuccess: ({ created, c }) => {
       const status = c.status.replace(/_/g, " ");
-      setMessage({ text: created ? w.caseOpened(c.cve_id, status) : w.caseExists(c.cve_id, status) });
+      setMessage({ text: created ? w.caseOpened(c.cve_id, status) : w.caseExists(c.cve_id, status), caseOf: c.cve_id });
       return queryClient.invalidateQueries({ queryKey: ["cases", projectId] });
     },
     onError: failed,
@@ -232,6 +232,14 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
       )}
       <div className="inbox-message" role="status">
         {message && !message.error && message.text}
+        {message?.caseOf && (
+          <>
+            {" "}
+            <Link to="/p/$projectId/cases/$cveId" params={{ projectId, cveId: message.caseOf }}>
+              {w.seeCase}
+            </Link>
+          </>
+        )}
       </div>
       {message?.error && (
         <div role="alert" className="error">
