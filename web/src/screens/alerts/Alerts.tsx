@@ -182,7 +182,6 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
   const backToGrid = () => rows.current[cursor]?.focus();
 
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: "?" opens the help from anywhere on the screen (the grid has the keys).
     <section aria-labelledby="alerts-title" className="screen inbox" onKeyDown={onScreenKey}>
       <div className="inbox-head">
         <h1 id="alerts-title">{w.title}</h1>
@@ -306,7 +305,16 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
               </tbody>
             </table>
           </div>
-          {open && <AlertDetail alert={open} w={w} onClose={() => (setOpenId(null), backToGrid())} />}
+          {open && (
+            <AlertDetail
+              alert={open}
+              w={w}
+              onClose={() => {
+                setOpenId(null);
+                backToGrid();
+              }}
+            />
+          )}
         </div>
       )}
       {pages > 1 && (
@@ -320,7 +328,15 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
           </button>
         </nav>
       )}
-      {help && <Help w={w} onClose={() => (setHelp(false), backToGrid())} />}
+      {help && (
+        <Help
+          w={w}
+          onClose={() => {
+            setHelp(false);
+            backToGrid();
+          }}
+        />
+      )}
     </section>
   );
 }
@@ -425,7 +441,6 @@ function AlertDetail({ alert: a, w, onClose }: { alert: Alert; w: W; onClose(): 
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: Escape closes the detail, back to the list.
     <aside aria-labelledby="alert-detail-title" className="inbox-detail" onKeyDown={(e) => e.key === "Escape" && onClose()}>
       <h2 id="alert-detail-title" tabIndex={-1} ref={heading}>
         {w.detail} : {a.cve_id}
@@ -471,7 +486,11 @@ function Help({ w, onClose }: { w: W; onClose(): void }) {
         aria-modal="true"
         aria-labelledby="inbox-help-title"
         className="inbox-help"
-        onKeyDown={(e) => (e.key === "Escape" || e.key === "?") && (e.preventDefault(), onClose())}
+        onKeyDown={(e) => {
+          if (e.key !== "Escape" && e.key !== "?") return;
+          e.preventDefault();
+          onClose();
+        }}
       >
         <h2 id="inbox-help-title">{w.help}</h2>
         <table>
