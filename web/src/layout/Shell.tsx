@@ -4,12 +4,9 @@ import { useId } from "react";
 import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
 import { useI18n, useWords } from "../i18n/i18n";
-import { words as reportsNav } from "../screens/reports/words";
-import { navWords } from "../screens/stacks/nav";
-import { words as statsNav } from "../screens/stats/words";
 import type { Lang } from "../i18n/messages";
-import { navWords as casesNav } from "../screens/cases/nav";
 import { useCurrent } from "./current";
+import { navWords } from "./nav";
 
 /** The signed-in layout: header (brand, navigation, switchers, language, sign-out) and the screen. */
 export function Shell() {
@@ -18,11 +15,8 @@ export function Shell() {
 }
 
 function ShellOf({ session }: { session: Session }) {
-  const { t, lang } = useI18n();
-  const cw = useWords(casesNav);
+  const { t } = useI18n();
   const { project } = useCurrent(session);
-  const statsWords = useWords(statsNav);
-  const reportsWords = useWords(reportsNav);
   return (
     <div className="shell">
       <a className="skip-link" href="#main">
@@ -32,71 +26,70 @@ function ShellOf({ session }: { session: Session }) {
         <Link to="/" className="brand">
           {t.appName}
         </Link>
-        <nav aria-label={t.mainNav} className="mainnav">
-          {project && (
-            <Link to="/p/$projectId/alerts" params={{ projectId: project.id }}>
-              {lang === "fr" ? "Alertes" : "Alerts"}
-            </Link>
-          )}
-          {project ? (
-            <Link to="/p/$projectId" params={{ projectId: project.id }} activeOptions={{ exact: true }}>
-              {t.navHome}
-            </Link>
-          ) : (
-            <Link to="/" activeOptions={{ exact: true }}>
-              {t.navHome}
-            </Link>
-          )}
-          {project && (
-            <Link to="/p/$projectId/workflows" params={{ projectId: project.id }}>
-              Workflows
-            </Link>
-          )}
-          {project && (
-            <Link to="/p/$projectId/cases" params={{ projectId: project.id }}>
-              {cw.navCases}
-            </Link>
-          )}
-          <Link to="/risks">{cw.navRisks}</Link>
-          {project && <ProjectLinks projectId={project.id} />}
-          <Link to="/cves">CVE</Link>
-          <Link to="/feeds">{t.navFeeds}</Link>
-          <Link to="/stats">{statsWords.title}</Link>
-          {project && (
-            <Link to="/p/$projectId/reports" params={{ projectId: project.id }}>
-              {reportsWords.title}
-            </Link>
-          )}
-          <Link to="/settings">{lang === "fr" ? "Paramètres" : "Settings"}</Link>
-        </nav>
         <div className="topbar-tools">
           <ProjectSwitcher session={session} />
           <LanguageSwitch />
           <SignOut email={session.user.email} />
         </div>
       </header>
-      <main id="main" tabIndex={-1}>
-        <Outlet />
-      </main>
+      <div className="body">
+        <MainNav projectId={project?.id ?? null} />
+        <main id="main" tabIndex={-1}>
+          <Outlet />
+        </main>
+      </div>
     </div>
   );
 }
 
-/** The links of the stacks, end-of-life and monitored-URL screens (their words beside them). */
-function ProjectLinks({ projectId }: { projectId: string }) {
+/** The navigation: the current project's screens, then the organization's and the corpus's. */
+function MainNav({ projectId }: { projectId: string | null }) {
+  const { t } = useI18n();
   const w = useWords(navWords);
+  const params = { projectId: projectId ?? "" };
   return (
-    <>
-      <Link to="/p/$projectId/stacks" params={{ projectId }}>
-        {w.stacks}
-      </Link>
-      <Link to="/p/$projectId/eol" params={{ projectId }}>
-        {w.eol}
-      </Link>
-      <Link to="/p/$projectId/urls" params={{ projectId }}>
-        {w.urls}
-      </Link>
-    </>
+    <nav aria-label={t.mainNav} className="mainnav">
+      {projectId && (
+        <>
+          <h2 className="nav-group">{w.project}</h2>
+          <Link to="/p/$projectId/alerts" params={params}>
+            {w.alerts}
+          </Link>
+          <Link to="/p/$projectId" params={params} activeOptions={{ exact: true }}>
+            {w.home}
+          </Link>
+          <Link to="/p/$projectId/cases" params={params}>
+            {w.cases}
+          </Link>
+          <Link to="/p/$projectId/stacks" params={params}>
+            {w.stacks}
+          </Link>
+          <Link to="/p/$projectId/workflows" params={params}>
+            {w.workflows}
+          </Link>
+          <Link to="/p/$projectId/urls" params={params}>
+            {w.urls}
+          </Link>
+          <Link to="/p/$projectId/eol" params={params}>
+            {w.eol}
+          </Link>
+          <Link to="/p/$projectId/reports" params={params}>
+            {w.reports}
+          </Link>
+        </>
+      )}
+      <h2 className="nav-group">{w.organization}</h2>
+      {!projectId && (
+        <Link to="/" activeOptions={{ exact: true }}>
+          {w.home}
+        </Link>
+      )}
+      <Link to="/cves">{w.cves}</Link>
+      <Link to="/stats">{w.stats}</Link>
+      <Link to="/risks">{w.risks}</Link>
+      <Link to="/feeds">{w.feeds}</Link>
+      <Link to="/settings">{w.settings}</Link>
+    </nav>
   );
 }
 
