@@ -101,7 +101,9 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
             </li>
           </ul>
         )}
-        <a href={`/p/${projectId}/alerts`}>{w.openInbox}</a>
+        <Link to="/p/$projectId/alerts" params={{ projectId }} search={{ palier: ["P1"], is_read: false }}>
+          {w.openInbox}
+        </Link>
       </section>
       <section aria-labelledby="today-expiring" className="card">
         <h2 id="today-expiring">{w.expiring}</h2>
@@ -110,7 +112,9 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
             <ul>
               {expiring.data.items.map((c) => (
                 <li key={c.cve_id}>
-                  <a href={`/p/${projectId}/cases/${c.cve_id}`}>{c.cve_id}</a>{" "}
+                  <Link to="/p/$projectId/cases/$cveId" params={{ projectId, cveId: c.cve_id }}>
+                    {c.cve_id}
+                  </Link>{" "}
                   {c.exception?.expires_on && w.expiresOn(formatParisDate(c.exception.expires_on, lang))}
                 </li>
               ))}
@@ -118,7 +122,9 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
           ) : (
             <p className="muted">{w.noneExpiring}</p>
           ))}
-        <a href={`/p/${projectId}/cases`}>{w.openCases}</a>
+        <Link to="/p/$projectId/cases" params={{ projectId }}>
+          {w.openCases}
+        </Link>
       </section>
       <section aria-labelledby="today-eol" className="card">
         <h2 id="today-eol">{w.eol}</h2>
