@@ -52,11 +52,11 @@ function MainNav({ projectId }: { projectId: string | null }) {
       {projectId && (
         <>
           <h2 className="nav-group">{w.project}</h2>
-          <Link to="/p/$projectId" params={params} activeOptions={{ exact: true }}>
-            {w.home}
-          </Link>
           <Link to="/p/$projectId/alerts" params={params}>
             {w.alerts}
+          </Link>
+          <Link to="/p/$projectId" params={params} activeOptions={{ exact: true }}>
+            {w.home}
           </Link>
           <Link to="/p/$projectId/cases" params={params}>
             {w.cases}
