@@ -83,10 +83,13 @@ describe("advisories raise alerts", () => {
     });
     expect(cve.description).toMatch(/django\.utils\.encoding\.uri_to_iri\(\) is subject to a potential DoS/);
     expect(cve.affected).toContainEqual({
+      origin: "osv",
       vendor: "PyPI",
       product: "django",
       version_from: "4.2",
+      version_from_inclusive: true,
       version_to: "4.2.5",
+      version_to_inclusive: false,
       version_status: "affected",
       cpe: null,
     });
@@ -208,7 +211,17 @@ describe("KEV names products", () => {
     await load("kev", `${ADV}/kev-panos.json`);
     const KEV_ONLY = ["CVE-2024-0012", "CVE-2024-3393", "CVE-2024-9474"];
     expect((await get("/api/v1/cves/CVE-2024-0012")).body.affected).toEqual([
-      { vendor: "Palo Alto Networks", product: "PAN-OS", version_from: null, version_to: null, version_status: "affected", cpe: null },
+      {
+        origin: "kev",
+        vendor: "Palo Alto Networks",
+        product: "PAN-OS",
+        version_from: null,
+        version_from_inclusive: true,
+        version_to: null,
+        version_to_inclusive: true,
+        version_status: "affected",
+        cpe: null,
+      },
     ]);
     // CVE-2024-3400 (KEV since kev-sample, CVE List ranges) alerts all three.
     expect(await every.ids()).toEqual(["CVE-2024-0012", "CVE-2024-3393", "CVE-2024-3400", "CVE-2024-9474"]);
