@@ -49,6 +49,8 @@ describe("the web application's static files", () => {
       expect(res.statusCode, url).toBe(200);
       expect(res.headers["content-type"]).toBe("text/html; charset=utf-8");
       expect(res.headers["cache-control"]).toBe("no-cache");
+      expect(res.headers["x-frame-options"]).toBe("DENY");
+      expect(res.headers["content-security-policy"]).toBe("frame-ancestors 'none'");
       expect(res.body).toContain("/assets/index-Ab12.js");
     }
     const head = await app.inject({ method: "HEAD", url: "/feeds", headers: HTML });

@@ -46,6 +46,9 @@ export async function registerWeb(app: FastifyInstance, dir: string = WEB_DIR): 
       .header("Content-Type", "text/html; charset=utf-8")
       .header("Cache-Control", "no-cache")
       .header("X-Content-Type-Options", "nosniff")
+      // Never framed by another site (clickjacking): the old header and the CSP directive.
+      .header("X-Frame-Options", "DENY")
+      .header("Content-Security-Policy", "frame-ancestors 'none'")
       .header("Content-Length", index.length)
       .send(req.method === "HEAD" ? undefined : index);
   });
