@@ -1,7 +1,7 @@
 import cookie from "@fastify/cookie";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { jsonSchemaTransform, jsonSchemaTransformObject } from "fastify-type-provider-zod";
 import type { Logger } from "pino";
 import { STATUS_CODES } from "node:http";
@@ -27,6 +27,13 @@ export interface ServerOptions {
   limits: HttpLimits;
   /** Sign-in and sign-out paths: guarded against other sites' pages like cookie-authenticated writes (csrfGuard). */
   signInPaths: readonly string[];
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Answers a path no route serves with the web application's page, or null (registerWeb sets it). */
+    clientPage: ((req: FastifyRequest, reply: FastifyReply) => FastifyReply | null) | null;
+  }
 }
 
 /** Status of a connection-level error Node's HTTP parser reports ('clientError'). */
@@ -117,7 +124,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
     req.log.error({ err }, "unhandled error");
     return reply.code(500).send({ detail: "Internal Server Error" });
   });
-  app.setNotFoundHandler((_req, reply) => reply.code(404).send({ detail: "Not Found" }));
+  // A path no route serves: the web application's page when a browser asks for one (registerWeb), else 404.
+  app.decorate("clientPage", null);
+  app.setNotFoundHandler((req, reply) => app.clientPage?.(req, reply) ?? reply.code(404).send({ detail: "Not Found" }));
 
   await app.register(cookie);
   app.addHook("onRequest", csrfGuard({ signIn: opts.signInPaths }));

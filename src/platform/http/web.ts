@@ -1,5 +1,5 @@
 import fastifyStatic from "@fastify/static";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,18 +38,18 @@ export async function registerWeb(app: FastifyInstance, dir: string = WEB_DIR): 
     cacheControl: false,
     setHeaders: (reply) => reply.header("Cache-Control", "public, max-age=31536000, immutable"),
   });
-  // A client route is no server route: it reaches the not-found handler, and this hook answers first.
-  app.addHook("onRequest", async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!req.is404 || !isClientRoute(req)) return;
-    return reply
-      .code(200)
-      .header("Content-Type", "text/html; charset=utf-8")
-      .header("Cache-Control", "no-cache")
-      .header("X-Content-Type-Options", "nosniff")
-      // Never framed by another site (clickjacking): the old header and the CSP directive.
-      .header("X-Frame-Options", "DENY")
-      .header("Content-Security-Policy", "frame-ancestors 'none'")
-      .header("Content-Length", index.length)
-      .send(req.method === "HEAD" ? undefined : index);
-  });
+  // A client route is no server route: the not-found handler asks here first (no hook on every request).
+  app.clientPage = (req, reply) =>
+    isClientRoute(req)
+      ? reply
+          .code(200)
+          .header("Content-Type", "text/html; charset=utf-8")
+          .header("Cache-Control", "no-cache")
+          .header("X-Content-Type-Options", "nosniff")
+          // Never framed by another site (clickjacking): the old header and the CSP directive.
+          .header("X-Frame-Options", "DENY")
+          .header("Content-Security-Policy", "frame-ancestors 'none'")
+          .header("Content-Length", index.length)
+          .send(req.method === "HEAD" ? undefined : index)
+      : null;
 }
