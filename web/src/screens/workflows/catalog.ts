@@ -1,4 +1,9 @@
 import type { components } from "../../api/schema";
+import { FIELDS, type FieldType, OPERATORS_BY_TYPE, SEVERITIES } from "../../../../src/engine/fields.js";
+
+// The fields, their types, the operators per type and the severity scale are the engine's own
+// (src/engine/fields.ts, free of dependencies); the rest is checked against the generated types.
+export { FIELDS, type FieldType, OPERATORS_BY_TYPE, SEVERITIES };
 
 // The workflow vocabulary as the OpenAPI document states it (src/engine/vocabulary.ts on the
 // server). Each list is checked against the generated types: a word added on the server and not
@@ -49,40 +54,6 @@ export const ACTIONS = exhaustive<ActionName>()([
   "notify_teams",
 ]);
 
-export type FieldType = "string" | "number" | "boolean" | "string[]" | "severity";
-export const FIELDS: Record<FieldName, FieldType> = {
-  "cve.id": "string",
-  "cve.severity": "severity",
-  "cve.cvss_score": "number",
-  "cve.epss_score": "number",
-  "cve.epss_percentile": "number",
-  "cve.is_kev": "boolean",
-  "cve.has_poc": "boolean",
-  "cve.poc_count": "number",
-  "cve.vendor": "string",
-  "cve.product": "string",
-  "cve.description": "string",
-  "cve.cwe_ids": "string[]",
-  "cve.maturite_exploit": "string",
-  "cve.contournement_disponible": "boolean",
-  "cve.age_days": "number",
-  "alert.palier": "string",
-  "alert.tags": "string[]",
-  "eol.product": "string",
-  "eol.cycle": "string",
-  "eol.days_left": "number",
-  "url.url": "string",
-  "url.cert_issuer": "string",
-  "url.days_left": "number",
-  "url.label": "string",
-  "url.status": "string",
-  "url.http_status": "number",
-  "url.consecutive_failures": "number",
-  "case.status": "string",
-  "case.severity": "severity",
-  "project.name": "string",
-};
-
 /** Which field namespaces an event provides (src/events/catalog.ts). */
 export function namespacesOf(event: EventName): string[] {
   const family = event.split(".")[0]!;
@@ -91,15 +62,6 @@ export function namespacesOf(event: EventName): string[] {
   return [family, "project"];
 }
 
-export const OPERATORS_BY_TYPE: Record<FieldType, readonly Operator[]> = {
-  number: ["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "not_exists"],
-  severity: ["eq", "ne", "gt", "gte", "lt", "lte", "in", "not_in", "exists", "not_exists"],
-  string: ["eq", "ne", "in", "not_in", "contains", "not_contains", "starts_with", "ends_with", "matches", "exists", "not_exists"],
-  boolean: ["eq", "ne", "exists", "not_exists"],
-  "string[]": ["contains", "not_contains", "exists", "not_exists"],
-};
-
-export const SEVERITIES = ["unknown", "none", "low", "medium", "high", "critical"] as const;
 export const REPORT_TYPES = ["rapport_projet", "conformite_kev", "exceptions", "inventaire"] as const;
 
 /** How a parameter is edited. A `secret` is answered masked ("••••1234") and replaced, never shown. */
