@@ -13,6 +13,7 @@ import {
   timestamp,
   uniqueIndex,
   uuid,
+  integer,
 } from "drizzle-orm/pg-core";
 import { organizations, projects } from "./tenancy.js";
 
@@ -50,6 +51,48 @@ export const stacks = pgTable(
   (t) => [uniqueIndex("stacks_project_name_uq").on(t.projectId, t.name)],
 );
 
+export const SBOM_FORMATS = ["cyclonedx", "spdx"] as const;
+export type SbomFormat = (typeof SBOM_FORMATS)[number];
+
+/**
+ * An SBOM a stack was loaded from, by its identity (CycloneDX `serialNumber`, SPDX
+ * `documentNamespace`): uploading it again replaces its items (those with its `sbom_id`) and
+ * answers the difference. A stack may hold several SBOMs beside items typed by hand.
+ */
+export const stackSboms = pgTable(
+  "stack_sboms",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    stackId: uuid("stack_id")
+      .notNull()
+      .references(() => stacks.id, { onDelete: "cascade" }),
+    format: text("format").$type<SbomFormat>().notNull(),
+    specVersion: text("spec_version").notNull(),
+    /** json or xml. */
+    encoding: text("encoding").notNull(),
+    /** CycloneDX serialNumber, SPDX documentNamespace, else a key derived from the described component. */
+    documentKey: text("document_key").notNull(),
+    /** CycloneDX `version` of the document (null for SPDX). */
+    documentVersion: integer("document_version"),
+    /** The described software (CycloneDX metadata.component, SPDX name). */
+    name: text("name"),
+    componentCount: integer("component_count").notNull(),
+    itemCount: integer("item_count").notNull(),
+    createdAt: tz("created_at").notNull().defaultNow(),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("stack_sboms_stack_document_uq").on(t.stackId, t.documentKey),
+    check("stack_sboms_format_valid", sql`${t.format} in ('cyclonedx', 'spdx')`),
+  ],
+);
+
 export const STACK_ITEM_TYPES = ["cpe", "product", "vendor", "purl", "keyword", "cve"] as const;
 export type StackItemType = (typeof STACK_ITEM_TYPES)[number];
 
@@ -85,10 +128,14 @@ export const stackItems = pgTable(
     matchAnchor: text("match_anchor"),
     /** cve: the CVE id (or an alias Vigie did not know when the item was added). */
     matchCve: text("match_cve"),
+    /** The SBOM the item came from (null: typed by hand) and its identity within it (the purl or CPE without version). */
+    sbomId: uuid("sbom_id").references(() => stackSboms.id, { onDelete: "cascade" }),
+    sbomKey: text("sbom_key"),
     createdAt: tz("created_at").notNull().defaultNow(),
   },
   (t) => [
     index("stack_items_stack_idx").on(t.stackId, t.createdAt),
+    index("stack_items_sbom_idx").on(t.sbomId, t.sbomKey).where(sql`${t.sbomId} is not null`),
     // A CVE's affected products → cpe and product items (and vendor items, on the vendor alone).
     index("stack_items_product_idx").on(t.matchProduct, t.matchVendor).where(sql`${t.itemType} in ('cpe', 'product')`),
     index("stack_items_vendor_idx").on(t.matchVendor).where(sql`${t.itemType} = 'vendor'`),

@@ -21,6 +21,19 @@ const tz = (name: string) => timestamp(name, { withTimezone: true });
 export const CASE_STATUSES = ["nouveau", "en_analyse", "en_remediation", "corrige", "non_concerne", "attenue", "risque_accepte"] as const;
 export type CaseStatus = (typeof CASE_STATUSES)[number];
 
+/**
+ * Why a case is non_concerne, in the CISA minimum VEX vocabulary (OpenVEX 0.2 justifications,
+ * CSAF 2.0 flag labels; CycloneDX maps them to its own, see docs/adr).
+ */
+export const VEX_JUSTIFICATIONS = [
+  "component_not_present",
+  "vulnerable_code_not_present",
+  "vulnerable_code_not_in_execute_path",
+  "vulnerable_code_cannot_be_controlled_by_adversary",
+  "inline_mitigations_already_exist",
+] as const;
+export type VexJustification = (typeof VEX_JUSTIFICATIONS)[number];
+
 export const EXCEPTION_NATURES = ["MITIGATED", "ACCEPTED_RISK"] as const;
 export type ExceptionNature = (typeof EXCEPTION_NATURES)[number];
 
@@ -81,6 +94,8 @@ export const cases = pgTable(
     exceptionExpiresOn: date("exception_expires_on", { mode: "string" }),
     exceptionSetAt: tz("exception_set_at"),
     riskId: uuid("risk_id").references(() => risks.id, { onDelete: "set null" }),
+    /** Why the case is non_concerne (VEX not_affected justification); cleared when the case leaves non_concerne. */
+    vexJustification: text("vex_justification").$type<VexJustification>(),
     /** The expiry date (own exception's or register entry's) for which `case.exception_expiring` was written. */
     expiryWarnedFor: date("expiry_warned_for", { mode: "string" }),
     createdAt: tz("created_at").notNull().defaultNow(),
@@ -122,6 +137,11 @@ export const cases = pgTable(
     ),
     check("cases_exception_nature_valid", sql`${t.exceptionNature} in ('MITIGATED', 'ACCEPTED_RISK')`),
     check("cases_one_exception", sql`${t.exceptionNature} is null or ${t.riskId} is null`),
+    check(
+      "cases_vex_justification_valid",
+      sql`${t.vexJustification} in ('component_not_present', 'vulnerable_code_not_present', 'vulnerable_code_not_in_execute_path',
+        'vulnerable_code_cannot_be_controlled_by_adversary', 'inline_mitigations_already_exist')`,
+    ),
   ],
 );
 
@@ -161,4 +181,48 @@ export const caseTags = pgTable(
       .references(() => tags.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.caseId, t.tagId] }), index("case_tags_tag_idx").on(t.tagId)],
+);
+
+export const VEX_PROPOSAL_STATUSES = ["proposee", "acceptee", "rejetee"] as const;
+export type VexProposalStatus = (typeof VEX_PROPOSAL_STATUSES)[number];
+
+/**
+ * A supplier's VEX statement about a CVE of the project (imported through POST …/vex): a proposal
+ * the team accepts (the case becomes non_concerne with the statement's justification) or rejects.
+ * Importing the same document again changes nothing already decided.
+ */
+export const vexProposals = pgTable(
+  "vex_proposals",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    orgId: uuid("org_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    cveId: text("cve_id").notNull(),
+    status: text("status").$type<VexProposalStatus>().notNull().default("proposee"),
+    /** The statement's status as its format says it (not_affected). */
+    vexStatus: text("vex_status").notNull(),
+    justification: text("justification").$type<VexJustification>(),
+    impactStatement: text("impact_statement"),
+    /** The products the statement names (purl, CPE or the document's product ids). */
+    products: jsonb("products").notNull().default([]),
+    sourceFormat: text("source_format").notNull(),
+    /** The document's identity (CycloneDX serialNumber, CSAF tracking id, OpenVEX @id). */
+    sourceDocument: text("source_document").notNull(),
+    sourceAuthor: text("source_author"),
+    sourceTimestamp: tz("source_timestamp"),
+    createdAt: tz("created_at").notNull().defaultNow(),
+    decidedAt: tz("decided_at"),
+    /** {type, id, label} of who accepted or rejected it. */
+    decidedBy: jsonb("decided_by"),
+    decisionComment: text("decision_comment"),
+  },
+  (t) => [
+    uniqueIndex("vex_proposals_project_cve_document_uq").on(t.projectId, t.cveId, t.sourceDocument),
+    index("vex_proposals_project_status_idx").on(t.projectId, t.status, t.createdAt.desc()),
+    check("vex_proposals_status_valid", sql`${t.status} in ('proposee', 'acceptee', 'rejetee')`),
+  ],
 );
