@@ -46,9 +46,15 @@ module.exports = {
       "feeds import matching and platform, never a module.",
     ),
     layer(
+      "sbom-imports-matching-and-platform",
+      "^src/sbom/",
+      `${FLOOR}|^src/(matching|sbom)/`,
+      "The SBOM readers and writer sit on matching (package URLs) and platform; the stacks' SBOM module uses them.",
+    ),
+    layer(
       "modules-import-no-application-file",
       "^src/modules/",
-      `${FLOOR}|^src/(events|matching|engine|feeds|modules)/`,
+      `${FLOOR}|^src/(events|matching|engine|feeds|sbom|modules)/`,
       "Modules never import the composition root, the job catalog or the command line.",
     ),
     layer(
