@@ -196,7 +196,8 @@ export async function walkJson(chunks: AsyncIterable<Buffer>, rules: StreamRules
   // stream-json says "Parser cannot parse input: expected ','" or, at the end, "Parser has expected a value".
   const parserError = (): SbomInvalid => {
     const raw = String((parser.errored as Error | null)?.message ?? "");
-    const reason = raw.startsWith("Parser has expected") || !raw ? "fin inattendue du document" : raw.replace(/^Parser (cannot parse input: )?/, "");
+    const reason =
+      raw.startsWith("Parser has expected") || !raw ? "fin inattendue du document" : raw.replace(/^Parser (cannot parse input: )?/, "");
     return syntaxFault(where(), `JSON invalide à la ${frLine()} : ${reason}.`);
   };
   /** The end of the text: its last line when it ends with a line break. */
