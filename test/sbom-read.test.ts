@@ -26,7 +26,7 @@ function flatten(doc: Record<string, unknown>): Cdx[] {
       walk(c.components);
     }
   };
-  walk(((doc.metadata as { component?: Cdx }).component ?? {}).components);
+  walk((doc.metadata as { component?: Cdx }).component?.components);
   walk(doc.components as Cdx[]);
   return out;
 }
