@@ -34,6 +34,13 @@ describe("stack item values → match keys", () => {
       "pkg:golang/github.com/gin-gonic/gin@v1.5.0",
       { matchEcosystem: "go", matchProduct: "github.com/gin-gonic/gin", matchVersion: "v1.5.0", matchCpeProduct: "gin" },
     ],
+    // Qualifiers and subpath are read and ignored; `pkg://`, `pkg:/` and an upper-case scheme are accepted (purl spec).
+    [
+      "purl",
+      "PKG://deb/ubuntu/openssl@3.0.2-0ubuntu1.10?arch=x86_64&distro=ubuntu-22.04#usr/lib",
+      { matchEcosystem: "debian", matchProduct: "ubuntu/openssl", matchVersion: "3.0.2-0ubuntu1.10", matchCpeProduct: "openssl" },
+    ],
+    ["purl", "pkg:/npm/@angular/core", { matchEcosystem: "npm", matchProduct: "@angular/core", matchVersion: null, matchCpeProduct: null }],
     // Without a version, CPE ranges say nothing about the package: OSV only.
     ["purl", "pkg:cargo/smallvec", { matchEcosystem: "crates.io", matchProduct: "smallvec", matchVersion: null, matchCpeProduct: null }],
     ["keyword", "GlobalProtect command injection", { keywordText: "GlobalProtect command injection" }],
@@ -55,6 +62,8 @@ describe("stack item values → match keys", () => {
     ["purl", "django@4.2.1", /purl mal formé/],
     ["purl", "pkg:unknown/x@1", /type de purl non pris en charge : unknown/],
     ["purl", "pkg:pypi/django@%E0%A4%A", /encodage %xx invalide/],
+    ["purl", "pkg:maven/log4j@1.2.17", /un purl maven doit avoir un namespace/],
+    ["purl", "pkg:npm/foo?in%20production=true", /clé de qualificatif/],
     ["keyword", "  --- ", /aucun mot/],
     ["cve", "2024-3400", /identifiant attendu/],
     ["product", "   ", /vide/],

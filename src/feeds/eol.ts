@@ -10,7 +10,8 @@
  */
 import { parse as parseYaml } from "yaml";
 import { normalizeName, parseCpe } from "../matching/cpe.js";
-import { packageName } from "../matching/items.js";
+import { BadItem, packageName } from "../matching/items.js";
+import { type Purl, parsePurl } from "../matching/purl.js";
 import { compareVersions, isConcreteVersion } from "../matching/version.js";
 import { RecordError } from "./types.js";
 
@@ -88,26 +89,19 @@ export function eolKeyOfCpe(cpe: string): string | null {
 
 /**
  * A purl's lookup key and version: `pkg:<type>/<namespace>/<name>` lower case, percent-decoded,
- * without version, qualifiers or subpath (PyPI names in their PEP 503 form). Null when malformed.
+ * without version, qualifiers or subpath (PyPI names in their PEP 503 form), as parsePurl reads
+ * it. Null when malformed.
  */
 export function parsePurlKey(purl: string): { key: string; version: string | null } | null {
-  const m = /^pkg:([A-Za-z][A-Za-z0-9.+-]*)\/([^?#]+?)(?:@([^?#/]+))?(?:\?[^#]*)?(?:#.*)?$/.exec(purl.trim());
-  if (!m) return null;
-  const type = m[1]!.toLowerCase();
-  let path: string;
-  let version: string | null;
+  let p: Purl;
   try {
-    path = m[2]!
-      .split("/")
-      .filter(Boolean)
-      .map((s) => decodeURIComponent(s))
-      .join("/");
-    version = m[3] ? decodeURIComponent(m[3]) : null;
-  } catch {
-    return null;
+    p = parsePurl(purl);
+  } catch (err) {
+    if (err instanceof BadItem) return null;
+    throw err;
   }
-  if (!path) return null;
-  return { key: `pkg:${type}/${packageName(type, path)}`, version };
+  const path = p.namespace ? `${p.namespace}/${p.name}` : p.name;
+  return { key: `pkg:${p.type}/${packageName(p.type, path)}`, version: p.version };
 }
 
 /** The lookup key of a purl identifier (see parsePurlKey). */

@@ -8,13 +8,17 @@
  * - `vendor`: every product of a vendor.
  * - `purl`: a package URL (`pkg:pypi/django@4.2.1`, `pkg:npm/lodash@4.17.20`,
  *   `pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1`, `pkg:golang/github.com/gin-gonic/gin@v1.5.0`),
- *   matched against the OSV advisories' packages and ranges, and (with a version) against the
- *   version ranges of CPE data naming its last name as product (djangoproject:django).
+ *   read by parsePurl (purl.ts: packageurl-js, normalised per type; qualifiers and subpath are
+ *   accepted and name no package), matched against the OSV advisories' packages and ranges, and
+ *   (with a version) against the version ranges of CPE data naming its last name as product
+ *   (djangoproject:django).
  * - `keyword`: every word appears in the CVE (id, description, vendor, product).
  * - `cve`: one CVE id, or an alias (GHSA-…, PYSEC-…) resolved to its CVE when Vigie knows it.
  */
+import { BadItem } from "./bad-item.js";
 import { normalizeName, parseCpe } from "./cpe.js";
 import type { StackItemType } from "../platform/db/schema/alerting.js";
+import { parsePurl } from "./purl.js";
 import { isConcreteVersion } from "./version.js";
 
 export interface ItemKeys {
@@ -28,8 +32,7 @@ export interface ItemKeys {
   matchCve: string | null;
 }
 
-/** A value that cannot be matched: the message says what is wrong (a 422 on `value`). */
-export class BadItem extends Error {}
+export { BadItem };
 
 const NONE: ItemKeys = {
   matchVendor: null,
@@ -127,35 +130,24 @@ export function packageName(ecosystem: string, name: string): string {
 }
 
 function purlKeys(value: string): ItemKeys {
-  const m = /^pkg:([A-Za-z][A-Za-z0-9.+-]*)\/([^?#]+?)(?:@([^?#]+))?(?:\?[^#]*)?(?:#.*)?$/.exec(value);
-  if (!m) throw new BadItem("purl mal formé : attendu pkg:type/namespace/name@version (ex. pkg:pypi/django@4.2.1)");
-  const type = m[1]!.toLowerCase();
-  const ecosystem = PURL_ECOSYSTEMS[type];
-  if (!ecosystem) throw new BadItem(`type de purl non pris en charge : ${type} (types : ${Object.keys(PURL_ECOSYSTEMS).join(", ")})`);
-  let segments: string[];
-  let version: string | null;
-  try {
-    segments = m[2]!
-      .split("/")
-      .filter(Boolean)
-      .map((s) => decodeURIComponent(s));
-    version = m[3] ? decodeURIComponent(m[3]) : null;
-  } catch {
-    throw new BadItem("purl mal formé : encodage %xx invalide");
-  }
-  if (!segments.length) throw new BadItem("purl sans nom de paquet");
+  const p = parsePurl(value);
+  const ecosystem = PURL_ECOSYSTEMS[p.type];
+  if (!ecosystem) throw new BadItem(`type de purl non pris en charge : ${p.type} (types : ${Object.keys(PURL_ECOSYSTEMS).join(", ")})`);
+  const segments = [...(p.namespace ? p.namespace.split("/") : []), p.name];
   // Maven names are group:artifact in OSV; Go and npm keep the whole path (github.com/x/y, @scope/name).
-  const name = type === "maven" && segments.length >= 2 ? `${segments.slice(0, -1).join(".")}:${segments.at(-1)}` : segments.join("/");
-  // CPE data names a package's product by its last name (gin, django, smallvec); a scoped npm
-  // package (@angular/core) has no such name, and without a version CPE ranges tell nothing.
-  // A Go module's major version suffix is no name (github.com/containerd/containerd/v2 is containerd).
-  const last = (type === "golang" && segments.length > 1 && /^v\d+$/.test(segments.at(-1)!) ? segments.at(-2) : segments.at(-1))!;
-  const cpeProduct = version && !(type === "npm" && segments.length > 1) ? normalizeName(last) : null;
+  const name = p.type === "maven" && segments.length >= 2 ? `${segments.slice(0, -1).join(".")}:${segments.at(-1)}` : segments.join("/");
+  // CPE data names a package's product by its last name as written (gin, django, smallvec; a PyPI
+  // name keeps its dots and underscores); a scoped npm package (@angular/core) has no such name,
+  // and without a version CPE ranges tell nothing. A Go module's major version suffix is no name
+  // (github.com/containerd/containerd/v2 is containerd).
+  const written = [...p.written.segments, p.written.name];
+  const last = (p.type === "golang" && written.length > 1 && /^v\d+$/.test(written.at(-1)!) ? written.at(-2) : written.at(-1))!;
+  const cpeProduct = p.version && !(p.type === "npm" && segments.length > 1) ? normalizeName(last) : null;
   return {
     ...NONE,
     matchEcosystem: ecosystem,
     matchProduct: packageName(ecosystem, name),
-    matchVersion: version,
+    matchVersion: p.version,
     matchCpeProduct: cpeProduct,
   };
 }

@@ -59,9 +59,9 @@ export const VALUE_FORMATS: Record<(typeof STACK_ITEM_TYPES)[number], { pattern:
   },
   vendor: { pattern: "^[^:]*\\S[^:]*$", description: "a vendor name alone, without ':'" },
   purl: {
-    pattern: "^\\s*pkg:[A-Za-z][A-Za-z0-9.+-]*/[^?#]",
+    pattern: "^\\s*[Pp][Kk][Gg]:/*[A-Za-z][A-Za-z0-9.+-]*/[^?#]",
     description:
-      "a package URL, pkg:type/namespace/name@version (types: pypi, npm, maven, golang, cargo, gem, nuget, composer, hex, pub, hackage, cran, swift, cocoapods, deb, apk, rpm)",
+      "a package URL, pkg:type/namespace/name@version?qualifiers#subpath, read as the purl specification says (packageurl-js, names normalised per type; qualifiers and subpath accepted and ignored for matching; types: pypi, npm, maven, golang, cargo, gem, nuget, composer, hex, pub, hackage, cran, swift, cocoapods, deb, apk, rpm)",
   },
   keyword: { pattern: "\\S", description: "words that must all appear in the CVE (at least one letter or digit)" },
   cve: {
