@@ -4,6 +4,7 @@
  */
 import { PackageURL } from "packageurl-js";
 import { BadItem, itemKeys, type ItemKeys } from "../../matching/items.js";
+import type { StackItemType } from "../../platform/db/schema/alerting.js";
 import type { SbomComponent } from "../../sbom/types.js";
 
 export const NO_IDENTIFIER = "ni purl ni CPE";
@@ -29,7 +30,7 @@ export interface IgnoredComponent {
 /** An item an SBOM holds in the stack. */
 export interface HeldItem {
   id: string;
-  itemType: string;
+  itemType: StackItemType;
   value: string;
   key: string;
   version: string | null;
