@@ -45,13 +45,14 @@ export function readCycloneDxXml(source: Buffer): SbomDocument {
     ]);
   }
   const root = doc.root();
-  const ns = root?.namespace()?.href() ?? "";
-  if (!root || root.name() !== "bom" || !ns.startsWith(NS_PREFIX)) {
-    if (root?.name() === "RDF" || ns.includes("spdx")) throw unsupported("SPDX en RDF/XML", lineOf(root?.line()));
+  if (!root) throw new SbomInvalid("Le document XML est vide.", [{ at: "", message: "Le document XML n'a pas d'élément racine." }]);
+  const ns = root.namespace()?.href() ?? "";
+  if (root.name() !== "bom" || !ns.startsWith(NS_PREFIX)) {
+    if (root.name() === "RDF" || ns.includes("spdx")) throw unsupported("SPDX en RDF/XML", lineOf(root.line()));
     throw new SbomInvalid("Format de SBOM non reconnu.", [
       {
-        at: lineOf(root?.line()),
-        message: `L'élément racine « ${root?.name() ?? ""} » (${ns || "sans espace de noms"}) n'est pas un « bom » CycloneDX.`,
+        at: lineOf(root.line()),
+        message: `L'élément racine « ${root.name()} » (${ns || "sans espace de noms"}) n'est pas un « bom » CycloneDX.`,
       },
     ]);
   }

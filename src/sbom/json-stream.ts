@@ -192,11 +192,19 @@ export async function walkJson(chunks: AsyncIterable<Buffer>, rules: StreamRules
   const syntaxFault = (at: string, message: string): SbomInvalid =>
     new SbomInvalid("Le document n'est pas un JSON valide.", [{ at, message }]);
   const where = () => (pieceColumn > 1 ? `line ${pieceLine}, column ${pieceColumn}` : `line ${pieceLine}`);
-  const parserError = (): SbomInvalid => {
-    const reason = String((parser.errored as Error | null)?.message ?? "").replace(/^Parser (cannot parse input: )?/, "");
-    return syntaxFault(where(), `JSON invalide (${reason || "fin inattendue"}) à la ${frLine()}`);
-  };
   const frLine = () => (pieceColumn > 1 ? `ligne ${pieceLine}, vers la colonne ${pieceColumn}` : `ligne ${pieceLine}`);
+  // stream-json says "Parser cannot parse input: expected ','" or, at the end, "Parser has expected a value".
+  const parserError = (): SbomInvalid => {
+    const raw = String((parser.errored as Error | null)?.message ?? "");
+    const reason =
+      raw.startsWith("Parser has expected") || !raw ? "fin inattendue du document" : raw.replace(/^Parser (cannot parse input: )?/, "");
+    return syntaxFault(where(), `JSON invalide à la ${frLine()} : ${reason}.`);
+  };
+  /** The end of the text: its last line when it ends with a line break. */
+  const atEnd = () => {
+    pieceLine = column === 1 && line > 1 ? line - 1 : line;
+    pieceColumn = 1;
+  };
 
   const write = async (text: string) => {
     let i = 0;
@@ -233,13 +241,12 @@ export async function walkJson(chunks: AsyncIterable<Buffer>, rules: StreamRules
       if (err instanceof TypeError) throw syntaxFault(`line ${line}`, "Le document se termine par une séquence UTF-8 incomplète.");
       throw err;
     }
-    pieceLine = line;
-    pieceColumn = column;
+    atEnd();
     parser.end();
     await ended;
     if (failure) throw failure;
     if (parser.errored) throw parserError();
-    if (stack.length > 0 || root === undefined) throw syntaxFault(where(), `JSON invalide (fin inattendue du document) à la ${frLine()}`);
+    if (stack.length > 0 || root === undefined) throw syntaxFault(where(), `JSON invalide à la ${frLine()} : fin inattendue du document.`);
     return root;
   } finally {
     if (!parser.destroyed) parser.destroy();

@@ -77,7 +77,7 @@ export async function readJsonSbom(chunks: AsyncIterable<Buffer>, expected: Sbom
     rootMember(key, value) {
       if (key === "bomFormat") choose("cyclonedx", "/bomFormat");
       else if (key === "spdxVersion") choose("spdx", "/spdxVersion");
-      else if (key === "@context" || key === "@graph") throw unsupported("SPDX 3.0 (JSON-LD)", `/${key}`);
+      else if (key === "@context" || key === "@graph") throw unsupported("SPDX 3 (JSON-LD)", `/${key}`);
       if (collector) {
         (collector as JsonCollector).rootMember(key, value);
         flush();

@@ -31,7 +31,7 @@ const REFUSED: Record<string, string> = {
   "text/spdx": "SPDX tag-value",
   "application/spdx+xml": "SPDX en RDF/XML",
   "application/rdf+xml": "SPDX en RDF/XML",
-  "application/ld+json": "SPDX 3.0 (JSON-LD)",
+  "application/ld+json": "SPDX 3 (JSON-LD)",
   "application/spdx+yaml": "SPDX en YAML",
 };
 

@@ -114,6 +114,10 @@ export function faultsOf(errors: ErrorObject[] | null | undefined, base: string)
 function messageOf(e: ErrorObject): string {
   const p = e.params as Record<string, unknown>;
   if (e.keyword === "additionalProperties") return `${e.message} (« ${String(p.additionalProperty)} »)`;
-  if (e.keyword === "enum") return `${e.message}: ${(p.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(", ")}`;
+  if (e.keyword === "enum") {
+    const allowed = p.allowedValues as unknown[];
+    const shown = allowed.slice(0, 10).map((x) => JSON.stringify(x));
+    return `${e.message}: ${shown.join(", ")}${allowed.length > 10 ? ", …" : ""}`;
+  }
   return e.message ?? e.keyword;
 }

@@ -1,0 +1,279 @@
+/**
+ * The SBOM reader (src/sbom/read.ts) and writer (src/sbom/write.ts) on real documents: this
+ * repository's own SBOM as cyclonedx-npm and npm write it, the SPDX specification's examples, and
+ * invalid documents derived from them (test/fixtures/sbom/SOURCES.md says how each was made).
+ */
+import { createReadStream, readFileSync } from "node:fs";
+import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
+import { describe, expect, it } from "vitest";
+import { readSbom } from "../src/sbom/read.js";
+import { SbomInvalid, type SbomDocument } from "../src/sbom/types.js";
+import { cycloneDxOfStack } from "../src/sbom/write.js";
+
+const FIX = new URL("./fixtures/sbom/", import.meta.url);
+const path = (name: string) => new URL(name, FIX);
+const text = (name: string) => readFileSync(path(name), "utf8");
+const json = (name: string) => JSON.parse(text(name)) as Record<string, unknown>;
+
+type Cdx = { purl?: string; cpe?: string; "bom-ref"?: string; components?: Cdx[] };
+
+/** The components of a parsed CycloneDX document, parents before their children, metadata.component's first. */
+function flatten(doc: Record<string, unknown>): Cdx[] {
+  const out: Cdx[] = [];
+  const walk = (list: Cdx[] | undefined) => {
+    for (const c of list ?? []) {
+      out.push(c);
+      walk(c.components);
+    }
+  };
+  walk(((doc.metadata as { component?: Cdx }).component ?? {}).components);
+  walk(doc.components as Cdx[]);
+  return out;
+}
+
+async function faultsOf(input: Parameters<typeof readSbom>[0], mediaType?: string): Promise<SbomInvalid> {
+  try {
+    await readSbom(input, mediaType);
+  } catch (err) {
+    if (err instanceof SbomInvalid) return err;
+    throw err;
+  }
+  throw new Error("the document was read");
+}
+
+const purls = (d: SbomDocument) => d.components.map((c) => c.purl);
+
+describe("CycloneDX JSON, streamed", () => {
+  it("reads this repository's npm SBOM (1.6): every component, nested ones flattened, duplicates merged, first kept", async () => {
+    const doc = await readSbom(createReadStream(path("vigie-npm.cdx.json")));
+    const all = flatten(json("vigie-npm.cdx.json"));
+    expect(all.length).toBe(370);
+    expect(all.filter((c) => c.components).length).toBeGreaterThan(0);
+
+    const firsts = new Map<string, Cdx>();
+    for (const c of all) if (!firsts.has(`${c.purl}|${c.cpe}`)) firsts.set(`${c.purl}|${c.cpe}`, c);
+    expect(doc).toMatchObject({
+      format: "cyclonedx",
+      specVersion: "1.6",
+      encoding: "json",
+      serialNumber: null,
+      documentVersion: 1,
+      name: "vigie@0.1.0",
+      componentCount: 370,
+    });
+    expect(doc.components.length).toBe(343);
+    expect(purls(doc)).toEqual([...firsts.values()].map((c) => c.purl));
+    expect(doc.components.map((c) => c.ref)).toEqual([...firsts.values()].map((c) => c["bom-ref"]));
+    // A nested component (ansi-regex under cliui) is read, named with its group when it has one.
+    const nested = all.find((c) => c.components)?.components?.[0] as Cdx;
+    expect(doc.components.some((c) => c.purl === nested.purl)).toBe(true);
+    expect(doc.components.find((c) => c.purl === "pkg:npm/%40fastify/static@10.1.3")).toMatchObject({
+      name: "@fastify/static",
+      version: "10.1.3",
+      cpe: null,
+    });
+  });
+
+  it("gives the same result from a stream, a Buffer and a string", async () => {
+    const a = await readSbom(createReadStream(path("vigie-npm-1.4.cdx.json")));
+    const b = await readSbom(readFileSync(path("vigie-npm-1.4.cdx.json")));
+    const c = await readSbom(text("vigie-npm-1.4.cdx.json"), "application/vnd.cyclonedx+json");
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+  });
+
+  it("reads components that come before bomFormat and specVersion (held until the version is known)", async () => {
+    const doc = json("vigie-npm-1.4.cdx.json");
+    const { components, dependencies, ...rest } = doc;
+    const reordered = JSON.stringify({ components, dependencies, ...rest });
+    expect(reordered.indexOf('"components"')).toBeLessThan(reordered.indexOf('"specVersion"'));
+    expect(await readSbom(reordered)).toEqual(await readSbom(JSON.stringify(doc)));
+  });
+
+  it("1.4 JSON, 1.5 XML and 1.6 JSON of the same project give the same purls", async () => {
+    const v16 = await readSbom(createReadStream(path("vigie-npm.cdx.json")));
+    const v14 = await readSbom(createReadStream(path("vigie-npm-1.4.cdx.json")));
+    const v15 = await readSbom(createReadStream(path("vigie-npm-1.5.cdx.xml")), "application/vnd.cyclonedx+xml");
+    expect(v14).toMatchObject({ specVersion: "1.4", encoding: "json", componentCount: 370, name: "vigie@0.1.0" });
+    expect(v15).toMatchObject({ specVersion: "1.5", encoding: "xml", componentCount: 370, name: "vigie@0.1.0" });
+    expect(purls(v14)).toEqual(purls(v16));
+    expect(purls(v15)).toEqual(purls(v16));
+    expect(v15.components.map((c) => c.ref)).toEqual(v16.components.map((c) => c.ref));
+  });
+});
+
+describe("SPDX 2.3 JSON", () => {
+  it("reads the specification's example: identity, packages as components, the described package set apart", async () => {
+    const doc = await readSbom(createReadStream(path("SPDXJSONExample-v2.3.spdx.json")), "application/spdx+json");
+    expect(doc).toMatchObject({
+      format: "spdx",
+      specVersion: "2.3",
+      encoding: "json",
+      serialNumber: "http://spdx.org/spdxdocs/spdx-example-444504E0-4F89-41D3-9A0C-0305E82C3301",
+      documentVersion: null,
+      name: "SPDX-Tools-v2.0",
+      componentCount: 3,
+    });
+    // glibc (SPDXRef-Package) is what the document describes: not one of its components.
+    expect(doc.components).toEqual([
+      { ref: "SPDXRef-fromDoap-1", name: "Apache Commons Lang", version: null, purl: null, cpe: null },
+      { ref: "SPDXRef-fromDoap-0", name: "Jena", version: "3.12.0", purl: "pkg:maven/org.apache.jena/apache-jena@3.12.0", cpe: null },
+      { ref: "SPDXRef-Saxon", name: "Saxon", version: "8.8", purl: null, cpe: null },
+    ]);
+  });
+
+  it("reads a package's CPE: the same example without documentDescribes makes glibc a component", async () => {
+    const { documentDescribes, ...rest } = json("SPDXJSONExample-v2.3.spdx.json");
+    expect(documentDescribes).toEqual(["SPDXRef-File", "SPDXRef-Package"]);
+    const doc = await readSbom(JSON.stringify(rest));
+    expect(doc.components[0]).toEqual({
+      ref: "SPDXRef-Package",
+      name: "glibc",
+      version: "2.11.1",
+      purl: null,
+      cpe: "cpe:2.3:a:pivotal_software:spring_framework:4.1.0:*:*:*:*:*:*:*",
+    });
+    expect(doc.componentCount).toBe(4);
+  });
+
+  it("reads npm's SPDX SBOM of this repository: its packages' purls, the root package (DESCRIBES) left out", async () => {
+    const doc = await readSbom(createReadStream(path("vigie-npm.spdx.json")));
+    expect(doc).toMatchObject({ format: "spdx", name: "vigie@0.1.0", componentCount: 158 });
+    expect(doc.serialNumber).toMatch(/^http:\/\/spdx\.org\/spdxdocs\/vigie-0\.1\.0-/);
+    expect(doc.components.length).toBe(158);
+    expect(purls(doc)).not.toContain("pkg:npm/vigie@0.1.0");
+    const cdx = new Set(purls(await readSbom(createReadStream(path("vigie-npm.cdx.json")))));
+    expect(purls(doc).every((p) => cdx.has(p))).toBe(true);
+  });
+});
+
+describe("invalid documents: every fault, where it is", () => {
+  it("CycloneDX JSON: a component without name, a nested one with a bad type (JSON pointers)", async () => {
+    const err = await faultsOf(createReadStream(path("invalid-components.cdx.json")));
+    expect(err.faults).toEqual([
+      { at: "/components/3", message: "must have required property 'name'" },
+      {
+        at: "/components/15/components/0/type",
+        message: expect.stringMatching(/^must be equal to one of the allowed values: "application"/),
+      },
+    ]);
+  });
+
+  it("CycloneDX JSON syntax errors: on their line", async () => {
+    const missingComma = await faultsOf(createReadStream(path("syntax-error.cdx.json")));
+    expect(missingComma.faults).toEqual([{ at: "line 1013", message: "JSON invalide à la ligne 1013 : expected ','." }]);
+    const truncated = await faultsOf(createReadStream(path("truncated.cdx.json")));
+    expect(truncated.faults).toEqual([{ at: "line 4000", message: "JSON invalide à la ligne 4000 : fin inattendue du document." }]);
+  });
+
+  it("CycloneDX XML: the XSD's fault on its line; a malformed document on its line", async () => {
+    const err = await faultsOf(createReadStream(path("invalid-element.cdx.xml")));
+    expect(err.faults).toEqual([
+      {
+        at: "line 117",
+        message:
+          "Element '{http://cyclonedx.org/schema/bom/1.5}nom': This element is not expected. Expected is ( {http://cyclonedx.org/schema/bom/1.5}name ).",
+      },
+    ]);
+    const cut = text("vigie-npm-1.5.cdx.xml").split("\n").slice(0, 200).join("\n");
+    const malformed = await faultsOf(cut);
+    expect(malformed.faults[0]?.at).toMatch(/^line 20\d$/);
+    expect(malformed.faults[0]?.message).toMatch(/^XML mal formé/);
+  });
+
+  it("SPDX JSON: a package without downloadLocation, an unknown relationship type", async () => {
+    const err = await faultsOf(createReadStream(path("invalid-package.spdx.json")));
+    expect(err.faults.map((f) => f.at)).toEqual(["/packages/2", "/relationships/1/relationshipType"]);
+    expect(err.faults[0]?.message).toBe("must have required property 'downloadLocation'");
+  });
+
+  it("stops at 100 faults", async () => {
+    const doc = json("vigie-npm-1.4.cdx.json");
+    for (const c of doc.components as Record<string, unknown>[]) delete c.name;
+    const err = await faultsOf(JSON.stringify(doc));
+    expect(err.faults.length).toBe(100);
+    expect(err.faults[99]).toEqual({ at: "/components/99", message: "must have required property 'name'" });
+    expect(err.message).toContain("100");
+  });
+});
+
+describe("formats refused, with the formats accepted", () => {
+  const accepted = "Formats acceptés : CycloneDX 1.4, 1.5 et 1.6 (JSON ou XML), SPDX 2.3 (JSON).";
+
+  it("CycloneDX 1.3", async () => {
+    const err = await faultsOf(createReadStream(path("vigie-npm-1.3.cdx.json")));
+    expect(err.faults).toEqual([
+      { at: "/specVersion", message: "La version « 1.3 » de CycloneDX n'est pas prise en charge : versions acceptées 1.4, 1.5, 1.6." },
+    ]);
+  });
+
+  it("SPDX 3 JSON-LD and SPDX tag-value", async () => {
+    const ld = await faultsOf(createReadStream(path("spdx3-package_sbom.json")));
+    expect(ld.faults).toEqual([{ at: "/@context", message: `SPDX 3 (JSON-LD) n'est pas pris en charge. ${accepted}` }]);
+    const tv = await faultsOf(createReadStream(path("SPDXTagExample-v2.3.head.spdx")));
+    expect(tv.faults).toEqual([{ at: "", message: `SPDX tag-value n'est pas pris en charge. ${accepted}` }]);
+    const tvByType = await faultsOf(text("SPDXTagExample-v2.3.head.spdx"), "text/spdx; charset=utf-8");
+    expect(tvByType.faults[0]?.message).toContain("SPDX tag-value");
+  });
+
+  it("a media type that contradicts the document, an empty document, JSON that is no SBOM", async () => {
+    const cdxAsSpdx = await faultsOf(text("vigie-npm-1.4.cdx.json"), "application/spdx+json");
+    expect(cdxAsSpdx.faults[0]).toEqual({
+      at: "/bomFormat",
+      message: "Le type de média annonce un document SPDX, le document est un CycloneDX.",
+    });
+    const xmlAsJson = await faultsOf(text("vigie-npm-1.5.cdx.xml"), "application/json");
+    expect(xmlAsJson.faults[0]?.message).toContain("annonce du JSON, le document est du XML");
+    expect((await faultsOf(" \n")).faults[0]?.message).toContain(accepted);
+    const other = await faultsOf('{"name": "package.json, not an SBOM"}');
+    expect(other.faults[0]?.message).toContain("ni « bomFormat » (CycloneDX) ni « spdxVersion » (SPDX)");
+  });
+});
+
+describe("cycloneDxOfStack", () => {
+  const real = flatten(json("vigie-npm.cdx.json"))
+    .slice(0, 25)
+    .map((c) => ({ item_type: "purl", value: c.purl as string }));
+  const stack = {
+    id: "7a9e2c4e-1d0b-4b7e-9a51-3c0f2f8f6d11",
+    name: "Vigie",
+    projectName: "Production",
+    items: [
+      ...real,
+      // The CPE of the SPDX specification's example package.
+      { item_type: "cpe", value: "cpe:2.3:a:pivotal_software:spring_framework:4.1.0:*:*:*:*:*:*:*" },
+      { item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" },
+      { item_type: "keyword", value: "glibc" },
+      { item_type: "vendor", value: "apache" },
+    ],
+  };
+  const meta = {
+    organization: "ACME",
+    timestamp: new Date("2026-11-26T10:00:00Z"),
+    serialNumber: "urn:uuid:3e671687-395b-41f5-a30f-a58921a69b79",
+    version: 3,
+  };
+
+  it("is valid CycloneDX 1.6 (the library's strict validator), deterministic, whatever the items' order", async () => {
+    const out = cycloneDxOfStack(stack, meta);
+    expect(await new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(out)).toBeNull();
+    expect(cycloneDxOfStack({ ...stack, items: [...stack.items].reverse() }, meta)).toBe(out);
+    const props = (JSON.parse(out).metadata.properties as { name: string; value: string }[]).map((p) => `${p.name}=${p.value}`);
+    expect(props).toEqual(["vigie:skipped-items:keyword=1", "vigie:skipped-items:vendor=1"]);
+  });
+
+  it("reads back with readSbom: the same purls and CPE, the identity kept", async () => {
+    const doc = await readSbom(cycloneDxOfStack(stack, meta));
+    expect(doc).toMatchObject({
+      format: "cyclonedx",
+      specVersion: "1.6",
+      serialNumber: meta.serialNumber,
+      documentVersion: 3,
+      name: "Production/Vigie",
+    });
+    const expected = new Set(real.map((i) => i.value));
+    expect(new Set(doc.components.flatMap((c) => (c.purl ? [c.purl] : [])))).toEqual(expected);
+    expect(doc.components.flatMap((c) => (c.cpe ? [c.cpe] : []))).toEqual([stack.items[25]?.value]);
+    expect(doc.components.find((c) => c.name === "paloaltonetworks/pan-os")?.version).toBe("10.2.5");
+  });
+});
