@@ -380,7 +380,9 @@ const segment = (v: string) =>
 // Raw path segments a client could send: invalid UTF-8 once decoded, over-long, NUL.
 const RAW_SEGMENTS = ["%FF", "%C3%28", "%E0%A4%A", "%00", "a%00b", "%25", "_", "x".repeat(300), "%2F", "..", "%20"];
 
-const SBOMS = ["known-answer-v1.cdx.json", "known-answer-v2.cdx.json"].map((f) => JSON.parse(readFileSync(`test/fixtures/sbom/${f}`, "utf8")));
+const SBOMS = ["known-answer-v1.cdx.json", "known-answer-v2.cdx.json"].map((f) =>
+  JSON.parse(readFileSync(`test/fixtures/sbom/${f}`, "utf8")),
+);
 
 /** Bodies that pass the service's own rules, which random values seldom do: the success paths get walked too. */
 const name = fc.string({ minLength: 1, maxLength: 40 });
