@@ -113,7 +113,10 @@ export function itemsOfComponents(components: Iterable<SbomComponent>): { items:
   const keyOfPurl = (purl: string) => {
     const head = purlHead(purl);
     let key = keys.get(head);
-    if (key === undefined) keys.set(head, (key = purlKey(head)));
+    if (key === undefined) {
+      key = purlKey(head);
+      keys.set(head, key);
+    }
     return key;
   };
   for (const c of components) {
