@@ -39,6 +39,8 @@ import { alertsRoutes } from "./modules/alerts/alerts.routes.js";
 import { stacksRepository } from "./modules/stacks/stacks.repository.js";
 import { urlsRepository } from "./modules/urls/urls.repository.js";
 import { StacksService } from "./modules/stacks/stacks.service.js";
+import { SbomService } from "./modules/sbom/sbom.service.js";
+import { sbomRoutes } from "./modules/sbom/sbom.routes.js";
 import { stacksRoutes } from "./modules/stacks/stacks.routes.js";
 import { tagsRepository } from "./modules/tags/tags.repository.js";
 import { TagsService } from "./modules/tags/tags.service.js";
@@ -97,6 +99,8 @@ export interface Services {
   articles: ArticlesService;
   feeds: FeedsService;
   stacks: StacksService;
+  /** SBOMs in stacks: uploads by difference, the CycloneDX export. */
+  sbom: SbomService;
   tags: TagsService;
   alerts: AlertsService;
   cases: CasesService;
@@ -184,6 +188,7 @@ export function createServices(database: Database, config: Config, options: Serv
     // The EOL sync asks first for the products the stacks and subscriptions name (feeds import no module).
     feeds: new FeedsService(database.db, config.feeds, options.logger, { eol: productsNamed }),
     stacks,
+    sbom: new SbomService(database.db, stacksRepository, organizationsRepository),
     tags,
     alerts,
     cases,
@@ -232,6 +237,7 @@ export async function buildApp(opts: {
       ...articlesRoutes(services.articles),
       ...feedsRoutes(services.feeds),
       ...stacksRoutes(services.stacks),
+      ...sbomRoutes(services.sbom),
       ...tagsRoutes(services.tags),
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases, services.caseExpiry),

@@ -430,6 +430,12 @@ export async function alertedBefore(ex: Executor, cveIds: string[]): Promise<Ale
   );
 }
 
+/** Alerts whose `matching` turned false (no item matches their CVE any more) or true again. */
+export interface Flips {
+  unmatched: number;
+  rematched: number;
+}
+
 /**
  * `cve.updated`, one per alert of the batch whose CVE changed in an acted-on field (`before`, read
  * by alertedBefore) or whose project's items stopped (or started again) matching it — `hits` are
@@ -438,18 +444,21 @@ export async function alertedBefore(ex: Executor, cveIds: string[]): Promise<Ale
  * and the event says `correspondance: {from: true, to: false}`. A rejected CVE says `state`, not
  * `correspondance`. Payload `{alert_id, cve_id, changes: {field: {from, to}}}`, built in one statement.
  */
-async function writeUpdates(ex: Executor, cveIds: string[], before: AlertedCve[], hits: Hit[]): Promise<void> {
+async function writeUpdates(ex: Executor, cveIds: string[], before: AlertedCve[], hits: Hit[], projectId?: string): Promise<Flips> {
   const ids = sql`${pgArray(cveIds)}::text[]`;
+  // `projectId`: the alerts of one project only (its items changed, not the CVEs).
+  const inProject = projectId === undefined ? sql`true` : sql`a.project_id = ${projectId}::uuid`;
   const alerts = await rowsOf<{ id: string; project_id: string; cve_id: string; matching: boolean }>(
     ex,
     sql`select a.id, a.project_id, a.cve_id, a.matching from alerts a join cves c on c.cve_id = a.cve_id
-      where a.cve_id = any(${ids}) and c.state <> 'REJECTED'`,
+      where a.cve_id = any(${ids}) and c.state <> 'REJECTED' and ${inProject}`,
   );
   const matched = new Set(hits.map((h) => `${h.project_id} ${h.cve_id}`));
   const flips = alerts
     .filter((a) => a.matching !== matched.has(`${a.project_id} ${a.cve_id}`))
     .map((a) => ({ id: a.id, matching: !a.matching }));
-  if (!before.length && !flips.length) return;
+  const counted = { unmatched: flips.filter((f) => !f.matching).length, rematched: flips.filter((f) => f.matching).length };
+  if (!before.length && !flips.length) return counted;
   const change = (field: string, from: SQL, to: SQL) => sql`(${field}::text, ${from}, ${to})`;
   await ex.execute(sql`
     with b as (select * from json_to_recordset(${JSON.stringify(before)}::json) as b(cve_id text, cvss_score real, severity text,
@@ -471,7 +480,7 @@ async function writeUpdates(ex: Executor, cveIds: string[], before: AlertedCve[]
            where x.old is distinct from x.new and (x.k = 'correspondance' or b.cve_id is not null)) as changes
         from alerts a join cves c on c.cve_id = a.cve_id
         left join b on b.cve_id = a.cve_id left join f on f.id = a.id
-        where a.cve_id = any(${ids}) and (b.cve_id is not null or f.id is not null))
+        where a.cve_id = any(${ids}) and ${inProject} and (b.cve_id is not null or f.id is not null))
     ${insertEvents("cve.updated", {
       org_id: sql`ch.org_id`,
       project_id: sql`ch.project_id`,
@@ -480,6 +489,7 @@ async function writeUpdates(ex: Executor, cveIds: string[], before: AlertedCve[]
       payload: { alert_id: sql`ch.id`, cve_id: sql`ch.cve_id`, changes: sql`ch.changes` },
       from: sql`from ch where ch.changes <> '{}'::jsonb order by ch.project_id, ch.cve_id`,
     })}`);
+  return counted;
 }
 
 /**
@@ -516,6 +526,50 @@ async function matchItems(ex: Executor, items: SQL): Promise<number> {
 /** New (or changed) stack items against the stored corpus. Returns the alerts raised. */
 export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
   return itemIds.length ? matchItems(ex, sql`i.id = any(${pgArray(itemIds)}::uuid[])`) : 0;
+}
+
+/** The CVEs of the alerts these items are the match of (read before the items go: alerts.item_id is then set null). */
+export async function alertedCvesOfItems(ex: Executor, itemIds: string[]): Promise<string[]> {
+  if (!itemIds.length) return [];
+  const rows = await rowsOf<{ cve_id: string }>(
+    ex,
+    sql`select distinct cve_id from alerts where item_id = any(${pgArray(itemIds)}::uuid[]) order by cve_id`,
+  );
+  return rows.map((r) => r.cve_id);
+}
+
+/**
+ * After a project's items were removed or changed (an SBOM uploaded again or removed): its alerts
+ * on `cveIds` (alertedCvesOfItems, read before), those it had marked as matching no more, and those
+ * whose item is gone (alerts.item_id set null: another item may have been all that held them) are
+ * decided again against the project's items alone, as matchChangedCves decides a changed CVE (the
+ * same candidates, decisions and writeUpdates, scoped to the project). An alert no item matches any
+ * more is kept and marked (matching=false, cve.updated `correspondance: true → false`): its read
+ * state, tags and case stay; one an item matches again turns back. An alert whose item is gone and
+ * that an item still matches is linked to that item (and its reason). Raises nothing.
+ */
+export async function rematchProjectAlerts(ex: Executor, projectId: string, cveIds: string[]): Promise<Flips> {
+  const loose = await rowsOf<{ cve_id: string }>(
+    ex,
+    sql`select cve_id from alerts where project_id = ${projectId}::uuid and (not matching or item_id is null)`,
+  );
+  const all = [...new Set([...cveIds, ...loose.map((r) => r.cve_id)])].sort();
+  if (!all.length) return { unmatched: 0, rematched: 0 };
+  const ids = sql`${pgArray(all)}::text[]`;
+  const candidates = await rowsOf<Candidate>(
+    ex,
+    candidatesSql(sql`c.cve_id = any(${ids})`, sql`i.project_id = ${projectId}::uuid`, true, sql`a.cve_id = any(${ids})`),
+  );
+  const hits = await decideWith(ex, candidates);
+  const flips = await writeUpdates(ex, all, [], hits, projectId);
+  if (hits.length) {
+    await ex.execute(sql`
+      update alerts a set item_id = h.item_id, match = h.match, source = h.source, vendor = h.vendor, product = h.product
+      from json_to_recordset(${JSON.stringify(hits)}::json) as h(project_id uuid, cve_id text, item_id uuid, match jsonb, source text,
+        vendor text, product text)
+      where a.project_id = h.project_id and a.cve_id = h.cve_id and a.item_id is null`);
+  }
+  return flips;
 }
 
 /**

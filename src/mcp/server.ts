@@ -7,7 +7,7 @@ import { MCP } from "../platform/messages.js";
 import { runTool, TOOLS, type ToolDef, type ToolServices } from "./tools.js";
 
 const INSTRUCTIONS =
-  "Vigie watches vulnerabilities for the projects of one organization (the API key's). Tools read workflows and their runs, alerts, cases and CVEs; a project outside the key's reach does not exist (« Projet introuvable »).";
+  "Vigie watches vulnerabilities for the projects of one organization (the API key's). Tools read workflows and their runs, alerts, cases, CVEs and stack items; import_sbom loads an SBOM into a stack (a key with the stacks-write scope); a project outside the key's reach does not exist (« Projet introuvable »).";
 
 /**
  * The tool error for a failure: a domain error's own (French) message — « Projet introuvable »,
@@ -49,7 +49,10 @@ export function createMcpServer(caller: ApiKeyContext, services: ToolServices, l
         description: def.description,
         inputSchema: def.input,
         outputSchema: def.output,
-        annotations: { readOnlyHint: true, openWorldHint: false },
+        // A write tool (one that declares a scope) changes the project's data: replaying it with the same arguments changes nothing more.
+        annotations: def.scope
+          ? { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false }
+          : { readOnlyHint: true, openWorldHint: false },
       },
       (args: unknown) => call(def, args, caller, services, log),
     );

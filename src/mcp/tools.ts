@@ -35,6 +35,14 @@ import type { VexService } from "../modules/vex/vex.service.js";
 import { presentWorkflow, presentWorkflowItem } from "../modules/workflows/workflows.presenter.js";
 import { Workflow, WorkflowItem, WorkflowParams } from "../modules/workflows/workflows.schemas.js";
 import type { WorkflowsService } from "../modules/workflows/workflows.service.js";
+import { presentItemPage } from "../modules/stacks/stacks.presenter.js";
+import { StackItemListQuery, StackItemPage } from "../modules/stacks/stacks.schemas.js";
+import type { StacksService } from "../modules/stacks/stacks.service.js";
+import { presentImport } from "../modules/sbom/sbom.presenter.js";
+import { SBOM_MEDIA_TYPES, SbomImport } from "../modules/sbom/sbom.schemas.js";
+import type { SbomService } from "../modules/sbom/sbom.service.js";
+import { Forbidden } from "../platform/errors.js";
+import { AUTH } from "../platform/messages.js";
 
 /**
  * What the tools call: the very services (and the project resolver) the REST routes call, so that
@@ -50,6 +58,8 @@ export interface ToolServices {
   stats: Pick<StatsService, "totals" | "top" | "trend" | "timeseries" | "distribution" | "delays">;
   // VEX (get_vex).
   vex: Pick<VexService, "export">;
+  stacks: Pick<StacksService, "listItems">;
+  sbom: Pick<SbomService, "importInto">;
 }
 
 /** What a tool's run receives besides its arguments: the caller and the tenancy its declaration resolved. */
@@ -80,6 +90,11 @@ export interface ToolDef<
   project?: J;
   /** The `org_id` argument, when given, is resolved as a route's `org: true` (404 « Organisation introuvable »). */
   org?: G;
+  /**
+   * A write tool: the scope the API key must hold, as its REST twin's route (« Scope manquant »
+   * otherwise, before anything is resolved). A tool without one only reads.
+   */
+  scope?: string;
   run(args: z.output<I>, call: ToolCall<J, G>, services: ToolServices): Promise<z.input<O>>;
 }
 
@@ -100,6 +115,7 @@ function tool<
  * place for REST and MCP (ADR 0007) — then its one service call.
  */
 export async function runTool(def: ToolDef, args: Record<string, unknown>, caller: ApiKeyContext, services: ToolServices) {
+  if (def.scope && !caller.scopes.has(def.scope)) throw new Forbidden(AUTH.missingScope(def.scope));
   const projectId = args.project_id as string | undefined;
   const orgId = args.org_id as string | undefined;
   const project =
@@ -141,7 +157,7 @@ const GetWorkflowIn = z
   .refine((v) => (v.project_id === undefined) !== (v.org_id === undefined), { message: MCP.workflowTarget })
   .meta({ oneOf: [{ required: ["project_id"] }, { required: ["org_id"] }] });
 
-/** The tools of /mcp, all reads: each calls the service method and presenter of its REST twin. */
+/** The tools of /mcp, reads and one write (import_sbom): each calls the service method and presenter of its REST twin. */
 export const TOOLS: ToolDef[] = [
   tool({
     name: "get_workflow",
@@ -253,6 +269,36 @@ export const TOOLS: ToolDef[] = [
       const f = await s.vex.export(project, format);
       return { format, content_type: f.contentType, file_name: f.fileName, document: JSON.parse(f.body) as Record<string, unknown> };
     },
+  }),
+  tool({
+    name: "list_stack_items",
+    title: "List a stack's items",
+    description:
+      "A stack's items, paged, oldest first, filtered by value (q: contains), item_type and the SBOM they came from (as GET …/projects/{project_id}/stacks/{stack_id}/items): items, total, page, page_size.",
+    input: ProjectIn.extend({ stack_id: z.uuid() }).extend(StackItemListQuery.shape),
+    output: StackItemPage,
+    project: true,
+    run: async ({ project_id: _, stack_id, ...query }, { project }, s) =>
+      presentItemPage(await s.stacks.listItems(project, stack_id, query), query),
+  }),
+  tool({
+    name: "import_sbom",
+    title: "Load an SBOM into a stack",
+    description:
+      "Loads an SBOM document (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON, given whole as text in `document`) into a stack, as POST …/stacks/{stack_id}/sbom: the first upload of a document adds its packages as purl and CPE items; a new upload of the same document (same serialNumber or documentNamespace) replaces them and answers the difference (added, removed, versions changed), raises the alerts of what was added or changed and marks (never deletes) the alerts of what went. Needs an API key with the stacks-write scope. An invalid document is refused with each fault and its place; the MCP request is limited to 1 MiB (use the REST route for larger documents, up to 50 MiB).",
+    input: ProjectIn.extend({
+      stack_id: z.uuid(),
+      document: z.string().min(1).describe("The SBOM document's text"),
+      media_type: z
+        .enum(SBOM_MEDIA_TYPES)
+        .optional()
+        .describe("The document's media type (default: told by its content, as application/json or application/xml would be)"),
+    }),
+    output: SbomImport,
+    project: true,
+    scope: "stacks-write",
+    run: async ({ stack_id, document, media_type }, { project }, s) =>
+      presentImport(await s.sbom.importInto(project, stack_id, { input: document, mediaType: media_type })),
   }),
   statsTool("stats_totals", "totals", "CVE totals of a period", StatsQuery, StatsTotalsOut, (s, q, p) => s.totals(q, p)),
   statsTool("stats_top", "top", "Top values of a dimension", TopQuery, TopOut, (s, q, p) => s.top(q, p)),

@@ -12,6 +12,7 @@ export const NOT_FOUND = {
   run: "Run introuvable",
   stack: "Pile introuvable",
   stackItem: "Élément de pile introuvable",
+  sbom: "SBOM introuvable dans cette pile",
   tag: "Tag introuvable",
   alert: "Alerte introuvable",
   cve: "CVE introuvable",
@@ -156,6 +157,9 @@ export const INVALID = {
   reportPeriodLength: (days: number) => `la période fait au plus ${days} jours`,
   uploadMissing: "le fichier est attendu dans le champ « file » (multipart/form-data)",
   uploadUnreadable: "corps multipart/form-data illisible",
+  sbomWithoutIdentity:
+    "le document n'a pas d'identité : ni serialNumber (CycloneDX), ni documentNamespace (SPDX), ni nom du logiciel décrit (metadata.component) ; sans elle, un nouvel envoi ne pourrait pas le remplacer",
+  sbomStackName: "le document ne nomme pas le logiciel qu'il décrit : donnez le nom de la pile (?name=)",
   unknownEolProduct: (id: string) => `produit inconnu des données de fin de vie : ${id} (GET /api/v1/eol/products)`,
   unknownEolCycle: (product: string, cycle: string) => `cycle inconnu pour ${product} : ${cycle}`,
   periodWithDates: "period ne se combine pas avec from ou to",

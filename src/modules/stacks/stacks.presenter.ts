@@ -20,6 +20,7 @@ export function presentItem(i: StackItemRow, tags: TagRow[] = [], eol: StackItem
     tags: tags.map(presentTag),
     created_at: i.createdAt.toISOString(),
     eol: eol ? strip(eol) : null,
+    sbom_id: i.sbomId,
   };
 }
 
@@ -29,5 +30,18 @@ export function presentStack(v: StackView) {
     name: v.stack.name,
     project_id: v.stack.projectId,
     items: v.items.map((i) => presentItem(i, v.tags.get(i.id), v.eol.get(i.id) ?? null)),
+  };
+}
+
+/** StackItemPageOut. */
+export function presentItemPage(
+  p: { items: StackItemRow[]; tags: Map<string, TagRow[]>; eol: Map<string, StackItemEol>; total: number },
+  query: { page: number; page_size: number },
+) {
+  return {
+    items: p.items.map((i) => presentItem(i, p.tags.get(i.id), p.eol.get(i.id) ?? null)),
+    total: p.total,
+    page: query.page,
+    page_size: query.page_size,
   };
 }

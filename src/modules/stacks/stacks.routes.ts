@@ -2,9 +2,10 @@ import { z } from "zod";
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagRefIn } from "../tags/tags.schemas.js";
-import { presentItem, presentStack } from "./stacks.presenter.js";
+import { presentItem, presentItemPage, presentStack } from "./stacks.presenter.js";
 import {
-  Stack, StackCreated, StackIn, StackItem, StackItemCreated, StackItemIn, StackItemParams, StackItemUpdateIn, StackParams, StackUpdateIn,
+  Stack, StackCreated, StackIn, StackItem, StackItemCreated, StackItemIn, StackItemListQuery, StackItemPage, StackItemParams, StackItemUpdateIn,
+  StackParams, StackUpdateIn,
 } from "./stacks.schemas.js";
 import type { StacksService } from "./stacks.service.js";
 
@@ -58,6 +59,14 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       handler: async ({ project, params }) => {
         await service.delete(project, params.stack_id);
       },
+    }),
+    route({
+      operationId: "listStackItems",
+      method: "GET", url: `${BASE}/:stack_id/items`, auth: "both", project: true, tags: TAGS, summary: "A stack's items, paged, oldest first",
+      description: "For stacks too large to read inline (an SBOM of 50,000 components): filtered by value (q: contains, case-insensitive), item_type and the SBOM they came from.",
+      params: StackParams, query: StackItemListQuery,
+      responses: { 200: StackItemPage },
+      handler: async ({ project, params, query }) => presentItemPage(await service.listItems(project, params.stack_id, query), query),
     }),
     route({
       operationId: "addStackItem",

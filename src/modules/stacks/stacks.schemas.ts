@@ -3,6 +3,7 @@ import { STACK_ITEM_TYPES } from "../../platform/db/schema/alerting.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagBrief } from "../tags/tags.schemas.js";
 import { StackItemEol } from "../eol/eol.schemas.js";
+import { pageOf, PAGING } from "../../platform/http/paging.js";
 
 export const MIN_SEVERITIES = ["critical", "high", "medium", "low"] as const;
 
@@ -29,6 +30,11 @@ export const StackItem = z
       .describe(
         "The endoflife.date cycle the item runs (its CPE, purl or vendor:product names a product, its version falls in a cycle), else null",
       ),
+    sbom_id: z
+      .uuid()
+      .nullable()
+      .optional()
+      .describe("The SBOM the item came from (GET …/stacks/{stack_id}/sboms), null for an item added by hand"),
   })
   .meta({ id: "StackItemOut" });
 
@@ -109,6 +115,16 @@ export const StackCreated = Stack.extend({ alertes_creees: RAISED }).meta({ id: 
 export const StackItemCreated = StackItem.extend({ alertes_creees: RAISED }).meta({ id: "StackItemCreatedOut" });
 
 export const StackParams = ProjectParams.extend({ stack_id: z.uuid() });
+
+/** The paged list of a stack's items (a stack loaded from an SBOM holds tens of thousands). */
+export const StackItemListQuery = z.object({
+  q: z.string().min(1).max(500).optional().describe("Items whose value contains this text (case-insensitive)"),
+  item_type: z.enum(STACK_ITEM_TYPES).optional(),
+  sbom_id: z.uuid().optional().describe("Only the items of this SBOM of the stack"),
+  ...PAGING,
+});
+export const StackItemPage = pageOf(StackItem, "StackItemPageOut");
+export type StackItemListQuery = z.output<typeof StackItemListQuery>;
 export const StackItemParams = StackParams.extend({ item_id: z.uuid() });
 
 export type StackItemIn = z.output<typeof StackItemIn>;

@@ -3,6 +3,7 @@ import { matchNewItems } from "../../matching/matcher.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { bumpVersions, stackVersion } from "../../platform/db/versions.js";
 import type { StackItemType } from "../../platform/db/schema/index.js";
 import { Conflict, Invalid, NotFound, type Issue, type Loc } from "../../platform/errors.js";
 import { CONFLICT, NOT_FOUND } from "../../platform/messages.js";
@@ -10,7 +11,7 @@ import type { cvesRepository } from "../cves/cves.repository.js";
 import type { TagRow, tagsRepository } from "../tags/tags.repository.js";
 import { checkTagIds, getTag } from "../tags/tags.service.js";
 import { stacksRepository as repo, type NewItem, type StackItemRow, type StackRow } from "./stacks.repository.js";
-import type { StackIn, StackItemIn, StackItemUpdateIn } from "./stacks.schemas.js";
+import type { StackIn, StackItemIn, StackItemListQuery, StackItemUpdateIn } from "./stacks.schemas.js";
 import type { StackItemEol } from "../eol/eol.schemas.js";
 
 export interface StackView {
@@ -104,6 +105,7 @@ export class StacksService {
     if (errors.length) throw new Invalid(errors);
     for (const [i, it] of items.entries()) if (it.tag_ids.length) await checkTagIds(tx, stack.projectId, it.tag_ids, [...at(i), "tag_ids"]);
     const rows = await repo.insertItems(tx, stack.id, stack.projectId, parsed);
+    if (rows.length) await bumpVersions(tx, [stackVersion(stack.id)]);
     for (const [i, row] of rows.entries()) if (items[i]!.tag_ids.length) await this.tags.setItemTags(tx, row.id, items[i]!.tag_ids);
     return {
       rows,
@@ -193,6 +195,7 @@ export class StacksService {
       if (body.tag_ids) await checkTagIds(tx, project.id, body.tag_ids, ["body", "tag_ids"]);
       if (!next) throw new Invalid(errors);
       const item = (await repo.updateItem(tx, stackId, itemId, next))!;
+      await bumpVersions(tx, [stackVersion(stackId)]);
       if (body.tag_ids) await this.tags.setItemTags(tx, itemId, body.tag_ids);
       await matchNewItems(tx, [itemId]);
       const eol = (await this.eolOfItems(tx, [item])).get(item.id) ?? null;
@@ -202,7 +205,31 @@ export class StacksService {
 
   async deleteItem(project: ProjectScope, stackId: string, itemId: string): Promise<void> {
     await this.stackOf(this.db, project, stackId);
-    if (!(await repo.deleteItem(this.db, stackId, itemId))) throw new NotFound(NOT_FOUND.stackItem);
+    await this.db.transaction(async (tx) => {
+      if (!(await repo.deleteItem(tx, stackId, itemId))) throw new NotFound(NOT_FOUND.stackItem);
+      await bumpVersions(tx, [stackVersion(stackId)]);
+    });
+  }
+
+  /** A page of a stack's items (filtered by value, type, SBOM) with their tags and EOL facts. */
+  async listItems(
+    project: ProjectScope,
+    stackId: string,
+    query: StackItemListQuery,
+  ): Promise<{ items: StackItemRow[]; tags: Map<string, TagRow[]>; eol: Map<string, StackItemEol>; total: number }> {
+    await this.stackOf(this.db, project, stackId);
+    const { rows, total } = await repo.pageItems(
+      this.db,
+      stackId,
+      { q: query.q, itemType: query.item_type, sbomId: query.sbom_id },
+      (query.page - 1) * query.page_size,
+      query.page_size,
+    );
+    const tags = await this.tags.ofItems(
+      this.db,
+      rows.map((i) => i.id),
+    );
+    return { items: rows, tags, eol: await this.eolOfItems(this.db, rows), total };
   }
 
   /** Attaches (or detaches) one of the project's tags to an item. */

@@ -13,6 +13,12 @@ export const alertsVersion = (projectId: string) => `alerts:${projectId}`;
 /** The data version of a project's cases (their list counts are cached under it). */
 export const casesVersion = (projectId: string) => `cases:${projectId}`;
 
+/**
+ * The data version of a stack's items: bumped by every item added, changed or removed and every
+ * SBOM loaded or removed; the stack's CycloneDX export gives it as the document's `version`.
+ */
+export const stackVersion = (stackId: string) => `stack:${stackId}`;
+
 export async function bumpVersions(ex: Executor, names: string[]): Promise<void> {
   if (!names.length) return;
   // In name order: concurrent transactions lock the counters in one order.

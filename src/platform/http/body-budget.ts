@@ -30,6 +30,8 @@ export class BodyBudget {
 
   /** preParsing hook: reserve the body's bytes, or refuse the request before its body is read. */
   readonly hook = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    // A route that reads its body as a stream (an SBOM) holds no more of it than its reader does.
+    if (req.routeOptions?.config?.streamedBody) return;
     const length = req.headers["content-length"];
     // A route may take larger bodies (an upload declares its own limit).
     const limit = req.routeOptions?.bodyLimit ?? this.bodyLimit;

@@ -8,7 +8,10 @@ import type { Role } from "../db/schema/index.js";
 import { Forbidden } from "../errors.js";
 import { AUTH } from "../messages.js";
 import { readUpload, type Upload, type UploadSpec } from "./multipart.js";
+import { BodyTooLarge, bodyExceeded, drainBody, rawBodyOf, rawBodyParsers, type RawBody, type RawBodySpec } from "./raw-body.js";
 import { decodeBody, validateRequest, type RawRequest } from "./validation.js";
+import { missing } from "../pydantic/validate.js";
+import { RequestInvalid } from "./error-body.js";
 
 /**
  * The credentials a route serves: API keys (/api/v1's contract), sessions (a signed-in user: cookie
@@ -42,6 +45,8 @@ export interface RouteInput<P, Q, H, B, A, J, G = undefined> {
   org: G extends true ? OrgScope : undefined;
   /** The uploaded file of a route declaring `upload`, when the request was multipart/form-data (then `body` is undefined). */
   upload: Upload | undefined;
+  /** The body of a route declaring `rawBody` (always there: a request without one is refused before): its bytes as a stream, its media type. */
+  raw: RawBody | undefined;
   req: FastifyRequest;
   reply: FastifyReply;
 }
@@ -87,6 +92,12 @@ export interface RouteDef<
    * request then skips the JSON body and the handler receives `upload`. Documented under both media types.
    */
   upload?: UploadSpec;
+  /**
+   * The body is a document read as a stream by the handler (`raw`), not JSON: its media types (another
+   * Content-Type is a 415) and size limit (413 past it); a request without a body is a 422 at `body`.
+   * Documented under each media type as a binary string.
+   */
+  rawBody?: RawBodySpec;
   summary: string;
   description?: string;
   tags: string[];
@@ -185,51 +196,75 @@ export function registerRoutes(app: FastifyInstance, routes: RouteDef[], auth: A
         : def.auth === "none"
           ? null
           : auth[def.auth];
-    app.route({
-      method: def.method,
-      url: def.url,
-      schema: openApiSchema(def),
-      ...(def.upload && { bodyLimit: def.upload.maxBytes }),
-      handler: async (req, reply) => {
-        const raw: RawRequest = {
-          params: req.params as RawRequest["params"],
-          query: req.query as RawRequest["query"],
-          headers: req.headers,
-          rawBody: req.rawBody,
-          contentType: req.headers["content-type"],
-        };
-        const multipart = def.upload !== undefined && req.rawBuffer !== undefined;
-        const decoded = def.body && !multipart ? decodeBody(raw) : undefined;
-        const ctx = authenticate ? await authenticate(req, reply) : null;
-        if (def.scope && ctx?.kind === "apiKey" && !ctx.scopes.has(def.scope)) {
-          throw new Forbidden(AUTH.missingScope(def.scope));
-        }
-        const input = validateRequest(multipart ? { ...def, body: undefined } : def, raw, decoded);
-        const upload = multipart ? await readUpload(req.rawBuffer!, raw.contentType!, def.upload!) : undefined;
-        let project: ProjectScope | undefined;
-        if (def.project === true) {
-          const { project_id, org_id } = input.params as { project_id: string; org_id?: string };
-          project = await resolveProject(projects, ctx!, project_id, org_id);
-        } else if (def.project === "query") {
-          const { project_id } = input.query as { project_id?: string };
-          const caller = ctx!;
-          project =
-            project_id === undefined
-              ? undefined
-              : await resolveProject(projects, caller, project_id, caller.kind === "apiKey" ? caller.orgId : undefined);
-        }
-        const org = def.org ? resolveOrg(ctx!, (input.params as { org_id: string }).org_id) : undefined;
-        if (ctx?.kind === "session") {
-          const orgId = project?.orgId ?? org?.id;
-          if (orgId !== undefined && !roleAtLeast(ctx.roles.get(orgId)!, role)) throw new Forbidden(AUTH.missingRole(role));
-        }
-        reply.code(def.status ?? 200); // the handler may choose another success status
-        const result = await def.handler({ ...input, auth: ctx, project, org, upload, req, reply } as never);
-        if (reply.sent) return reply;
-        if (result === undefined) return reply.send();
-        return result;
-      },
-    });
+    const register = (on: FastifyInstance) =>
+      on.route({
+        method: def.method,
+        url: def.url,
+        schema: openApiSchema(def),
+        ...(def.upload && { bodyLimit: def.upload.maxBytes }),
+        ...(def.rawBody && { bodyLimit: def.rawBody.maxBytes, config: { streamedBody: true } }),
+        handler: async (req, reply) => {
+          const raw: RawRequest = {
+            params: req.params as RawRequest["params"],
+            query: req.query as RawRequest["query"],
+            headers: req.headers,
+            rawBody: req.rawBody,
+            contentType: req.headers["content-type"],
+          };
+          const multipart = def.upload !== undefined && req.rawBuffer !== undefined;
+          const decoded = def.body && !multipart ? decodeBody(raw) : undefined;
+          const ctx = authenticate ? await authenticate(req, reply) : null;
+          if (def.scope && ctx?.kind === "apiKey" && !ctx.scopes.has(def.scope)) {
+            throw new Forbidden(AUTH.missingScope(def.scope));
+          }
+          const input = validateRequest(multipart ? { ...def, body: undefined } : def, raw, decoded);
+          const upload = multipart ? await readUpload(req.rawBuffer!, raw.contentType!, def.upload!) : undefined;
+          let project: ProjectScope | undefined;
+          if (def.project === true) {
+            const { project_id, org_id } = input.params as { project_id: string; org_id?: string };
+            project = await resolveProject(projects, ctx!, project_id, org_id);
+          } else if (def.project === "query") {
+            const { project_id } = input.query as { project_id?: string };
+            const caller = ctx!;
+            project =
+              project_id === undefined
+                ? undefined
+                : await resolveProject(projects, caller, project_id, caller.kind === "apiKey" ? caller.orgId : undefined);
+          }
+          const org = def.org ? resolveOrg(ctx!, (input.params as { org_id: string }).org_id) : undefined;
+          if (ctx?.kind === "session") {
+            const orgId = project?.orgId ?? org?.id;
+            if (orgId !== undefined && !roleAtLeast(ctx.roles.get(orgId)!, role)) throw new Forbidden(AUTH.missingRole(role));
+          }
+          reply.code(def.status ?? 200); // the handler may choose another success status
+          let stream: RawBody | undefined;
+          if (def.rawBody) {
+            stream = rawBodyOf(req, def.rawBody);
+            if (!stream) throw new RequestInvalid([missing(["body"], null)]);
+          }
+          let result: unknown;
+          try {
+            result = await def.handler({ ...input, auth: ctx, project, org, upload, raw: stream, req, reply } as never);
+          } catch (err) {
+            // Whatever the reader made of a body cut at the limit, the answer is the limit's.
+            if (bodyExceeded(stream)) throw new BodyTooLarge(def.rawBody!.maxBytes);
+            throw err;
+          } finally {
+            if (stream) drainBody(req);
+          }
+          if (reply.sent) return reply;
+          if (result === undefined) return reply.send();
+          return result;
+        },
+      });
+    // A raw-body route takes its body through its own content parsers (an encapsulated context).
+    if (def.rawBody) {
+      const spec = def.rawBody;
+      app.register(async (child) => {
+        rawBodyParsers(child, spec);
+        register(child);
+      });
+    } else register(app);
   }
   for (const [url, methods] of methodsByUrl) {
     const others = ALL_METHODS.filter((m) => !methods.has(m) && !(m === "GET" && methods.has("HEAD")));
@@ -333,10 +368,18 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
   if (def.body) {
     error(413, `Body over the limit (${def.upload ? `${def.upload.maxBytes / 1024 / 1024} MiB` : "1 MiB"})`);
     error(415, "Content-Type that is not a media type");
+  } else if (def.rawBody) {
+    error(413, `Body over the limit (${def.rawBody.maxBytes / 1024 / 1024} MiB, ${def.rawBody.maxBytes} bytes)`);
+    error(415, `Content-Type other than ${def.rawBody.mediaTypes.join(", ")}`);
   }
   if (params.length) error(414, "A path parameter over the length limit (200 characters)");
-  if (def.params || def.query || def.headers || def.body)
-    response[422] = answer("Validation error (FastAPI/Pydantic shape)", HTTPValidationError);
+  if (def.params || def.query || def.headers || def.body || def.rawBody)
+    response[422] = answer(
+      def.rawBody
+        ? "Validation error (FastAPI/Pydantic shape): a parameter, no body, or the document refused (an item per fault, `loc` from body to the fault's place)"
+        : "Validation error (FastAPI/Pydantic shape)",
+      HTTPValidationError,
+    );
   if (def.auth === "apiKey" || def.auth === "both") {
     error(429, `Hourly call limit of the organization's plan reached (Retry-After)${def.auth === "both" ? ": API keys only" : ""}`);
   } else if (declared[429]) error(429, declared[429]);
@@ -349,6 +392,7 @@ function openApiSchema(def: RouteDef) {
   return {
     operationId: def.operationId,
     ...(def.upload && { upload: def.upload }),
+    ...(def.rawBody && { rawBody: def.rawBody }),
     summary: def.summary,
     ...(def.description ? { description: def.description } : {}),
     tags: def.tags,

@@ -12,6 +12,7 @@ import { BodyBudget } from "./body-budget.js";
 import { csrfGuard } from "./csrf.js";
 import { errorAnswer } from "./error-body.js";
 import { uploadBody, type UploadSpec } from "./multipart.js";
+import { rawBodyDoc, type RawBodySpec } from "./raw-body.js";
 import { tidyComponents } from "./openapi.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
 
@@ -149,10 +150,15 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
         },
       },
     },
-    // A route taking an upload documents its body under application/json and multipart/form-data.
+    // A route taking an upload documents its body under application/json and multipart/form-data;
+    // a raw-body route, under each of its media types as a binary string.
     transform: (doc) => {
-      const upload = (doc.schema as { upload?: UploadSpec } | undefined)?.upload;
+      const { upload, rawBody } = (doc.schema ?? {}) as { upload?: UploadSpec; rawBody?: RawBodySpec };
       const out = jsonSchemaTransform(doc) as { schema: Record<string, unknown>; url: string };
+      if (rawBody) {
+        const { rawBody: _, ...schema } = out.schema;
+        return { ...out, schema: { ...schema, body: rawBodyDoc(rawBody) } };
+      }
       if (!upload) return out;
       const { upload: _, ...schema } = out.schema;
       return { ...out, schema: { ...schema, body: uploadBody(schema.body, upload) } };
