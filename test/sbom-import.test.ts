@@ -353,6 +353,21 @@ describe("a CycloneDX 1.6 document of vulnerable packages (made with the Cyclone
       "CVE-2024-3400",
       "CVE-2024-9468",
     ]);
+    // The alert list says it, and filters on it.
+    const marked = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/projects/${project}/alerts?correspond_encore=false&sort=triggered_at`,
+      headers: bearer(a.readKey),
+    });
+    expect(
+      marked
+        .json()
+        .items.map((i: { cve_id: string; correspond_encore: boolean }) => [i.cve_id, i.correspond_encore])
+        .sort(),
+    ).toEqual([
+      ["CVE-2023-36053", false],
+      ["CVE-2024-51756", false],
+    ]);
     // The changed item kept its id and its tag; the case is untouched.
     const django = (await allItems(stackId)).find((i) => i.id === djangoPurl.id) as unknown as { value: string; tags: { name: string }[] };
     expect(django.value).toBe("pkg:pypi/django@4.2.3");

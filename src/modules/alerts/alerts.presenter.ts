@@ -23,6 +23,7 @@ export function presentAlert(a: AlertRow, tags: TagRow[] = []): AlertOut {
     tags: tags.map(presentTag),
     epss_score: a.epss,
     correspondance: a.match,
+    correspond_encore: a.matching,
   };
 }
 

@@ -21,12 +21,13 @@ export interface AlertRow {
   aliases: string[] | null;
   fusion_de: string[] | null;
   epss: number | null;
+  matching: boolean;
 }
 
 /** An alert with what the CVE record says (description, aliases…), for a handful of alerts already chosen. */
 const SELECT = sql`select a.id, a.cve_id, a.triggered_at, a.is_read, a.severity, a.cvss_score, a.is_kev, a.has_poc, a.palier,
   coalesce(a.vendor, c.vendor) as vendor, coalesce(a.product, c.product) as product, a.source, a.match,
-  c.description, c.aliases, c.fusion_de, a.epss`;
+  c.description, c.aliases, c.fusion_de, a.epss, a.matching`;
 const JOIN = sql`left join cves c on c.cve_id = a.cve_id`;
 
 // Newest first is read off alerts_project_triggered_idx (its DESC NULLS LAST order, spelled out).
@@ -59,6 +60,7 @@ function filters(projectId: string, q: AlertListQuery): SQL[] {
       )})`,
     );
   if (q.is_kev !== undefined) where.push(sql`a.is_kev = ${q.is_kev}`);
+  if (q.correspond_encore !== undefined) where.push(sql`a.matching = ${q.correspond_encore}`);
   if (q.has_poc !== undefined) where.push(sql`a.has_poc = ${q.has_poc}`);
   if (q.min_epss !== undefined) where.push(sql`a.epss >= ${q.min_epss}`);
   if (q.rule?.length)

@@ -29,6 +29,11 @@ export const AlertOut = z
     correspondance: z
       .record(z.string(), z.unknown())
       .describe("The match, structured: item_id, item_type, value, rule, version, range, origin"),
+    correspond_encore: z
+      .boolean()
+      .describe(
+        "false: no item of the project matches the CVE any more (an SBOM upload removed or upgraded the package, an item was changed, or the CVE's ranges changed); the alert, its case and tags are kept",
+      ),
   })
   .meta({ id: "AlertOut" });
 
@@ -49,6 +54,7 @@ export const AlertListQuery = z.object({
   severity: z.array(z.enum(SEVERITY_VALUES)).optional().describe("Repeatable"),
   palier: z.array(z.enum(PALIERS)).optional().describe("Repeatable: the alert's priority tier (P1 act now … P4)"),
   is_kev: z.boolean().optional(),
+  correspond_encore: z.boolean().optional().describe("false: the alerts no item of the project matches any more (see AlertOut)"),
   has_poc: z.boolean().optional(),
   q: z.string().min(1).max(200).optional().describe("CVE id, words of the description, vendor or product"),
   tag: z.string().min(1).max(100).optional().describe("A tag id or name"),
