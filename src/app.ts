@@ -48,6 +48,8 @@ import { tagsRoutes } from "./modules/tags/tags.routes.js";
 import { CasesService } from "./modules/cases/cases.service.js";
 import { casesRoutes } from "./modules/cases/cases.routes.js";
 import { casesRepository } from "./modules/cases/cases.repository.js";
+import { VexService } from "./modules/vex/vex.service.js";
+import { vexRoutes } from "./modules/vex/vex.routes.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { RisksService } from "./modules/risks/risks.service.js";
 import { risksRoutes } from "./modules/risks/risks.routes.js";
@@ -117,6 +119,8 @@ export interface Services {
   reports: ReportsService;
   /** Monitored URLs and their scans. */
   urls: UrlsService;
+  /** VEX out (the cases as CycloneDX, CSAF, OpenVEX) and in (a supplier's statements as proposals). */
+  vex: VexService;
 }
 
 /** Options of the composition root (tests inject the notification handlers). */
@@ -199,6 +203,7 @@ export function createServices(database: Database, config: Config, options: Serv
     runs,
     reports,
     urls: new UrlsService(database.db, config.urls, scanner, stacks),
+    vex: new VexService(database.db, cases),
   };
 }
 
@@ -238,6 +243,7 @@ export async function buildApp(opts: {
       ...tagsRoutes(services.tags),
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases, services.caseExpiry),
+      ...vexRoutes(services.vex),
       ...risksRoutes(services.risks),
       ...reportsRoutes(services.reports),
       ...eolRoutes(services.eol),

@@ -32,6 +32,7 @@ export const NOT_FOUND = {
   monitoredUrl: "URL surveillée introuvable",
   technology: "Technologie non détectée sur cette URL (dernier scan)",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
+  vexProposal: "Proposition VEX introuvable",
 } as const;
 
 /** 409 codes, each with the message of its conflict. */
@@ -88,6 +89,15 @@ export const CONFLICT = {
     code: "technologie_sans_version",
     message: (name: string) => `La version de ${name} n'a pas été détectée : ajoutez l'élément à la pile à la main`,
   },
+  proposalDecided: {
+    code: "proposition_decidee",
+    message: (status: string) => `Cette proposition VEX est déjà décidée (${status}) : importer le document à nouveau ne la rouvre pas`,
+  },
+  emptyVex: {
+    code: "vex_vide",
+    message: (format: string) =>
+      `Le projet n'a aucune alerte : un document ${format === "csaf" ? "CSAF VEX" : "OpenVEX"} exige au moins une vulnérabilité (le format cyclonedx accepte une liste vide)`,
+  },
   /** A bulk change refused as a whole: `n` selected cases cannot move to the status. */
   bulkTransition: (n: number, first: string) => `${n} cas ne peuvent pas prendre ce statut, rien n'a été modifié. ${first}`,
 } as const;
@@ -139,7 +149,7 @@ export const INVALID = {
   measureRequired: "measure est requise pour une exception MITIGATED",
   createNeedsIds: "create_missing demande cve_ids",
   idsOrFilter: "fournir soit cve_ids (non vide), soit filter, pas les deux",
-  nothingToSet: "set doit contenir au moins un changement : status, severity, add_tags ou remove_tags",
+  nothingToSet: "set doit contenir au moins un changement : status, severity, justification_vex, add_tags ou remove_tags",
   unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
   tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
   reportPeriodUnused: "from et to ne s'appliquent qu'au rapport_projet (les autres rapports donnent l'état du jour)",
@@ -158,4 +168,11 @@ export const INVALID = {
   projectMetric: (metric: string) => `la métrique ${metric} demande project_id`,
   url: "URL http:// ou https:// invalide",
   urlCredentials: "l'URL ne doit pas contenir d'identifiants (user:password@)",
+  justificationNeedsNonConcerne: (status: string) =>
+    `justification_vex ne s'applique qu'à un cas non_concerne (statut ${status}) : passez status à non_concerne dans la même requête`,
+  justificationNeedsNonConcerneBulk: (ids: string[]) =>
+    `justification_vex ne s'applique qu'aux cas non_concerne : donnez status non_concerne, ou retirez ces cas : ${ids.join(", ")}`,
+  vexFormatUnknown:
+    "format VEX non reconnu : attendu CycloneDX (bomFormat « CycloneDX »), CSAF 2.0 (document.csaf_version « 2.0 ») ou OpenVEX (@context https://openvex.dev/ns…)",
+  vexSchema: (format: string, message: string) => `non conforme au schéma ${format} : ${message}`,
 } as const;

@@ -27,6 +27,7 @@ export function presentCase(c: CaseRow, tags: TagRow[] = []): CaseOut {
     tags: tags.map(presentTag),
     risque: c.risk_id ? { id: c.risk_id, title: c.risk_title!, expires_on: c.risk_expires_on! } : null,
     severity_manual: c.severity_manual,
+    justification_vex: c.vex_justification,
   };
 }
 

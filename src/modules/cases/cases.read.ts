@@ -1,11 +1,30 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
-import { rowsOf } from "../../platform/db/sql.js";
+import type { CaseStatus, ExceptionNature, VexJustification } from "../../platform/db/schema/index.js";
+import { pgArray, rowsOf } from "../../platform/db/sql.js";
 
 /** What a workflow run knows of the project's case for a CVE. */
 export interface CaseFacts {
   status: string;
   severity: string | null;
+}
+
+/** What a VEX document says of a case: its analysis, its exception, or the register entry covering it. */
+export interface CaseVexFacts {
+  cve_id: string;
+  status: CaseStatus;
+  vex_justification: VexJustification | null;
+  notes: string | null;
+  exception_nature: ExceptionNature | null;
+  exception_measure: string | null;
+  exception_justification: string | null;
+  exception_expires_on: string | null;
+  exception_set_at: Date | string | null;
+  risk_title: string | null;
+  risk_justification: string | null;
+  risk_expires_on: string | null;
+  created_at: Date | string;
+  updated_at: Date | string;
 }
 
 /**
@@ -21,5 +40,30 @@ export const casesRead = {
       sql`select status, severity from cases where project_id = ${projectId} and cve_id = ${cveId.toUpperCase()}`,
     );
     return row ?? null;
+  },
+
+  /** The statuses of the project's cases for these CVEs (absent: no case). One query. */
+  async statuses(ex: Executor, projectId: string, cveIds: string[]): Promise<Map<string, CaseStatus>> {
+    if (!cveIds.length) return new Map();
+    const rows = await rowsOf<{ cve_id: string; status: CaseStatus }>(
+      ex,
+      sql`select cve_id, status from cases where project_id = ${projectId} and cve_id = any(${pgArray(cveIds)}::text[])`,
+    );
+    return new Map(rows.map((r) => [r.cve_id, r.status]));
+  },
+
+  /**
+   * Every case of the project with what a VEX document says of it (the register entry covering it
+   * joined), in CVE order: one set-based query whatever the number of cases.
+   */
+  async vexFacts(ex: Executor, projectId: string): Promise<CaseVexFacts[]> {
+    return rowsOf<CaseVexFacts>(
+      ex,
+      sql`select c.cve_id, c.status, c.vex_justification, c.notes, c.exception_nature, c.exception_measure, c.exception_justification,
+        to_char(c.exception_expires_on, 'YYYY-MM-DD') as exception_expires_on, c.exception_set_at,
+        r.title as risk_title, r.justification as risk_justification, to_char(r.expires_on, 'YYYY-MM-DD') as risk_expires_on,
+        c.created_at, c.updated_at
+      from cases c left join risks r on r.id = c.risk_id where c.project_id = ${projectId} order by c.cve_id`,
+    );
   },
 };

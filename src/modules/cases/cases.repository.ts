@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { Actor } from "../../platform/auth/context.js";
 import { insertEvents } from "../../events/outbox.js";
 import type { Executor } from "../../platform/db/client.js";
-import type { CaseStatus, ExceptionNature } from "../../platform/db/schema/index.js";
+import type { CaseStatus, ExceptionNature, VexJustification } from "../../platform/db/schema/index.js";
 import { pgArray, rowsOf } from "../../platform/db/sql.js";
 import { caseAfter, caseFilters, caseKeys, caseOrder, EXCEPTION_STATUS_SQL, EXPIRY } from "./cases.filters.js";
 import { CASE_COLUMNS, exceptionJson, riskJson } from "./cases.sql.js";
@@ -26,6 +26,7 @@ export interface CaseRow {
   risk_id: string | null;
   risk_title: string | null;
   risk_expires_on: string | null;
+  vex_justification: VexJustification | null;
   created_at: Date | string;
   updated_at: Date | string;
 }
@@ -65,6 +66,8 @@ export interface CasePatch {
     expires_on: string;
   } | null;
   risk_id?: string | null;
+  /** Undefined: kept while the case stays non_concerne, cleared when `status` takes another value. */
+  vex_justification?: VexJustification | null;
 }
 
 /** A case with its register entry (`c`, `cr`). */
@@ -108,6 +111,9 @@ export const casesRepository = {
   async update(ex: Executor, caseId: string, p: CasePatch): Promise<void> {
     const sets = [sql`updated_at = now()`];
     if (p.status !== undefined) sets.push(sql`status = ${p.status}`);
+    // The VEX justification lives only with non_concerne: whatever moves the case elsewhere drops it.
+    if (p.vex_justification !== undefined) sets.push(sql`vex_justification = ${p.vex_justification}`);
+    else if (p.status !== undefined && p.status !== "non_concerne") sets.push(sql`vex_justification = null`);
     if (p.notes !== undefined) sets.push(sql`notes = ${p.notes}`);
     if (p.severity_manual !== undefined) sets.push(sql`severity_manual = ${p.severity_manual}`);
     if (p.severity !== undefined)
@@ -232,17 +238,26 @@ export const casesRepository = {
    * (exception_removed, with its content) or uncovers it from its register entry (risk_unlinked,
    * with the entry), as a single change does. Returns the changed case ids.
    */
-  async bulkStatus(ex: Executor, ids: string[], to: CaseStatus, actor: Actor, comment: string | null): Promise<string[]> {
+  async bulkStatus(
+    ex: Executor,
+    ids: string[],
+    to: CaseStatus,
+    actor: Actor,
+    comment: string | null,
+    justification: VexJustification | null = null,
+  ): Promise<string[]> {
+    // non_concerne takes the justification given; any other status drops the one held (ADR 0031).
+    const vex = to === "non_concerne" ? sql`${justification}::text` : sql`null::text`;
     const rows = await rowsOf<{ case_id: string }>(
       ex,
       sql`with old as (
         select c.id, c.status, c.exception_nature, c.exception_measure, c.exception_justification, c.exception_expires_on,
-          c.exception_set_at, c.risk_id, r.title as risk_title, r.expires_on as risk_expires_on,
+          c.exception_set_at, c.risk_id, r.title as risk_title, r.expires_on as risk_expires_on, c.vex_justification,
           c.status in ${EXCEPTION_STATUS_SQL} as leaving
         from cases c left join risks r on r.id = c.risk_id
         where c.id = any(${pgArray(ids)}::uuid[]) and c.status <> ${to}
       ), upd as (
-        update cases k set status = ${to}, updated_at = now(),
+        update cases k set status = ${to}, updated_at = now(), vex_justification = ${vex},
           exception_nature = case when o.leaving then null else k.exception_nature end,
           exception_measure = case when o.leaving then null else k.exception_measure end,
           exception_justification = case when o.leaving then null else k.exception_justification end,
@@ -256,9 +271,12 @@ export const casesRepository = {
         case when o.leaving and o.exception_nature is not null then 'exception_removed'
           when o.leaving and o.risk_id is not null then 'risk_unlinked' else 'status' end,
         o.status, ${to}, ${comment}, ${actor.type}, ${actor.id}, ${actor.label},
-        case when o.leaving and o.exception_nature is not null then jsonb_build_object('exception', ${exceptionJson("o")})
+        nullif(coalesce(case when o.leaving and o.exception_nature is not null then jsonb_build_object('exception', ${exceptionJson("o")})
           when o.leaving and o.risk_id is not null then jsonb_build_object('risk', ${riskJson(sql`o.risk_id`, sql`o.risk_title`, sql`o.risk_expires_on`)})
-        end
+        end, '{}'::jsonb)
+        || case when ${vex} is not null then jsonb_build_object('justification_vex', ${vex})
+          when o.vex_justification is not null then jsonb_build_object('justification_vex', null, 'previous_justification_vex', o.vex_justification)
+          else '{}'::jsonb end, '{}'::jsonb)
       from old o join upd u on u.id = o.id order by o.id
       returning case_id`,
     );
@@ -283,6 +301,35 @@ export const casesRepository = {
       insert into case_history (case_id, event, from_status, to_status, comment, actor_type, actor_id, actor_label, details)
       select o.id, 'severity', o.status, o.status, ${comment}, ${actor.type}, ${actor.id}, ${actor.label},
         jsonb_build_object('from', o.severity, 'to', ${severity}::text, 'follows_cve', ${severity === null}::boolean)
+      from old o join upd u on u.id = o.id order by o.id
+      returning case_id`,
+    );
+    return rows.map((r) => r.case_id);
+  },
+
+  /**
+   * Sets the VEX justification of these cases that are non_concerne (null removes it), in one
+   * statement with a `vex_justification` history row each; cases already so are left alone.
+   * Returns the changed case ids.
+   */
+  async bulkJustification(
+    ex: Executor,
+    ids: string[],
+    justification: VexJustification | null,
+    actor: Actor,
+    comment: string | null,
+  ): Promise<string[]> {
+    const rows = await rowsOf<{ case_id: string }>(
+      ex,
+      sql`with old as (
+        select c.id, c.status, c.vex_justification from cases c
+        where c.id = any(${pgArray(ids)}::uuid[]) and c.status = 'non_concerne' and c.vex_justification is distinct from ${justification}::text
+      ), upd as (
+        update cases k set vex_justification = ${justification}::text, updated_at = now() from old o where k.id = o.id returning k.id
+      )
+      insert into case_history (case_id, event, from_status, to_status, comment, actor_type, actor_id, actor_label, details)
+      select o.id, 'vex_justification', o.status, o.status, ${comment}, ${actor.type}, ${actor.id}, ${actor.label},
+        jsonb_build_object('from', o.vex_justification, 'to', ${justification}::text)
       from old o join upd u on u.id = o.id order by o.id
       returning case_id`,
     );

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EXCEPTION_NATURES } from "../../platform/db/schema/index.js";
+import { EXCEPTION_NATURES, VEX_JUSTIFICATIONS } from "../../platform/db/schema/index.js";
 import { SEVERITY_VALUES } from "../cves/cves.schemas.js";
 import { PAGING, pageOf } from "../../platform/http/paging.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
@@ -15,6 +15,13 @@ export const CveId = z
   .describe("CVE-YYYY-NNNN… (case aside)");
 
 export const CaseStatusEnum = z.enum(CASE_STATUSES);
+
+/** Why a case is non_concerne, in the VEX vocabulary of CISA (OpenVEX justifications, CSAF flag labels). */
+export const JustificationVexEnum = z
+  .enum(VEX_JUSTIFICATIONS)
+  .describe(
+    "Why the project is not affected (VEX): component_not_present, vulnerable_code_not_present, vulnerable_code_not_in_execute_path, vulnerable_code_cannot_be_controlled_by_adversary, inline_mitigations_already_exist",
+  );
 export const SeverityEnum = z.enum(SEVERITY_VALUES);
 
 export const CaseExceptionOut = z
@@ -52,6 +59,9 @@ export const CaseOut = z
     // Beyond the specification.
     risque: CaseRiskRef.nullable().describe("The register entry covering the case, or null"),
     severity_manual: z.boolean().describe("true: severity was set by hand and no longer follows the CVE"),
+    justification_vex: JustificationVexEnum.nullable().describe(
+      "Why the case is non_concerne (VEX not_affected justification); null otherwise: cleared whenever the case leaves non_concerne",
+    ),
   })
   .meta({ id: "CaseOut" });
 
@@ -78,6 +88,7 @@ export const CASE_EVENTS = [
   "risk_expired",
   "tag_added",
   "tag_removed",
+  "vex_justification",
 ] as const;
 export type CaseEvent = (typeof CASE_EVENTS)[number];
 
@@ -111,6 +122,10 @@ export const CaseIn = z
     notes: z.string().max(10_000).nullable().optional(),
     severity: SeverityEnum.nullable().optional().describe("Set by hand; null: follow the CVE's severity again"),
     comment: COMMENT,
+    // Beyond the specification.
+    justification_vex: JustificationVexEnum.nullable()
+      .optional()
+      .describe("Only when the status is or becomes non_concerne (422 otherwise); null removes it. Exported as the VEX justification"),
   })
   .meta({ id: "CaseIn" });
 
@@ -231,6 +246,9 @@ export const CaseBulkIn = z
       .object({
         status: CaseStatusEnum.optional().describe("Under the transition rules; cases already in it are left alone"),
         severity: SeverityEnum.nullable().optional().describe("Set by hand; null: follow the CVE's severity again"),
+        justification_vex: JustificationVexEnum.nullable()
+          .optional()
+          .describe("Only with status non_concerne, or on cases all non_concerne already (422 otherwise); null removes it"),
         add_tags: z.array(z.uuid()).max(100).optional().describe("Tag ids of the project"),
         remove_tags: z.array(z.uuid()).max(100).optional(),
       })

@@ -1,4 +1,5 @@
 import type { Actor, ProjectScope } from "../../platform/auth/context.js";
+import type { VexJustification } from "../../platform/db/schema/index.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { bumpVersions, casesVersion, readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { Conflict, Invalid, invalid, NotFound, type Issue } from "../../platform/errors.js";
@@ -71,6 +72,19 @@ function leaveException(row: CaseRow, patch: CasePatch): Pick<HistoryEntry, "eve
 }
 
 /**
+ * What a status change does to the VEX justification: entering non_concerne takes the one given,
+ * leaving it drops the one held (the patch says so); the history details say which.
+ */
+function vexChange(row: CaseRow, to: CaseStatus, given: VexJustification | null, patch: CasePatch): Record<string, unknown> | null {
+  if (to === "non_concerne") {
+    patch.vex_justification = given;
+    return given ? { justification_vex: given } : null;
+  }
+  patch.vex_justification = null;
+  return row.vex_justification ? { justification_vex: null, previous_justification_vex: row.vex_justification } : null;
+}
+
+/**
  * The cases of a project: one per CVE, its status under the transition rules (cases.states.ts),
  * its exception, tags and a history row for every change, written in the change's transaction.
  */
@@ -127,11 +141,23 @@ export class CasesService {
     const entries: HistoryEntry[] = [];
     const patch: CasePatch = {};
     const base = { caseId: current.id, from: current.status, to: current.status, comment: body.comment ?? null };
+    const target = body.status ?? current.status;
+    if (body.justification_vex != null && target !== "non_concerne")
+      throw invalid(["body", "justification_vex"], INVALID.justificationNeedsNonConcerne(target), body.justification_vex);
     if (body.status !== undefined && body.status !== current.status) {
       checkTransition(current.status, body.status);
       patch.status = body.status;
       const left = EXCEPTION_STATUSES.includes(current.status) ? leaveException(current, patch) : null;
-      entries.push({ ...base, to: body.status, event: left?.event ?? "status", details: left?.details ?? null });
+      const vex = vexChange(current, body.status, body.justification_vex ?? null, patch);
+      const details = left || vex ? { ...left?.details, ...vex } : null;
+      entries.push({ ...base, to: body.status, event: left?.event ?? "status", details });
+    } else if (
+      body.justification_vex !== undefined &&
+      current.status === "non_concerne" &&
+      body.justification_vex !== current.vex_justification
+    ) {
+      patch.vex_justification = body.justification_vex;
+      entries.push({ ...base, event: "vex_justification", details: { from: current.vex_justification, to: body.justification_vex } });
     }
     const to = patch.status ?? current.status;
     // null: follow the CVE again (a change only when it was set by hand); a value: a change unless already set by hand to it.
@@ -165,6 +191,40 @@ export class CasesService {
    */
   async create(ex: Executor, project: ProjectScope, rawCveId: string, actor: Actor, comment: string | null = null): Promise<boolean> {
     return (await this.createMany(ex, project, [rawCveId.toUpperCase()], actor, comment)) > 0;
+  }
+
+  /**
+   * An accepted VEX proposal (the vex module), inside the caller's transaction: the case of the CVE
+   * (created when the project has only the alert) becomes non_concerne with the statement's
+   * justification, or, already non_concerne, takes it; the history row carries `comment` (which
+   * cites the source) and `source` in its details. 409 transition_invalide from a status that
+   * cannot become non_concerne (corrige, attenue, risque_accepte).
+   */
+  async acceptVex(
+    tx: Executor,
+    project: ProjectScope,
+    rawCveId: string,
+    justification: VexJustification | null,
+    actor: Actor,
+    comment: string,
+    source: Record<string, unknown>,
+  ): Promise<void> {
+    const cveId = rawCveId.toUpperCase();
+    await this.createMany(tx, project, [cveId], actor, null);
+    const current = (await repo.get(tx, project.id, cveId, true))!;
+    const base = { caseId: current.id, from: current.status, to: "non_concerne" as const, comment };
+    if (current.status === "non_concerne") {
+      const details = { from: current.vex_justification, to: justification, vex: source };
+      await this.write(tx, project, current.id, { vex_justification: justification }, actor, [
+        { ...base, event: "vex_justification", details },
+      ]);
+      return;
+    }
+    checkTransition(current.status, "non_concerne");
+    const patch: CasePatch = { status: "non_concerne", vex_justification: justification };
+    await this.write(tx, project, current.id, patch, actor, [
+      { ...base, event: "status", details: { justification_vex: justification, vex: source } },
+    ]);
   }
 
   /**
@@ -287,8 +347,16 @@ export class CasesService {
     if ((body.cve_ids !== undefined) === (body.filter !== undefined)) throw invalid(["body"], INVALID.idsOrFilter, body);
     if (body.create_missing && !body.cve_ids) throw invalid(["body", "create_missing"], INVALID.createNeedsIds, body.create_missing);
     const set = body.set;
-    if (set.status === undefined && set.severity === undefined && !set.add_tags?.length && !set.remove_tags?.length)
+    if (
+      set.status === undefined &&
+      set.severity === undefined &&
+      set.justification_vex === undefined &&
+      !set.add_tags?.length &&
+      !set.remove_tags?.length
+    )
       throw invalid(["body", "set"], INVALID.nothingToSet, set);
+    if (set.justification_vex != null && set.status !== undefined && set.status !== "non_concerne")
+      throw invalid(["body", "set", "justification_vex"], INVALID.justificationNeedsNonConcerne(set.status), set.justification_vex);
     const cveIds = body.cve_ids ? [...new Set(body.cve_ids.map((id) => id.toUpperCase()))] : null;
     const comment = body.comment ?? null;
     return this.db.transaction(async (tx) => {
@@ -318,13 +386,25 @@ export class CasesService {
           });
         }
       }
+      if (set.justification_vex != null && set.status === undefined) {
+        const others = rows.filter((r) => r.status !== "non_concerne").sort((a, b) => (a.cve_id < b.cve_id ? -1 : 1));
+        if (others.length)
+          throw invalid(
+            ["body", "set", "justification_vex"],
+            INVALID.justificationNeedsNonConcerneBulk(others.slice(0, 100).map((r) => r.cve_id)),
+            set.justification_vex,
+          );
+      }
       const ids = rows.map((r) => r.id);
       const changed = new Set<string>();
       const add = (caseIds: string[]) => {
         for (const id of caseIds) changed.add(id);
       };
       if (ids.length) {
-        if (set.status !== undefined) add(await repo.bulkStatus(tx, ids, set.status, actor, comment));
+        if (set.status !== undefined) add(await repo.bulkStatus(tx, ids, set.status, actor, comment, set.justification_vex ?? null));
+        // Cases already non_concerne take (or lose) the justification too.
+        if (set.justification_vex !== undefined && (set.status === undefined || set.status === "non_concerne"))
+          add(await repo.bulkJustification(tx, ids, set.justification_vex, actor, comment));
         if (set.severity !== undefined) add(await repo.bulkSeverity(tx, ids, set.severity, actor, comment));
         if (set.add_tags?.length) add(await repo.bulkTags(tx, ids, set.add_tags, true, actor, comment));
         if (set.remove_tags?.length) add(await repo.bulkTags(tx, ids, set.remove_tags, false, actor, comment));

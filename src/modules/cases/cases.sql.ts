@@ -8,7 +8,7 @@ import { sql, type SQL } from "drizzle-orm";
 /** The columns of a CaseRow: `c` is the case, `cr` the register entry covering it (left-joined). */
 export const CASE_COLUMNS = sql`c.id, c.org_id, c.project_id, c.cve_id, c.status, c.severity, c.severity_manual, c.notes,
   c.exception_nature, c.exception_measure, c.exception_justification, to_char(c.exception_expires_on, 'YYYY-MM-DD') as exception_expires_on,
-  c.exception_set_at, c.risk_id, cr.title as risk_title, to_char(cr.expires_on, 'YYYY-MM-DD') as risk_expires_on, c.created_at, c.updated_at`;
+  c.exception_set_at, c.risk_id, c.vex_justification, cr.title as risk_title, to_char(cr.expires_on, 'YYYY-MM-DD') as risk_expires_on, c.created_at, c.updated_at`;
 
 /** The exception of the row aliased `a` (a case, or a CTE with its exception columns), as history details keep it (`exceptionOf`). */
 export function exceptionJson(a: "c" | "o"): SQL {

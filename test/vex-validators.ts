@@ -1,0 +1,40 @@
+/**
+ * The official validators the VEX tests hold Vigie's documents to: CycloneDX 1.6 (the CycloneDX
+ * library's strict JSON validator and bundled schema), CSAF 2.0 (the BSI csaf-validator-lib: its
+ * strict schema test and every mandatory test, the csaf_vex profile's 6.1.27.x among them) and
+ * OpenVEX 0.2 (ajv, JSON Schema 2020-12, the schema of openvex/spec kept in assets/schemas).
+ */
+import { readFileSync } from "node:fs";
+import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
+import * as csafMandatory from "@secvisogram/csaf-validator-lib/mandatoryTests.js";
+import { csaf_2_0_strict } from "@secvisogram/csaf-validator-lib/schemaTests.js";
+import validateStrict from "@secvisogram/csaf-validator-lib/validateStrict.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+
+/** CycloneDX 1.6: null when valid, else the validator's errors. */
+export async function cycloneDxErrors(text: string): Promise<unknown> {
+  return new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(text);
+}
+
+/** CSAF 2.0: the failed tests (schema or mandatory) with their errors; [] when valid. */
+export async function csafFailures(doc: unknown): Promise<{ name: string; errors: unknown[] }[]> {
+  const tests = [csaf_2_0_strict, ...Object.values(csafMandatory)];
+  const result = (await validateStrict(tests as never, doc as never)) as {
+    isValid: boolean;
+    tests: { name: string; isValid: boolean; errors: unknown[] }[];
+  };
+  return result.tests.filter((t) => !t.isValid).map((t) => ({ name: t.name, errors: t.errors }));
+}
+
+/** The names of the mandatory tests run (to check the csaf_vex ones are among them). */
+export const CSAF_MANDATORY_TESTS = Object.keys(csafMandatory);
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats.default(ajv);
+const openVex = ajv.compile(JSON.parse(readFileSync(new URL("../assets/schemas/openvex_json_schema_0.2.0.json", import.meta.url), "utf8")));
+
+/** OpenVEX 0.2: the schema's errors; [] when valid. */
+export function openVexErrors(doc: unknown): unknown[] {
+  return openVex(doc) ? [] : (openVex.errors ?? []);
+}
