@@ -4,6 +4,7 @@ import { type ReactNode, useEffect, useId, useState } from "react";
 import { ApiError } from "../../api/client";
 import { formatBytes } from "../../api/files";
 import { useI18n, useWords } from "../../i18n/i18n";
+import { Faults } from "../../ui/Faults";
 import { FileDrop } from "../../ui/FileDrop";
 import { useProject } from "./project";
 import { createFrom, faultsOf, type Imported, importInto, SBOM_ACCEPT, type SbomImport, type StackFromSbom, TooLarge } from "./sbom";
@@ -193,33 +194,15 @@ export function UploadError({ error }: { error: Error }) {
   const faults = faultsOf(error);
   if (faults.length)
     return (
-      <div role="alert" className="error sbom-faults">
-        <p>
-          <strong>{w.faultsTitle(faults.length)}</strong>
-        </p>
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">{w.faultsCaption}</caption>
-            <thead>
-              <tr>
-                <th scope="col">{w.faultWhere}</th>
-                <th scope="col">{w.faultWhat}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {faults.map((f, i) => (
-                // biome-ignore lint/suspicious/noArrayIndexKey: the faults have no id; the list is the server's, in its order.
-                <tr key={i}>
-                  <td className="mono">
-                    {f.where === null ? w.wholeDocument : f.where.startsWith("line ") ? w.line(f.where.slice(5)) : f.where}
-                  </td>
-                  <td>{f.message}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </div>
+      <Faults
+        faults={faults}
+        title={w.faultsTitle(faults.length)}
+        caption={w.faultsCaption}
+        whereLabel={w.faultWhere}
+        whatLabel={w.faultWhat}
+        line={w.line}
+        whole={w.wholeDocument}
+      />
     );
   return (
     <p role="alert" className="error">
