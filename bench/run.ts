@@ -1,4 +1,4 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read runs one. */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
@@ -6,6 +6,7 @@ import { benchEol } from "./eol.js";
 import { benchIngest } from "./ingest.js";
 import { benchMatching } from "./matching.js";
 import { benchReports } from "./reports.js";
+import { benchSbomRead } from "./sbom-read.js";
 import { benchSlowClients } from "./slow-clients.js";
 import { benchSync } from "./sync.js";
 import { benchStats } from "./stats.js";
@@ -29,3 +30,4 @@ if (!only || only === "sync") await benchSync();
 if (!only || only === "web") await benchWeb();
 if (!only || only === "web-inbox") await benchWebInbox();
 if (!only || only === "web-stats") await benchWebStats();
+if (!only || only === "sbom-read") await benchSbomRead();

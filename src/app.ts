@@ -188,9 +188,7 @@ export function createServices(database: Database, config: Config, options: Serv
     // The EOL sync asks first for the products the stacks and subscriptions name (feeds import no module).
     feeds: new FeedsService(database.db, config.feeds, options.logger, { eol: productsNamed }),
     stacks,
-    sbom: new SbomService(database.db, stacksRepository, () => {
-      throw new Error("the CycloneDX writer (src/sbom/write.ts) is not merged yet");
-    }),
+    sbom: new SbomService(database.db, stacksRepository, organizationsRepository),
     tags,
     alerts,
     cases,

@@ -13,6 +13,7 @@
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import fc from "fast-check";
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { Agent } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
@@ -379,6 +380,10 @@ const segment = (v: string) =>
 // Raw path segments a client could send: invalid UTF-8 once decoded, over-long, NUL.
 const RAW_SEGMENTS = ["%FF", "%C3%28", "%E0%A4%A", "%00", "a%00b", "%25", "_", "x".repeat(300), "%2F", "..", "%20"];
 
+const SBOMS = ["known-answer-v1.cdx.json", "known-answer-v2.cdx.json"].map((f) =>
+  JSON.parse(readFileSync(`test/fixtures/sbom/${f}`, "utf8")),
+);
+
 /** Bodies that pass the service's own rules, which random values seldom do: the success paths get walked too. */
 const name = fc.string({ minLength: 1, maxLength: 40 });
 const EXAMPLES: Record<string, fc.Arbitrary<unknown>> = {
@@ -394,6 +399,9 @@ const EXAMPLES: Record<string, fc.Arbitrary<unknown>> = {
     { item_type: "cpe", value: "cpe:2.3:a:openbsd:openssh:9.6p1:*:*:*:*:*:*:*" },
   ),
   dryRunWorkflow: fc.constantFrom({ cve_id: "CVE-2024-3400" }, { cve_id: " cve-2023-36053 " }, { cve_id: "CVE-1999-0001" }),
+  // Real SBOMs (a CycloneDX 1.6 document and its next version): uploads that succeed, then replace.
+  importStackSbom: fc.constantFrom(...SBOMS),
+  createStackFromSbom: fc.constantFrom(...SBOMS),
 };
 
 interface Req {

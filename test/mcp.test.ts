@@ -5,6 +5,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
@@ -120,6 +121,8 @@ const TOOL_NAMES = [
   "get_cve",
   "list_cases",
   "get_case",
+  "list_stack_items",
+  "import_sbom",
   "stats_totals",
   "stats_top",
   "stats_top_trend",
@@ -139,7 +142,10 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.outputSchema?.type).toBe("object");
       expect(tool.description).toBeTruthy();
-      expect(tool.annotations?.readOnlyHint).toBe(true);
+      // Every tool reads but import_sbom, which replaces a stack's SBOM items (the same document twice changes nothing).
+      if (tool.name === "import_sbom")
+        expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+      else expect(tool.annotations?.readOnlyHint).toBe(true);
     }
     const byName = Object.fromEntries(tools.map((x) => [x.name, x]));
     expect(byName.get_workflow!.inputSchema.required).toEqual(["workflow_id"]);
@@ -261,6 +267,51 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
     );
   });
 
+  it("import_sbom loads an SBOM as POST …/stacks/{stack_id}/sbom does; list_stack_items pages as the REST list", async () => {
+    const document = readFileSync("test/fixtures/sbom/known-answer-v1.cdx.json", "utf8");
+    const target = (await a.call("POST", "/stacks", { name: "MCP SBOM" })).json() as { id: string };
+    const args = { project_id: a.projectId, stack_id: target.id, document, media_type: "application/vnd.cyclonedx+json" };
+    // A key without stacks-write is refused, as on REST, and nothing is written.
+    const reader = await connect(a.readKey);
+    expect(toolError(await reader.callTool({ name: "import_sbom", arguments: args }))).toBe(
+      "Scope manquant : cette opération exige le scope « stacks-write » sur la clé d'API",
+    );
+    const writer = await connect(a.key);
+    const first = ok(await writer.callTool({ name: "import_sbom", arguments: args })) as {
+      sbom: { id: string; item_count: number; document_key: string };
+      ajoutes: { count: number };
+      ignores: { count: number };
+    };
+    expect(first.sbom).toMatchObject({ item_count: 8, document_key: "urn:uuid:7d0c5c1e-4d2b-4a8e-9b1e-5a0f3c9e2b61" });
+    expect(first.ajoutes.count).toBe(8);
+    expect(first.ignores.count).toBe(3);
+    // The same document through REST: the same SBOM, nothing changes.
+    const again = await t.app.inject({
+      method: "POST",
+      url: `${a.base}/stacks/${target.id}/sbom`,
+      headers: { ...bearer(a.key), "content-type": "application/vnd.cyclonedx+json" },
+      payload: document,
+    });
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ sbom: { id: first.sbom.id }, inchanges: 8, ajoutes: { count: 0 } });
+    const invalid = await writer.callTool({ name: "import_sbom", arguments: { ...args, document: '{"bomFormat": "CycloneDX"}' } });
+    expect(toolError(invalid)).toMatch(/^body/);
+
+    const page = ok(
+      await reader.callTool({
+        name: "list_stack_items",
+        arguments: { project_id: a.projectId, stack_id: target.id, q: "pkg:golang", page_size: 5 },
+      }),
+    );
+    expect(page).toEqual(await rest(`/stacks/${target.id}/items?q=pkg:golang&page_size=5`));
+    expect((page as { total: number }).total).toBe(2);
+    const elsewhere = await (await connect(b.readKey)).callTool({
+      name: "list_stack_items",
+      arguments: { project_id: b.projectId, stack_id: target.id },
+    });
+    expect(toolError(elsewhere)).toBe("Pile introuvable");
+  });
+
   it("the stats tools answer as GET /api/v1/stats/…, over the corpus and over a project", async () => {
     const client = await connect(a.readKey);
     const statsRest = async (path: string) =>
@@ -296,6 +347,7 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
       { name: "list_alerts", arguments: { project_id: a.projectId } },
       { name: "list_cases", arguments: { project_id: a.projectId } },
       { name: "get_case", arguments: { project_id: a.projectId, cve_id: "CVE-2024-3400" } },
+      { name: "list_stack_items", arguments: { project_id: a.projectId, stack_id: stack.json().id } },
       { name: "stats_totals", arguments: { project_id: a.projectId } },
     ];
     for (const call of calls) expect(toolError(await client.callTool(call)), call.name).toBe("Projet introuvable");
@@ -409,6 +461,12 @@ describe("tool tenancy is declared, as on routes (ADR 0007, 0017)", () => {
       "list_alerts",
       "list_cases",
       "get_case",
+      "list_stack_items",
+      "import_sbom",
     ]);
+  });
+
+  it("a write tool declares the scope of its REST twin; the others read", () => {
+    expect(TOOLS.filter((d) => d.scope).map((d) => [d.name, d.scope])).toEqual([["import_sbom", "stacks-write"]]);
   });
 });

@@ -26,7 +26,7 @@ function flatten(doc: Record<string, unknown>): Cdx[] {
       walk(c.components);
     }
   };
-  walk(((doc.metadata as { component?: Cdx }).component ?? {}).components);
+  walk((doc.metadata as { component?: Cdx }).component?.components);
   walk(doc.components as Cdx[]);
   return out;
 }
@@ -136,6 +136,13 @@ describe("SPDX 2.3 JSON", () => {
     expect(doc.componentCount).toBe(4);
   });
 
+  it("reads SPDX 2.2 documents the 2.3 schema validates: the example labelled 2.2", async () => {
+    const doc = await readSbom(JSON.stringify({ ...json("SPDXJSONExample-v2.3.spdx.json"), spdxVersion: "SPDX-2.2" }));
+    expect(doc).toMatchObject({ specVersion: "2.2", componentCount: 3 });
+    const v21 = await faultsOf(JSON.stringify({ ...json("SPDXJSONExample-v2.3.spdx.json"), spdxVersion: "SPDX-2.1" }));
+    expect(v21.faults[0]?.at).toBe("/spdxVersion");
+  });
+
   it("reads npm's SPDX SBOM of this repository: its packages' purls, the root package (DESCRIBES) left out", async () => {
     const doc = await readSbom(createReadStream(path("vigie-npm.spdx.json")));
     expect(doc).toMatchObject({ format: "spdx", name: "vigie@0.1.0", componentCount: 158 });
@@ -185,6 +192,23 @@ describe("invalid documents: every fault, where it is", () => {
     const err = await faultsOf(createReadStream(path("invalid-package.spdx.json")));
     expect(err.faults.map((f) => f.at)).toEqual(["/packages/2", "/relationships/1/relationshipType"]);
     expect(err.faults[0]?.message).toBe("must have required property 'downloadLocation'");
+  });
+
+  it("XML: an external entity is neither loaded nor expanded (the document is refused)", async () => {
+    const xml = text("vigie-npm-1.5.cdx.xml")
+      .replace(
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE bom [<!ENTITY secret SYSTEM "file:///etc/hostname">]>',
+      )
+      .replace("<name>accept-negotiator</name>", "<name>&secret;</name>");
+    const err = await faultsOf(xml);
+    expect(err.faults).toEqual([{ at: "line 118", message: expect.stringContaining("entity reference") }]);
+  });
+
+  it("JSON nested deeper than 256 levels is refused before validation", async () => {
+    const deep = `{"bomFormat": "CycloneDX", "specVersion": "1.6", "components": [{"type": "library", "name": "x", "properties": ${"[".repeat(300)}${"]".repeat(300)}}]}`;
+    const err = await faultsOf(deep);
+    expect(err.faults[0]?.message).toContain("256");
   });
 
   it("stops at 100 faults", async () => {

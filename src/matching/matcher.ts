@@ -540,25 +540,36 @@ export async function alertedCvesOfItems(ex: Executor, itemIds: string[]): Promi
 
 /**
  * After a project's items were removed or changed (an SBOM uploaded again or removed): its alerts
- * on `cveIds` (alertedCvesOfItems, read before), and those it had marked as matching no more, are
+ * on `cveIds` (alertedCvesOfItems, read before), those it had marked as matching no more, and those
+ * whose item is gone (alerts.item_id set null: another item may have been all that held them) are
  * decided again against the project's items alone, as matchChangedCves decides a changed CVE (the
- * same candidates, decisions and writeUpdates, scoped to the project). An alert no item matches
- * any more is kept and marked (matching=false, cve.updated `correspondance: true → false`): its
- * read state, tags and case stay; one an item matches again turns back. Raises nothing.
+ * same candidates, decisions and writeUpdates, scoped to the project). An alert no item matches any
+ * more is kept and marked (matching=false, cve.updated `correspondance: true → false`): its read
+ * state, tags and case stay; one an item matches again turns back. An alert whose item is gone and
+ * that an item still matches is linked to that item (and its reason). Raises nothing.
  */
 export async function rematchProjectAlerts(ex: Executor, projectId: string, cveIds: string[]): Promise<Flips> {
-  const marked = await rowsOf<{ cve_id: string }>(
+  const loose = await rowsOf<{ cve_id: string }>(
     ex,
-    sql`select cve_id from alerts where project_id = ${projectId}::uuid and not matching`,
+    sql`select cve_id from alerts where project_id = ${projectId}::uuid and (not matching or item_id is null)`,
   );
-  const all = [...new Set([...cveIds, ...marked.map((r) => r.cve_id)])].sort();
+  const all = [...new Set([...cveIds, ...loose.map((r) => r.cve_id)])].sort();
   if (!all.length) return { unmatched: 0, rematched: 0 };
   const ids = sql`${pgArray(all)}::text[]`;
   const candidates = await rowsOf<Candidate>(
     ex,
     candidatesSql(sql`c.cve_id = any(${ids})`, sql`i.project_id = ${projectId}::uuid`, true, sql`a.cve_id = any(${ids})`),
   );
-  return writeUpdates(ex, all, [], await decideWith(ex, candidates), projectId);
+  const hits = await decideWith(ex, candidates);
+  const flips = await writeUpdates(ex, all, [], hits, projectId);
+  if (hits.length) {
+    await ex.execute(sql`
+      update alerts a set item_id = h.item_id, match = h.match, source = h.source, vendor = h.vendor, product = h.product
+      from json_to_recordset(${JSON.stringify(hits)}::json) as h(project_id uuid, cve_id text, item_id uuid, match jsonb, source text,
+        vendor text, product text)
+      where a.project_id = h.project_id and a.cve_id = h.cve_id and a.item_id is null`);
+  }
+  return flips;
 }
 
 /**

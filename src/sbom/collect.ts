@@ -67,6 +67,8 @@ export class ComponentList {
   /** The merged list, in document order, without the components `skip` sets apart. */
   result(skip?: (c: SbomComponent) => boolean): SbomComponent[] {
     const out: SbomComponent[] = [];
+    this.count = 0;
+    this.seen.clear();
     for (const c of this.slots) {
       if (!c || skip?.(c)) continue;
       this.count++;

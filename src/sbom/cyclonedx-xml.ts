@@ -2,7 +2,9 @@
  * CycloneDX 1.4–1.6 XML: validated against the XSD bundled with @cyclonedx/cyclonedx-library
  * through libxmljs2 (the library's XmlValidator does the same, but answers without line numbers),
  * then its components read, nested ones flattened. Unlike JSON, an XML document is parsed whole
- * (libxml2's tree, outside the JS heap): its memory grows with the document, about ten times its size.
+ * (libxml2's tree, outside the JS heap): its memory grows with the document, about twenty times its
+ * size (bench/sbom-read.ts: 50,000 components in 8.9 MiB of XML, peak RSS +186 MB; the same in JSON,
+ * streamed, +38 MB for 61.6 MiB).
  * Parsing is safe: no network, no DTD loading, no entity substitution, libxml2's size limits kept.
  */
 import { readFileSync } from "node:fs";

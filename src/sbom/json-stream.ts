@@ -60,6 +60,9 @@ interface Token {
   value?: string;
 }
 
+/** Deepest nesting read: deeper is no SBOM, and would make the schema validation recurse as deep. */
+export const MAX_DEPTH = 256;
+
 /** Longest piece handed to the tokenizer: a syntax error is placed within this many characters of a line. */
 const PIECE = 256;
 
@@ -102,6 +105,11 @@ export async function walkJson(chunks: AsyncIterable<Buffer>, rules: StreamRules
     attach(value);
   };
   const open = (isArray: boolean) => {
+    if (stack.length >= MAX_DEPTH) {
+      throw new SbomInvalid("Le document est trop imbriqué.", [
+        { at: pointer(path), message: `Plus de ${MAX_DEPTH} niveaux d'imbrication : ce n'est pas un SBOM.` },
+      ]);
+    }
     const top = stack.at(-1);
     const key = top ? (top.isArray ? top.index : (top.key as string)) : null;
     let kind = "root";

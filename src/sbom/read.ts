@@ -79,7 +79,9 @@ async function peek(
 /**
  * Reads an SBOM: CycloneDX 1.4–1.6 (JSON streamed; XML parsed whole) or SPDX 2.3 JSON (streamed),
  * validated against the official schemas. `mediaType` (a Content-Type, parameters ignored) is a hint:
- * absent or generic, the content decides.
+ * absent or generic, the content decides. A stream is read at most once; on a document refused early
+ * (another format, another version, the hundredth fault) reading stops and the rest is left unread,
+ * the stream neither drained nor destroyed.
  */
 export async function readSbom(input: NodeJS.ReadableStream | Buffer | string, mediaType?: string): Promise<SbomDocument> {
   const type = (mediaType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";

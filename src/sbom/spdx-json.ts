@@ -24,6 +24,7 @@ export const SPDX_ITEM_KINDS: Record<string, string> = {
 /** SPDX versions read: 2.3, and 2.2 whose documents the 2.3 schema validates. */
 export const SPDX_VERSIONS = ["SPDX-2.2", "SPDX-2.3"];
 
+// SPDX 2.2 wrote PACKAGE_MANAGER; the 2.3 schema, which validates 2.2 documents too, accepts only PACKAGE-MANAGER.
 const PURL_CATEGORIES = new Set(["PACKAGE-MANAGER", "PACKAGE_MANAGER"]);
 const CPE_TYPES = new Set(["cpe23Type", "cpe22Type"]);
 

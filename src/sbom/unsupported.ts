@@ -1,5 +1,5 @@
 /**
- * Formats refused, and why. SPDX tag-value and SPDX 3.0 (JSON-LD) have no maintained JavaScript
+ * Formats refused, and why. SPDX tag-value and SPDX 3 (JSON-LD) have no maintained JavaScript
  * parser or validator on npm (checked with `npm view` in November 2026: spdx-tools, @spdx/tools,
  * @spdx/spdx-tools, spdx-tag-value, spdx-parser, spdx3, @spdx/spdx3, @spdx/spdx-3-model,
  * spdx-sbom-parser, spdx-sbom all 404; the SPDX packages on npm read licence expressions only), and

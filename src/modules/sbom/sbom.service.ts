@@ -9,6 +9,9 @@ import { Conflict, Invalid, NotFound, type Issue, type Loc } from "../../platfor
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { readSbom } from "../../sbom/read.js";
 import { SbomInvalid, type SbomDocument, type SbomFault } from "../../sbom/types.js";
+import { cycloneDxOfStack } from "../../sbom/write.js";
+import type { organizationsRepository } from "../organizations/organizations.repository.js";
+import { projectsRead } from "../projects/projects.read.js";
 import type { NewItem, StackRow, stacksRepository } from "../stacks/stacks.repository.js";
 import { diffItems, itemsOfComponents, type IgnoredComponent, type SbomDiff, type WantedItem } from "./sbom.items.js";
 import { sbomRepository as repo, type SbomFacts, type StackSbomRow } from "./sbom.repository.js";
@@ -39,14 +42,6 @@ export interface StackFromSbomResult extends SbomImportResult {
   stack: StackRow;
   itemCount: number;
 }
-
-/** The stack as a CycloneDX document (src/sbom/write.ts's cycloneDxOfStack, wired in app.ts). */
-export type StackBomWriter = (input: {
-  stack: { id: string; name: string };
-  serialNumber: string;
-  version: number;
-  items: { itemType: string; value: string }[];
-}) => Record<string, unknown>;
 
 type StackItems = Pick<
   typeof stacksRepository,
@@ -106,7 +101,7 @@ export class SbomService {
   constructor(
     private readonly db: Db,
     private readonly stacks: StackItems,
-    private readonly writeBom: StackBomWriter,
+    private readonly orgs: Pick<typeof organizationsRepository, "orgsByIds">,
   ) {}
 
   private async stackOf(ex: Executor, project: ProjectScope, stackId: string): Promise<StackRow> {
@@ -215,11 +210,23 @@ export class SbomService {
     });
   }
 
-  /** The stack as a CycloneDX 1.6 JSON document: a stable serialNumber, the item counter as version. */
-  async exportStack(project: ProjectScope, stackId: string): Promise<Record<string, unknown>> {
+  /**
+   * The stack as a CycloneDX 1.6 JSON document (its text): a serialNumber stable for the stack, its
+   * item counter (stackVersion, from 1) as version, the time of the request as timestamp.
+   */
+  async exportStack(project: ProjectScope, stackId: string): Promise<string> {
     const stack = await this.stackOf(this.db, project, stackId);
     const items = await this.stacks.items(this.db, [stack.id]);
     const version = (await readVersion(this.db, stackVersion(stack.id))) + 1;
-    return this.writeBom({ stack: { id: stack.id, name: stack.name }, serialNumber: stackSerialNumber(stack.id), version, items });
+    const [org] = await this.orgs.orgsByIds(this.db, [project.orgId]);
+    return cycloneDxOfStack(
+      {
+        id: stack.id,
+        name: stack.name,
+        projectName: await projectsRead.name(this.db, project.id),
+        items: items.map((i) => ({ item_type: i.itemType, value: i.value })),
+      },
+      { organization: org!.name, timestamp: new Date(), serialNumber: stackSerialNumber(stack.id), version },
+    );
   }
 }
