@@ -129,6 +129,8 @@ const TOOL_NAMES = [
   "stats_timeseries",
   "stats_distribution",
   "stats_delays",
+  // VEX.
+  "get_vex",
 ];
 
 describe("MCP server (Streamable HTTP, official SDK client)", () => {
@@ -312,6 +314,30 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
     expect(toolError(elsewhere)).toBe("Pile introuvable");
   });
 
+  // VEX: get_vex (kept in one block).
+  it("get_vex answers the REST export's document, in each format; CSAF and OpenVEX of a project without alerts are a tool error", async () => {
+    const client = await connect(a.readKey);
+    for (const format of ["cyclonedx", "csaf", "openvex"]) {
+      const out = ok(await client.callTool({ name: "get_vex", arguments: { project_id: a.projectId, format } })) as {
+        format: string;
+        file_name: string;
+        document: Record<string, unknown>;
+      };
+      const res = await a.call("GET", `/vex?format=${format}`);
+      expect(res.statusCode).toBe(200);
+      expect(out.document).toEqual(JSON.parse(res.body));
+      expect(out.format).toBe(format);
+      expect(res.headers["content-disposition"]).toContain(out.file_name);
+    }
+    const byDefault = ok(await client.callTool({ name: "get_vex", arguments: { project_id: a.projectId } })) as { format: string };
+    expect(byDefault.format).toBe("cyclonedx");
+    const empty = await connect(restricted.key);
+    expect(toolError(await empty.callTool({ name: "get_vex", arguments: { project_id: recette.id, format: "openvex" } }))).toContain(
+      "aucune alerte",
+    );
+    expect(toolError(await client.callTool({ name: "get_vex", arguments: { project_id: b.projectId } }))).toBe("Projet introuvable");
+  });
+
   it("the stats tools answer as GET /api/v1/stats/…, over the corpus and over a project", async () => {
     const client = await connect(a.readKey);
     const statsRest = async (path: string) =>
@@ -463,6 +489,8 @@ describe("tool tenancy is declared, as on routes (ADR 0007, 0017)", () => {
       "get_case",
       "list_stack_items",
       "import_sbom",
+      // VEX.
+      "get_vex",
     ]);
   });
 

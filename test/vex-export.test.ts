@@ -4,6 +4,7 @@
  * Apache Tomcat CVE records (cpe item), Django's PYSEC advisory (purl item) and Log4Shell's GHSA
  * (purl item), as the other matching tests import them.
  */
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
@@ -110,6 +111,13 @@ const csafOf = (d: Csaf, cve: string) => d.vulnerabilities.find((v) => v.cve ===
 const stmtOf = (d: OpenVex, cve: string) => d.statements.find((s) => s.vulnerability.name === cve)!;
 
 describe("VEX export", () => {
+  it("the CSAF and CVSS schemas the import reads (assets/schemas) are the validator package's, unchanged", async () => {
+    const lib = "@secvisogram/csaf-validator-lib";
+    const asset = (n: string) => JSON.parse(readFileSync(`assets/schemas/${n}`, "utf8"));
+    expect(asset("csaf_json_schema_2.0.json")).toEqual((await import(`${lib}/lib/schemaTests/csaf_2_0/schema.js`)).default);
+    for (const v of ["2.0", "3.0", "3.1"]) expect(asset(`cvss-v${v}.json`)).toEqual((await import(`${lib}/schemas/cvss-v${v}.js`)).default);
+  });
+
   it("runs the csaf_vex profile's mandatory tests (6.1.27.x) among the CSAF checks", () => {
     for (const n of ["1", "4", "5", "6", "7", "8", "9", "10", "11"]) expect(CSAF_MANDATORY_TESTS).toContain(`mandatoryTest_6_1_27_${n}`);
   });

@@ -30,6 +30,8 @@ import {
   TopTrendQuery,
 } from "../modules/stats/stats.schemas.js";
 import type { StatsService } from "../modules/stats/stats.service.js";
+import { VEX_FORMATS, VexExportQuery } from "../modules/vex/vex.schemas.js";
+import type { VexService } from "../modules/vex/vex.service.js";
 import { presentWorkflow, presentWorkflowItem } from "../modules/workflows/workflows.presenter.js";
 import { Workflow, WorkflowItem, WorkflowParams } from "../modules/workflows/workflows.schemas.js";
 import type { WorkflowsService } from "../modules/workflows/workflows.service.js";
@@ -56,6 +58,8 @@ export interface ToolServices {
   stats: Pick<StatsService, "totals" | "top" | "trend" | "timeseries" | "distribution" | "delays">;
   stacks: Pick<StacksService, "listItems">;
   sbom: Pick<SbomService, "importInto">;
+  // VEX (get_vex).
+  vex: Pick<VexService, "export">;
 }
 
 /** What a tool's run receives besides its arguments: the caller and the tenancy its declaration resolved. */
@@ -276,6 +280,25 @@ export const TOOLS: ToolDef[] = [
     scope: "stacks-write",
     run: async ({ stack_id, document, media_type }, { project }, s) =>
       presentImport(await s.sbom.importInto(project, stack_id, { input: document, mediaType: media_type })),
+  }),
+  // VEX: get_vex (kept in one block).
+  tool({
+    name: "get_vex",
+    title: "A project's VEX document",
+    description:
+      "The project's alerted CVEs and what its cases say of them, as a VEX document (as GET …/projects/{project_id}/vex?format=…): CycloneDX 1.6 (default), CSAF 2.0 csaf_vex or OpenVEX 0.2. CSAF and OpenVEX need at least one alert (409 vex_vide otherwise).",
+    input: ProjectIn.extend(VexExportQuery.shape),
+    output: z.object({
+      format: z.enum(VEX_FORMATS),
+      content_type: z.string(),
+      file_name: z.string(),
+      document: z.record(z.string(), z.unknown()).describe("The VEX document, as the REST route sends it"),
+    }),
+    project: true,
+    run: async ({ format }, { project }, s) => {
+      const f = await s.vex.export(project, format);
+      return { format, content_type: f.contentType, file_name: f.fileName, document: JSON.parse(f.body) as Record<string, unknown> };
+    },
   }),
   statsTool("stats_totals", "totals", "CVE totals of a period", StatsQuery, StatsTotalsOut, (s, q, p) => s.totals(q, p)),
   statsTool("stats_top", "top", "Top values of a dimension", TopQuery, TopOut, (s, q, p) => s.top(q, p)),
