@@ -104,8 +104,8 @@ function CasesOf({ orgId, projectId, writable }: { orgId: string; projectId: str
           </Link>
         </div>
       </div>
-      <VexExport {...ids} />
       <p className="muted">{w.casesIntro}</p>
+      <VexExport {...ids} />
       {!writable && <p className="notice">{w.readOnly}</p>}
       <FiltersBar {...ids} filters={filters} onChange={change} sort={sort} onSort={setSort} showStatus={view === "table"} />
       {writable && <BulkBar {...ids} selected={selected} onDone={() => setSelected(new Set())} />}

@@ -81,13 +81,13 @@ export function NewStackFromSbom() {
   return (
     <section className="panel" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>{w.fromSbomTitle}</h2>
-      <p className="muted small">{w.sbomIntro}</p>
+      <p className="muted small">{w.fromSbomIntro}</p>
       {!canManage && (
         <p id={`${id}-why`} className="notice">
           {w.needs(w.whatCreate, t.role.admin)}
         </p>
       )}
-      <div className="field">
+      <div className="field stack-name-field">
         <label htmlFor={`${id}-name`}>{w.fromSbomName}</label>
         <input
           id={`${id}-name`}
@@ -164,13 +164,13 @@ function UploadOutcome<T>({
         </div>
       )}
       {upload.isSuccess && children(upload.data)}
-      {upload.isError && <UploadError error={upload.error} />}
+      {upload.isError && <UploadError error={upload.error} fileName={file?.name ?? ""} />}
     </div>
   );
 }
 
 /** Why the server (or the size check) refused the file: each fault of a 422 with its place; a 413 or 415 in words. */
-export function UploadError({ error }: { error: Error }) {
+export function UploadError({ error, fileName }: { error: Error; fileName: string }) {
   const w = useWords(words);
   const { lang } = useI18n();
   if (error instanceof TooLarge)
@@ -196,7 +196,7 @@ export function UploadError({ error }: { error: Error }) {
     return (
       <Faults
         faults={faults}
-        title={w.faultsTitle(faults.length)}
+        title={w.faultsTitle(fileName, faults.length)}
         caption={w.faultsCaption}
         whereLabel={w.faultWhere}
         whatLabel={w.faultWhat}

@@ -205,7 +205,7 @@ describe("a stack's SBOM import", () => {
     await screen.findByRole("heading", { name: "Inventaire", level: 1 });
     fireEvent.change(fileInput(), { target: { files: [new File(["<bom/>"], "x.xml")] } });
     const alert = await screen.findByRole("alert");
-    expect(alert.textContent).toContain("Document refusé : 3 défauts. Rien n'a été enregistré.");
+    expect(alert.textContent).toContain("x.xml refusé : 3 défauts. Rien n'a été enregistré.");
     const rows = within(alert)
       .getAllByRole("row")
       .slice(1)

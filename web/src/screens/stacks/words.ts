@@ -68,7 +68,9 @@ const fr = {
   needs: (what: string, role: string) => `${what} : réservé au rôle « ${role} » ou supérieur.`,
   sbomTitle: "Importer un SBOM",
   sbomIntro:
-    "Un SBOM CycloneDX (1.4 à 1.6, JSON ou XML) ou SPDX 2.3 (JSON) : chaque composant ayant un purl ou un CPE devient un élément de la pile. Recharger le même document (même serialNumber) remplace ses éléments et montre la différence.",
+    "Un SBOM CycloneDX (1.4 à 1.6, JSON ou XML) ou SPDX 2.3 (JSON) : chaque composant ayant un purl ou un CPE devient un élément de la pile. Recharger le même document (même serialNumber, à défaut le même logiciel décrit) remplace ses éléments et montre la différence.",
+  fromSbomIntro:
+    "Une pile faite d'un SBOM CycloneDX (1.4 à 1.6, JSON ou XML) ou SPDX 2.3 (JSON) : chaque composant ayant un purl ou un CPE devient un élément, confronté aux CVE connues.",
   sbomDrop: "Déposez un fichier SBOM ici",
   sbomOr: "ou",
   sbomChoose: "Choisir un fichier SBOM",
@@ -100,7 +102,7 @@ const fr = {
       : `${n} alertes ne correspondent plus : conservées et marquées, avec leur état de lecture, leurs étiquettes et leur dossier.`,
   alertsRematched: (n: number) => (n === 1 ? "1 alerte correspond à nouveau." : `${n} alertes correspondent à nouveau.`),
   toInbox: "Voir les alertes",
-  faultsTitle: (n: number) => `Document refusé : ${n === 1 ? "1 défaut" : `${n} défauts`}. Rien n'a été enregistré.`,
+  faultsTitle: (name: string, n: number) => `${name} refusé : ${n === 1 ? "1 défaut" : `${n} défauts`}. Rien n'a été enregistré.`,
   faultsCaption: "Défauts du document",
   faultWhere: "Emplacement",
   faultWhat: "Défaut",
@@ -122,14 +124,14 @@ const fr = {
   formatOf: (format: string, version: string, encoding: string) =>
     `${format === "spdx" ? "SPDX" : "CycloneDX"} ${version} (${encoding.toUpperCase()})`,
   unnamed: "(sans nom)",
-  filterBySbom: (name: string) => `Voir les éléments de ${name}`,
+  filterBySbom: (name: string) => `Voir ses éléments : ${name}`,
   seeItems: "Voir ses éléments",
   retireSbom: (name: string) => `Retirer le SBOM ${name}`,
   retireConfirm: (name: string, n: number) =>
-    `Retirer « ${name} » et ${n === 1 ? "son élément" : `ses ${n} éléments`} ? Les alertes qu'ils ont levées sont conservées : celles qu'aucun autre élément du projet ne lève sont marquées « ne correspond plus », avec leur état de lecture, leurs étiquettes et leur dossier.`,
+    `Retirer « ${name} » et ${n === 0 ? "ses éléments (aucun)" : n === 1 ? "son élément" : `ses ${n} éléments`} ? Les alertes qu'ils ont levées sont conservées : celles qu'aucun autre élément du projet ne lève sont marquées « ne correspond plus », avec leur état de lecture, leurs étiquettes et leur dossier.`,
   confirmRetire: "Confirmer le retrait",
   retired: (items: number, alerts: number) =>
-    `SBOM retiré : ${items === 1 ? "1 élément retiré" : `${items} éléments retirés`}, ${alerts === 1 ? "1 alerte marquée" : `${alerts} alertes marquées`} « ne correspond plus ».`,
+    `SBOM retiré : ${items > 1 ? `${items} éléments retirés` : `${items} élément retiré`}, ${alerts > 1 ? `${alerts} alertes marquées` : `${alerts} alerte marquée`} « ne correspond plus ».`,
   whatRetire: "Retirer un SBOM",
   download: "Télécharger en CycloneDX",
   downloadHint: "La pile entière (ses éléments purl et CPE, saisis à la main compris) en CycloneDX 1.6 JSON.",
@@ -149,7 +151,7 @@ const fr = {
   fromSbomTitle: "Nouvelle pile depuis un SBOM",
   fromSbomName: "Nom de la pile (facultatif)",
   fromSbomNameHint: "Par défaut : le nom du logiciel que le SBOM décrit.",
-  stackCreated: (name: string, n: number) => `Pile « ${name} » créée : ${n === 1 ? "1 élément" : `${n} éléments`}.`,
+  stackCreated: (name: string, n: number) => `Pile « ${name} » créée : ${n > 1 ? `${n} éléments` : `${n} élément`}.`,
   openStack: (name: string) => `Ouvrir la pile ${name}`,
   whatCreate: "Créer une pile",
 };
@@ -221,7 +223,9 @@ export const words = {
     needs: (what, role) => `${what}: requires the “${role}” role or above.`,
     sbomTitle: "Import an SBOM",
     sbomIntro:
-      "A CycloneDX (1.4 to 1.6, JSON or XML) or SPDX 2.3 (JSON) SBOM: each component with a purl or a CPE becomes an item of the stack. Loading the same document again (same serialNumber) replaces its items and shows the difference.",
+      "A CycloneDX (1.4 to 1.6, JSON or XML) or SPDX 2.3 (JSON) SBOM: each component with a purl or a CPE becomes an item of the stack. Loading the same document again (same serialNumber, else the same software described) replaces its items and shows the difference.",
+    fromSbomIntro:
+      "A stack made of a CycloneDX (1.4 to 1.6, JSON or XML) or SPDX 2.3 (JSON) SBOM: each component with a purl or a CPE becomes an item, met with the known CVEs.",
     sbomDrop: "Drop an SBOM file here",
     sbomOr: "or",
     sbomChoose: "Choose an SBOM file",
@@ -253,7 +257,7 @@ export const words = {
         : `${n} alerts no longer match: kept and marked, with their read state, tags and case.`,
     alertsRematched: (n) => (n === 1 ? "1 alert matches again." : `${n} alerts match again.`),
     toInbox: "See the alerts",
-    faultsTitle: (n) => `Document refused: ${n === 1 ? "1 fault" : `${n} faults`}. Nothing was saved.`,
+    faultsTitle: (name, n) => `${name} refused: ${n === 1 ? "1 fault" : `${n} faults`}. Nothing was saved.`,
     faultsCaption: "Faults of the document",
     faultWhere: "Where",
     faultWhat: "Fault",
@@ -273,11 +277,11 @@ export const words = {
     colLoaded: "Loaded",
     formatOf: (format, version, encoding) => `${format === "spdx" ? "SPDX" : "CycloneDX"} ${version} (${encoding.toUpperCase()})`,
     unnamed: "(no name)",
-    filterBySbom: (name) => `See the items of ${name}`,
+    filterBySbom: (name) => `See its items: ${name}`,
     seeItems: "See its items",
     retireSbom: (name) => `Remove the SBOM ${name}`,
     retireConfirm: (name, n) =>
-      `Remove “${name}” and ${n === 1 ? "its item" : `its ${n} items`}? The alerts they raised are kept: those no other item of the project raises are marked “no longer matching”, with their read state, tags and case.`,
+      `Remove “${name}” and ${n === 0 ? "its items (none)" : n === 1 ? "its item" : `its ${n} items`}? The alerts they raised are kept: those no other item of the project raises are marked “no longer matching”, with their read state, tags and case.`,
     confirmRetire: "Confirm the removal",
     retired: (items, alerts) =>
       `SBOM removed: ${items === 1 ? "1 item" : `${items} items`} removed, ${alerts === 1 ? "1 alert" : `${alerts} alerts`} marked “no longer matching”.`,
