@@ -1,4 +1,4 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read|sbom runs one. */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
@@ -7,6 +7,7 @@ import { benchIngest } from "./ingest.js";
 import { benchMatching } from "./matching.js";
 import { benchReports } from "./reports.js";
 import { benchSbomRead } from "./sbom-read.js";
+import { benchSbom } from "./sbom.js";
 import { benchSlowClients } from "./slow-clients.js";
 import { benchSync } from "./sync.js";
 import { benchStats } from "./stats.js";
@@ -31,3 +32,4 @@ if (!only || only === "web") await benchWeb();
 if (!only || only === "web-inbox") await benchWebInbox();
 if (!only || only === "web-stats") await benchWebStats();
 if (!only || only === "sbom-read") await benchSbomRead();
+if (!only || only === "sbom") await benchSbom();

@@ -20,7 +20,7 @@ const TARGET = 50_000;
 type Json = Record<string, unknown>;
 
 /** Writes a document whose big array is streamed out item by item (the generator holds one at a time). */
-async function writeDoc(file: string, head: Json, key: string, items: Iterable<Json>, tail: Json = {}) {
+export async function writeDoc(file: string, head: Json, key: string, items: Iterable<Json>, tail: Json = {}) {
   const out = createWriteStream(file);
   const write = (s: string) => (out.write(s) ? undefined : new Promise<void>((r) => out.once("drain", () => r())));
   const headText = JSON.stringify(head, null, 2);
@@ -36,7 +36,7 @@ async function writeDoc(file: string, head: Json, key: string, items: Iterable<J
 }
 
 /** The npm SBOM's components (nested ones lifted), repeated until `TARGET`, each copy with its own version and bom-ref. */
-function* cyclonedxComponents(): Generator<Json> {
+export function* cyclonedxComponents(): Generator<Json> {
   const doc = JSON.parse(readFileSync(new URL("vigie-npm.cdx.json", FIXTURES), "utf8")) as Json;
   const flat: Json[] = [];
   const walk = (list: Json[] | undefined) => {

@@ -46,16 +46,22 @@ export function purlWithVersion(purl: string, version: string | null): string {
   return `${head}@${encodeURIComponent(version.trim())}${end < 0 ? "" : value.slice(end)}`;
 }
 
+/** A purl without its version, qualifiers and subpath, as written. */
+function purlHead(purl: string): string {
+  const head = purl.replace(/[?#].*$/, "");
+  const at = head.indexOf("@", head.lastIndexOf("/") + 1);
+  return at < 0 ? head : head.slice(0, at);
+}
+
 /** A purl's identity within its SBOM: type, namespace and name, canonical (packageurl-js), without version, qualifiers nor subpath. */
 export function purlKey(purl: string): string {
+  const head = purlHead(purl);
   try {
-    const p = PackageURL.fromString(purl);
+    const p = PackageURL.fromString(head);
     return new PackageURL(p.type, p.namespace, p.name, undefined, undefined, undefined).toString();
   } catch {
-    // items.ts accepted it: its head, without what follows the name.
-    const head = purl.replace(/[?#].*$/, "");
-    const at = head.indexOf("@", head.lastIndexOf("/") + 1);
-    return (at < 0 ? head : head.slice(0, at)).toLowerCase();
+    // items.ts accepted it: its head, in lower case.
+    return head.toLowerCase();
   }
 }
 
@@ -102,6 +108,17 @@ export function cpeKey(cpe: string): string {
 export function itemsOfComponents(components: Iterable<SbomComponent>): { items: WantedItem[]; ignored: IgnoredComponent[] } {
   const items = new Map<string, WantedItem>();
   const ignored: IgnoredComponent[] = [];
+  // A package listed at several versions is parsed once for its key (a 50,000-component SBOM often repeats names).
+  const keys = new Map<string, string>();
+  const keyOfPurl = (purl: string) => {
+    const head = purlHead(purl);
+    let key = keys.get(head);
+    if (key === undefined) {
+      key = purlKey(head);
+      keys.set(head, key);
+    }
+    return key;
+  };
   for (const c of components) {
     const reasons: string[] = [];
     let made = 0;
@@ -117,7 +134,7 @@ export function itemsOfComponents(components: Iterable<SbomComponent>): { items:
         reasons.push(`${itemType} « ${value} » : ${err.message}`);
       }
     };
-    if (c.purl?.trim()) add("purl", purlWithVersion(c.purl, c.version), purlKey);
+    if (c.purl?.trim()) add("purl", purlWithVersion(c.purl, c.version), keyOfPurl);
     if (c.cpe?.trim()) add("cpe", c.cpe.trim(), cpeKey);
     if (!c.purl?.trim() && !c.cpe?.trim()) reasons.push(NO_IDENTIFIER);
     if (!made) ignored.push({ ref: c.ref, name: c.name, version: c.version, raison: reasons.join(" ; ") });

@@ -1,0 +1,38 @@
+/**
+ * The server measured by bench/sbom.ts, in its own process (its peak RSS is the figure): the Vigie
+ * app over BENCH_DB_URL (or BENCH_DATA_DIR), with an organization and a key holding stacks-write.
+ * Prints {"port", "key", "base"} once listening. `prepare` (another process, run first) migrates
+ * and imports the bundled snapshot of real data, as the first `vigie serve` does, so that the
+ * server's peak is the upload's, not the snapshot's.
+ */
+import { buildApp } from "../src/app.js";
+import { loadConfig } from "../src/config.js";
+import { importSnapshotIfEmpty } from "../src/feeds/snapshot.js";
+import { openDatabase } from "../src/platform/db/client.js";
+import { createLogger } from "../src/platform/log.js";
+
+const config = loadConfig({ ...process.env, LOG_LEVEL: "warn", VIGIE_JOBS: "off" });
+const database = await openDatabase({ databaseUrl: process.env.BENCH_DB_URL, dataDir: process.env.BENCH_DATA_DIR });
+const logger = createLogger("warn");
+if (process.argv[2] === "prepare") {
+  await database.migrate();
+  // The first start's snapshot (fixtures/snapshot): the CVEs the items are matched against.
+  await importSnapshotIfEmpty(database.db, logger);
+  await database.close();
+  process.exit(0);
+}
+const { app, services } = await buildApp({ config, database, logger });
+const plan = await services.organizations.upsertPlan({ slug: "bench", name: "Bench", maxApiCallsPerHour: 1_000_000_000 });
+const { org } = await services.organizations.createOrg({ name: "Bench SBOM", planSlug: plan.slug });
+const project = await services.projects.create({ orgId: org.id, name: "Bench SBOM" });
+const { key } = await services.apiKeys.create({ orgId: org.id, scopes: ["stacks-write"], projectIds: [] });
+
+await app.listen({ port: 0, host: "127.0.0.1" });
+const address = app.server.address();
+const port = typeof address === "object" && address ? address.port : 0;
+process.stdout.write(`${JSON.stringify({ port, key, base: `/api/v1/organizations/${org.id}/projects/${project.id}` })}\n`);
+process.on("SIGTERM", async () => {
+  await app.close();
+  await database.close();
+  process.exit(0);
+});
