@@ -104,7 +104,7 @@ const obj = (v: unknown): Record<string, unknown> =>
 /** Statements gathered one per CVE: products merged, the first justification and impact kept. */
 class Gathered {
   private readonly byCve = new Map<string, VexStatement>();
-  readonly ignored: { cve_id: string; raison: string }[] = [];
+  private readonly ignored: { cve_id: string; raison: string }[] = [];
   private readonly ignoredSeen = new Set<string>();
 
   add(s: VexStatement): void {
@@ -125,13 +125,11 @@ class Gathered {
     this.ignored.push({ cve_id: cve, raison });
   }
 
-  get statements(): VexStatement[] {
-    // A CVE with a not_affected statement is not also listed as ignored for another product's status.
-    const out = [...this.byCve.values()];
-    const proposed = new Set(out.map((s) => s.cve_id));
-    const kept = this.ignored.filter((i) => !proposed.has(i.cve_id));
-    this.ignored.splice(0, this.ignored.length, ...kept);
-    return out;
+  /** The statements, and the ignored ones but for a CVE that also has a not_affected statement (about another product). */
+  done(): { statements: VexStatement[]; ignored: { cve_id: string; raison: string }[] } {
+    const statements = [...this.byCve.values()];
+    const proposed = new Set(statements.map((s) => s.cve_id));
+    return { statements, ignored: this.ignored.filter((i) => !proposed.has(i.cve_id)) };
   }
 }
 
@@ -226,14 +224,12 @@ async function readCycloneDx(doc: Record<string, unknown>): Promise<ReadVexDocum
       timestamp: str(a.lastUpdated) ?? str(v.updated) ?? str(a.firstIssued) ?? null,
     });
   }
-  const statements = g.statements;
   return {
     format: "cyclonedx",
     id: str(doc.serialNumber) ?? digestId(doc),
     author,
     timestamp: str(meta.timestamp),
-    statements,
-    ignored: g.ignored,
+    ...g.done(),
   };
 }
 
@@ -311,14 +307,12 @@ function readCsaf(doc: Record<string, unknown>): ReadVexDocument {
       timestamp: flagDate ?? str(impact?.date) ?? null,
     });
   }
-  const statements = g.statements;
   return {
     format: "csaf",
     id: str(tracking.id) ?? digestId(doc),
     author: str(obj(d.publisher).name),
     timestamp: str(tracking.current_release_date),
-    statements,
-    ignored: g.ignored,
+    ...g.done(),
   };
 }
 
@@ -362,14 +356,12 @@ function readOpenVex(doc: Record<string, unknown>): ReadVexDocument {
       timestamp: str(s.last_updated) ?? str(s.timestamp),
     });
   }
-  const statements = g.statements;
   return {
     format: "openvex",
     id: str(doc["@id"]) ?? digestId(doc),
     author: str(doc.author),
     timestamp: str(doc.last_updated) ?? str(doc.timestamp),
-    statements,
-    ignored: g.ignored,
+    ...g.done(),
   };
 }
 
