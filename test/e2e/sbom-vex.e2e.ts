@@ -89,7 +89,7 @@ describe("SBOM import and VEX: the stack and cases screens", () => {
   it("loads this repository's SBOM into a stack through the file input; again: nothing changed; the items paged with their origin", async () => {
     await page.getByRole("navigation").getByRole("link", { name: "Piles" }).click();
     await page.waitForURL(/\/stacks$/);
-    await page.getByLabel("Nom de la pile", { exact: true }).fill("Vigie");
+    await page.getByLabel("Nom de la pile").fill("Vigie");
     await page.getByRole("button", { name: "Créer la pile" }).click();
     await page.waitForURL(/\/stacks\/[0-9a-f-]{36}$/);
     await expect.poll(() => page.getByRole("heading", { name: "Vigie", level: 1 }).isVisible()).toBe(true);
@@ -148,7 +148,7 @@ describe("SBOM import and VEX: the stack and cases screens", () => {
     await page.getByRole("link", { name: "Toutes les piles" }).click();
     await page.waitForURL(/\/stacks$/);
     const panel = page.getByRole("region", { name: "Nouvelle pile depuis un SBOM" });
-    await panel.getByLabel("Nom de la pile (facultatif)").fill("Inventaire");
+    await panel.getByLabel("Nom de la nouvelle pile (facultatif)").fill("Inventaire");
     await panel.getByLabel("Choisir un fichier SBOM").setInputFiles(`${SBOM}/known-answer-v1.cdx.json`);
     await expect
       .poll(() => panel.getByText(/^Pile « Inventaire » créée/).textContent(), { timeout: 30_000 })

@@ -149,7 +149,7 @@ const fr = {
   noMatch: "Aucun élément ne correspond.",
   // A new stack from an SBOM (Stacks).
   fromSbomTitle: "Nouvelle pile depuis un SBOM",
-  fromSbomName: "Nom de la pile (facultatif)",
+  fromSbomName: "Nom de la nouvelle pile (facultatif)",
   fromSbomNameHint: "Par défaut : le nom du logiciel que le SBOM décrit.",
   stackCreated: (name: string, n: number) => `Pile « ${name} » créée : ${n > 1 ? `${n} éléments` : `${n} élément`}.`,
   openStack: (name: string) => `Ouvrir la pile ${name}`,
@@ -300,7 +300,7 @@ export const words = {
     next: "Next",
     noMatch: "No item matches.",
     fromSbomTitle: "New stack from an SBOM",
-    fromSbomName: "Stack name (optional)",
+    fromSbomName: "Name of the new stack (optional)",
     fromSbomNameHint: "By default: the name of the software the SBOM describes.",
     stackCreated: (name, n) => `Stack “${name}” created: ${n === 1 ? "1 item" : `${n} items`}.`,
     openStack: (name) => `Open the stack ${name}`,
