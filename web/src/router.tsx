@@ -236,6 +236,12 @@ const caseRoute = createRoute({
   path: "cases/$cveId",
   component: lazyRouteComponent(() => import("./screens/cases/CaseDetail"), "CaseDetail"),
 });
+// VEX: a supplier's statements imported as proposals the team decides (web/src/screens/vex).
+const vexRoute = createRoute({
+  getParentRoute: () => projectRoute,
+  path: "cases/vex",
+  component: lazyRouteComponent(() => import("./screens/vex/VexProposals"), "VexProposals"),
+});
 const risksRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/risks",
@@ -264,6 +270,7 @@ export const routeTree = rootRoute.addChildren([
       workflowsRoute,
       workflowRoute,
       casesRoute,
+      vexRoute,
       caseRoute,
       reportsRoute,
       stacksRoute,

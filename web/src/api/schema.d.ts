@@ -397,7 +397,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * A stack's items, paged, oldest first
+         * @description For stacks too large to read inline (an SBOM of 50,000 components): filtered by value (q: contains, case-insensitive), item_type and the SBOM they came from.
+         */
+        get: operations["listStackItems"];
         put?: never;
         /** Add an item; it is matched against the stored CVEs at once (one set-based query) */
         post: operations["addStackItem"];
@@ -454,6 +458,67 @@ export interface paths {
         post?: never;
         /** Detach a tag from a stack item */
         delete: operations["untagStackItem"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/stacks/{stack_id}/sbom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stack as a CycloneDX 1.6 JSON document (an attachment)
+         * @description One component per purl or CPE item of the stack (from an SBOM or typed by hand). serialNumber is stable for the stack (urn:uuid: of a UUID derived from its id); version grows each time its items change (a counter bumped by every item added, changed or removed, and every SBOM loaded or removed).
+         */
+        get: operations["exportStackSbom"];
+        put?: never;
+        /**
+         * Load an SBOM into a stack (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON); again: replace it and answer the difference
+         * @description Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written. The document's identity (CycloneDX serialNumber, else SPDX documentNamespace, else the name of the software it describes) decides whether it is new to the stack (201) or replaces the SBOM loaded under it (200): the answer is the difference, item by item (by purl or CPE without version). Added and changed items are matched against the stored CVEs; unchanged ones are left alone. Alerts whose CVE no item of the project matches any more once removed and changed items are gone are marked matching=false with a cve.updated event — never deleted: their read state, tags and case stay. All in one transaction.
+         */
+        post: operations["importStackSbom"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/stacks/{stack_id}/sboms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The SBOM documents loaded in a stack, oldest first */
+        get: operations["listStackSboms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/stacks/{stack_id}/sboms/{sbom_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove an SBOM from a stack with its items; the alerts they raised are marked, not deleted
+         * @description Alerts whose CVE no item of the project matches any more are marked matching=false with a cve.updated event; their read state, tags and case stay.
+         */
+        delete: operations["deleteStackSbom"];
         options?: never;
         head?: never;
         patch?: never;
@@ -784,6 +849,84 @@ export interface paths {
          * @description exception_warning_days: case.exception_expiring is written once per expiry date, from that many days before it (Paris days).
          */
         patch: operations["updateCaseSettings"];
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/vex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The project's alerted CVEs and what its cases say of them, as a VEX document
+         * @description Every CVE the project has an alert for, with its case's analysis (no case: under investigation), its exception, the stack items it matched (purl or CPE) and the organization as author. The mapping, and what each format cannot say, is in the README (VEX: what the cases say, out and in). Sent as an attachment named vex-<project_id>.cdx.json, .csaf.json or .openvex.json.
+         */
+        get: operations["exportVex"];
+        put?: never;
+        /**
+         * Import a supplier's VEX document: its not_affected statements become proposals, no case changes
+         * @description The format is detected (CycloneDX, CSAF 2.0 csaf_vex, OpenVEX 0.2) and the document checked against its official JSON schema: a fault answers 422 with its JSON pointer, and nothing is written. Each not_affected statement for a CVE the project has an alert or a case for becomes a proposal (status proposee) with its source; other statuses and other CVEs are counted as ignored, with the reason. Importing the same document again creates nothing twice and never reopens a decided proposal.
+         */
+        post: operations["importVex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/vex/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project's VEX proposals, newest first */
+        get: operations["listVexProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/vex/proposals/{proposal_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept a proposal: the case (created if need be) becomes non_concerne with the statement's justification
+         * @description The case's history row cites the source document and its author. A case already non_concerne takes the justification.
+         */
+        post: operations["acceptVexProposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/vex/proposals/{proposal_id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a proposal: the case is left as it is */
+        post: operations["rejectVexProposal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/organizations/{org_id}/risks": {
@@ -1505,6 +1648,26 @@ export interface paths {
         patch: operations["changeMemberRole"];
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/stacks/sbom": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a stack from an SBOM in one call (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON)
+         * @description The stack is named by ?name=, else after the software the document describes. Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written. The answer gives the stack without its items (read them with GET …/stacks/{stack_id}/items) and what the import did.
+         */
+        post: operations["createStackFromSbom"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1546,6 +1709,8 @@ export interface components {
             correspondance: {
                 [key: string]: unknown;
             };
+            /** @description false: no item of the project matches the CVE any more (an SBOM upload removed or upgraded the package, an item was changed, or the CVE's ranges changed); the alert, its case and tags are kept */
+            correspond_encore: boolean;
         };
         AlertReadIn: {
             is_read: boolean;
@@ -1666,6 +1831,8 @@ export interface components {
                 status?: "nouveau" | "en_analyse" | "en_remediation" | "corrige" | "non_concerne" | "attenue" | "risque_accepte";
                 /** @description Set by hand; null: follow the CVE's severity again */
                 severity?: ("critical" | "high" | "medium" | "low" | "none" | "unknown") | null;
+                /** @description Only with status non_concerne, or on cases all non_concerne already (422 otherwise); null removes it */
+                justification_vex?: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
                 /** @description Tag ids of the project */
                 add_tags?: string[];
                 remove_tags?: string[];
@@ -1704,6 +1871,8 @@ export interface components {
             risque: components["schemas"]["CaseRiskRef"] | null;
             /** @description true: severity was set by hand and no longer follows the CVE */
             severity_manual: boolean;
+            /** @description Why the case is non_concerne (VEX not_affected justification); null otherwise: cleared whenever the case leaves non_concerne */
+            justification_vex: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
             /** @description Oldest first */
             history: components["schemas"]["CaseHistoryOut"][];
             /** @description The statuses a PUT may ask for from the current one (README, transitions) */
@@ -1793,7 +1962,7 @@ export interface components {
              * @description What changed
              * @enum {string}
              */
-            event: "created" | "status" | "severity" | "notes" | "comment" | "exception_set" | "exception_changed" | "exception_removed" | "exception_expired" | "risk_linked" | "risk_unlinked" | "risk_expired" | "tag_added" | "tag_removed";
+            event: "created" | "status" | "severity" | "notes" | "comment" | "exception_set" | "exception_changed" | "exception_removed" | "exception_expired" | "risk_linked" | "risk_unlinked" | "risk_expired" | "tag_added" | "tag_removed" | "vex_justification";
             actor: components["schemas"]["CaseActor"];
             /** @description The facts of the change: the exception's content, the register entry, the old and new values */
             details: {
@@ -1811,6 +1980,8 @@ export interface components {
             severity?: ("critical" | "high" | "medium" | "low" | "none" | "unknown") | null;
             /** @description Why: kept in the history row */
             comment?: string | null;
+            /** @description Only when the status is or becomes non_concerne (422 otherwise); null removes it. Exported as the VEX justification */
+            justification_vex?: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
         };
         CaseListOut: {
             items: components["schemas"]["CaseOut"][];
@@ -1837,6 +2008,8 @@ export interface components {
             risque: components["schemas"]["CaseRiskRef"] | null;
             /** @description true: severity was set by hand and no longer follows the CVE */
             severity_manual: boolean;
+            /** @description Why the case is non_concerne (VEX not_affected justification); null otherwise: cleared whenever the case leaves non_concerne */
+            justification_vex: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
         };
         /** @description The risk-register entry that covers the case (status risque_accepte) */
         CaseRiskRef: {
@@ -1874,6 +2047,10 @@ export interface components {
             covered_by_register: number;
             /** @description Effective expiry within the project's exception_warning_days from today (Paris), or already past and not yet processed */
             expiring_soon: number;
+        };
+        /** @description format=csaf: a CSAF 2.0 document of category csaf_vex; format=openvex: an OpenVEX 0.2 document */
+        CsafOrOpenVexDocument: {
+            [key: string]: unknown;
         };
         CveAffectedOut: {
             vendor: string | null;
@@ -1967,6 +2144,33 @@ export interface components {
             total: number;
             page: number;
             page_size: number;
+        };
+        CycloneDxBomOut: {
+            /** @constant */
+            bomFormat: "CycloneDX";
+            /** @constant */
+            specVersion: "1.6";
+            /** @description Stable for the stack: urn:uuid: of a UUID derived from the stack's id */
+            serialNumber: string;
+            /** @description Grows each time the stack's items change */
+            version: number;
+            metadata: {
+                timestamp?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            components: ({
+                type: string;
+                name: string;
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        /** @description A CycloneDX 1.6 BOM whose vulnerabilities[] carry analysis and affects (JSON) */
+        CycloneDxVexDocument: {
+            [key: string]: unknown;
         };
         /** @description Days; mean, median and p90 with one decimal (median and p90 interpolated), null when count is 0 */
         DelayOverall: {
@@ -2753,6 +2957,87 @@ export interface components {
              */
             expires_on?: string;
         };
+        SbomAddedListOut: {
+            /** @description How many items were added (new to this SBOM), then matched against the stored CVEs */
+            count: number;
+            /** @description The first 1000, in document order */
+            items: components["schemas"]["SbomItemOut"][];
+        };
+        SbomIgnoredListOut: {
+            /** @description How many components made no item */
+            count: number;
+            /** @description The first 1000, in document order */
+            items: components["schemas"]["SbomIgnoredOut"][];
+        };
+        SbomIgnoredOut: {
+            /** @description The component's reference in the document (CycloneDX bom-ref, SPDX SPDXID) */
+            ref: string | null;
+            name: string;
+            version: string | null;
+            /** @description Why no item was made of it: « ni purl ni CPE », or why its purl or CPE cannot be matched */
+            raison: string;
+        };
+        SbomImportOut: {
+            sbom: components["schemas"]["StackSbomOut"];
+            ajoutes: components["schemas"]["SbomAddedListOut"];
+            retires: components["schemas"]["SbomRemovedListOut"];
+            versions_changees: components["schemas"]["SbomVersionChangesOut"];
+            /** @description Items the document lists as before: untouched, not matched again */
+            inchanges: number;
+            ignores: components["schemas"]["SbomIgnoredListOut"];
+            /** @description Alerts raised by the added and changed items */
+            alertes_creees: number;
+            /** @description Alerts of the project whose CVE no item matches any more once removed and changed items are gone: kept, marked matching=false, with a cve.updated event (correspondance: true → false); their read state, tags and case stay */
+            alertes_plus_correspondantes: number;
+            /** @description Alerts marked matching=false that an item of the project matches again: matching=true, with a cve.updated event */
+            alertes_correspondantes_a_nouveau: number;
+        };
+        SbomItemOut: {
+            /**
+             * Format: uuid
+             * @description The stack item (for a removed item, the id it had)
+             */
+            id: string;
+            /** @enum {string} */
+            item_type: "cpe" | "product" | "vendor" | "purl" | "keyword" | "cve";
+            value: string;
+            /** @description The item's identity within its SBOM: the purl without version, qualifiers nor subpath, or the CPE with * for version and update */
+            sbom_key: string;
+            version: string | null;
+        };
+        SbomRemovalOut: {
+            /** @description Items removed with the SBOM */
+            items_retires: number;
+            /** @description Alerts whose CVE no item of the project matches any more: kept, marked matching=false, with a cve.updated event */
+            alertes_plus_correspondantes: number;
+        };
+        SbomRemovedListOut: {
+            /** @description How many items were removed (no longer in the document) */
+            count: number;
+            /** @description The first 1000, in document order */
+            items: components["schemas"]["SbomItemOut"][];
+        };
+        SbomVersionChangeOut: {
+            /**
+             * Format: uuid
+             * @description The stack item, kept: its tags and its alerts' link stay
+             */
+            id: string;
+            /** @enum {string} */
+            item_type: "cpe" | "product" | "vendor" | "purl" | "keyword" | "cve";
+            /** @description The item's identity within its SBOM: the purl without version, qualifiers nor subpath, or the CPE with * for version and update */
+            sbom_key: string;
+            /** @description The new value */
+            value: string;
+            from: string | null;
+            to: string | null;
+        };
+        SbomVersionChangesOut: {
+            /** @description How many items changed version (updated in place, then matched again) */
+            count: number;
+            /** @description The first 1000, in document order */
+            items: components["schemas"]["SbomVersionChangeOut"][];
+        };
         /** @description The scan runs as a job (urls-scan); the URL's record shows its result */
         ScanRequestedOut: {
             /** Format: uuid */
@@ -2799,6 +3084,22 @@ export interface components {
             /** @description Alerts raised on the stored CVEs by what was added (see the project's alert_backfill setting) */
             alertes_creees: number;
         };
+        StackFromSbomOut: {
+            sbom: components["schemas"]["StackSbomOut"];
+            ajoutes: components["schemas"]["SbomAddedListOut"];
+            retires: components["schemas"]["SbomRemovedListOut"];
+            versions_changees: components["schemas"]["SbomVersionChangesOut"];
+            /** @description Items the document lists as before: untouched, not matched again */
+            inchanges: number;
+            ignores: components["schemas"]["SbomIgnoredListOut"];
+            /** @description Alerts raised by the added and changed items */
+            alertes_creees: number;
+            /** @description Alerts of the project whose CVE no item matches any more once removed and changed items are gone: kept, marked matching=false, with a cve.updated event (correspondance: true → false); their read state, tags and case stay */
+            alertes_plus_correspondantes: number;
+            /** @description Alerts marked matching=false that an item of the project matches again: matching=true, with a cve.updated event */
+            alertes_correspondantes_a_nouveau: number;
+            stack: components["schemas"]["StackSummaryOut"];
+        };
         StackIn: {
             name: string;
             /** @default [] */
@@ -2816,6 +3117,8 @@ export interface components {
             created_at: string;
             /** @description The endoflife.date cycle the item runs (its CPE, purl or vendor:product names a product, its version falls in a cycle), else null */
             eol?: components["schemas"]["StackItemEolOut"] | null;
+            /** @description The SBOM the item came from (GET …/stacks/{stack_id}/sboms), null for an item added by hand */
+            sbom_id?: string | null;
             /** @description Alerts raised on the stored CVEs by what was added (see the project's alert_backfill setting) */
             alertes_creees: number;
         };
@@ -2855,6 +3158,14 @@ export interface components {
             created_at: string;
             /** @description The endoflife.date cycle the item runs (its CPE, purl or vendor:product names a product, its version falls in a cycle), else null */
             eol?: components["schemas"]["StackItemEolOut"] | null;
+            /** @description The SBOM the item came from (GET …/stacks/{stack_id}/sboms), null for an item added by hand */
+            sbom_id?: string | null;
+        };
+        StackItemPageOut: {
+            items: components["schemas"]["StackItemOut"][];
+            total: number;
+            page: number;
+            page_size: number;
         };
         StackItemUpdateIn: {
             /**
@@ -2873,6 +3184,44 @@ export interface components {
             name: string;
             project_id: string | null;
             items: components["schemas"]["StackItemOut"][];
+        };
+        StackSbomOut: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            stack_id: string;
+            /** @enum {string} */
+            format: "cyclonedx" | "spdx";
+            /** @description 1.4, 1.5, 1.6 (CycloneDX) or 2.3 (SPDX) */
+            spec_version: string;
+            /** @enum {string} */
+            encoding: "json" | "xml";
+            /** @description The document's identity in the stack: its CycloneDX serialNumber, else its SPDX documentNamespace, else `nom:` and the name of the software it describes. Uploading a document with the same identity replaces this SBOM's items. */
+            document_key: string;
+            /** @description The CycloneDX `version` of the document last loaded (null for SPDX) */
+            document_version: number | null;
+            /** @description The software the document describes (CycloneDX metadata.component, SPDX name) */
+            name: string | null;
+            /** @description Components the document lists, nested ones included, before duplicates are merged */
+            component_count: number;
+            /** @description Stack items the SBOM holds (purl and CPE items, duplicates merged) */
+            item_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the document was last loaded
+             */
+            updated_at: string;
+        };
+        StackSummaryOut: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** Format: uuid */
+            project_id: string;
+            /** @description The stack's items (read them with GET …/stacks/{stack_id}/items) */
+            item_count: number;
         };
         StackUpdateIn: {
             name: string;
@@ -3013,6 +3362,76 @@ export interface components {
             ctx?: {
                 [key: string]: unknown;
             };
+        };
+        VexDecisionIn: {
+            /** @description Why: kept on the proposal (and in the case's history when accepted) */
+            comment?: string | null;
+        };
+        /** @description A supplier's VEX document as published: CycloneDX (bomFormat CycloneDX with vulnerabilities[].analysis), CSAF 2.0 (document.csaf_version 2.0, category csaf_vex) or OpenVEX (@context https://openvex.dev/ns…). Checked against its format's official JSON schema (422 with the JSON pointers of the faults). */
+        VexDocumentIn: {
+            [key: string]: unknown;
+        };
+        VexIgnoredItem: {
+            /** @description The vulnerability as the document names it */
+            cve_id: string;
+            /** @description Why no proposal was made (another status, a CVE the project has neither alert nor case for…) */
+            raison: string;
+        };
+        VexImportOut: {
+            /** @enum {string} */
+            format: "cyclonedx" | "csaf" | "openvex";
+            /** @description The document's identity: CycloneDX serialNumber, CSAF tracking id, OpenVEX @id */
+            document: string;
+            /** @description Proposals created (status proposee) */
+            proposees: number;
+            /** @description Statements of this document already proposed (whatever their decision): left as they are */
+            deja_connues: number;
+            ignorees: {
+                count: number;
+                /** @description At most 1,000, in document order */
+                items: components["schemas"]["VexIgnoredItem"][];
+            };
+        };
+        VexProposalListOut: {
+            items: components["schemas"]["VexProposalOut"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        VexProposalOut: {
+            /** Format: uuid */
+            id: string;
+            cve_id: string;
+            /**
+             * @description proposee: waiting for the team; acceptee or rejetee: decided
+             * @enum {string}
+             */
+            status: "proposee" | "acceptee" | "rejetee";
+            /** @description The statement's status as its format says it: not_affected (CycloneDX, OpenVEX), false_positive (CycloneDX), known_not_affected (CSAF) */
+            vex_status: string;
+            /** @description Mapped to the CISA vocabulary; null when the statement gives only an impact statement */
+            justification: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
+            /** @description The statement's own words (analysis.detail, threat impact, impact_statement) */
+            impact_statement: string | null;
+            /** @description The products the statement names: purl, CPE or the document's product names */
+            products: string[];
+            source: components["schemas"]["VexProposalSource"];
+            /** Format: date-time */
+            created_at: string;
+            decided_at: string | null;
+            decided_by: components["schemas"]["CaseActor"] | null;
+            decision_comment: string | null;
+            /** @description The project's case for the CVE now, or null when it has only the alert */
+            case_status: ("nouveau" | "en_analyse" | "en_remediation" | "corrige" | "non_concerne" | "attenue" | "risque_accepte") | null;
+        };
+        VexProposalSource: {
+            /** @enum {string} */
+            format: "cyclonedx" | "csaf" | "openvex";
+            document: string;
+            /** @description CycloneDX metadata.supplier/manufacturer/authors, CSAF publisher name, OpenVEX author */
+            author: string | null;
+            /** @description When the document (or the statement) says it was issued */
+            timestamp: string | null;
         };
         WatchTechnologyIn: {
             /**
@@ -5687,6 +6106,92 @@ export interface operations {
             };
         };
     };
+    listStackItems: {
+        parameters: {
+            query?: {
+                /** @description Items whose value contains this text (case-insensitive) */
+                q?: string;
+                item_type?: "cpe" | "product" | "vendor" | "purl" | "keyword" | "cve";
+                /** @description Only the items of this SBOM of the stack */
+                sbom_id?: string;
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                stack_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StackItemPageOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, stack_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
     addStackItem: {
         parameters: {
             query?: never;
@@ -6187,6 +6692,373 @@ export interface operations {
             };
         };
     };
+    exportStackSbom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                stack_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.cyclonedx+json": components["schemas"]["CycloneDxBomOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, stack_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    importStackSbom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                stack_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.cyclonedx+json": string;
+                "application/vnd.cyclonedx+xml": string;
+                "application/spdx+json": string;
+                "application/json": string;
+                "application/xml": string;
+                "text/xml": string;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SbomImportOut"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SbomImportOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, stack_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Body over the limit (50 MiB, 52428800 bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type other than application/vnd.cyclonedx+json, application/vnd.cyclonedx+xml, application/spdx+json, application/json, application/xml, text/xml */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape): a parameter, no body, or the document refused (an item per fault, `loc` from body to the fault's place) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listStackSboms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                stack_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StackSbomOut"][];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, stack_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    deleteStackSbom: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                stack_id: string;
+                sbom_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SbomRemovalOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, stack_id, sbom_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
     listTags: {
         parameters: {
             query?: never;
@@ -6593,6 +7465,8 @@ export interface operations {
                 /** @description Repeatable: the alert's priority tier (P1 act now … P4) */
                 palier?: ("P1" | "P2" | "P3" | "P4")[];
                 is_kev?: boolean;
+                /** @description false: the alerts no item of the project matches any more (see AlertOut) */
+                correspond_encore?: boolean;
                 has_poc?: boolean;
                 /** @description CVE id, words of the description, vendor or product */
                 q?: string;
@@ -8504,6 +9378,522 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    exportVex: {
+        parameters: {
+            query?: {
+                /** @description cyclonedx: CycloneDX 1.6 VEX (BOM with vulnerabilities); csaf: CSAF 2.0, csaf_vex profile; openvex: OpenVEX 0.2 */
+                format?: "cyclonedx" | "csaf" | "openvex";
+            };
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.cyclonedx+json": components["schemas"]["CycloneDxVexDocument"];
+                    "application/json": components["schemas"]["CsafOrOpenVexDocument"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: format csaf or openvex and the project has no alert: both formats require at least one statement (vex_vide) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    importVex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VexDocumentIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VexImportOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listVexProposals: {
+        parameters: {
+            query?: {
+                /** @description Only these proposals */
+                status?: "proposee" | "acceptee" | "rejetee";
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VexProposalListOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    acceptVexProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                proposal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VexDecisionIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VexProposalOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, proposal_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: the proposal is already decided (proposition_decidee), or the case cannot become non_concerne from its status (transition_invalide, with from and to) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    rejectVexProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                proposal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VexDecisionIn"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VexProposalOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope cases-write; or the signed-in user's role in the organization is below member; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, proposal_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: the proposal is already decided (proposition_decidee) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
                 };
             };
             /** @description Body over the limit (1 MiB) */
@@ -13238,6 +14628,131 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    createStackFromSbom: {
+        parameters: {
+            query?: {
+                /** @description The stack's name (unique in the project); default: the software the document describes */
+                name?: string;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/vnd.cyclonedx+json": string;
+                "application/vnd.cyclonedx+xml": string;
+                "application/spdx+json": string;
+                "application/json": string;
+                "application/xml": string;
+                "text/xml": string;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StackFromSbomOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: a stack of the project has this name (nom_deja_utilise) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
+                };
+            };
+            /** @description Body over the limit (50 MiB, 52428800 bytes) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type other than application/vnd.cyclonedx+json, application/vnd.cyclonedx+xml, application/spdx+json, application/json, application/xml, text/xml */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape): a parameter, no body, or the document refused (an item per fault, `loc` from body to the fault's place) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
                 };
             };
         };

@@ -7,6 +7,8 @@ import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { projectRoute } from "../../router";
 import { type CaseStatus, Countdown, canTriage, Failed, type Refused, SeverityBadge, send, StatusBadge, useProjectTags } from "./common";
+import { JustificationSelect } from "../vex/JustificationSelect";
+import { type Justification, justificationLabel, justificationWords } from "../vex/justifications";
 import { addDays, parisToday } from "./paris";
 import { words } from "./words";
 
@@ -38,6 +40,7 @@ function useInvalidate(ids: Ids) {
 
 function CaseDetailOf({ ids, writable }: { ids: Ids; writable: boolean }) {
   const w = useWords(words);
+  const said = useWords(justificationWords);
   const { lang } = useI18n();
   const c = useQuery({
     queryKey: caseQueryKey(ids),
@@ -71,6 +74,15 @@ function CaseDetailOf({ ids, writable }: { ids: Ids; writable: boolean }) {
               <SeverityBadge severity={c.data.severity} />{" "}
               {c.data.severity_manual && <span className="sub-inline">({w.severityManual})</span>}
             </dd>
+            {c.data.justification_vex && (
+              <>
+                <dt>{w.justificationVex}</dt>
+                <dd>
+                  {said[c.data.justification_vex].label}
+                  <span className="sub">{said[c.data.justification_vex].explain}</span>
+                </dd>
+              </>
+            )}
             <dt>{w.created}</dt>
             <dd>{formatDate(c.data.created_at, lang)}</dd>
             <dt>{w.updated}</dt>
@@ -90,25 +102,37 @@ function CaseDetailOf({ ids, writable }: { ids: Ids; writable: boolean }) {
   );
 }
 
-/** The statuses the server allows from this one (`transitions`), each a button; a 409 shows the server's message. */
+/**
+ * The statuses the server allows from this one (`transitions`), each a button; « Non concerné » asks
+ * first for the VEX justification (optional). A case non_concerne may change its justification. A
+ * 409 shows the server's message.
+ */
 function StatusPanel({ ids, c, writable }: { ids: Ids; c: Detail; writable: boolean }) {
   const w = useWords(words);
   const id = useId();
   const invalidate = useInvalidate(ids);
   const [comment, setComment] = useState("");
+  const [closing, setClosing] = useState(false);
+  const [justification, setJustification] = useState<Justification | "">("");
   const put = useMutation({
-    mutationFn: (status: CaseStatus) =>
+    mutationFn: (body: { status?: CaseStatus; justification_vex?: Justification | null }) =>
       send(
         api.PUT("/api/v1/organizations/{org_id}/projects/{project_id}/cases/{cve_id}", {
           params: { path: path(ids) },
-          body: { status, comment: comment.trim() || null },
+          body: { ...body, comment: comment.trim() || null },
         }),
       ),
     onSuccess: async () => {
       setComment("");
+      setClosing(false);
+      setJustification("");
       await invalidate();
     },
   });
+  const move = (s: CaseStatus) => {
+    if (s === "non_concerne") setClosing(true);
+    else put.mutate({ status: s });
+  };
   return (
     <section className="panel" aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>{w.changeStatus}</h2>
@@ -123,27 +147,98 @@ function StatusPanel({ ids, c, writable }: { ids: Ids; c: Detail; writable: bool
               <textarea id={`${id}-c`} rows={2} value={comment} onChange={(e) => setComment(e.target.value)} />
             </div>
           )}
-          <div className="button-row">
-            {c.transitions.map((s) => (
-              <button
-                key={s}
-                type="button"
-                className="button-secondary"
-                disabled={!writable || put.isPending}
-                onClick={() => put.mutate(s)}
-              >
-                {w.moveTo(w.statuses[s] ?? s)}
-              </button>
-            ))}
-          </div>
+          {closing ? (
+            <fieldset className="vex-close">
+              <legend>{w.moveTo(w.statuses.non_concerne ?? "non_concerne")}</legend>
+              <p className="muted small">{w.nonConcerneIntro}</p>
+              <JustificationSelect
+                id={`${id}-j`}
+                label={w.justificationFor}
+                none={w.noJustification}
+                value={justification}
+                onChange={setJustification}
+                explainAll
+              />
+              <div className="button-row">
+                <button
+                  type="button"
+                  className="button-primary"
+                  disabled={put.isPending}
+                  onClick={() => put.mutate({ status: "non_concerne", ...(justification && { justification_vex: justification }) })}
+                >
+                  {w.confirmMove(w.statuses.non_concerne ?? "non_concerne")}
+                </button>
+                <button type="button" className="button-secondary" onClick={() => setClosing(false)}>
+                  {w.cancel}
+                </button>
+              </div>
+            </fieldset>
+          ) : (
+            <div className="button-row">
+              {c.transitions.map((s) => (
+                <button key={s} type="button" className="button-secondary" disabled={!writable || put.isPending} onClick={() => move(s)}>
+                  {w.moveTo(w.statuses[s] ?? s)}
+                </button>
+              ))}
+            </div>
+          )}
         </>
       )}
+      {c.status === "non_concerne" && writable && <JustificationForm ids={ids} c={c} />}
       {put.isError && (
         <p role="alert" className="error">
           {put.error.message}
         </p>
       )}
     </section>
+  );
+}
+
+/** A case non_concerne: its VEX justification changed (or removed), a history row each time. */
+function JustificationForm({ ids, c }: { ids: Ids; c: Detail }) {
+  const w = useWords(words);
+  const id = useId();
+  const invalidate = useInvalidate(ids);
+  const [value, setValue] = useState<Justification | "">(c.justification_vex ?? "");
+  const save = useMutation({
+    mutationFn: () =>
+      send(
+        api.PUT("/api/v1/organizations/{org_id}/projects/{project_id}/cases/{cve_id}", {
+          params: { path: path(ids) },
+          body: { justification_vex: value || null },
+        }),
+      ),
+    onSuccess: invalidate,
+  });
+  return (
+    <div className="vex-close">
+      <JustificationSelect
+        id={`${id}-j`}
+        label={w.justificationVex}
+        none={w.noJustification}
+        value={value}
+        onChange={setValue}
+        explainAll
+      />
+      <button
+        type="button"
+        className="button-secondary"
+        disabled={save.isPending || value === (c.justification_vex ?? "")}
+        onClick={() => save.mutate()}
+      >
+        {w.changeJustification}
+      </button>
+      {save.isSuccess && (
+        <p role="status" className="status-line">
+          {w.justificationSaved}
+        </p>
+      )}
+      {save.isError && (
+        <p role="alert" className="error">
+          {save.error.message}
+        </p>
+      )}
+    </div>
   );
 }
 
@@ -418,8 +513,16 @@ function TagsPanel({ ids, c, writable }: { ids: Ids; c: Detail; writable: boolea
   );
 }
 
+/** The VEX justification a history row set (`justification_vex`, or `to` of a vex_justification row), if any. */
+function vexOf(event: string, details: unknown): string | null {
+  const d = details as { justification_vex?: unknown; to?: unknown } | null;
+  const v = event === "vex_justification" ? d?.to : d?.justification_vex;
+  return typeof v === "string" ? v : null;
+}
+
 function History({ c }: { c: Detail }) {
   const w = useWords(words);
+  const said = useWords(justificationWords);
   const { lang } = useI18n();
   return (
     <section aria-labelledby="case-history" className="case-history">
@@ -441,7 +544,10 @@ function History({ c }: { c: Detail }) {
               // biome-ignore lint/suspicious/noArrayIndexKey: history rows have no id; the list only grows at its end.
               <tr key={i}>
                 <td>{formatDate(h.created_at, lang)}</td>
-                <td>{w.events[h.event] ?? h.event}</td>
+                <td>
+                  {w.events[h.event] ?? h.event}
+                  {vexOf(h.event, h.details) && <span className="sub">{justificationLabel(said, vexOf(h.event, h.details)!)}</span>}
+                </td>
                 <td>
                   {h.from_status && h.from_status !== h.to_status ? (
                     <>

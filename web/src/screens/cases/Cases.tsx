@@ -1,12 +1,15 @@
 import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useId, useState } from "react";
-import { api, data } from "../../api/client";
+import { ApiError, api, data } from "../../api/client";
+import { download } from "../../api/files";
 import type { operations } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { projectRoute } from "../../router";
 import { type Case, type CaseStatus, Countdown, canTriage, Failed, SeverityBadge, send, StatusBadge, useProjectTags } from "./common";
+import { JustificationSelect } from "../vex/JustificationSelect";
+import type { Justification } from "../vex/justifications";
 import { effectiveExpiry } from "./paris";
 import { SEVERITIES, STATUS_ORDER, words } from "./words";
 
@@ -48,7 +51,7 @@ export function exportHref(orgId: string, projectId: string, f: CaseFilters, sor
   return `/api/v1/organizations/${orgId}/projects/${projectId}/cases/export?${p}`;
 }
 
-/** /p/$projectId/cases: the board by status or the table, filters, bulk changes and the CSV export. */
+/** /p/$projectId/cases: the board by status or the table, filters, bulk changes, the CSV and VEX exports. */
 export function Cases() {
   const { org, project } = projectRoute.useRouteContext();
   if (!org || !project) return null;
@@ -96,9 +99,13 @@ function CasesOf({ orgId, projectId, writable }: { orgId: string; projectId: str
           <a className="button-secondary button-link" href={exportHref(orgId, projectId, filters, sort)} download>
             {w.exportCsv}
           </a>
+          <Link to="/p/$projectId/cases/vex" params={{ projectId }} className="button-secondary button-link">
+            {w.vexProposals}
+          </Link>
         </div>
       </div>
       <p className="muted">{w.casesIntro}</p>
+      <VexExport {...ids} />
       {!writable && <p className="notice">{w.readOnly}</p>}
       <FiltersBar {...ids} filters={filters} onChange={change} sort={sort} onSort={setSort} showStatus={view === "table"} />
       {writable && <BulkBar {...ids} selected={selected} onDone={() => setSelected(new Set())} />}
@@ -434,10 +441,11 @@ function BulkBar({ orgId, projectId, selected, onDone }: { orgId: string; projec
   const queryClient = useQueryClient();
   const tags = useProjectTags(orgId, projectId);
   const [status, setStatus] = useState("");
+  const [justification, setJustification] = useState<Justification | "">("");
   const [tag, setTag] = useState("");
   const [done, setDone] = useState<string | null>(null);
   const bulk = useMutation({
-    mutationFn: (set: { status?: CaseStatus; add_tags?: string[]; remove_tags?: string[] }) =>
+    mutationFn: (set: { status?: CaseStatus; justification_vex?: Justification; add_tags?: string[]; remove_tags?: string[] }) =>
       send(
         api.POST("/api/v1/organizations/{org_id}/projects/{project_id}/cases/bulk", {
           params: { path: { org_id: orgId, project_id: projectId } },
@@ -465,11 +473,26 @@ function BulkBar({ orgId, projectId, selected, onDone }: { orgId: string; projec
             </option>
           ))}
         </select>
+        {status === "non_concerne" && (
+          <JustificationSelect
+            id={`${id}-j`}
+            label={w.justificationVex}
+            none={w.noJustification}
+            value={justification}
+            onChange={setJustification}
+            inline
+          />
+        )}
         <button
           type="button"
           className="button-primary"
           disabled={!status || bulk.isPending}
-          onClick={() => bulk.mutate({ status: status as CaseStatus })}
+          onClick={() =>
+            bulk.mutate({
+              status: status as CaseStatus,
+              ...(status === "non_concerne" && justification && { justification_vex: justification }),
+            })
+          }
         >
           {w.apply}
         </button>
@@ -507,6 +530,68 @@ function BulkBar({ orgId, projectId, selected, onDone }: { orgId: string; projec
       {bulk.isError && (
         <p role="alert" className="error">
           {bulk.error.message}
+        </p>
+      )}
+    </section>
+  );
+}
+
+type VexFormat = NonNullable<NonNullable<operations["exportVex"]["parameters"]["query"]>["format"]>;
+const VEX_FORMATS: VexFormat[] = ["cyclonedx", "csaf", "openvex"];
+
+/**
+ * « Exporter en VEX »: the format chosen, GET …/vex?format= with the session, saved as the file the
+ * server names (a 409 — no alert to state — shown in words, not downloaded).
+ */
+export function VexExport({ orgId, projectId }: { orgId: string; projectId: string }) {
+  const w = useWords(words);
+  const id = useId();
+  const [format, setFormat] = useState<VexFormat>("cyclonedx");
+  const save = useMutation({
+    mutationFn: (f: VexFormat) =>
+      download(
+        api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/vex", {
+          params: { path: { org_id: orgId, project_id: projectId }, query: { format: f } },
+          parseAs: "blob",
+        }),
+        `vex-${projectId}.${f === "cyclonedx" ? "cdx" : f}.json`,
+      ),
+  });
+  return (
+    <section className="vex-export" aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`} className="visually-hidden">
+        {w.vexExport}
+      </h2>
+      <div className="field-inline">
+        <label htmlFor={`${id}-f`}>{w.vexFormat}</label>
+        <select id={`${id}-f`} value={format} onChange={(e) => setFormat(e.target.value as VexFormat)}>
+          {VEX_FORMATS.map((f) => (
+            <option key={f} value={f}>
+              {w.vexFormats[f]}
+            </option>
+          ))}
+        </select>
+        <button
+          type="button"
+          className="button-secondary"
+          aria-describedby={`${id}-hint`}
+          disabled={save.isPending}
+          onClick={() => save.mutate(format)}
+        >
+          {w.vexExport}
+        </button>
+        <span id={`${id}-hint`} className="sub-inline">
+          {w.vexExportHint}
+        </span>
+      </div>
+      {save.isSuccess && (
+        <p role="status" className="status-line">
+          {w.vexExported(save.data)}
+        </p>
+      )}
+      {save.isError && (
+        <p role="alert" className="error">
+          {save.error instanceof ApiError && !save.error.message.startsWith("HTTP ") ? save.error.message : w.vexExportError}
         </p>
       )}
     </section>

@@ -17,7 +17,8 @@ type Event =
   | "risk_unlinked"
   | "risk_expired"
   | "tag_added"
-  | "tag_removed";
+  | "tag_removed"
+  | "vex_justification";
 
 const fr = {
   casesTitle: "Dossiers",
@@ -157,6 +158,7 @@ const fr = {
     risk_expired: "Entrée du registre expirée",
     tag_added: "Étiquette ajoutée",
     tag_removed: "Étiquette retirée",
+    vex_justification: "Justification VEX",
   } satisfies Record<Event, string> as Record<string, string>,
   actors: {
     api_key: (l: string) => `clé d'API « ${l} »`,
@@ -197,6 +199,21 @@ const fr = {
   riskExpired: "Entrée expirée : elle ne peut plus être modifiée ni couvrir de dossier.",
   riskNotFound: "Cette entrée n'existe pas.",
   optional: "(facultatif)",
+  // VEX (cases, a case, bulk changes).
+  vexExport: "Exporter en VEX",
+  vexFormat: "Format VEX",
+  vexFormats: { cyclonedx: "CycloneDX 1.6", csaf: "CSAF 2.0", openvex: "OpenVEX 0.2" } as Record<string, string>,
+  vexExportHint: "Chaque CVE alertée du projet, avec ce qu'en dit son dossier.",
+  vexExported: (name: string) => `${name} téléchargé.`,
+  vexExportError: "L'export VEX a échoué.",
+  vexProposals: "Propositions VEX",
+  justificationVex: "Justification VEX",
+  justificationFor: "Justification VEX (pour « Non concerné »)",
+  noJustification: "— sans justification —",
+  confirmMove: (s: string) => `Confirmer « ${s} »`,
+  nonConcerneIntro: "Dites pourquoi le projet n'est pas concerné : la justification part dans les exports VEX (CycloneDX, CSAF, OpenVEX).",
+  changeJustification: "Enregistrer la justification",
+  justificationSaved: "Justification enregistrée.",
 };
 
 export type CasesWords = typeof fr;
@@ -330,6 +347,7 @@ const en: CasesWords = {
     risk_expired: "Register entry expired",
     tag_added: "Tag added",
     tag_removed: "Tag removed",
+    vex_justification: "VEX justification",
   },
   actors: {
     api_key: (l) => `API key “${l}”`,
@@ -368,6 +386,20 @@ const en: CasesWords = {
   riskExpired: "Expired entry: it can no longer be changed nor cover cases.",
   riskNotFound: "This entry does not exist.",
   optional: "(optional)",
+  vexExport: "Export as VEX",
+  vexFormat: "VEX format",
+  vexFormats: { cyclonedx: "CycloneDX 1.6", csaf: "CSAF 2.0", openvex: "OpenVEX 0.2" },
+  vexExportHint: "Every alerted CVE of the project, with what its case says of it.",
+  vexExported: (name) => `${name} downloaded.`,
+  vexExportError: "The VEX export failed.",
+  vexProposals: "VEX proposals",
+  justificationVex: "VEX justification",
+  justificationFor: "VEX justification (for “Not affected”)",
+  noJustification: "— no justification —",
+  confirmMove: (s) => `Confirm “${s}”`,
+  nonConcerneIntro: "Say why the project is not affected: the justification goes into the VEX exports (CycloneDX, CSAF, OpenVEX).",
+  changeJustification: "Save the justification",
+  justificationSaved: "Justification saved.",
 };
 
 export const words: Words<CasesWords> = { fr, en };

@@ -1,4 +1,4 @@
-import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { type FormEvent, useId, useState } from "react";
 import { api, data } from "../../api/client";
@@ -8,7 +8,9 @@ import { EolBadge } from "../eol/EolBadge";
 import { urlQuery, urlsQuery, watchTechnology } from "../urls/queries";
 import { Combobox } from "./Combobox";
 import { errorText, useDebounced, useProject } from "./project";
-import { stackQuery } from "./queries";
+import { type ItemsFilter, ITEMS_PAGE_SIZE, itemsQuery, sbomsQuery, stackQuery } from "./queries";
+import { SbomDocuments } from "./SbomDocuments";
+import { SbomImportPanel } from "./SbomImport";
 import { words } from "./words";
 
 type Stack = components["schemas"]["StackOut"];
@@ -20,13 +22,18 @@ type Suggestion = components["schemas"]["ProductSuggestion"];
 export const ITEM_TYPES: ItemType[] = ["product", "cpe", "purl", "vendor", "keyword", "cve"];
 export const SEVERITIES: Severity[] = ["critical", "high", "medium", "low"];
 
-/** `/p/$projectId/stacks/$stackId`: one stack, its items with their EOL status; admins add, change and remove. */
+/**
+ * `/p/$projectId/stacks/$stackId`: one stack — its SBOM import and documents, its items (paged, with
+ * their origin and EOL status); admins import, add, change and remove.
+ */
 export function StackDetail() {
   const { t } = useI18n();
   const w = useWords(words);
   const { path, canManage } = useProject();
   const { stackId = "" } = useParams({ strict: false });
   const stack = useQuery(stackQuery(path, stackId));
+  // The items' origin filter: set from the list or from an SBOM's « Voir ses éléments ».
+  const [sbomId, setSbomId] = useState("");
   return (
     <section aria-labelledby="stack-title" className="screen">
       <p>
@@ -45,7 +52,9 @@ export function StackDetail() {
       {stack.data && (
         <>
           {canManage && <StackActions stack={stack.data} />}
-          <Items stack={stack.data} />
+          <SbomImportPanel stackId={stack.data.id} />
+          <SbomDocuments stackId={stack.data.id} onFilter={setSbomId} />
+          <Items stackId={stack.data.id} sbomId={sbomId} onSbom={setSbomId} />
           {canManage && <AddItem stack={stack.data} />}
           {canManage && <DetectedTechnologies stack={stack.data} />}
         </>
@@ -131,35 +140,119 @@ function StackActions({ stack }: { stack: Stack }) {
   );
 }
 
-function Items({ stack }: { stack: Stack }) {
+/**
+ * The stack's items, a page at a time (GET …/items: a stack loaded from an SBOM may hold tens of
+ * thousands), searched by value and filtered by origin (an SBOM of the stack).
+ */
+function Items({ stackId, sbomId, onSbom }: { stackId: string; sbomId: string; onSbom(id: string): void }) {
   const w = useWords(words);
-  const { canManage } = useProject();
-  if (stack.items.length === 0) return <p>{w.noItems}</p>;
+  const { t } = useI18n();
+  const id = useId();
+  const { path, canManage } = useProject();
+  const [text, setText] = useState("");
+  const [page, setPage] = useState(1);
+  const q = useDebounced(text.trim(), 250);
+  const sboms = useQuery(sbomsQuery(path, stackId));
+  const filter: ItemsFilter = { ...(q && { q }), ...(sbomId && { sbom_id: sbomId }), page };
+  const list = useQuery({ ...itemsQuery(path, stackId, filter), placeholderData: keepPreviousData });
+  // A new search or origin starts again at the first page.
+  const [seen, setSeen] = useState({ q, sbomId });
+  if (seen.q !== q || seen.sbomId !== sbomId) {
+    setSeen({ q, sbomId });
+    setPage(1);
+  }
+  const origin = (item: Item) => {
+    if (!item.sbom_id) return w.byHand;
+    const sbom = sboms.data?.find((s) => s.id === item.sbom_id);
+    return sbom ? (sbom.name ?? w.unnamed) : "SBOM";
+  };
+  const total = list.data?.total ?? 0;
+  const pages = Math.max(1, Math.ceil(total / ITEMS_PAGE_SIZE));
+  const filtered = !!(q || sbomId);
   return (
-    <div className="table-wrap">
-      <table>
-        <caption>{w.itemsCaption(stack.items.length)}</caption>
-        <thead>
-          <tr>
-            <th scope="col">{w.colType}</th>
-            <th scope="col">{w.colValue}</th>
-            <th scope="col">{w.colSeverity}</th>
-            <th scope="col">{w.colTags}</th>
-            <th scope="col">{w.colEolStatus}</th>
-            {canManage && <th scope="col">{w.colActions}</th>}
-          </tr>
-        </thead>
-        <tbody>
-          {stack.items.map((item) => (
-            <ItemRow key={item.id} stackId={stack.id} item={item} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <section aria-labelledby={`${id}-title`} className="stack-items">
+      <h2 id={`${id}-title`} className="visually-hidden">
+        {w.itemsCaption(total)}
+      </h2>
+      <div className="filters">
+        <div className="field">
+          <label htmlFor={`${id}-q`}>{w.searchItems}</label>
+          <input id={`${id}-q`} type="search" value={text} maxLength={500} onChange={(e) => setText(e.target.value)} />
+        </div>
+        {!!sboms.data?.length && (
+          <div className="field">
+            <label htmlFor={`${id}-origin`}>{w.origin}</label>
+            <select id={`${id}-origin`} value={sbomId} onChange={(e) => onSbom(e.target.value)}>
+              <option value="">{w.anyOrigin}</option>
+              {sboms.data.map((s) => (
+                <option key={s.id} value={s.id}>
+                  {s.name ?? w.unnamed}
+                </option>
+              ))}
+            </select>
+          </div>
+        )}
+      </div>
+      {list.isPending && <p role="status">{t.loading}</p>}
+      {list.isError && (
+        <div role="alert" className="error">
+          {errorText(list.error, t.loadError)}{" "}
+          <button type="button" className="button-secondary" onClick={() => void list.refetch()}>
+            {t.retry}
+          </button>
+        </div>
+      )}
+      {list.data &&
+        (total === 0 && !filtered ? (
+          <p>{w.noItems}</p>
+        ) : (
+          <>
+            <div className="table-wrap">
+              <table>
+                <caption>{w.itemsCaption(total)}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">{w.colType}</th>
+                    <th scope="col">{w.colValue}</th>
+                    <th scope="col">{w.colOrigin}</th>
+                    <th scope="col">{w.colSeverity}</th>
+                    <th scope="col">{w.colTags}</th>
+                    <th scope="col">{w.colEolStatus}</th>
+                    {canManage && <th scope="col">{w.colActions}</th>}
+                  </tr>
+                </thead>
+                <tbody>
+                  {list.data.items.length === 0 && (
+                    <tr>
+                      <td colSpan={canManage ? 7 : 6} className="muted">
+                        {w.noMatch}
+                      </td>
+                    </tr>
+                  )}
+                  {list.data.items.map((item) => (
+                    <ItemRow key={item.id} stackId={stackId} item={item} origin={origin(item)} />
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {pages > 1 && (
+              <nav className="pager" aria-label={w.itemsPage(page, pages, total)}>
+                <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                  {w.previous}
+                </button>
+                <span>{w.itemsPage(page, pages, total)}</span>
+                <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+                  {w.next}
+                </button>
+              </nav>
+            )}
+          </>
+        ))}
+    </section>
   );
 }
 
-function ItemRow({ stackId, item }: { stackId: string; item: Item }) {
+function ItemRow({ stackId, item, origin }: { stackId: string; item: Item; origin: string }) {
   const w = useWords(words);
   const { path, canManage } = useProject();
   const changed = useStackChanged(stackId);
@@ -187,6 +280,7 @@ function ItemRow({ stackId, item }: { stackId: string; item: Item }) {
       <th scope="row" className="mono">
         {item.value}
       </th>
+      <td className={item.sbom_id ? undefined : "muted"}>{origin}</td>
       <td>
         {canManage ? (
           <select

@@ -6,9 +6,10 @@ import { useI18n, useWords } from "../../i18n/i18n";
 import { eolStatus, parisToday } from "../eol/status";
 import { errorText, useProject } from "./project";
 import { stacksQuery } from "./queries";
+import { NewStackFromSbom } from "./SbomImport";
 import { words } from "./words";
 
-/** `/p/$projectId/stacks`: the project's stacks, and a new one (admins). */
+/** `/p/$projectId/stacks`: the project's stacks, and a new one, empty or from an SBOM (admins). */
 export function Stacks() {
   const { t } = useI18n();
   const w = useWords(words);
@@ -69,6 +70,7 @@ export function Stacks() {
           </div>
         ))}
       {canManage && <CreateStack />}
+      <NewStackFromSbom />
     </section>
   );
 }
