@@ -2,8 +2,8 @@
  * An SBOM's components → stack items, and the difference between the items an SBOM holds and
  * those a new upload of it names. Pure: the service reads and writes around it.
  */
-import { PackageURL } from "packageurl-js";
 import { BadItem, itemKeys, type ItemKeys } from "../../matching/items.js";
+import { canonicalPurl, parsePurl } from "../../matching/purl.js";
 import type { StackItemType } from "../../platform/db/schema/alerting.js";
 import type { SbomComponent } from "../../sbom/types.js";
 
@@ -53,16 +53,9 @@ function purlHead(purl: string): string {
   return at < 0 ? head : head.slice(0, at);
 }
 
-/** A purl's identity within its SBOM: type, namespace and name, canonical (packageurl-js), without version, qualifiers nor subpath. */
+/** A purl's identity within its SBOM: type, namespace and name, canonical (src/matching/purl.ts), without version, qualifiers nor subpath. */
 export function purlKey(purl: string): string {
-  const head = purlHead(purl);
-  try {
-    const p = PackageURL.fromString(head);
-    return new PackageURL(p.type, p.namespace, p.name, undefined, undefined, undefined).toString();
-  } catch {
-    // items.ts accepted it: its head, in lower case.
-    return head.toLowerCase();
-  }
+  return canonicalPurl(parsePurl(purlHead(purl)), { withVersion: false });
 }
 
 /** Splits a CPE 2.3 formatted string on its unescaped colons. */
