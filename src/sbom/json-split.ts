@@ -10,16 +10,7 @@
  * the line and JSON pointer, that tokenizer gives. Memory holds the skeleton plus one item: a
  * 50,000-component SBOM never exists as a tree, nor as one text.
  */
-import {
-  Assembler,
-  MAX_DEPTH,
-  PIECE,
-  type Path,
-  type Sequence,
-  type StreamHandlers,
-  type StreamRules,
-  syntaxFault,
-} from "./json-stream.js";
+import { Assembler, MAX_DEPTH, type Path, type Sequence, type StreamHandlers, type StreamRules, syntaxFault } from "./json-stream.js";
 import { SbomInvalid } from "./types.js";
 
 // Character codes the scanner acts on.
@@ -33,7 +24,9 @@ const CLOSE_ARRAY = 0x5d;
 
 /** Whitespace as stream-json's tokenizer takes it between tokens (the regex class \s). */
 function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0b || c === 0x0c || (c > 0x7f && /\s/.test(String.fromCharCode(c)));
+  return (
+    c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0b || c === 0x0c || (c > 0x7f && /\s/.test(String.fromCharCode(c)))
+  );
 }
 
 /** Characters of a number or of true/false/null (and of their misspellings): a bare item ends at the first other one. */
@@ -70,29 +63,18 @@ class Lines {
   }
 }
 
-/** Where the scanner is. */
-const enum Mode {
-  /** In the skeleton, handed to the Assembler. */
-  Skeleton = 0,
-  /** Between the items of a streamed array. */
-  Between = 1,
-  /** In an item. */
-  Item = 2,
-}
+/**
+ * Where the scanner is: in the skeleton (handed to the Assembler), between the items of a streamed
+ * array, or in an item.
+ */
+type Mode = "skeleton" | "between" | "item";
 
-/** Between items: what may come next. */
-const enum Next {
-  /** Just after `[`: an item or `]`. */
-  First = 0,
-  /** After `,`: an item. */
-  Item = 1,
-  /** After an item: `,` or `]`. */
-  Separator = 2,
-}
+/** Between items, what may come next: an item or `]` (just after `[`), an item (after `,`), `,` or `]` (after an item). */
+type Next = "first" | "item" | "separator";
 
 /** The scanner over the document's text, piece by piece (see the file's comment). */
 class Splitter {
-  private mode = Mode.Skeleton;
+  private mode: Mode = "skeleton";
   private readonly lines = new Lines();
   private readonly skeleton: Assembler;
   // String state, kept across pieces: inside a string, and its next character escaped.
@@ -114,7 +96,7 @@ class Splitter {
   private arrayKey = "";
   private arrayKind = "";
   private index = 0;
-  private next = Next.First;
+  private next: Next = "first";
 
   // The item being read: its text from previous pieces, its first line and column, the type of
   // each of its open brackets, whether it is a bare value (number, true…), and whether the scanner
@@ -148,9 +130,9 @@ class Splitter {
     this.backslash = text.indexOf("\\");
     let i = 0;
     // Where this piece's text of the skeleton, or of the item being read, starts (-1: not in this piece).
-    let skeletonFrom = this.mode === Mode.Skeleton ? 0 : -1;
-    let itemFrom = this.mode === Mode.Item ? 0 : -1;
-    if (this.inString && this.mode === Mode.Skeleton) {
+    let skeletonFrom = this.mode === "skeleton" ? 0 : -1;
+    let itemFrom = this.mode === "item" ? 0 : -1;
+    if (this.inString && this.mode === "skeleton") {
       i = this.skipString(text, 0);
       if (i === -1) {
         if (this.keyText !== null) this.keyText += text;
@@ -161,7 +143,7 @@ class Splitter {
       if (this.keyText !== null) this.readKey(this.keyText + text.slice(0, i));
     }
     while (i < text.length) {
-      if (this.mode === Mode.Item) {
+      if (this.mode === "item") {
         const end = this.bare ? this.scanBare(text, i) : this.scanNested(text, i);
         if (end === -1) {
           this.itemText += text.slice(itemFrom);
@@ -170,40 +152,40 @@ class Splitter {
         const item = this.itemText + text.slice(itemFrom, end);
         this.itemText = "";
         i = end;
-        this.mode = Mode.Between;
-        this.next = Next.Separator;
+        this.mode = "between";
+        this.next = "separator";
         await this.readItem(item);
         continue;
       }
       const c = text.charCodeAt(i);
-      if (this.mode === Mode.Between) {
+      if (this.mode === "between") {
         if (isSpace(c)) {
           i++;
           continue;
         }
-        if (this.next === Next.Separator) {
+        if (this.next === "separator") {
           if (c === COMMA) {
-            this.next = Next.Item;
+            this.next = "item";
             i++;
             continue;
           }
           if (c !== CLOSE_ARRAY) throw this.fault(i, c === CLOSE_OBJECT ? "expected ']'" : "expected ','");
         } else if (c === CLOSE_ARRAY) {
-          if (this.next === Next.Item) throw this.fault(i, "unexpected token ']'");
+          if (this.next === "item") throw this.fault(i, "unexpected token ']'");
         } else if (c === QUOTE || c === OPEN_OBJECT || c === OPEN_ARRAY || isBare(c)) {
           this.lines.to(i);
           this.itemLine = this.lines.line;
           this.itemColumn = this.lines.column;
           this.itemDepth = 0;
           this.bare = c !== QUOTE && c !== OPEN_OBJECT && c !== OPEN_ARRAY;
-          this.mode = Mode.Item;
+          this.mode = "item";
           itemFrom = i;
           continue;
         } else throw this.fault(i, "expected a value");
         // `]`: the array ends, the skeleton goes on from it.
         this.lines.to(i);
         this.skeleton.moveTo(this.lines.line, this.lines.column);
-        this.mode = Mode.Skeleton;
+        this.mode = "skeleton";
         skeletonFrom = i;
         continue;
       }
@@ -231,8 +213,8 @@ class Splitter {
           this.arrayKey = this.key;
           this.arrayKind = kind;
           this.index = 0;
-          this.next = Next.First;
-          this.mode = Mode.Between;
+          this.next = "first";
+          this.mode = "between";
           this.depth++;
           i++;
           continue;
@@ -257,14 +239,15 @@ class Splitter {
   /** The end of the document: its assembled skeleton, or the fault of a document cut short. */
   async end(): Promise<unknown> {
     this.lines.next("");
-    if (this.mode === Mode.Item) {
+    if (this.mode === "item") {
       // Cut short inside an item: its own fault if it has one before the end, else the end's.
       const reader = this.itemReader();
       await reader.write(this.itemText);
       await reader.end();
     }
     this.skeleton.moveTo(this.lines.line, this.lines.column);
-    return this.skeleton.end();
+    // After an item, the tokenizer would have expected a comma (its words when a document ends there).
+    return this.skeleton.end(this.mode === "between" && this.next === "separator" ? "expected ','" : undefined);
   }
 
   destroy(): void {
@@ -362,8 +345,9 @@ class Splitter {
     if (value === undefined) {
       const reader = this.itemReader(path[1] as number);
       await reader.write(text);
-      // A space ends a number the tokenizer would otherwise wait on.
-      await reader.write(" ");
+      // What may follow the item: the tokenizer waits for a number's end, and judges a text that
+      // begins no value only once it has more than 16 characters of it.
+      await reader.write(" ".repeat(17));
       reader.destroy();
       // Without a fault, stream-json read what JSON.parse refuses (U+00A0 between tokens…) and handed
       // the item over; an item neither refused nor read would go unvalidated: the document is refused.
@@ -406,8 +390,7 @@ class Splitter {
 
   private fault(i: number, reason: string): SbomInvalid {
     this.lines.to(i);
-    // The column where the tokenizer's piece of the line starts, as the Assembler reports it.
-    return syntaxFault(this.lines.line, this.lines.column - ((this.lines.column - 1) % PIECE), reason);
+    return syntaxFault(this.lines.line, this.lines.column, reason);
   }
 }
 

@@ -70,12 +70,16 @@ interface Token {
 export const MAX_DEPTH = 256;
 
 /** Longest piece handed to the tokenizer: a syntax error is placed within this many characters of a line. */
-export const PIECE = 256;
+const PIECE = 256;
 
-/** A syntax fault at a line (and, on a long line, the start of the piece of PIECE characters that holds it). */
+/**
+ * A syntax fault at a line and, on a long line, a column: the start of the stretch of PIECE
+ * characters (counted from the line's start) that holds it, whatever pieces the text came in.
+ */
 export function syntaxFault(line: number, column: number, reason: string): SbomInvalid {
-  const at = column > 1 ? `line ${line}, column ${column}` : `line ${line}`;
-  const fr = column > 1 ? `ligne ${line}, vers la colonne ${column}` : `ligne ${line}`;
+  const from = column - ((column - 1) % PIECE);
+  const at = from > 1 ? `line ${line}, column ${from}` : `line ${line}`;
+  const fr = from > 1 ? `ligne ${line}, vers la colonne ${from}` : `ligne ${line}`;
   return new SbomInvalid("Le document n'est pas un JSON valide.", [{ at, message: `JSON invalide à la ${fr} : ${reason}.` }]);
 }
 
@@ -111,7 +115,7 @@ export class Assembler {
     private readonly rules: StreamRules,
     private readonly handlers: StreamHandlers,
     private readonly seq: Sequence,
-    place?: ItemPlace,
+    private readonly place?: ItemPlace,
   ) {
     if (place) {
       const frame = { value: null, key: null, seq: null };
@@ -135,9 +139,9 @@ export class Assembler {
     });
   }
 
-  /** The item read alone has ended (and was handed over). */
+  /** The item read alone has ended, and was handed over. */
   get itemDone(): boolean {
-    return this.stack.length === 2;
+    return this.stack.length === 2 && (this.stack[1] as Frame).index > (this.place?.index ?? 0);
   }
 
   /** The next text written starts at this line and column (the text between was read elsewhere). */
@@ -151,8 +155,10 @@ export class Assembler {
     const parser = this.parser as unknown as Writable;
     let i = 0;
     while (i < text.length) {
+      // A piece ends at a line break or where the next stretch of PIECE characters of the line begins.
+      const room = PIECE - ((this.column - 1) % PIECE);
       const nl = text.indexOf("\n", i);
-      const end = nl >= 0 && nl < i + PIECE ? nl + 1 : Math.min(i + PIECE, text.length);
+      const end = nl >= 0 && nl < i + room ? nl + 1 : Math.min(i + room, text.length);
       this.pieceLine = this.line;
       this.pieceColumn = this.column;
       const ok = parser.write(text.slice(i, end));
@@ -167,12 +173,17 @@ export class Assembler {
     }
   }
 
-  /** The end of the text: the assembled root, or the fault of a text that is not one whole value. */
-  async end(): Promise<unknown> {
+  /**
+   * The end of the text: the assembled root, or the fault of a text that is not one whole value;
+   * `lacking`, what the text lacks at its end when the caller knows better (the tokenizer did not
+   * see the last item).
+   */
+  async end(lacking?: string): Promise<unknown> {
     // The end of the text is placed on its last line when it ends with a line break.
     this.pieceLine = this.column === 1 && this.line > 1 ? this.line - 1 : this.line;
     this.pieceColumn = 1;
     try {
+      if (lacking) throw syntaxFault(this.pieceLine, 1, lacking);
       this.parser.end();
       await this.ended;
       if (this.failure) throw this.failure;
