@@ -9,6 +9,10 @@
  * brackets do not match is read again by an Assembler of its own, so that its fault is the one, at
  * the line and JSON pointer, that tokenizer gives. Memory holds the skeleton plus one item: a
  * 50,000-component SBOM never exists as a tree, nor as one text.
+ *
+ * Why: stream-json's tokenizer and the token-by-token assembly were about 40 % of reading a
+ * 61.6 MiB CycloneDX document (BENCH=sbom-read); with this scanner, readSbom reads it in 1.25 s
+ * instead of 4.5–4.9 s, its peak RSS unchanged (about 145 MB).
  */
 import { Assembler, MAX_DEPTH, type Path, type Sequence, type StreamHandlers, type StreamRules, syntaxFault } from "./json-stream.js";
 import { SbomInvalid } from "./types.js";
