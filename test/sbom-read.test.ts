@@ -4,9 +4,11 @@
  * invalid documents derived from them (test/fixtures/sbom/SOURCES.md says how each was made).
  */
 import { createReadStream, readFileSync } from "node:fs";
+import { Readable } from "node:stream";
 import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
 import { describe, expect, it } from "vitest";
 import { readSbom } from "../src/sbom/read.js";
+import { cyclonedxValidators } from "../src/sbom/schemas.js";
 import { SbomInvalid, type SbomDocument } from "../src/sbom/types.js";
 import { cycloneDxOfStack } from "../src/sbom/write.js";
 
@@ -218,6 +220,116 @@ describe("invalid documents: every fault, where it is", () => {
     expect(err.faults.length).toBe(100);
     expect(err.faults[99]).toEqual({ at: "/components/99", message: "must have required property 'name'" });
     expect(err.message).toContain("100");
+  });
+});
+
+/** `text` as a stream of `size`-byte chunks (which cut UTF-8 sequences, escapes and lines anywhere). */
+const chunked = (text: string, size: number) => {
+  const bytes = Buffer.from(text, "utf8");
+  const parts: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += size) parts.push(bytes.subarray(i, i + size));
+  return Readable.from(parts);
+};
+
+/** The line of position `i` of `text`. */
+const lineOf = (text: string, i: number) => text.slice(0, i).split("\n").length;
+
+describe("the streamed arrays' items, cut from the text and parsed whole", () => {
+  // The 1.4 SBOM's first 25 components (some nest others) and 10 dependencies: small enough for 1-byte chunks.
+  const small = () => {
+    const doc = json("vigie-npm-1.4.cdx.json");
+    doc.components = (doc.components as Cdx[]).slice(0, 25);
+    doc.dependencies = (doc.dependencies as unknown[]).slice(0, 10);
+    return doc as Record<string, unknown> & { components: Record<string, unknown>[] };
+  };
+
+  it("strings holding brackets, escaped quotes and backslashes, non-ASCII text, CRLF breaks: the same, in chunks of any size", async () => {
+    const doc = small();
+    const count = flatten(doc).length;
+    expect(count).toBeGreaterThan(25);
+    (doc.components[1] as Record<string, unknown>).description = 'crochets ] } [ { , « guillemets » "cités" \\ et \\" fin';
+    (doc.components[2] as Record<string, unknown>).name = 'nom-é-𝄞-"]}';
+    (doc.components[3] as Record<string, unknown>).properties = [
+      { name: "x", value: "\\" },
+      { name: "y", value: "\u2028\t" },
+    ];
+    const text = JSON.stringify(doc, null, 2).replaceAll("\n", "\r\n");
+    const whole = await readSbom(text);
+    expect(whole.componentCount).toBe(count);
+    expect(whole.components[2]?.name).toBe('@fastify/nom-é-𝄞-"]}');
+    for (const size of [1, 2, 3, 5, 7, 64]) expect(await readSbom(chunked(text, size))).toEqual(whole);
+    // The escapes written as such in the text (\u0022 for a quote) read the same.
+    const escaped = text.replace('"nom-é-𝄞-\\"]}"', '"nom-\\u00e9-\\ud834\\udd1e-\\u0022]}"');
+    expect(escaped).not.toBe(text);
+    expect(await readSbom(chunked(escaped, 3))).toEqual(whole);
+  });
+
+  it("a syntax error inside a component: on its line, with CRLF breaks, in small chunks; on a one-line document, near its column", async () => {
+    const crlf = text("syntax-error.cdx.json").replaceAll("\n", "\r\n");
+    expect((await faultsOf(chunked(crlf, 5))).faults).toEqual([
+      { at: "line 1013", message: "JSON invalide à la ligne 1013 : expected ','." },
+    ]);
+    const oneLine = JSON.stringify(small()).replace(`"version":"4.0.7",`, `"version":"4.0.7"`);
+    const next = oneLine.indexOf(`"version":"4.0.7"`) + `"version":"4.0.7"`.length;
+    const column = 1 + Math.floor(next / 256) * 256;
+    expect(column).toBeGreaterThan(256);
+    expect((await faultsOf(chunked(oneLine, 1000))).faults).toEqual([
+      { at: `line 1, column ${column}`, message: `JSON invalide à la ligne 1, vers la colonne ${column} : expected ','.` },
+    ]);
+  });
+
+  it("faults between components: a missing comma, a stray bracket, the end of the document", async () => {
+    const pretty = JSON.stringify(small(), null, 2);
+    const fifth = pretty.indexOf('\n    },\n    {\n      "type"', pretty.indexOf('"bom-ref": "vigie@0.1.0|@fastify/ajv-compiler'));
+    const noComma = `${pretty.slice(0, fifth + 6)}${pretty.slice(fifth + 7)}`;
+    expect((await faultsOf(noComma)).faults).toEqual([
+      { at: `line ${lineOf(pretty, fifth + 8)}`, message: `JSON invalide à la ligne ${lineOf(pretty, fifth + 8)} : expected ','.` },
+    ]);
+    const stray = `${pretty.slice(0, fifth + 7)} ]${pretty.slice(fifth + 7)}`;
+    expect((await faultsOf(stray)).faults[0]?.message).toBe(
+      `JSON invalide à la ligne ${lineOf(pretty, fifth + 7)} : unexpected token ']'.`,
+    );
+    const cut = pretty.slice(0, fifth + 7);
+    expect((await faultsOf(chunked(cut, 7))).faults).toEqual([
+      {
+        at: `line ${lineOf(cut, cut.length)}`,
+        message: `JSON invalide à la ligne ${lineOf(cut, cut.length)} : fin inattendue du document.`,
+      },
+    ]);
+  });
+
+  it("whitespace JSON.parse refuses and the tokenizer takes (U+00A0) inside a component: read as before", async () => {
+    const pretty = JSON.stringify(small(), null, 2);
+    const nbsp = pretty.replace('"name": "ajv-compiler"', '"name":\u00a0"ajv-compiler"');
+    expect(nbsp).not.toBe(pretty);
+    expect(() => JSON.parse(nbsp)).toThrow(SyntaxError);
+    expect(await readSbom(nbsp)).toEqual(await readSbom(pretty));
+  });
+
+  it("nesting: the fault's pointer at the 256th level; 255 levels are read", async () => {
+    const doc = (n: number) =>
+      `{"bomFormat": "CycloneDX", "specVersion": "1.6", "components": [{"type": "library", "name": "x", "properties": ${"[".repeat(n)}${"]".repeat(n)}}]}`;
+    const err = await faultsOf(doc(254));
+    expect(err.faults).toEqual([
+      { at: `/components/0/properties${"/0".repeat(252)}`, message: "Plus de 256 niveaux d'imbrication : ce n'est pas un SBOM." },
+    ]);
+    expect((await faultsOf(doc(253))).faults).toEqual([{ at: "/components/0/properties/0", message: "must be object" }]);
+  });
+
+  it("uniqueItems: a component repeated with its keys in another order is a duplicate, as ajv finds it in the whole document", async () => {
+    const doc = small();
+    const third = doc.components[2] as Record<string, unknown>;
+    doc.components.push(Object.fromEntries(Object.entries(third).reverse()));
+    expect(JSON.stringify(doc.components[25])).not.toBe(JSON.stringify(third));
+    const err = await faultsOf(JSON.stringify(doc, null, 2));
+    expect(err.faults).toEqual([{ at: "/components", message: "must NOT have duplicate items (items ## 2 and 25 are identical)" }]);
+    const whole = cyclonedxValidators("1.4").document;
+    expect(whole(doc)).toBe(false);
+    expect(whole.errors?.map((e) => [e.instancePath, e.keyword, e.params])).toEqual([["/components", "uniqueItems", { i: 25, j: 2 }]]);
+    // One value apart, deep inside: not a duplicate.
+    doc.components[25] = { ...third, properties: [{ name: "cdx:npm:package:path", value: "node_modules/autre" }] };
+    expect(whole(doc)).toBe(true);
+    expect((await readSbom(JSON.stringify(doc))).componentCount).toBe(flatten(doc).length);
   });
 });
 

@@ -5,8 +5,7 @@
  * arrays emptied) is validated against the whole schema at the end. metadata.component is the
  * software the SBOM describes, not a component of it.
  */
-import { createHash } from "node:crypto";
-import { ComponentList, type Faults, text } from "./collect.js";
+import { ComponentList, type Faults, text, valueHash } from "./collect.js";
 import { type Path, pointer } from "./json-stream.js";
 import { CYCLONEDX_VERSIONS, type CycloneDxValidators, type CycloneDxVersion, cyclonedxValidators, faultsOf } from "./schemas.js";
 import { type SbomComponent, type SbomDocument, SbomInvalid } from "./types.js";
@@ -63,23 +62,22 @@ export class CycloneDxJson {
 
   item(kind: string, seq: number, path: Path, value: unknown): void {
     const v = this.validators as CycloneDxValidators;
-    const at = pointer(path);
     if (kind === CDX_COMPONENT) {
       this.checkUnique(path, value);
       if (!v.component(value)) {
-        this.faults.add(faultsOf(v.component.errors, at));
+        this.faults.add(faultsOf(v.component.errors, pointer(path)));
         this.components.set(seq, null);
         return;
       }
       this.components.set(seq, toComponent(value as Record<string, unknown>));
     } else if (kind === CDX_DEPENDENCY) {
       this.checkUnique(path, value);
-      if (!v.dependency(value)) this.faults.add(faultsOf(v.dependency.errors, at));
+      if (!v.dependency(value)) this.faults.add(faultsOf(v.dependency.errors, pointer(path)));
     }
   }
 
   /**
-   * The schema's uniqueItems over a streamed array, by a hash of each item's canonical text. A
+   * The schema's uniqueItems over a streamed array, by a hash of each item (valueHash). A
    * component whose own components were streamed away is not compared (its children are not in it).
    */
   private checkUnique(path: Path, value: unknown): void {
@@ -90,7 +88,7 @@ export class CycloneDxJson {
       seen = new Map();
       this.unique.set(parent, seen);
     }
-    const key = createHash("sha1").update(canonical(value)).digest("base64");
+    const key = valueHash(value);
     const index = path.at(-1) as number;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, index);
@@ -135,13 +133,4 @@ function toComponent(c: Record<string, unknown>): SbomComponent {
     purl: text(c.purl),
     cpe: text(c.cpe),
   };
-}
-
-/** JSON text with object keys sorted: equal values (as the schema's uniqueItems compares them) give equal texts. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 }

@@ -4,7 +4,8 @@
  */
 import { Faults } from "./collect.js";
 import { CDX_COMPONENT, CDX_DEPENDENCY, CycloneDxJson } from "./cyclonedx-json.js";
-import { type Path, type StreamRules, walkJson } from "./json-stream.js";
+import { walkJson } from "./json-split.js";
+import type { Path, StreamRules } from "./json-stream.js";
 import { SPDX_ITEM_KINDS, SpdxJson } from "./spdx-json.js";
 import { type SbomDocument, type SbomFormat, SbomInvalid } from "./types.js";
 import { ACCEPTED, unsupported } from "./unsupported.js";
