@@ -7,7 +7,8 @@ import { createReadStream, readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
 import { describe, expect, it } from "vitest";
-import { readSbom } from "../src/sbom/read.js";
+import { BodyTooLarge } from "../src/platform/http/raw-body.js";
+import { MAX_XML_BYTES, readSbom } from "../src/sbom/read.js";
 import { cyclonedxValidators } from "../src/sbom/schemas.js";
 import { SbomInvalid, type SbomDocument } from "../src/sbom/types.js";
 import { cycloneDxOfStack } from "../src/sbom/write.js";
@@ -205,6 +206,15 @@ describe("invalid documents: every fault, where it is", () => {
       .replace("<name>accept-negotiator</name>", "<name>&secret;</name>");
     const err = await faultsOf(xml);
     expect(err.faults).toEqual([{ at: "line 118", message: expect.stringContaining("entity reference") }]);
+  });
+
+  it("XML past 16 MiB is a 413: libxml2 holds the whole tree, about 20 times the text (JSON is streamed up to the route's 50 MiB)", async () => {
+    const xml = readFileSync("test/fixtures/sbom/vigie-npm-1.5.cdx.xml");
+    const padded = Buffer.concat([xml, Buffer.from(`<!--${" ".repeat(MAX_XML_BYTES)}-->`)]);
+    const refused = await readSbom(Readable.from([padded.subarray(0, 1 << 20), padded.subarray(1 << 20)])).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(BodyTooLarge);
+    expect((refused as BodyTooLarge).status).toBe(413);
+    expect((refused as BodyTooLarge).detail).toContain("16 Mio");
   });
 
   it("JSON nested deeper than 256 levels is refused before validation", async () => {

@@ -4,6 +4,7 @@
  * `bomFormat` or `spdxVersion`). Anything not read (another format, another version, an invalid
  * document) is an SbomInvalid with its faults.
  */
+import { BodyTooLarge } from "../platform/http/raw-body.js";
 import { readCycloneDxXml } from "./cyclonedx-xml.js";
 import { readJsonSbom } from "./json.js";
 import { type SbomDocument, type SbomFormat, SbomInvalid } from "./types.js";
@@ -76,6 +77,9 @@ async function peek(
   return { first, head, chunks: chunks() };
 }
 
+/** The largest XML document read (JSON is streamed up to the route's 50 MiB): 50,000 components of npm's SBOM are 8.9 MiB. */
+export const MAX_XML_BYTES = 16 * 1024 * 1024;
+
 /**
  * Reads an SBOM: CycloneDX 1.4–1.6 (JSON streamed; XML parsed whole) or SPDX 2.3 JSON (streamed),
  * validated against the official schemas. `mediaType` (a Content-Type, parameters ignored) is a hint:
@@ -107,9 +111,15 @@ export async function readSbom(input: NodeJS.ReadableStream | Buffer | string, m
   }
   if (encoding === "xml") {
     if (hint?.format === "spdx") throw unsupported("SPDX en XML");
-    // libxml2 parses a whole document: the XML reader needs all of it.
+    // libxml2 parses a whole document: the XML reader needs all of it, and its tree costs about 20
+    // times the text (bench/sbom-read.ts): past MAX_XML_BYTES, 413 rather than a process out of memory.
     const parts: Buffer[] = [];
-    for await (const chunk of chunks) parts.push(chunk);
+    let size = 0;
+    for await (const chunk of chunks) {
+      size += chunk.length;
+      if (size > MAX_XML_BYTES) throw new BodyTooLarge(MAX_XML_BYTES, "Document XML (lu en entier, contrairement au JSON)");
+      parts.push(chunk);
+    }
     return readCycloneDxXml(Buffer.concat(parts));
   }
   return readJsonSbom(chunks, hint?.format ?? null);

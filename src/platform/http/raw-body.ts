@@ -26,9 +26,9 @@ export class BodyTooLarge extends HttpError {
   readonly detail: string;
   // The rest of the body is not read: the connection closes after the answer.
   override readonly headers = { connection: "close" };
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, what = "Corps de requête") {
     super("body too large");
-    this.detail = `Corps de requête trop volumineux : au plus ${maxBytes / MIB} Mio (${maxBytes} octets)`;
+    this.detail = `${what} trop volumineux : au plus ${maxBytes / MIB} Mio (${maxBytes} octets)`;
   }
 }
 
