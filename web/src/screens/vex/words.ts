@@ -1,4 +1,5 @@
 import type { Words } from "../../i18n/i18n";
+import { words as cases } from "../cases/words";
 
 const fr = {
   title: "Propositions VEX",
@@ -63,21 +64,9 @@ const fr = {
   conflict: (message: string) => `Décision refusée : ${message}`,
   decideError: "La décision a échoué.",
   formats: { cyclonedx: "CycloneDX", csaf: "CSAF 2.0", openvex: "OpenVEX" } as Record<string, string>,
-  caseStatuses: {
-    nouveau: "Nouveau",
-    en_analyse: "En analyse",
-    en_remediation: "En remédiation",
-    attenue: "Atténué",
-    risque_accepte: "Risque accepté",
-    corrige: "Corrigé",
-    non_concerne: "Non concerné",
-  } as Record<string, string>,
-  actors: {
-    api_key: (l: string) => `clé d'API « ${l} »`,
-    user: (l: string) => l,
-    workflow: (l: string) => `workflow « ${l} »`,
-    job: (l: string) => `tâche « ${l} »`,
-  } as Record<string, (l: string) => string>,
+  // The case statuses and actors as the cases screens name them.
+  caseStatuses: cases.fr.statuses,
+  actors: cases.fr.actors,
 };
 
 export const words: Words<typeof fr> = {
@@ -145,20 +134,7 @@ export const words: Words<typeof fr> = {
     conflict: (message) => `Decision refused: ${message}`,
     decideError: "The decision failed.",
     formats: { cyclonedx: "CycloneDX", csaf: "CSAF 2.0", openvex: "OpenVEX" },
-    caseStatuses: {
-      nouveau: "New",
-      en_analyse: "Under analysis",
-      en_remediation: "Being remediated",
-      attenue: "Mitigated",
-      risque_accepte: "Risk accepted",
-      corrige: "Fixed",
-      non_concerne: "Not affected",
-    },
-    actors: {
-      api_key: (l) => `API key “${l}”`,
-      user: (l) => l,
-      workflow: (l) => `workflow “${l}”`,
-      job: (l) => `job “${l}”`,
-    },
+    caseStatuses: cases.en.statuses,
+    actors: cases.en.actors,
   },
 };
