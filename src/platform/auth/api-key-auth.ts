@@ -3,7 +3,7 @@ import type { Database } from "../db/client.js";
 import { TooManyRequests, Unauthorized } from "../errors.js";
 import { AUTH } from "../messages.js";
 import type { ApiKeyContext } from "./context.js";
-import { RateLimiter, type RateLimitState, type WindowQuota } from "./rate-limiter.js";
+import { RATE_TOPIC, RateLimiter, type RateLimitState, type WindowQuota } from "./rate-limiter.js";
 import { API_KEY_PREFIX, hashToken } from "./secrets.js";
 
 export type { RateLimitState, WindowQuota } from "./rate-limiter.js";
@@ -68,6 +68,8 @@ export class ApiKeyAuthenticator {
   ) {
     this.limiter = new RateLimiter(database);
     this.cache = feed.cache<CachedKey>(AUTH_TOPIC, CACHE_MAX);
+    // Every process's reservations, so that X-RateLimit-Remaining subtracts them here too.
+    feed.on(RATE_TOPIC, (key) => key && this.limiter.heard(key));
   }
 
   /** Throws Unauthorized (401) or TooManyRequests (429, carrying the rate-limit headers). */

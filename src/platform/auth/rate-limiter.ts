@@ -1,6 +1,10 @@
+import { CACHE_CHANNEL } from "../db/cache-feed.js";
 import type { Database } from "../db/client.js";
 
 export const WINDOW_SECONDS = 3600;
+
+/** The CacheFeed topic of reservations: every reservation notifies 'rate:<org id>:<window>:<count it reached>'. */
+export const RATE_TOPIC = "rate";
 
 export interface RateLimitState {
   limit: number;
@@ -24,7 +28,11 @@ interface Waiter {
 export class WindowQuota {
   /** Calls reserved by this process and not yet accepted. */
   held = 0;
-  /** Calls reserved by all processes (at most the limit) as of this process's last reservation. */
+  /**
+   * The largest api_usage.count of the window this process knows (at most the limit): from its own
+   * reservations and from those of every process, heard (RATE_TOPIC). It only grows: a count handed
+   * back at close is not heard, and a lower one heard late is ignored.
+   */
   seen = 0;
   /** The database had no more quota to give: refuse without asking again this window. */
   exhausted = false;
@@ -47,12 +55,18 @@ export class WindowQuota {
   }
 
   /**
-   * The calls left in this window as this process knows them: those no process had reserved at its
-   * last reservation, plus those it holds. It never increases within a window; with one process it
-   * is exact; with several, it does not yet subtract what the others reserved since.
+   * The calls left in this window as the database's count allows: the limit minus the largest count
+   * known here (it includes the blocks every process holds: the figure errs on the side of fewer).
+   * It never increases here, and every process holding the window reports it once the notification
+   * of the last reservation has reached it (ADR 0033).
    */
   get remaining(): number {
-    return Math.max(0, this.limit - this.seen + this.held);
+    return this.limit - this.seen;
+  }
+
+  /** A count the window reached (a reservation's, this process's or heard). */
+  know(count: number): void {
+    this.seen = Math.max(this.seen, Math.min(count, this.limit));
   }
 
   state(): RateLimitState {
@@ -62,17 +76,24 @@ export class WindowQuota {
 
 // Reserves `want` calls of the organization's window. `count` only grows by what was asked, so what
 // was granted follows from it: the part of [count - want, count) below the limit. Reservations of
-// all processes are serialised on the row, so their grants never add up past the limit.
+// all processes are serialised on the row, so their grants never add up past the limit. The count
+// reached is notified to every process at commit (one notification per reservation, not per call).
 const RESERVE_SQL = `
-insert into api_usage (org_id, window_start, count) values ($1, to_timestamp($2::float8), $3)
-on conflict (org_id, window_start) do update set count = api_usage.count + excluded.count
-returning count`;
+with r as (
+  insert into api_usage (org_id, window_start, count) values ($1, to_timestamp($2::float8), $3)
+  on conflict (org_id, window_start) do update set count = api_usage.count + excluded.count
+  returning org_id, window_start, count)
+select r.count from r, pg_notify('${CACHE_CHANNEL}', '${RATE_TOPIC}:' || r.org_id || ':' || extract(epoch from r.window_start)::bigint || ':' || r.count)`;
 
 // Hands back what a stopping process reserved and did not use (safe: see close()).
 const RELEASE_SQL = `
 update api_usage u set count = u.count - r.n
 from unnest($1::uuid[], $2::float8[], $3::int[]) as r(o, w, n)
 where u.org_id = r.o and u.window_start = to_timestamp(r.w)`;
+
+// Windows before the previous one: no process reads them again (maintenance-purge).
+const PURGE_SQL =
+  "with d as (delete from api_usage where window_start < to_timestamp($1::float8) returning 1) select count(*)::int as n from d";
 
 const TOUCH_KEYS_SQL = "update api_keys set last_used_at = now() where id = any($1::uuid[])";
 
@@ -126,6 +147,13 @@ export class RateLimiter {
     return { allowed, quota };
   }
 
+  /** A reservation of any process, heard (RATE_TOPIC key "<org id>:<window>:<count>"): its count counts here too. */
+  heard(key: string): void {
+    const [orgId, window, count] = key.split(":");
+    const quota = this.orgs.get(orgId!);
+    if (quota?.window === Number(window)) quota.know(Number(count));
+  }
+
   /** The organization's quota of the current window (a new one when the window or the limit changed). */
   private quota(orgId: string, limit: number): WindowQuota {
     const window = RateLimiter.window();
@@ -162,7 +190,7 @@ export class RateLimiter {
         const count = Number(rows[0]!.count);
         const granted = Math.min(want, Math.max(0, quota.limit - (count - want)));
         quota.reserving = null;
-        quota.seen = Math.max(quota.seen, Math.min(count, quota.limit));
+        quota.know(count);
         quota.held += granted;
         if (count >= quota.limit) quota.exhausted = true;
         const served = quota.waiters.splice(0, Math.min(quota.held, quota.waiters.length));
@@ -197,6 +225,18 @@ export class RateLimiter {
       void this.flush().catch(() => this.schedule());
     }, this.flushMs);
     this.timer.unref();
+  }
+
+  /**
+   * Forgets the counts of the windows before the previous one (the current one is the only one a
+   * call reads; the previous stays for a process whose clock lags): one row per organization and
+   * hour would otherwise grow without end. The number of rows deleted.
+   */
+  async purge(now = new Date()): Promise<number> {
+    const before = RateLimiter.window(now.getTime()) - WINDOW_SECONDS;
+    for (const [orgId, q] of this.orgs) if (q.window < before) this.orgs.delete(orgId);
+    const rows = await this.database.raw<{ n: number }>("vigie_rate_purge", PURGE_SQL, [before]);
+    return rows[0]!.n;
   }
 
   /** Writes the keys' last_used_at; called on a timer and at shutdown. */
