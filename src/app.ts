@@ -74,6 +74,7 @@ import { EolService } from "./modules/eol/eol.service.js";
 import { EolNotices } from "./modules/eol/eol.notices.js";
 import { eolRoutes } from "./modules/eol/eol.routes.js";
 import { cyclesOfItems, productsNamed } from "./modules/eol/eol.stack.js";
+import { createOps, type Ops } from "./ops.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -139,7 +140,11 @@ export function createServices(database: Database, config: Config, options: Serv
   const cacheFeed = new CacheFeed(database);
   // The key is read (or the key file created) on first use: a command that touches no secret writes no file.
   const secrets = new GraphSecrets(new SecretBox(() => loadSecretKey(config)));
-  const workflows = new WorkflowsService(database, cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000), secrets);
+  const workflows = new WorkflowsService(
+    database,
+    cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000, "workflow_lists"),
+    secrets,
+  );
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
   const eol = new EolService(database.db);
@@ -175,7 +180,7 @@ export function createServices(database: Database, config: Config, options: Serv
   return {
     cacheFeed,
     authenticator,
-    projectAccess: new ProjectAccess(database, cacheFeed.cache<ProjectScope>(PROJECT_TOPIC, 10_000)),
+    projectAccess: new ProjectAccess(database, cacheFeed.cache<ProjectScope>(PROJECT_TOPIC, 10_000, "project_scopes")),
     organizations: new OrganizationsService(database.db, authChanged),
     projects: new ProjectsService(database.db, (tx, project) => workflows.createDefault(tx, project), organizationsRepository),
     apiKeys: new ApiKeysService(database.db, authChanged, organizationsRepository),
@@ -213,9 +218,10 @@ export async function buildApp(opts: {
   services?: Services;
   /** The web application's build (default: dist/web next to the compiled server). */
   webDir?: string;
-}): Promise<{ app: FastifyInstance; services: Services }> {
+}): Promise<{ app: FastifyInstance; services: Services; ops: Ops }> {
   const { config, database, logger } = opts;
   const services = opts.services ?? createServices(database, config, { logger });
+  const ops = createOps(config, database, services);
   const apiKey = async (req: FastifyRequest) => {
     const { ctx, quota } = await services.authenticator.authenticate(req.headers.authorization);
     req.rateQuota = quota;
@@ -228,6 +234,7 @@ export async function buildApp(opts: {
     limits: config.http,
     signInPaths: SIGN_IN_PATHS,
     routes: [
+      ...ops.routes,
       ...organizationsRoutes(services.organizations),
       ...projectsRoutes(services.projects),
       ...workflowsRoutes(services.workflows),
@@ -257,6 +264,7 @@ export async function buildApp(opts: {
     },
     projects: services.projectAccess,
   });
+  ops.metrics.instrument(app);
   // The MCP server: the same API keys, the same services and project resolution as the routes.
   registerMcp(app, {
     authenticate: apiKey,
@@ -277,5 +285,29 @@ export async function buildApp(opts: {
     await services.cacheFeed.close();
     await services.authenticator.close();
   });
-  return { app, services };
+  return { app, services, ops };
+}
+
+/** A worker's HTTP server (VIGIE_ROLE=worker): /healthz, /readyz and /metrics, nothing else. */
+export async function buildOpsServer(opts: { config: Config; database: Database; logger: Logger; services: Services }): Promise<{
+  app: FastifyInstance;
+  ops: Ops;
+}> {
+  const ops = createOps(opts.config, opts.database, opts.services);
+  const refuse = async (): Promise<never> => {
+    throw new Error("a worker serves no authenticated route");
+  };
+  const app = await buildServer({
+    logger: opts.logger,
+    version: VERSION,
+    trustProxy: opts.config.trustProxy,
+    limits: opts.config.http,
+    signInPaths: [],
+    routes: ops.routes,
+    auth: { apiKey: refuse, session: refuse },
+    projects: opts.services.projectAccess,
+    docs: false,
+  });
+  ops.metrics.instrument(app);
+  return { app, ops };
 }

@@ -23,8 +23,17 @@ const EnvSchema = z.object({
     .min(1)
     .max(24 * 90)
     .default(12),
-  /** Run background jobs (pg-boss) in this process. */
+  /**
+   * What this process does (PostgreSQL): `api` serves HTTP and enqueues jobs, `worker` runs the jobs
+   * and serves only /healthz, /readyz and /metrics, `all` both. The embedded database is one process: `all`.
+   */
+  VIGIE_ROLE: z.enum(["all", "api", "worker"]).default("all"),
+  /** Run background jobs (pg-boss) in this process (role all; off: an API that only enqueues, as role api). */
   VIGIE_JOBS: z.enum(["on", "off"]).default("on"),
+  /** Bearer token GET /metrics asks for; unset: /metrics answers anyone who reaches the port. */
+  VIGIE_METRICS_TOKEN: z.string().min(16, "au moins 16 caractères").optional(),
+  /** SIGTERM: in-flight requests and running jobs get this long to finish, then leases are released and the process exits. */
+  VIGIE_SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /** On an empty database, import the bundled snapshot of real data at start-up. */
   VIGIE_SNAPSHOT: z.enum(["auto", "off"]).default("auto"),
   /** Behind a reverse proxy: take the client address from X-Forwarded-For (login throttling per address). */
@@ -177,7 +186,14 @@ export type NotifySettings = Readonly<{
   smtpTlsInsecure: boolean;
 }>;
 
+/** What a process does: serve the API, run the jobs, or both (ROLE in the README). */
+export type Role = "all" | "api" | "worker";
+
 export type Config = Readonly<{
+  /** VIGIE_ROLE. */
+  role: Role;
+  /** Serve the API (/api/v1, sessions, the web application): roles all and api. */
+  serveApi: boolean;
   port: number;
   host: string;
   dataDir: string;
@@ -185,7 +201,11 @@ export type Config = Readonly<{
   logLevel: LogLevel;
   defaultMaxApiCallsPerHour: number;
   sessionTtlHours: number;
+  /** Run the job catalog here: roles all (unless VIGIE_JOBS=off) and worker. */
   jobs: boolean;
+  /** VIGIE_METRICS_TOKEN: GET /metrics wants it as a bearer token; null: open. */
+  metricsToken: string | null;
+  shutdownTimeoutMs: number;
   snapshot: boolean;
   cookieSecure: boolean;
   trustProxy: boolean;
@@ -279,8 +299,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       "Configuration invalide :\n  VIGIE_SMTP_FROM : requis quand VIGIE_SMTP_URL est défini (l'expéditeur des e-mails)",
     );
   }
+  if (e.VIGIE_ROLE !== "all" && !e.DATABASE_URL) {
+    throw new ConfigError(
+      `Configuration invalide :\n  VIGIE_ROLE : ${e.VIGIE_ROLE} demande PostgreSQL (DATABASE_URL) ; la base embarquée n'a qu'un processus, qui fait tout : VIGIE_ROLE=all`,
+    );
+  }
+  if (e.VIGIE_ROLE === "worker" && e.VIGIE_JOBS === "off") {
+    throw new ConfigError("Configuration invalide :\n  VIGIE_JOBS : off contredit VIGIE_ROLE=worker (un worker exécute les jobs)");
+  }
   const smtpCa = e.VIGIE_SMTP_CA_FILE === undefined ? null : readCaFile(e.VIGIE_SMTP_CA_FILE);
   return Object.freeze({
+    role: e.VIGIE_ROLE,
+    serveApi: e.VIGIE_ROLE !== "worker",
     port: e.PORT,
     host: e.HOST,
     dataDir: e.VIGIE_DATA_DIR,
@@ -288,7 +318,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     defaultMaxApiCallsPerHour: e.VIGIE_DEFAULT_MAX_API_CALLS_PER_HOUR,
     sessionTtlHours: e.VIGIE_SESSION_TTL_HOURS,
-    jobs: e.VIGIE_JOBS === "on",
+    jobs: e.VIGIE_ROLE === "worker" || (e.VIGIE_ROLE === "all" && e.VIGIE_JOBS === "on"),
+    metricsToken: e.VIGIE_METRICS_TOKEN ?? null,
+    shutdownTimeoutMs: e.VIGIE_SHUTDOWN_TIMEOUT_MS,
     snapshot: e.VIGIE_SNAPSHOT === "auto",
     cookieSecure: e.VIGIE_COOKIE_SECURE === "true",
     trustProxy: e.VIGIE_TRUST_PROXY === "true",

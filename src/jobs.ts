@@ -6,7 +6,7 @@ import type { Database } from "./platform/db/client.js";
 import { FeedScheduler } from "./feeds/sync/scheduler.js";
 import { coalesced } from "./platform/coalesce.js";
 import { OUTBOX_TOPIC } from "./platform/db/cache-feed.js";
-import { jobOf, startJobQueue, type Jobs } from "./platform/jobs/jobs.js";
+import { jobOf, startJobQueue, type JobQueueOptions, type Jobs } from "./platform/jobs/jobs.js";
 
 const job = jobOf<Services>();
 
@@ -15,11 +15,11 @@ export const JOBS = {
   /**
    * Hourly: forgets idempotency keys past retention, old login failures and expired sessions,
    * finished workflow runs past VIGIE_RUNS_RETENTION_DAYS and processed events past
-   * VIGIE_EVENTS_RETENTION_DAYS (ADR 0010).
+   * VIGIE_EVENTS_RETENTION_DAYS (ADR 0010), and the hourly call counts of past windows.
    */
   "maintenance-purge": job({
     description:
-      "oublie les clés d'idempotence échues, les vieux échecs de connexion, les sessions expirées, les runs terminés et les événements traités au-delà de leur rétention",
+      "oublie les clés d'idempotence échues, les vieux échecs de connexion, les sessions expirées, les runs terminés et les événements traités au-delà de leur rétention, les compteurs d'appels des heures passées",
     payload: z.object({}),
     retryLimit: 2,
     cron: "17 * * * *",
@@ -28,8 +28,9 @@ export const JOBS = {
       const keys = await services.workflows.purgeIdempotencyKeys();
       await services.sessions.purge();
       const purged = await services.runs.purge(now);
-      logger.info({ idempotencyKeys: keys, ...purged }, "maintenance-purge done");
-      return { idempotency_keys: keys, runs: purged.runs, events: purged.events };
+      const usage = await services.authenticator.limiter.purge(now);
+      logger.info({ idempotencyKeys: keys, ...purged, apiUsageWindows: usage }, "maintenance-purge done");
+      return { idempotency_keys: keys, runs: purged.runs, events: purged.events, api_usage_windows: usage };
     },
   }),
   /**
@@ -202,9 +203,31 @@ export const JOBS = {
  * with the embedded database, runs a killed server left unfinished are resumed now too. From then
  * on, every commit that writes outbox events — in this process or another — wakes a dispatch here
  * (NOTIFY at commit, ADR 0016), coalesced: one in flight, one pending.
+ * Without `work` (VIGIE_ROLE=api), the queue only takes jobs this process asks for (a URL scan).
  */
-export async function startJobs(database: Database, services: Services, logger: Logger, config: Config): Promise<Jobs<typeof JOBS>> {
-  const jobs = await startJobQueue(database, JOBS, services, logger, config);
+export async function startJobs(
+  database: Database,
+  services: Services,
+  logger: Logger,
+  config: Config,
+  opts: JobQueueOptions = { work: true },
+): Promise<Jobs<typeof JOBS>> {
+  const jobs = await startJobQueue(database, JOBS, services, logger, config, opts);
+  const scans = {
+    scan: async (url_id: string) => {
+      await jobs.send("urls-scan", { url_id });
+    },
+  };
+  services.urls.useQueue(scans);
+  if (!opts.work) {
+    return {
+      ...jobs,
+      stop: async (timeoutMs) => {
+        services.urls.useQueue(null);
+        await jobs.stop(timeoutMs);
+      },
+    };
+  }
   services.runs.useQueue({
     execute: (ids) =>
       jobs.sendMany(
@@ -221,11 +244,6 @@ export async function startJobs(database: Database, services: Services, logger: 
   );
   const unsubscribe = services.cacheFeed.on(OUTBOX_TOPIC, dispatch);
   await services.cacheFeed.start();
-  services.urls.useQueue({
-    scan: async (url_id) => {
-      await jobs.send("urls-scan", { url_id });
-    },
-  });
   await jobs.send("runs-dispatch", {});
   // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed.
   if (database.driver === "pglite") await services.runs.releaseLeases();
@@ -235,13 +253,13 @@ export async function startJobs(database: Database, services: Services, logger: 
   feeds?.start();
   return {
     ...jobs,
-    stop: async () => {
+    stop: async (timeoutMs) => {
       await feeds?.stop();
       unsubscribe();
       await dispatch.idle();
       services.runs.useQueue(null);
       services.urls.useQueue(null);
-      await jobs.stop();
+      await jobs.stop(timeoutMs);
     },
   };
 }

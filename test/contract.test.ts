@@ -588,7 +588,11 @@ describe("the OpenAPI document", () => {
     // A conflict only where one exists; 413 with a body, 414 with path parameters.
     expect(Object.keys(enabled.responses)).not.toContain("409");
     expect(Object.keys(wf.post!.responses)).toEqual(expect.arrayContaining(["409", "413", "414", "422", "429"]));
-    expect(Object.keys(doc.paths["/api/v1/me"]!.get!.responses)).toEqual(["200", "401", "429"]);
+    expect(Object.keys(doc.paths["/api/v1/me"]!.get!.responses)).toEqual(["200", "401", "429", "503"]);
+    // The operations routes read no database through the request: no 503 for its loss (readyz says it in its own body).
+    expect(Object.keys(doc.paths["/healthz"]!.get!.responses)).toEqual(["200"]);
+    expect(Object.keys(doc.paths["/readyz"]!.get!.responses)).toEqual(["200", "503"]);
+    expect(Object.keys(doc.paths["/metrics"]!.get!.responses)).toEqual(["200", "401"]);
     expect(doc.components.schemas.ValidationError!.required).toEqual(expect.arrayContaining(["type", "loc", "msg", "input"]));
   });
 });

@@ -21,6 +21,8 @@ import { eventually, secondConnection } from "./two-processes.js";
  */
 const calls: { action: string; node: string; delivery: string; run: string; project: string }[] = [];
 let gate: { entered: () => void; release: Promise<void> } | null = null;
+/** The next calls of an action whose target says "drop" fail as PostgreSQL's pg_terminate_backend does. */
+let connectionLosses = 0;
 const fake =
   (action: string): ActionHandler =>
   async (ctx: ActionContext, params) => {
@@ -31,6 +33,10 @@ const fake =
       gate = null;
       g.entered();
       await g.release;
+    }
+    if (target.includes("drop") && connectionLosses > 0) {
+      connectionLosses--;
+      throw Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
     }
     if (target.includes("fail")) throw new ActionError("HTTP 500 (simulé)", { url: "https://example.test/***" });
     return { detail: `${action} envoyé`, sent: { title: ctx.message.title, link: ctx.message.link } };
@@ -99,6 +105,49 @@ const casesOf = (projectId: string) =>
     [projectId],
   );
 const callsFor = (projectId: string) => calls.filter((c) => c.project === projectId);
+
+/**
+ * A tenant whose one workflow opens a case, calls the webhook `hook` (the fake's keywords: hang,
+ * drop), then e-mails; its stack watches one CVE: one event, dispatched into one run.
+ */
+async function oneRunThroughWebhook(name: string, hook: string) {
+  const x = await tenant(name);
+  await x.call("PATCH", `/workflows/${x.defaultWorkflowId}/enabled`, { enabled: false });
+  const wf = await x.workflow({
+    name,
+    ...graph(
+      [
+        trigger(),
+        action("case", "create_case"),
+        action("w", "notify_webhook", { url: `https://example.test/${hook}` }),
+        action("m", "notify_email", { to: ["ops@example.test"] }),
+      ],
+      [
+        { from: "t", to: "case" },
+        { from: "case", to: "w" },
+        { from: "w", to: "m" },
+      ],
+    ),
+  });
+  expect(
+    (await x.call("POST", "/stacks", { name: "One", items: [{ item_type: "cve", value: "CVE-2024-3400" }] })).json().alertes_creees,
+  ).toBe(1);
+  const { runs: created } = await t.services.runs.dispatch();
+  const [runId] = (await runsOf(x.projectId)).map((r) => r.id);
+  expect(created).toContain(runId);
+  /** The run finished at its second attempt, the first's trigger and case kept, the webhook and e-mail done again. */
+  const resumedFromTheWebhook = async () => {
+    const after = (await x.call("GET", `/workflows/${wf}/runs/${runId}`)).json();
+    expect(after).toMatchObject({ status: "success", attempts: 2 });
+    expect(after.steps.map((s: { node: string; attempt: number }) => [s.node, s.attempt])).toEqual([
+      ["t", 1],
+      ["case", 1],
+      ["w", 2],
+      ["m", 2],
+    ]);
+  };
+  return { x, wf, runId: runId!, resumedFromTheWebhook };
+}
 
 describe("the workflow engine: outbox events to runs", () => {
   it("an import makes exactly one run per enabled matching workflow and one case per CVE; re-dispatch and retry double nothing", async () => {
@@ -382,31 +431,7 @@ describe("the workflow engine: outbox events to runs", () => {
   });
 
   it("a worker killed mid-run: its lease expires and runs-recover resumes the run, completed steps skipped; past its attempts it is failed", async () => {
-    const e = await tenant("Engine E");
-    await e.call("PATCH", `/workflows/${e.defaultWorkflowId}/enabled`, { enabled: false });
-    const wf = await e.workflow({
-      name: "Resume",
-      ...graph(
-        [
-          trigger(),
-          action("case", "create_case"),
-          action("w", "notify_webhook", { url: "https://example.test/hang" }),
-          action("m", "notify_email", { to: ["ops@example.test"] }),
-        ],
-        [
-          { from: "t", to: "case" },
-          { from: "case", to: "w" },
-          { from: "w", to: "m" },
-        ],
-      ),
-    });
-    // One event only: watch a single CVE.
-    expect(
-      (await e.call("POST", "/stacks", { name: "One", items: [{ item_type: "cve", value: "CVE-2024-3400" }] })).json().alertes_creees,
-    ).toBe(1);
-    const { runs: created } = await t.services.runs.dispatch();
-    const [runId] = (await runsOf(e.projectId)).map((r) => r.id);
-    expect(created).toContain(runId);
+    const { x: e, wf, runId, resumedFromTheWebhook } = await oneRunThroughWebhook("Engine E", "hang");
 
     // Worker 1 takes the run and hangs in the webhook (as a killed process would: no more news).
     let entered!: () => void;
@@ -420,26 +445,20 @@ describe("the workflow engine: outbox events to runs", () => {
         release = resolve;
       }),
     };
-    const first = t.services.runs.execute(runId!);
+    const first = t.services.runs.execute(runId);
     await inHook;
     const during = (await e.call("GET", `/workflows/${wf}/runs/${runId}`)).json();
     expect(during.finished_at).toBeNull();
     expect(during.steps.map((s: { node: string }) => s.node)).toEqual(["t", "case"]);
     // While the lease holds, recovery leaves the run alone.
-    expect(await t.services.runs.execute(runId!)).toBeNull();
-    // The lease expires: recovery resumes it — the case is not opened again, the webhook is sent again (same delivery id).
-    await t.database.executeSql("update workflow_runs set lease_until = now() - interval '1 second' where id = $1", [runId]);
+    expect(await t.services.runs.execute(runId)).toBeNull();
+    // Worker 1 stops past its grace time and ends the leases it holds (as at SIGTERM): recovery
+    // resumes the run — the case is not opened again, the webhook is sent again (same delivery id).
+    expect(await t.services.runs.releaseHeld()).toBe(1);
     expect(await t.services.runs.recover()).toEqual({ resumed: 1 });
     release();
     expect(await first).toBeNull(); // worker 1's late answer finds its lease lost and writes nothing
-    const after = (await e.call("GET", `/workflows/${wf}/runs/${runId}`)).json();
-    expect(after).toMatchObject({ status: "success", attempts: 2 });
-    expect(after.steps.map((s: { node: string; attempt: number }) => [s.node, s.attempt])).toEqual([
-      ["t", 1],
-      ["case", 1],
-      ["w", 2],
-      ["m", 2],
-    ]);
+    await resumedFromTheWebhook();
     const mine = callsFor(e.projectId);
     expect(mine.map((x) => x.action)).toEqual(["notify_webhook", "notify_webhook", "notify_email"]);
     expect(new Set(mine.filter((x) => x.action === "notify_webhook").map((x) => x.delivery)).size).toBe(1);
@@ -459,6 +478,20 @@ describe("the workflow engine: outbox events to runs", () => {
     expect(dead.finished_at).not.toBeNull();
     const reason = (await e.call("GET", `/workflows/${e.defaultWorkflowId}/runs/${dead.id}`)).json();
     expect(reason.erreur).toContain("3 tentatives");
+  });
+
+  it("the database connection lost mid-run: the run is not failed, its lease ends at once and runs-recover resumes it", async () => {
+    const { x: g, wf, runId, resumedFromTheWebhook } = await oneRunThroughWebhook("Engine G", "drop");
+    connectionLosses = 1;
+    expect(await t.services.runs.execute(runId)).toBeNull();
+    const during = (await g.call("GET", `/workflows/${wf}/runs/${runId}`)).json();
+    expect(during).toMatchObject({ finished_at: null, attempts: 1 });
+    expect(during.erreur ?? null).toBeNull();
+    expect(during.steps.map((s: { node: string }) => s.node)).toEqual(["t", "case"]);
+    const [lease] = await sqlRows<{ over: boolean }>("select lease_until <= now() as over from workflow_runs where id = $1", [runId]);
+    expect(lease!.over).toBe(true);
+    expect(await t.services.runs.recover()).toEqual({ resumed: 1 });
+    await resumedFromTheWebhook();
   });
 
   it("events written while no server ran are dispatched when the jobs start", async () => {

@@ -57,6 +57,7 @@ describe("jobs list / jobs run (the admin commands)", () => {
       idempotency_keys: 0,
       runs: 0,
       events: 0,
+      api_usage_windows: expect.any(Number),
     });
     const tenant = await createTenant(t);
     await caseWithException(t.database, { id: tenant.projectId, orgId: tenant.orgId }, "CVE-2026-0001", "2026-03-28");

@@ -57,6 +57,33 @@ describe("background jobs (pg-boss on the service database)", () => {
     }
   });
 
+  it("maintenance-purge forgets the hourly call counts of the windows before the previous hour", async () => {
+    const tenant = await createTenant(t);
+    const now = new Date();
+    const hour = Math.floor(now.getTime() / 3_600_000) * 3600;
+    for (const [ago, count] of [
+      [0, 7],
+      [1, 5],
+      [2, 3],
+      [30, 1],
+    ])
+      await t.database.executeSql(
+        "insert into api_usage (org_id, window_start, count) values ($1, to_timestamp($2), $3) on conflict (org_id, window_start) do update set count = excluded.count",
+        [tenant.orgId, hour - ago! * 3600, count],
+      );
+    const result = await JOBS["maintenance-purge"].handler({}, t.services, createLogger("silent"), now);
+    expect(result).toMatchObject({ api_usage_windows: expect.any(Number) });
+    expect((result as { api_usage_windows: number }).api_usage_windows).toBeGreaterThanOrEqual(2);
+    const { rows } = (await t.database.executeSql(
+      "select extract(epoch from window_start)::bigint as w, count from api_usage where org_id = $1 order by w desc",
+      [tenant.orgId],
+    )) as { rows: { w: string; count: number }[] };
+    expect(rows.map((r) => [Number(r.w), r.count])).toEqual([
+      [hour, 7],
+      [hour - 3600, 5],
+    ]);
+  });
+
   it("maintenance-purge forgets idempotency keys past retention only", async () => {
     const tenant = await createTenant(t);
     await createWorkflow(t, tenant, { name: "old", trigger: { event: "cve.new_match" } }, "old-key");

@@ -45,6 +45,8 @@ export interface ExecuteInput {
   done?: ReadonlyMap<string, Step>;
   /** Called with each new step as soon as it is known (the run's store records it before the next node). */
   record?: (step: Step) => Promise<void>;
+  /** An action's error that is no outcome of the step (the store's connection lost): rethrown, the step not recorded. */
+  abandons?: (err: unknown) => boolean;
   attempt?: number;
   /** Milliseconds clock, for durations (tests may pin it). */
   clock?: () => number;
@@ -143,6 +145,7 @@ export async function execute(input: ExecuteInput): Promise<{ steps: Step[]; sta
           duration_ms: 0,
         };
       } catch (err) {
+        if (input.abandons?.(err)) throw err;
         const sent = (err as { sent?: Record<string, unknown> }).sent ?? null;
         const message = err instanceof Error ? err.message : String(err);
         step = { ...base, action: node.action, outcome: "echec", detail: `échec : ${message}`, sent, error: message, duration_ms: 0 };

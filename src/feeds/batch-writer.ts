@@ -1,5 +1,5 @@
 import type { Db, Executor } from "../platform/db/client.js";
-import { pgCode } from "../platform/db/errors.js";
+import { retryOnDeadlock } from "../platform/db/errors.js";
 import { BATCH, BATCH_TEXT, type Tally } from "./records.js";
 import { feedStore } from "./store.js";
 
@@ -68,21 +68,5 @@ export class BatchWriter<R> {
     batch.catch(() => undefined); // awaited below or by flush(); not an unhandled rejection meanwhile
     this.inflight.push(batch);
     if (this.inflight.length >= MAX_IN_FLIGHT) await this.inflight.shift();
-  }
-}
-
-/**
- * Runs a batch transaction again when PostgreSQL aborts it as a deadlock victim (two batches in
- * flight sharing CVE rows): the whole batch was rolled back, so running it again is safe.
- */
-async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 4): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await run();
-    } catch (err) {
-      const code = pgCode(err);
-      if (i >= attempts || (code !== "40P01" && code !== "40001")) throw err;
-      await new Promise((r) => setTimeout(r, 50 * i));
-    }
   }
 }

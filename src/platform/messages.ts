@@ -120,6 +120,12 @@ export const AUTH = {
   reportsBusy: "Trop de rapports en cours de génération : réessayez dans quelques secondes",
 } as const;
 
+/** 503 messages: what the process cannot do now, and will again without a restart. */
+export const UNAVAILABLE = {
+  database: "Base de données injoignable : réessayez dans quelques secondes",
+  notReady: "Processus pas prêt",
+} as const;
+
 /** Messages of the MCP server's tool errors. */
 export const MCP = {
   internalError: "Erreur interne : l'outil n'a pas pu répondre",

@@ -13,8 +13,12 @@ import { download, FetchError, sleep, type Downloader } from "./fetch.js";
 import type { NamedBy, SyncContext } from "./publisher.js";
 import { SyncState, type SourceRow } from "./state.js";
 
-/** A source's lease, renewed every LEASE_SECONDS / 5 while it syncs. */
-const LEASE_SECONDS = 300;
+/**
+ * A source's lease, renewed every LEASE_SECONDS / 5 while it syncs: a killed holder stalls its
+ * source at most this long; a holder whose event loop or database is away for 4/5 of it loses the
+ * source (its sync stops at the next address; imports are idempotent).
+ */
+const LEASE_SECONDS = 90;
 /** The first retry after a failure; doubled at each next failure, at most the source's rhythm. */
 const BACKOFF_SECONDS = 60;
 const MAX_PROBLEMS = 50;

@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { StoredGraph } from "../../engine/graph.js";
 import type { Executor } from "../../platform/db/client.js";
 import { workflowRuns, type RunStatus } from "../../platform/db/schema/index.js";
@@ -201,14 +201,50 @@ export const runsRepository = {
     return row?.steps ?? undefined;
   },
 
-  /** Every unfinished run's lease ends now (the embedded database at start-up: no other process can hold one). */
-  async expireLeases(ex: Executor): Promise<number> {
+  /**
+   * The leases end now: every unfinished run's (no token list: the embedded database at start-up, no
+   * other process can hold one), or those of the given tokens (a worker stopping with runs in hand).
+   */
+  async expireLeases(ex: Executor, tokens?: string[]): Promise<number> {
+    const held = tokens ? sql`and lease_token = any(${pgArray(tokens)}::uuid[])` : sql``;
     const rows = await rowsOf(
       ex,
       sql`update workflow_runs set lease_until = now() - interval '1 second'
-        where finished_at is null and event_id is not null returning 1`,
+        where finished_at is null and event_id is not null ${held} returning 1`,
     );
     return rows.length;
+  },
+
+  /**
+   * What /metrics shows of the engine: pending outbox events and the age of the oldest, unfinished
+   * runs (and those whose lease ran out), runs finished in the last hour by status. Each count reads
+   * a partial index (pending events, unfinished runs, finished_at).
+   */
+  async gauges(
+    ex: Executor,
+  ): Promise<{ pending: number; lagSeconds: number; unfinished: number; expired: number; finished: Record<string, number> }> {
+    const [outbox] = await rowsOf<{ pending: number; lag: number | null }>(
+      ex,
+      sql`select count(*)::int as pending, extract(epoch from now() - min(created_at))::float8 as lag
+        from outbox_events where processed_at is null`,
+    );
+    const [runs] = await rowsOf<{ unfinished: number; expired: number }>(
+      ex,
+      sql`select count(*)::int as unfinished, (count(*) filter (where lease_until < now()))::int as expired
+        from workflow_runs where finished_at is null`,
+    );
+    const finished = await rowsOf<{ status: string; n: number }>(
+      ex,
+      sql`select status, count(*)::int as n from workflow_runs
+        where finished_at is not null and finished_at > now() - interval '1 hour' group by status`,
+    );
+    return {
+      pending: outbox?.pending ?? 0,
+      lagSeconds: outbox?.lag ?? 0,
+      unfinished: runs?.unfinished ?? 0,
+      expired: runs?.expired ?? 0,
+      finished: Object.fromEntries(finished.map((r) => [r.status, r.n])),
+    };
   },
 
   /** Unfinished runs nobody holds: lease expired, or never taken `graceSeconds` after creation. */
@@ -256,12 +292,15 @@ export const runsRepository = {
 
   /** A workflow's runs, newest first (those made for one project when `projectId` is given). */
   async list(ex: Executor, workflowId: string, limit: number, projectId?: string): Promise<RunRow[]> {
-    return ex
-      .select()
-      .from(workflowRuns)
-      .where(and(eq(workflowRuns.workflowId, workflowId), projectId ? eq(workflowRuns.projectId, projectId) : undefined))
-      .orderBy(desc(workflowRuns.startedAt), desc(workflowRuns.id))
-      .limit(limit);
+    return (
+      ex
+        .select()
+        .from(workflowRuns)
+        .where(and(eq(workflowRuns.workflowId, workflowId), projectId ? eq(workflowRuns.projectId, projectId) : undefined))
+        // The index's own order (DESC NULLS LAST): a plain DESC (NULLS FIRST) would sort every run of the workflow.
+        .orderBy(sql`${workflowRuns.startedAt} desc nulls last`, sql`${workflowRuns.id} desc nulls last`)
+        .limit(limit)
+    );
   },
 
   /** Records a dry run (finished as it starts; no event). */

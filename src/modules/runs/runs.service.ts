@@ -7,6 +7,7 @@ import { EVENTS, type EventName } from "../../engine/vocabulary.js";
 import { payloadFacts } from "../../events/catalog.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
+import { isConnectionLoss } from "../../platform/db/errors.js";
 import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
 import { alertsRead } from "../alerts/alerts.read.js";
@@ -62,6 +63,8 @@ class LeaseLost extends Error {}
 export class RunsService {
   private queue: RunQueue | null = null;
   private readonly opts: RunsOptions;
+  /** Lease tokens of the runs this process is executing (released at shutdown: releaseHeld). */
+  private readonly held = new Set<string>();
 
   constructor(
     private readonly db: Db,
@@ -148,6 +151,15 @@ export class RunsService {
   async execute(runId: string): Promise<string | null> {
     const run = await repo.claimRun(this.db, runId, this.opts.leaseSeconds);
     if (!run) return null;
+    this.held.add(run.lease_token);
+    try {
+      return await this.executeClaimed(run);
+    } finally {
+      this.held.delete(run.lease_token);
+    }
+  }
+
+  private async executeClaimed(run: ClaimedRun): Promise<string | null> {
     const done = new Map((run.report?.steps ?? []).map((s) => [s.node, s]));
     if (run.attempts > this.opts.maxAttempts) {
       const steps = [...done.values()];
@@ -159,6 +171,13 @@ export class RunsService {
       return await this.run(run, done);
     } catch (err) {
       if (err instanceof LeaseLost) return null;
+      // The database connection was lost (a restart, a failover, pg_terminate_backend): no fault of
+      // the run. Its lease ends now if the database answers again, else when it runs out; either
+      // way runs-recover resumes it, recorded steps skipped.
+      if (isConnectionLoss(err)) {
+        await repo.expireLeases(this.db, [run.lease_token]).catch(() => 0);
+        return null;
+      }
       // The engine failed (not an action): the run is failed with the reason; if even that cannot
       // be written, the lease expires and runs-recover takes the run again.
       const steps = (await repo.steps(this.db, run.id)) ?? [...done.values()];
@@ -204,6 +223,7 @@ export class RunsService {
       facts,
       handlers: this.handlers,
       done,
+      abandons: isConnectionLoss,
       attempt: run.attempts,
       context: {
         event: { id: e.id, name: event, cveId: e.cve_id, alertId: e.alert_id, payload: e.payload },
@@ -244,6 +264,21 @@ export class RunsService {
    */
   async releaseLeases(): Promise<number> {
     return repo.expireLeases(this.db);
+  }
+
+  /**
+   * A worker stopping (SIGTERM) with runs still in hand past its grace time: their leases end now, so
+   * runs-recover on another worker resumes them at once (recorded steps skipped) rather than when the
+   * leases would have run out. A step this process records later is refused (the lease is no longer its).
+   */
+  async releaseHeld(): Promise<number> {
+    if (!this.held.size) return 0;
+    return repo.expireLeases(this.db, [...this.held]);
+  }
+
+  /** The engine's figures for /metrics (outbox, unfinished runs, runs finished in the last hour). */
+  gauges() {
+    return repo.gauges(this.db);
   }
 
   /** Executes unfinished runs nobody took yet (the `runs-execute` job without a run id: the CLI). */

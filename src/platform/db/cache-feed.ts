@@ -1,3 +1,4 @@
+import type { CacheStats } from "../ops/metrics.js";
 import type { Database } from "./client.js";
 
 /** The channel the triggers of migration 0011 notify at commit: payload "<topic>" or "<topic>:<key>". */
@@ -28,29 +29,38 @@ export const OUTBOX_TOPIC = "outbox";
  *    connection is lost (notifications may be missed) and again when it listens anew; in between,
  *    every read goes to the database.
  *
- * A topic may also be a signal (`on`): its handlers run at each notification, and each time
- * listening starts or starts again (what was notified meanwhile is lost: the handler looks).
+ * A topic may also be a signal (`on`): its handlers run at each notification, with the key of a
+ * "<topic>:<key>" payload, and without one each time listening starts or starts again (what was
+ * notified meanwhile is lost: the handler looks).
  */
 export class CacheFeed {
   private listening = false;
   private readonly caches = new Map<string, NotifiedCache<unknown>[]>();
-  private readonly signals = new Map<string, Set<() => void>>();
+  private readonly signals = new Map<string, Set<(key?: string) => void>>();
   private stop: (() => Promise<void>) | null = null;
 
   constructor(private readonly database: Database) {}
 
-  /** A cache that the notifications of `topic` invalidate (several caches may share one); at most `max` entries (oldest dropped first). */
-  cache<V>(topic: string, max: number): NotifiedCache<V> {
-    const cache = new NotifiedCache<V>(this, max);
+  /**
+   * A cache that the notifications of `topic` invalidate (several caches may share one); at most `max`
+   * entries (oldest dropped first). `name` labels its figures in /metrics (default: the topic).
+   */
+  cache<V>(topic: string, max: number, name = topic): NotifiedCache<V> {
+    const cache = new NotifiedCache<V>(this, max, name);
     this.caches.set(topic, [...(this.caches.get(topic) ?? []), cache as NotifiedCache<unknown>]);
     return cache;
   }
 
-  /** Calls `handler` at each notification of `topic` and whenever listening (re)starts; returns the unsubscribe function. */
-  on(topic: string, handler: () => void): () => void {
+  /** Calls `handler` at each notification of `topic` (with its key, if any) and whenever listening (re)starts (no key); returns the unsubscribe function. */
+  on(topic: string, handler: (key?: string) => void): () => void {
     const set = this.signals.get(topic) ?? new Set();
     this.signals.set(topic, set.add(handler));
     return () => void set.delete(handler);
+  }
+
+  /** Hits, misses and entries of each cache (/metrics). */
+  stats(): CacheStats[] {
+    return [...this.caches.values()].flat().map((c) => ({ name: c.name, hits: c.hits, misses: c.misses, size: c.size }));
   }
 
   /** True while notifications are received: caches may store. */
@@ -76,11 +86,13 @@ export class CacheFeed {
   }
 
   private message(payload: string): void {
-    for (const handler of this.signals.get(payload) ?? []) handler();
     const colon = payload.indexOf(":");
-    for (const cache of this.caches.get(colon < 0 ? payload : payload.slice(0, colon)) ?? []) {
-      if (colon < 0) cache.clear();
-      else cache.drop(payload.slice(colon + 1));
+    const topic = colon < 0 ? payload : payload.slice(0, colon);
+    const key = colon < 0 ? undefined : payload.slice(colon + 1);
+    for (const handler of this.signals.get(topic) ?? []) handler(key);
+    for (const cache of this.caches.get(topic) ?? []) {
+      if (key === undefined) cache.clear();
+      else cache.drop(key);
     }
   }
 
@@ -95,14 +107,24 @@ export class CacheFeed {
 export class NotifiedCache<V> {
   private readonly entries = new Map<string, V>();
   private generation = 0;
+  hits = 0;
+  misses = 0;
 
   constructor(
     private readonly feed: CacheFeed,
     private readonly max: number,
+    readonly name: string,
   ) {}
 
   get(key: string): V | undefined {
-    return this.entries.get(key);
+    const value = this.entries.get(key);
+    if (value === undefined) this.misses++;
+    else this.hits++;
+    return value;
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 
   /** Taken before reading the database; `set` stores the value only if the ticket still holds. */

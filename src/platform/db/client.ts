@@ -32,6 +32,11 @@ export interface Database {
    * listens again; it is called once with true when listening starts. Returns the stop function.
    */
   listen(channel: string, onMessage: (payload: string) => void, onStatus?: (listening: boolean) => void): Promise<() => Promise<void>>;
+  /**
+   * Runs `fn` while this process holds the advisory lock `lockId` (PostgreSQL: other processes asking
+   * for it wait; `fn` uses the pool's other connections). PGlite has one process: `fn` runs at once.
+   */
+  exclusive<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
   /** Raw access for pg-boss: rows of one statement, or of the last of several when no values are given. */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** The node-postgres pool, when that driver runs (benchmarks compare against it). */
@@ -66,25 +71,37 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
       options: "-c timezone=UTC",
+      // The database down: a request fails (503) within this instead of waiting for a connection.
+      connectionTimeoutMillis: 3000,
+      keepAlive: true,
     });
     pool.on("error", () => {
       /* idle client errors are retried by the pool */
     });
+    // A connection lost while a client is checked out between two statements (a transaction's JS
+    // turn, an advisory lock held) emits 'error' on that client, which no one listens to then: without
+    // this, the process dies (pg_terminate_backend in the soak). The statement in flight or the next
+    // one fails instead (503), and the pool drops the client when it is released (not queryable).
+    pool.on("connect", (client) => {
+      client.on("error", () => undefined);
+    });
     const db = drizzlePg(pool, { schema }) as unknown as Db;
+    const exclusive = async <T>(lockId: number, fn: () => Promise<T>): Promise<T> => {
+      const client = await pool.connect();
+      try {
+        await client.query("select pg_advisory_lock($1)", [lockId]);
+        return await fn();
+      } finally {
+        await client.query("select pg_advisory_unlock($1)", [lockId]).catch(() => undefined);
+        client.release();
+      }
+    };
     return {
       db,
       driver: "postgres",
       pool,
-      async migrate() {
-        const client = await pool.connect();
-        try {
-          await client.query("select pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-          await migratePg(drizzlePg(client, { schema }), { migrationsFolder: MIGRATIONS_DIR });
-        } finally {
-          await client.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK_ID]).catch(() => undefined);
-          client.release();
-        }
-      },
+      migrate: () => exclusive(MIGRATION_LOCK_ID, () => migratePg(drizzlePg(pool, { schema }), { migrationsFolder: MIGRATIONS_DIR })),
+      exclusive,
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
       listen: (channel, onMessage, onStatus) => listenPg(opts.databaseUrl!, channel, onMessage, onStatus),
       raw: async <T>(name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows as T[],
@@ -99,6 +116,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     db,
     driver: "pglite",
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
+    exclusive: (_lockId, fn) => fn(),
     // In the same process as the database: the connection cannot be lost.
     listen: async (channel, onMessage, onStatus) => {
       const unlisten = await client.listen(channel, onMessage);

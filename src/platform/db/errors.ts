@@ -14,3 +14,39 @@ function constraintOf(err: unknown): string | undefined {
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return pgCode(err) === "23505" && (!constraint || constraintOf(err) === constraint);
 }
+
+/**
+ * Runs a statement or transaction again when PostgreSQL aborts it as a deadlock victim or a
+ * serialization failure: it was rolled back whole, so running it again is safe.
+ */
+export async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 4): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = pgCode(err);
+      if (i >= attempts || (code !== "40P01" && code !== "40001")) throw err;
+      await new Promise((r) => setTimeout(r, 50 * i));
+    }
+  }
+}
+
+/** SQLSTATEs of a connection lost or refused by the server: class 08, the server shutting down or starting, too many connections. */
+const CONNECTION_STATES = /^(08...|57P0[1-3]|53300)$/;
+/** Node's socket errors, and node-postgres's own words, when the connection is lost or cannot be made. */
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "ENOTFOUND", "EAI_AGAIN"]);
+const PG_WORDS = /Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect|Client was closed/;
+
+/**
+ * True when `err` (or its cause: Drizzle wraps the driver's error) says the database connection was
+ * lost or could not be made — not a fault of the request: the HTTP layer answers 503, and the pool
+ * makes a new connection for the next one.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+    if (typeof e.code === "string" && (CONNECTION_STATES.test(e.code) || SOCKET_CODES.has(e.code))) return true;
+    if (typeof e.message === "string" && PG_WORDS.test(e.message)) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}

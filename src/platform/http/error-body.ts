@@ -1,5 +1,7 @@
 import { rateHeaders } from "../auth/api-key-auth.js";
 import { Conflict, DomainError, Forbidden, Invalid, NotFound, TooManyRequests, Unauthorized, type Issue } from "../errors.js";
+import { isConnectionLoss } from "../db/errors.js";
+import { UNAVAILABLE } from "../messages.js";
 import { valueError, type PydanticError } from "../pydantic/validate.js";
 
 /** An error of the HTTP layer itself (request decoding and validation, body budget): it knows its answer. */
@@ -55,6 +57,8 @@ function answer(status: number, detail: unknown, headers: Record<string, string>
 /** The FastAPI-compatible answer to an error of the domain or of the HTTP layer; null for any other error (a 500). */
 export function errorAnswer(err: unknown): ErrorAnswer | null {
   if (err instanceof HttpError) return answer(err.status, err.detail, err.headers);
+  // The database connection lost or refused: not the request's fault, and over once it is back.
+  if (isConnectionLoss(err)) return answer(503, UNAVAILABLE.database, { "retry-after": "2" });
   if (!(err instanceof DomainError)) return null;
   if (err instanceof NotFound) return answer(404, err.message);
   if (err instanceof Conflict) return answer(409, { code: err.code, message: err.message, ...err.extra });

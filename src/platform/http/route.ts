@@ -98,6 +98,8 @@ export interface RouteDef<
    * Documented under each media type as a binary string.
    */
   rawBody?: RawBodySpec;
+  /** false: the route answers without the database (health, metrics), so never 503 for its loss. */
+  database?: false;
   summary: string;
   description?: string;
   tags: string[];
@@ -305,7 +307,7 @@ function answer(description: string, schema: z.ZodType): Documented {
   return { description, content: { "application/json": { schema } } };
 }
 
-const SUCCESS: Record<number, string> = { 200: "OK", 201: "Created", 204: "No content" };
+const SUCCESS: Record<number, string> = { 200: "OK", 201: "Created", 204: "No content", 503: "Service Unavailable" };
 
 /**
  * The documented answers of a route: its successes, then every error it can give — those its
@@ -317,7 +319,8 @@ const SUCCESS: Record<number, string> = { 200: "OK", 201: "Created", 204: "No co
  * - 413, 415: a body over the limit, a Content-Type that is not a media type (routes that read a body);
  * - 414: a path parameter over its length limit;
  * - 422: request validation (routes reading params, query, headers or body);
- * - 429: the hourly call limit of the organization (API keys).
+ * - 429: the hourly call limit of the organization (API keys);
+ * - 503: the database connection is lost (routes that read it), the budget of buffered bodies is spent (routes that read a body).
  */
 export function responsesOf(def: RouteDef): Record<number, Documented> {
   const response: Record<number, Documented> = {};
@@ -383,6 +386,12 @@ export function responsesOf(def: RouteDef): Record<number, Documented> {
   if (def.auth === "apiKey" || def.auth === "both") {
     error(429, `Hourly call limit of the organization's plan reached (Retry-After)${def.auth === "both" ? ": API keys only" : ""}`);
   } else if (declared[429]) error(429, declared[429]);
+  const unavailable = [
+    def.database !== false && "the database cannot be reached (lost connection: answers again once it is back, no restart)",
+    (def.body || def.upload) && "the budget of request bodies being received is spent (the connection is closed)",
+  ].filter(Boolean);
+  if (unavailable.length && !response[503])
+    error(503, `Service unavailable, retry after Retry-After seconds: ${unavailable.join("; or ")}`);
   return Object.fromEntries(Object.entries(response).sort(([a], [b]) => Number(a) - Number(b)));
 }
 

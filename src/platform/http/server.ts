@@ -28,6 +28,8 @@ export interface ServerOptions {
   limits: HttpLimits;
   /** Sign-in and sign-out paths: guarded against other sites' pages like cookie-authenticated writes (csrfGuard). */
   signInPaths: readonly string[];
+  /** false: no /openapi.json nor /docs (a worker serves its health and metrics only). */
+  docs?: boolean;
 }
 
 declare module "fastify" {
@@ -168,8 +170,10 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
         typeof jsonSchemaTransformObject
       >,
   });
-  await app.register(swaggerUi, { routePrefix: "/docs" });
-  app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  if (opts.docs !== false) {
+    await app.register(swaggerUi, { routePrefix: "/docs" });
+    app.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+  }
 
   registerRoutes(app, opts.routes, opts.auth, opts.projects);
   return app;

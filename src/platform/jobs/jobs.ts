@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Database } from "../db/client.js";
+import { retryOnDeadlock } from "../db/errors.js";
 
 /**
  * One job of a catalog: a payload schema, a retry policy, an optional cron schedule and exactly
@@ -45,31 +46,52 @@ export interface Jobs<C extends Record<string, { payload: z.ZodType }>> {
   send<N extends keyof C & string>(name: N, payload: z.input<C[N]["payload"]>): Promise<string | null>;
   /** Enqueues many jobs of one name in one statement. */
   sendMany<N extends keyof C & string>(name: N, payloads: z.input<C[N]["payload"]>[]): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops taking jobs, waits up to `timeoutMs` for the running ones (default 10 s). */
+  stop(timeoutMs?: number): Promise<void>;
 }
 
-/** Starts pg-boss on the service's database, creates the catalog's queues, schedules cron jobs and workers. */
+const QUEUES_LOCK_ID = 4242_0003;
+
+export interface JobQueueOptions {
+  /**
+   * true: this process runs the jobs (workers, cron schedules, pg-boss's supervision); false: it only
+   * enqueues them (VIGIE_ROLE=api), the workers of other processes run them.
+   */
+  work: boolean;
+  /** Called after each job a worker of this process handled (metrics). */
+  observe?: (name: string, outcome: "completed" | "failed", seconds: number) => void;
+}
+
+/** Starts pg-boss on the service's database, creates the catalog's queues, and (work) schedules cron jobs and starts workers. */
 export async function startJobQueue<S, C extends JobCatalog<S>>(
   database: Database,
   catalog: C,
   services: S,
   logger: Logger,
   config: Config,
+  opts: JobQueueOptions = { work: true },
 ): Promise<Jobs<C>> {
   const boss = new PgBoss({
     db: { executeSql: (text: string, values: unknown[]) => database.executeSql(text, values) as Promise<{ rows: unknown[] }> },
     schema: "pgboss",
-    // One PGlite connection is shared with the HTTP server: poll gently.
-    supervise: true,
-    schedule: true,
+    supervise: opts.work,
+    schedule: opts.work,
   } as unknown as PgBoss.ConstructorOptions);
   boss.on("error", (err) => logger.error({ err }, "pg-boss"));
-  await boss.start();
+  // Two processes creating queues at once deadlock (seen by the soak; in CI, ours against the other
+  // process's boss.start(), whose timekeeper creates pg-boss's own send-it queue): start and queue
+  // creation one process at a time. A queue added by an upgrade can still meet older processes'
+  // sends: a deadlock victim is created again (create_queue is one atomic statement).
+  await database.exclusive(QUEUES_LOCK_ID, async () => {
+    await boss.start();
+    for (const [name, def] of Object.entries(catalog))
+      await retryOnDeadlock(() => boss.createQueue(name, { name, retryLimit: def.retryLimit, retryBackoff: true }));
+  });
   // A job renamed or removed: its schedule goes, so that an upgraded database runs no orphan cron.
-  for (const s of await boss.getSchedules()) if (!Object.hasOwn(catalog, s.name)) await boss.unschedule(s.name);
+  if (opts.work) for (const s of await boss.getSchedules()) if (!Object.hasOwn(catalog, s.name)) await boss.unschedule(s.name);
   const workers = new Map<string, string[]>();
   for (const [name, def] of Object.entries(catalog)) {
-    await boss.createQueue(name, { name, retryLimit: def.retryLimit, retryBackoff: true });
+    if (!opts.work) continue;
     const cron = cronOf(def, config);
     if (cron) await boss.schedule(name, cron, {}, { tz: "UTC" });
     else await boss.unschedule(name);
@@ -77,7 +99,14 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
     for (let i = 0; i < count; i++) {
       const id: string = await boss.work(name, { pollingIntervalSeconds: def.pollSeconds ?? 10 }, async (batch) => {
         for (const j of batch) {
-          await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }), new Date());
+          const start = performance.now();
+          let outcome: "completed" | "failed" = "failed";
+          try {
+            await def.handler(def.payload.parse(j.data), services, logger.child({ job: name, jobId: j.id }), new Date());
+            outcome = "completed";
+          } finally {
+            opts.observe?.(name, outcome, (performance.now() - start) / 1000);
+          }
         }
         // A worker that found work looks again at once (pg-boss would wait its polling interval): a
         // queue drains at the speed of its handlers, not one job per poll and worker (16 → see bench/engine.ts).
@@ -102,6 +131,7 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
       await boss.insert(payloads.map((p) => ({ name, data: catalog[name]!.payload.parse(p) as object })));
       wake(name);
     },
-    stop: () => boss.stop({ graceful: true, timeout: 10_000 }),
+    // Running jobs get `timeout` to finish; pg-boss then fails those still running (retried by a worker).
+    stop: (timeout = 10_000) => boss.stop({ graceful: true, timeout, wait: true }),
   };
 }

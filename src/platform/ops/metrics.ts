@@ -1,0 +1,165 @@
+import client from "prom-client";
+import type { FastifyInstance } from "fastify";
+import type pg from "pg";
+
+/** The figures of one in-memory cache (CacheFeed.stats). */
+export interface CacheStats {
+  name: string;
+  hits: number;
+  misses: number;
+  size: number;
+}
+
+/** One job handled, as the job runner reports it. */
+export type JobOutcome = "completed" | "failed";
+
+/** A gauge family filled at each scrape from a read (database figures: read when asked, never on the hot path). */
+export interface GaugeSource {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  /** The values at this instant, each with its labels; an error leaves the family empty for this scrape. */
+  read(): Promise<{ labels: Record<string, string>; value: number }[]>;
+}
+
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800];
+
+/**
+ * The process's Prometheus metrics (GET /metrics, prom-client): HTTP requests by route template and
+ * status with their latency, jobs by name and outcome with their duration, the database pool, the
+ * caches' hits and misses, Node's own figures, and gauges read from the database at each scrape
+ * (outbox lag, runs, feed sync state: registered by the composition root). One registry per
+ * process (and per test app), so several apps in one process do not share figures.
+ */
+export class Metrics {
+  readonly registry = new client.Registry();
+  private readonly httpRequests: client.Counter<"method" | "route" | "status">;
+  private readonly httpDuration: client.Histogram<"method" | "route" | "status">;
+  private readonly jobs: client.Counter<"name" | "outcome">;
+  private readonly jobDuration: client.Histogram<"name" | "outcome">;
+  /** Label children by "method route status": prom-client hashes labels on each call otherwise. */
+  private readonly httpChildren = new Map<
+    string,
+    { count: client.Counter.Internal; duration: client.Histogram.Internal<"method" | "route" | "status"> }
+  >();
+
+  constructor(role: string) {
+    this.registry.setDefaultLabels({ role });
+    client.collectDefaultMetrics({ register: this.registry });
+    this.httpRequests = new client.Counter({
+      name: "vigie_http_requests_total",
+      help: "HTTP requests answered, by method, route template and status",
+      labelNames: ["method", "route", "status"],
+      registers: [this.registry],
+    });
+    this.httpDuration = new client.Histogram({
+      name: "vigie_http_request_duration_seconds",
+      help: "Time from the request's arrival to its answer, by method, route template and status",
+      labelNames: ["method", "route", "status"],
+      buckets: HTTP_BUCKETS,
+      registers: [this.registry],
+    });
+    this.jobs = new client.Counter({
+      name: "vigie_jobs_total",
+      help: "Jobs handled in this process, by name and outcome",
+      labelNames: ["name", "outcome"],
+      registers: [this.registry],
+    });
+    this.jobDuration = new client.Histogram({
+      name: "vigie_job_duration_seconds",
+      help: "Time a job's handler took, by name and outcome",
+      labelNames: ["name", "outcome"],
+      buckets: JOB_BUCKETS,
+      registers: [this.registry],
+    });
+  }
+
+  /** Counts and times every answer of the app (route template, not the path: bounded labels). */
+  instrument(app: FastifyInstance): void {
+    app.addHook("onResponse", (req, reply, done) => {
+      const route = req.routeOptions.url ?? "(aucune)";
+      const key = `${req.method} ${route} ${reply.statusCode}`;
+      let child = this.httpChildren.get(key);
+      if (!child) {
+        const labels = { method: req.method, route, status: String(reply.statusCode) };
+        child = { count: this.httpRequests.labels(labels), duration: this.httpDuration.labels(labels) };
+        this.httpChildren.set(key, child);
+      }
+      child.count.inc();
+      child.duration.observe(reply.elapsedTime / 1000);
+      done();
+    });
+  }
+
+  /** One job handled (the job runner calls it). */
+  job(name: string, outcome: JobOutcome, seconds: number): void {
+    this.jobs.inc({ name, outcome });
+    this.jobDuration.observe({ name, outcome }, seconds);
+  }
+
+  /** The node-postgres pool's connections: in use, idle, and requests waiting for one. */
+  pool(pool: pg.Pool): void {
+    new client.Gauge({
+      name: "vigie_db_pool_connections",
+      help: "Connections of this process's database pool, by state (waiting: requests waiting for a connection)",
+      labelNames: ["state"],
+      registers: [this.registry],
+      collect() {
+        this.set({ state: "total" }, pool.totalCount);
+        this.set({ state: "idle" }, pool.idleCount);
+        this.set({ state: "waiting" }, pool.waitingCount);
+      },
+    });
+  }
+
+  /** Hits, misses and entries of the in-memory caches. */
+  caches(stats: () => CacheStats[]): void {
+    new client.Counter({
+      name: "vigie_cache_requests_total",
+      help: "Reads of an in-memory cache, by cache and result (hit ratio: hit / (hit + miss))",
+      labelNames: ["cache", "result"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of stats()) {
+          this.inc({ cache: s.name, result: "hit" }, s.hits);
+          this.inc({ cache: s.name, result: "miss" }, s.misses);
+        }
+      },
+    });
+    new client.Gauge({
+      name: "vigie_cache_entries",
+      help: "Entries held by an in-memory cache",
+      labelNames: ["cache"],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const s of stats()) this.set({ cache: s.name }, s.size);
+      },
+    });
+  }
+
+  /** A gauge family read at each scrape. */
+  gauge(source: GaugeSource): void {
+    new client.Gauge({
+      name: source.name,
+      help: source.help,
+      labelNames: [...source.labelNames],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        try {
+          for (const { labels, value } of await source.read()) this.set(labels, value);
+        } catch {
+          // The database is unreachable: /readyz says so; the family is empty for this scrape.
+        }
+      },
+    });
+  }
+
+  /** The exposition text and its content type. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
