@@ -1,4 +1,4 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read|sbom runs one. */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read|sbom|roles runs one (roles: PostgreSQL, DATABASE_URL). */
 import { benchApi } from "./api.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
@@ -6,6 +6,7 @@ import { benchEol } from "./eol.js";
 import { benchIngest } from "./ingest.js";
 import { benchMatching } from "./matching.js";
 import { benchReports } from "./reports.js";
+import { benchRoles } from "./roles.js";
 import { benchSbomRead } from "./sbom-read.js";
 import { benchSbom } from "./sbom.js";
 import { benchSlowClients } from "./slow-clients.js";
@@ -33,3 +34,4 @@ if (!only || only === "web-inbox") await benchWebInbox();
 if (!only || only === "web-stats") await benchWebStats();
 if (!only || only === "sbom-read") await benchSbomRead();
 if (!only || only === "sbom") await benchSbom();
+if (!only || only === "roles") await benchRoles();
