@@ -246,25 +246,25 @@ fetch(${JSON.stringify(target)}, { method: "POST", mode: "no-cors", credentials:
     });
 
     it("is refused while the browser holds an admin's session: nothing written", async () => {
-      const { context } = await signedIn(ADMIN);
+      const { context, page } = await signedIn(ADMIN);
       // Another port is another origin of the same site: SameSite=Lax lets the cookie go, the CSRF guard refuses.
       // localhost is another site: the cookie is withheld.
       for (const host of ["127.0.0.1", "localhost"]) {
-        // A tab per forged page: the form's own navigation may still be under way when its answer is counted,
-        // and a later goto in the same tab would be interrupted by it.
-        const tab = await context.newPage();
         const statuses: number[] = [];
-        tab.on("response", (r) => {
+        page.on("response", (r) => {
           if (r.url().endsWith("/tags") && r.request().method() === "POST") statuses.push(r.status());
         });
         // The page submits its form as soon as its fetch ends, maybe before "load": wait for the commit only.
-        await tab.goto(`http://${host}:${forgePort}/`, { waitUntil: "commit" });
+        await page.goto(`http://${host}:${forgePort}/`, { waitUntil: "commit" });
         await expect.poll(() => statuses.length, { message: host }).toBe(2);
         expect(
           statuses.every((s) => s === (host === "127.0.0.1" ? 403 : 401)),
           `${host}: ${statuses}`,
         ).toBe(true);
-        await tab.close();
+        // The form's own navigation may still be under way when its answer is counted: the next goto would
+        // interrupt it (or be interrupted by it). Wait until the tab shows the refusal.
+        await page.waitForURL((url) => url.pathname.endsWith("/tags"), { waitUntil: "load" });
+        page.removeAllListeners("response");
       }
       expect(await tagNames()).not.toEqual(expect.arrayContaining([expect.stringMatching(/^forge/)]));
 
