@@ -43,6 +43,8 @@ const EnvSchema = z.object({
   /** Each source synced on its rhythm by the process that runs jobs (src/feeds/sync/). */
   VIGIE_FEEDS_SYNC: z.enum(["on", "off"]).default("on"),
   VIGIE_FEEDS_CACHE_DIR: z.string().min(1).optional(),
+  /** EPSS scores older than this many days before the newest score date held are purged by maintenance-purge (the current score and the first date stay). */
+  VIGIE_EPSS_HISTORY_DAYS: z.coerce.number().int().min(1).max(36_500).default(365),
   /** One request to a publisher until its answer's headers arrive (the body then streams), in milliseconds. */
   VIGIE_FEEDS_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
   /** Retries of a request answered 403, 429, 5xx or timed out (with backoff, Retry-After honoured). */
@@ -171,6 +173,8 @@ export type FeedSettings = Readonly<{
   nvdPauseMs: number;
   githubToken: string | null;
   osvEcosystems: readonly string[];
+  /** VIGIE_EPSS_HISTORY_DAYS: the window of daily EPSS scores kept, counted back from the newest score date held. */
+  epssHistoryDays: number;
 }>;
 
 /** Settings of the notification actions. */
@@ -336,6 +340,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       nvdPauseMs: e.VIGIE_NVD_PAUSE_MS ?? (e.VIGIE_NVD_API_KEY ? 600 : 6_000),
       githubToken: e.VIGIE_GITHUB_TOKEN ?? null,
       osvEcosystems: e.VIGIE_OSV_ECOSYSTEMS.split(",").map((x) => x.trim()),
+      epssHistoryDays: e.VIGIE_EPSS_HISTORY_DAYS,
     }),
     http: Object.freeze({
       requestTimeoutMs: e.VIGIE_HTTP_REQUEST_TIMEOUT_MS,

@@ -15,11 +15,12 @@ export const JOBS = {
   /**
    * Hourly: forgets idempotency keys past retention, old login failures and expired sessions,
    * finished workflow runs past VIGIE_RUNS_RETENTION_DAYS and processed events past
-   * VIGIE_EVENTS_RETENTION_DAYS (ADR 0010), and the hourly call counts of past windows.
+   * VIGIE_EVENTS_RETENTION_DAYS (ADR 0010), the hourly call counts of past windows, and the EPSS
+   * scores past VIGIE_EPSS_HISTORY_DAYS.
    */
   "maintenance-purge": job({
     description:
-      "oublie les clés d'idempotence échues, les vieux échecs de connexion, les sessions expirées, les runs terminés et les événements traités au-delà de leur rétention, les compteurs d'appels des heures passées",
+      "oublie les clés d'idempotence échues, les vieux échecs de connexion, les sessions expirées, les runs terminés et les événements traités au-delà de leur rétention, les compteurs d'appels des heures passées, les scores EPSS au-delà de leur historique",
     payload: z.object({}),
     retryLimit: 2,
     cron: "17 * * * *",
@@ -29,8 +30,9 @@ export const JOBS = {
       await services.sessions.purge();
       const purged = await services.runs.purge(now);
       const usage = await services.authenticator.limiter.purge(now);
-      logger.info({ idempotencyKeys: keys, ...purged, apiUsageWindows: usage }, "maintenance-purge done");
-      return { idempotency_keys: keys, runs: purged.runs, events: purged.events, api_usage_windows: usage };
+      const epss = await services.feeds.purgeEpssHistory();
+      logger.info({ idempotencyKeys: keys, ...purged, apiUsageWindows: usage, epssScores: epss }, "maintenance-purge done");
+      return { idempotency_keys: keys, runs: purged.runs, events: purged.events, api_usage_windows: usage, epss_scores: epss };
     },
   }),
   /**

@@ -58,6 +58,7 @@ describe("jobs list / jobs run (the admin commands)", () => {
       runs: 0,
       events: 0,
       api_usage_windows: expect.any(Number),
+      epss_scores: 0,
     });
     const tenant = await createTenant(t);
     await caseWithException(t.database, { id: tenant.projectId, orgId: tenant.orgId }, "CVE-2026-0001", "2026-03-28");

@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.js";
+import { FeedsService } from "../src/feeds/feeds.service.js";
 import { JOBS, startJobs } from "../src/jobs.js";
 import { cronOf } from "../src/platform/jobs/jobs.js";
 import { createLogger } from "../src/platform/log.js";
@@ -82,6 +84,38 @@ describe("background jobs (pg-boss on the service database)", () => {
       [hour, 7],
       [hour - 3600, 5],
     ]);
+  });
+
+  it("maintenance-purge keeps VIGIE_EPSS_HISTORY_DAYS of daily EPSS scores before the newest date, and each current score", async () => {
+    // Two real daily files a week apart (FIRST's API, 2026-08-09 and 2026-08-16: five CVEs each).
+    for (const day of ["09", "16"]) await t.services.feeds.import("epss", [`test/fixtures/import/epss_scores-2026-08-${day}.csv`]);
+    const scores = async () =>
+      (
+        (await t.database.executeSql("select score_date::text as d, count(*)::int as n from epss_scores group by 1 order by 1", [])) as {
+          rows: { d: string; n: number }[];
+        }
+      ).rows;
+    const current = "select cve_id, score_date::text, epss, percentile, first_date from epss_current order by cve_id";
+    const before = (await t.database.executeSql(current, [])).rows;
+    expect(await scores()).toEqual([
+      { d: "2026-08-09", n: 5 },
+      { d: "2026-08-16", n: 5 },
+    ]);
+
+    // The default window (365 days, counted back from 2026-08-16, not from today) keeps both.
+    expect(await JOBS["maintenance-purge"].handler({}, t.services, createLogger("silent"), new Date())).toMatchObject({
+      epss_scores: 0,
+    });
+    const within = (days: number) => new FeedsService(t.database.db, { ...t.config.feeds, epssHistoryDays: days });
+    // 7 days before 2026-08-16 is 2026-08-09 itself: kept.
+    expect(await within(7).purgeEpssHistory()).toBe(0);
+    expect(await within(6).purgeEpssHistory()).toBe(5);
+    expect(await scores()).toEqual([{ d: "2026-08-16", n: 5 }]);
+    // The current scores and their first dates (2026-08-09 for the CVEs of both files) are untouched.
+    expect((await t.database.executeSql(current, [])).rows).toEqual(before);
+    expect(await within(1).purgeEpssHistory()).toBe(0);
+    expect(t.config.feeds.epssHistoryDays).toBe(365);
+    expect(() => loadConfig({ VIGIE_EPSS_HISTORY_DAYS: "0" })).toThrow(/VIGIE_EPSS_HISTORY_DAYS/);
   });
 
   it("maintenance-purge forgets idempotency keys past retention only", async () => {

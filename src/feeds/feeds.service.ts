@@ -6,8 +6,12 @@ import { importFeed } from "./import.js";
 import type { Source } from "./importers/index.js";
 import type { ImportOptions, ImportResult } from "./records.js";
 import { importSnapshotIfEmpty } from "./snapshot.js";
+import { feedStore } from "./store.js";
 import type { NamedBy } from "./sync/publisher.js";
 import { FeedSync, type SourceStatus, type SyncOutcome } from "./sync/sync.js";
+
+/** Rows deleted per purge statement: each is a short transaction. */
+const PURGE_BATCH = 5000;
 
 /**
  * The one entry point to the feeds for the rest of the application: `feeds import`, `feeds sync`,
@@ -18,7 +22,7 @@ export class FeedsService {
 
   constructor(
     private readonly db: Db,
-    settings: FeedSettings,
+    private readonly settings: FeedSettings,
     logger: Logger = createLogger("silent"),
     namedBy: NamedBy = {},
   ) {
@@ -48,6 +52,18 @@ export class FeedsService {
   /** Each source's sync state: addresses, checkpoints, last outcome, lag, next run. */
   status(now?: Date): Promise<SourceStatus[]> {
     return this.feedSync.status(now);
+  }
+
+  /** Deletes the EPSS scores past VIGIE_EPSS_HISTORY_DAYS, a batch per statement; returns how many. */
+  async purgeEpssHistory(): Promise<number> {
+    const start = await feedStore.epssHistoryStart(this.db, this.settings.epssHistoryDays);
+    if (!start) return 0;
+    let total = 0;
+    for (;;) {
+      const n = await feedStore.purgeEpssScores(this.db, start, PURGE_BATCH);
+      total += n;
+      if (n < PURGE_BATCH) return total;
+    }
   }
 
   /** Imports the bundled snapshot into an empty database, or finishes an interrupted one (null: nothing to do). */

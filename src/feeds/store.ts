@@ -360,6 +360,28 @@ export const feedStore = {
   },
 
   /**
+   * The first EPSS score date kept: `days` days before the newest score date held (epss_current's,
+   * read once per purge), so the window follows the feed, not the clock, and a corpus that lags
+   * keeps its history. Null when no score is held.
+   */
+  async epssHistoryStart(ex: Executor, days: number): Promise<string | null> {
+    const [row] = await rowsOf<{ start: string | null }>(ex, sql`select (max(score_date) - ${days}::int)::text as start from epss_current`);
+    return row!.start;
+  },
+
+  /** Deletes up to `batch` EPSS scores dated before `start` (the BRIN index on score_date finds them); returns how many. */
+  async purgeEpssScores(ex: Executor, start: string, batch: number): Promise<number> {
+    const [row] = await rowsOf<{ n: number }>(
+      ex,
+      sql`
+      with old as (select cve_id, score_date from epss_scores where score_date < ${start}::date limit ${batch}),
+      d as (delete from epss_scores s using old where s.cve_id = old.cve_id and s.score_date = old.score_date returning 1)
+      select count(*)::int as n from d`,
+    );
+    return row!.n;
+  },
+
+  /**
    * Stores advisories; a row is rewritten only when its content changed and it is not older than
    * the stored one. Returns the ids written, whether each was new, and the aliases it had before
    * and has now (the CVEs whose merge it may change).

@@ -145,7 +145,11 @@ export const cveAffected = pgTable(
   ],
 );
 
-/** Every EPSS score ever imported (a later issue raises an event when a score jumps). */
+/**
+ * The EPSS scores of the last VIGIE_EPSS_HISTORY_DAYS days before the newest score date held
+ * (maintenance-purge deletes older ones). Rows arrive in date order, a daily file at a time: a BRIN
+ * index on the date (a few pages) lets the purge find what is past the window without reading the table.
+ */
 export const epssScores = pgTable(
   "epss_scores",
   {
@@ -154,12 +158,12 @@ export const epssScores = pgTable(
     epss: doublePrecision("epss").notNull(),
     percentile: doublePrecision("percentile").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.cveId, t.scoreDate] })],
+  (t) => [primaryKey({ columns: [t.cveId, t.scoreDate] }), index("epss_scores_score_date_brin").using("brin", t.scoreDate)],
 );
 
 /**
  * The newest EPSS score of each CVE (also of CVEs Vigie has no record of yet), and the date of its
- * earliest score held (= min(epss_scores.score_date)): the statistics read both from here (ADR 0012,
+ * earliest score ever imported (epss_scores keeps a window only): the statistics read both from here (ADR 0012,
  * revised), the importer's one upsert keeps them (feedStore.upsertEpss).
  */
 export const epssCurrent = pgTable(
@@ -169,7 +173,7 @@ export const epssCurrent = pgTable(
     scoreDate: date("score_date").notNull(),
     epss: doublePrecision("epss").notNull(),
     percentile: doublePrecision("percentile").notNull(),
-    /** The earliest score date held: an older file imported later moves it back. */
+    /** The earliest score date ever imported: an older file imported later moves it back. */
     firstDate: date("first_date", { mode: "string" }).notNull(),
   },
   (t) => [

@@ -1,0 +1,1 @@
+CREATE INDEX "epss_scores_score_date_brin" ON "epss_scores" USING brin ("score_date");
