@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { FeedSettings } from "../config.js";
 import type { Db } from "../platform/db/client.js";
+import { purgeInBatches } from "../platform/db/sql.js";
 import { createLogger } from "../platform/log.js";
 import { importFeed } from "./import.js";
 import type { Source } from "./importers/index.js";
@@ -58,12 +59,7 @@ export class FeedsService {
   async purgeEpssHistory(): Promise<number> {
     const start = await feedStore.epssHistoryStart(this.db, this.settings.epssHistoryDays);
     if (!start) return 0;
-    let total = 0;
-    for (;;) {
-      const n = await feedStore.purgeEpssScores(this.db, start, PURGE_BATCH);
-      total += n;
-      if (n < PURGE_BATCH) return total;
-    }
+    return purgeInBatches(() => feedStore.purgeEpssScores(this.db, start, PURGE_BATCH), PURGE_BATCH);
   }
 
   /** Imports the bundled snapshot into an empty database, or finishes an interrupted one (null: nothing to do). */

@@ -8,6 +8,7 @@ import { payloadFacts } from "../../events/catalog.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isConnectionLoss } from "../../platform/db/errors.js";
+import { purgeInBatches } from "../../platform/db/sql.js";
 import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
 import { alertsRead } from "../alerts/alerts.read.js";
@@ -294,18 +295,10 @@ export class RunsService {
    * unprocessed events are never touched. `now`: the job's instant (`jobs run --now`).
    */
   async purge(now: Date): Promise<{ runs: number; events: number }> {
-    const drain = async (step: () => Promise<number>) => {
-      let total = 0;
-      for (;;) {
-        const n = await step();
-        total += n;
-        if (n < PURGE_BATCH) return total;
-      }
-    };
     const runsBefore = new Date(now.getTime() - this.opts.retentionDays * DAY_MS);
     const eventsBefore = new Date(now.getTime() - this.opts.eventsRetentionDays * DAY_MS);
-    const runs = await drain(() => repo.purgeFinished(this.db, runsBefore, PURGE_BATCH));
-    const events = await drain(() => repo.purgeProcessedEvents(this.db, eventsBefore, PURGE_BATCH));
+    const runs = await purgeInBatches(() => repo.purgeFinished(this.db, runsBefore, PURGE_BATCH), PURGE_BATCH);
+    const events = await purgeInBatches(() => repo.purgeProcessedEvents(this.db, eventsBefore, PURGE_BATCH), PURGE_BATCH);
     return { runs, events };
   }
 

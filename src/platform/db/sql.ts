@@ -29,3 +29,16 @@ export function likeStartsWith(term: string): string {
 function likeLiteral(term: string): string {
   return term.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
+
+/**
+ * Runs a batched purge statement (each deletes at most `batch` rows, a short transaction) until one
+ * deletes fewer: nothing is left. The total deleted.
+ */
+export async function purgeInBatches(step: () => Promise<number>, batch: number): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await step();
+    total += n;
+    if (n < batch) return total;
+  }
+}
