@@ -29,6 +29,7 @@ export const FIELDS = {
   "cve.age_days": "number",
   "alert.palier": "string",
   "alert.tags": "string[]",
+  "alert.rule": "string",
   "eol.product": "string",
   "eol.cycle": "string",
   "eol.days_left": "number",

@@ -110,8 +110,17 @@ describe("shortFormToGraph", () => {
     ]);
   });
 
-  it("equals the default graph for a bare cve.new_match trigger", () => {
-    expect(shortFormToGraph({ event: "cve.new_match", match: "all" }, [], true, ["body"], [])).toEqual(defaultGraph());
+  it("writes the default graph: a verified P1/P2 new match opens a case", () => {
+    const errors: PydanticError[] = [];
+    const conditions = [
+      { field: "alert.palier" as const, op: "in" as const, value: ["P1", "P2"] },
+      { field: "alert.rule" as const, op: "ne" as const, value: "unversioned" },
+    ];
+    expect(shortFormToGraph({ event: "cve.new_match", match: "all", conditions }, [], true, ["body"], errors)).toEqual(defaultGraph());
+    expect(errors).toEqual([]);
+    const checked: PydanticError[] = [];
+    expect(checkGraph(defaultGraph() as Graph, ["body"], checked)).toEqual(defaultGraph());
+    expect(checked).toEqual([]);
   });
 
   it("refuses a workflow that would do nothing", () => {

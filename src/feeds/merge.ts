@@ -165,6 +165,14 @@ export const MERGE_RULES_VERSION = "3";
 /** Sources whose statements are advisories (public_vulns), not CVE contributions. */
 export const ADVISORY_SOURCES: ReadonlySet<string> = new Set(["ghsa", "go", "pysec", "rustsec", "osv", "certfr"]);
 
+/**
+ * The sources that give a vulnerability a record of its own (mergeCve's `described`: the CVE List,
+ * NVD, KEV, an OSV advisory). A CVE whose `sources` hold none of them is known only by reference:
+ * CERT-FR avis cite it (the thin record of avisRecord), nothing describes it yet — the CVE
+ * "reference only" state of the API (src/modules/cves).
+ */
+export const RECORD_SOURCES: readonly string[] = ["cve5", "nvd", "kev", ...[...ADVISORY_SOURCES].filter((s) => s !== "certfr")];
+
 /** The `sources` column: distinct, sorted. */
 export function sourcesOf(list: string[]): string[] {
   return [...new Set(list)].sort();

@@ -226,8 +226,8 @@ export const TOOLS: ToolDef[] = [
     input: CveParams,
     output: CveDetailOut,
     run: async (args, _call, s) => {
-      const { cve, affected } = await s.cves.get(args.cve_id);
-      return presentCveDetail(cve, affected);
+      const { cve, affected, referencedBy } = await s.cves.get(args.cve_id);
+      return presentCveDetail(cve, affected, referencedBy);
     },
   }),
   tool({

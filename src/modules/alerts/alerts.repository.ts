@@ -39,7 +39,12 @@ const ORDER: Record<AlertListQuery["sort"], SQL> = {
   "cvss": sql`a.cvss_score nulls first, ${NEWEST}`,
   "-epss": sql`a.epss desc nulls last, ${NEWEST}`,
   "epss": sql`a.epss nulls first, ${NEWEST}`,
-  "palier": sql`a.palier, ${NEWEST}`,
+  // What to handle first: the tier, a verified match before a "non vérifiable" one (KEV names the
+  // product, no source gives versions), then severity (unscored after low), then the newest. The
+  // expressions are those of alerts_project_priority_idx (migration 0034), which serves the order.
+  "palier": sql`a.palier, ((a.match ->> 'rule') = 'unversioned'),
+    (case a.severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'unknown' then 4 else 5 end),
+    ${NEWEST}`,
 };
 
 /** The filters of the alert list, is_read aside (the unread count ignores it). */

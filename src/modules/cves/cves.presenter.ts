@@ -1,4 +1,4 @@
-import type { CveAffectedRow, CveListRow, CveRow } from "./cves.repository.js";
+import type { CveAffectedRow, CveListRow, CveReferenceRow, CveRow } from "./cves.repository.js";
 import type { CveDetailOut, CveListItem, CveListOut, CveListQuery, ProductSuggestion } from "./cves.schemas.js";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
@@ -17,6 +17,7 @@ export function presentCveListItem(r: CveListRow): CveListItem {
     epss_publie: r.epssScore !== null,
     contournement_disponible: r.contournementDisponible,
     maturite_exploit: r.maturiteExploit,
+    state: r.shownState as CveListItem["state"],
   };
 }
 
@@ -87,7 +88,7 @@ export function presentMesure(m: MesureJson): CveDetailOut["mesures_provisoires"
   };
 }
 
-export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDetailOut {
+export function presentCveDetail(r: CveRow, affected: CveAffectedRow[], referencedBy: CveReferenceRow[]): CveDetailOut {
   return {
     ...presentCveListItem(r),
     affected: affected.map(presentAffected),
@@ -99,7 +100,8 @@ export function presentCveDetail(r: CveRow, affected: CveAffectedRow[]): CveDeta
     date_updated: iso(r.dateUpdated),
     aliases: r.aliases,
     mesures_provisoires: (r.mesuresProvisoires as MesureJson[]).map(presentMesure),
-    state: r.state === "REJECTED" ? "REJECTED" : "PUBLISHED",
+    state: r.shownState as CveDetailOut["state"],
+    referenced_by: referencedBy.map((a) => ({ id: a.id, source: a.source, url: a.url, title: a.title, published: iso(a.published) })),
     cvss_version: r.cvssVersion,
     cvss_source: r.cvssSource,
     epss_date: r.epssDate,

@@ -3,17 +3,34 @@ import type { Executor } from "../../platform/db/client.js";
 import { likeStartsWith, rowsOf } from "../../platform/db/sql.js";
 import { cveAffected, cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
 import { productKey, vendorKey } from "../../matching/names.js";
+import { RECORD_SOURCES } from "../../feeds/merge.js";
 import type { CveListQuery } from "./cves.schemas.js";
+
+/**
+ * Whether the CVE has a record of its own (a source of RECORD_SOURCES), written as a literal: the
+ * partial index cves_record_published_idx (migration 0034) has this very predicate, which the
+ * planner matches only in this form.
+ */
+const HAS_RECORD = sql.raw(`"cves"."sources" && '{${RECORD_SOURCES.join(",")}}'::text[]`);
+/** The state shown: the stored one, or REFERENCE_ONLY for a CVE that only advisories cite (see CVE_STATES). */
+const SHOWN_STATE = sql<string>`case when ${HAS_RECORD} then ${cves.state} else 'REFERENCE_ONLY' end`;
 
 /** A CVE with its current EPSS score (kept apart in epss_current: see the schema). */
 const DETAIL_COLUMNS = {
   ...getTableColumns(cves),
+  shownState: SHOWN_STATE,
   epssScore: epssCurrent.epss,
   epssPercentile: epssCurrent.percentile,
   epssDate: epssCurrent.scoreDate,
 };
-export type CveRow = typeof cves.$inferSelect & { epssScore: number | null; epssPercentile: number | null; epssDate: string | null };
+export type CveRow = typeof cves.$inferSelect & {
+  shownState: string;
+  epssScore: number | null;
+  epssPercentile: number | null;
+  epssDate: string | null;
+};
 export type CveAffectedRow = typeof cveAffected.$inferSelect;
+export type CveReferenceRow = Awaited<ReturnType<(typeof cvesRepository)["referencedBy"]>>[number];
 
 const LIST_COLUMNS = {
   cveId: cves.cveId,
@@ -27,6 +44,7 @@ const LIST_COLUMNS = {
   datePublished: cves.datePublished,
   contournementDisponible: cves.contournementDisponible,
   maturiteExploit: cves.maturiteExploit,
+  shownState: SHOWN_STATE,
 };
 export type CveListRow = Pick<CveRow, keyof typeof LIST_COLUMNS>;
 
@@ -36,7 +54,9 @@ function filters(q: CveListQuery): SQL | undefined {
     const id = q.q.trim().toUpperCase();
     where.push(/^CVE-\d{4}-\d{4,}$/.test(id) ? eq(cves.cveId, id) : sql`${cves.search} @@ plainto_tsquery('simple', ${q.q})`);
   }
-  if (q.state !== "all") where.push(eq(cves.state, q.state === "rejected" ? "REJECTED" : "PUBLISHED"));
+  if (q.state === "published") where.push(sql`${cves.state} = 'PUBLISHED' and ${HAS_RECORD}`);
+  else if (q.state === "rejected") where.push(eq(cves.state, "REJECTED"));
+  else if (q.state === "reference_only") where.push(sql`not (${HAS_RECORD})`);
   // The comparison matching uses (src/matching/names.ts), on indexed expressions.
   if (q.vendor) where.push(sql`vigie_vendor_key(${cves.vendorNorm}) = ${vendorKey(q.vendor)}`);
   if (q.product) where.push(eq(cves.productNorm, productKey(q.product)));
@@ -115,6 +135,16 @@ export const cvesRepository = {
           order by cves desc, vendor_norm, product_norm
           limit ${limit}`,
     );
+  },
+
+  /** The advisories citing the CVE (by their aliases, indexed), oldest first: where a reference-only CVE was seen. */
+  async referencedBy(ex: Executor, cveId: string) {
+    return ex
+      .select({ id: publicVulns.id, source: publicVulns.source, url: publicVulns.url, title: publicVulns.summary, published: publicVulns.published })
+      .from(publicVulns)
+      .where(sql`${publicVulns.aliases} @> array[${cveId}]::text[]`)
+      .orderBy(sql`${publicVulns.published} asc nulls last`, asc(publicVulns.id))
+      .limit(100);
   },
 
   async affected(ex: Executor, cveId: string): Promise<CveAffectedRow[]> {

@@ -22,8 +22,8 @@ export function cvesRoutes(service: CvesService): RouteDef[] {
       params: CveParams,
       responses: { 200: CveDetailOut },
       handler: async ({ params }) => {
-        const { cve, affected } = await service.get(params.cve_id);
-        return presentCveDetail(cve, affected);
+        const { cve, affected, referencedBy } = await service.get(params.cve_id);
+        return presentCveDetail(cve, affected, referencedBy);
       },
     }),
     route({

@@ -3,6 +3,17 @@ import { pageOf, PAGING } from "../../platform/http/paging.js";
 
 export const SEVERITY_VALUES = ["critical", "high", "medium", "low", "none", "unknown"] as const;
 
+/**
+ * What Vigie knows of a CVE: PUBLISHED or REJECTED (the CVE List's states, NVD's when it alone
+ * speaks), or REFERENCE_ONLY — an advisory (a CERT-FR avis) cites it and no source holding CVE
+ * records (CVE List, NVD, KEV, an OSV advisory) describes it yet: a CVE reserved and cited before
+ * its publication, or one whose record has not been imported. Its record is thin (no product, no
+ * score); lists, counts and statistics leave it out unless asked.
+ */
+export const CVE_STATES = ["PUBLISHED", "REJECTED", "REFERENCE_ONLY"] as const;
+const STATE_DOC =
+  "PUBLISHED, REJECTED (kept), or REFERENCE_ONLY: only an advisory (CERT-FR) cites it, no CVE List, NVD, KEV or OSV record describes it yet (no product, no score); see referenced_by";
+
 export const CveAffected = z
   .object({
     vendor: z.string().nullable(),
@@ -53,6 +64,8 @@ export const CveListItem = z
     affected: z.array(CveAffected).nullable().optional(),
     contournement_disponible: z.boolean().default(false),
     maturite_exploit: z.string().nullable().optional().describe("none, poc, functional, weaponised, in_the_wild"),
+    // Beyond the specification.
+    state: z.enum(CVE_STATES).optional().describe(STATE_DOC),
   })
   .meta({ id: "CveListItem" });
 
@@ -69,7 +82,21 @@ export const CveDetailOut = CveListItem.extend({
   aliases: z.array(z.string()).default([]),
   mesures_provisoires: z.array(MesureProvisoire).default([]),
   // Beyond the specification: provenance and the facts a responder asks for next.
-  state: z.enum(["PUBLISHED", "REJECTED"]).describe("CVE List state; REJECTED records are kept"),
+  state: z.enum(CVE_STATES).describe(STATE_DOC),
+  referenced_by: z
+    .array(
+      z
+        .object({
+          id: z.string().describe("The advisory's id (CERTFR-2025-AVI-0123, GHSA-…)"),
+          source: z.string().describe("certfr, ghsa, go, pysec, rustsec, osv"),
+          url: z.string(),
+          title: z.string().nullable(),
+          published: z.iso.datetime().nullable(),
+        })
+        .meta({ id: "CveReferenceOut" }),
+    )
+    .default([])
+    .describe("The advisories that cite the CVE, oldest first: where a REFERENCE_ONLY CVE was seen"),
   cvss_version: z.string().nullable().describe("4.0, 3.1, 3.0 or 2.0"),
   cvss_source: z.string().nullable().describe("Which statement won: cna:<short name>, adp:CISA-ADP, nvd:nvd@nist.gov…"),
   epss_date: z.iso.date().nullable().describe("Score date of epss_score (YYYY-MM-DD)"),
@@ -103,7 +130,12 @@ export const CveListQuery = z.object({
   min_epss: z.number().min(0).max(1).optional(),
   published_from: z.iso.date().optional().describe("A date (YYYY-MM-DD), inclusive"),
   published_to: z.iso.date().optional().describe("A date (YYYY-MM-DD), inclusive"),
-  state: z.enum(["published", "rejected", "all"]).default("published").describe("Rejected CVEs are kept but listed only on request"),
+  state: z
+    .enum(["published", "rejected", "reference_only", "all"])
+    .default("published")
+    .describe(
+      "published: CVEs with a record of their own; rejected: kept, listed on request; reference_only: CVEs only an advisory (CERT-FR) cites, not described yet (no product, no score); all: every one",
+    ),
   sort: z.enum(["-date_published", "date_published", "-cvss", "cvss", "-epss", "epss"]).default("-date_published"),
   ...PAGING,
 });

@@ -4,7 +4,7 @@ import type { Db, Executor } from "../../platform/db/client.js";
 import { readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
-import { cvesRepository as repo, type CveAffectedRow, type CveListRow, type CveRow } from "./cves.repository.js";
+import { cvesRepository as repo, type CveAffectedRow, type CveListRow, type CveReferenceRow, type CveRow } from "./cves.repository.js";
 import type { CveListQuery, ProductSuggestQuery } from "./cves.schemas.js";
 import { productKey } from "../../matching/names.js";
 
@@ -27,7 +27,7 @@ export class CvesService {
   }
 
   /** A CVE by id, or by an alias (GHSA-…, GO-…, PYSEC-…, RUSTSEC-…, CERTFR-…); 404 "CVE introuvable". */
-  async get(idOrAlias: string): Promise<{ cve: CveRow; affected: CveAffectedRow[] }> {
+  async get(idOrAlias: string): Promise<{ cve: CveRow; affected: CveAffectedRow[]; referencedBy: CveReferenceRow[] }> {
     const key = idOrAlias.trim();
     // A CVE id (any case), else the key of a record built from an advisory naming no CVE, else an alias.
     let cve = await repo.get(this.db, isCveId(key.toUpperCase()) ? key.toUpperCase() : key);
@@ -36,7 +36,8 @@ export class CvesService {
       if (aliasOf) cve = await repo.get(this.db, aliasOf);
     }
     if (!cve) throw new NotFound(NOT_FOUND.cve);
-    return { cve, affected: await repo.affected(this.db, cve.cveId) };
+    const [affected, referencedBy] = await Promise.all([repo.affected(this.db, cve.cveId), repo.referencedBy(this.db, cve.cveId)]);
+    return { cve, affected, referencedBy };
   }
 
   /** Products of the corpus a stack item may name, from the start of their vendor or product name, most CVEs first. */

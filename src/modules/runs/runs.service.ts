@@ -212,7 +212,12 @@ export class RunsService {
       // url.*, eol.* facts are read from the payload, as the catalog says (CVE and case facts from the database).
       ...(payloadFacts(event, e.payload) as Facts),
       "project.name": ctx.project_name,
-      ...(alert && { "alert.palier": alert.palier, "alert.tags": alert.tags }),
+      ...(alert && {
+        "alert.palier": alert.palier,
+        "alert.tags": alert.tags,
+        // The rule that raised it (src/matching/decide.ts): "unversioned" when no source gave versions to check.
+        "alert.rule": typeof alert.match?.rule === "string" ? alert.match.rule : null,
+      }),
       ...(kase && { "case.status": kase.status, "case.severity": kase.severity }),
     };
     const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };

@@ -27,9 +27,11 @@ const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 /**
  * The period asked for, in Europe/Paris calendar days, both ends included: `from`/`to` as given;
  * a missing `to` is today in Paris; a missing `from` is 364 days before `to` (365 days in all);
- * `period` (a shortcut) sets both and may not be combined with them.
+ * `period` (a shortcut) sets both and may not be combined with them. Nothing given at all: the 365
+ * days up to `newest` (the newest publication day held) when it is before today — a corpus that
+ * stopped (a snapshot, a paused sync) shows its last year, not an empty one.
  */
-export function resolvePeriod(q: { from?: string; to?: string; period?: PeriodShortcut }, now: Date): Period {
+export function resolvePeriod(q: { from?: string; to?: string; period?: PeriodShortcut }, now: Date, newest?: string | null): Period {
   const today = parisDate(now);
   if (q.period) {
     if (q.from !== undefined || q.to !== undefined) throw invalid(["query", "period"], INVALID.periodWithDates, q.period);
@@ -42,7 +44,8 @@ export function resolvePeriod(q: { from?: string; to?: string; period?: PeriodSh
           : addDays(today, 1 - Number(q.period.slice(0, -1)));
     return { from, to: today, period: q.period };
   }
-  const to = q.to ?? today;
+  const followsData = q.from === undefined && q.to === undefined && !!newest && newest < today;
+  const to = q.to ?? (followsData ? newest! : today);
   const from = q.from ?? addDays(to, -364);
   if (from > to) throw invalid(["query", "from"], INVALID.fromAfterTo, from);
   return { from, to, period: null };

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { pgArray, rowsOf } from "../../platform/db/sql.js";
+import { RECORD_SOURCES } from "../../feeds/merge.js";
 import { OPEN_STATUSES } from "../cases/cases.states.js";
 import type { Granularity } from "./stats.periods.js";
 import type { Axis, DelayMetric, Dimension, DistributionMetric, TopSort } from "./stats.schemas.js";
@@ -18,12 +19,23 @@ import type { Axis, DelayMetric, Dimension, DistributionMetric, TopSort } from "
  * is the exact one.
  */
 
-/** Who is counted: a period of Paris days, and optionally the CVEs alerted in one project. */
+/**
+ * Who is counted: a period of Paris days, optionally the CVEs alerted in one project, and whether
+ * the reference-only CVEs (cited by an advisory, described by no record: no product, no score)
+ * join the published ones.
+ */
 export interface Scope {
   from: string;
   to: string;
   projectId?: string;
+  withReferenceOnly?: boolean;
 }
+
+/** Whether the facts `f` are of a CVE with a record of its own (a source of RECORD_SOURCES). */
+const HAS_RECORD = sql.raw(`f.sources && '{${RECORD_SOURCES.join(",")}}'::text[]`);
+/** The CVEs every figure counts: the published ones with a record; with withReferenceOnly, the reference-only ones too (stored as PUBLISHED). */
+const counted = (s: Pick<Scope, "withReferenceOnly">) =>
+  s.withReferenceOnly ? sql`f.state = 'PUBLISHED'` : sql`f.state = 'PUBLISHED' and ${HAS_RECORD}`;
 
 /** The column of the population (see `published`) each time-series axis counts CVEs at. */
 const AXIS_COLUMN: Record<Axis, string> = {
@@ -34,7 +46,7 @@ const AXIS_COLUMN: Record<Axis, string> = {
   epss_published: "epss_first",
 };
 
-const inProject = (s: Scope) =>
+const inProject = (s: Pick<Scope, "projectId">) =>
   s.projectId ? sql`and f.cve_id in (select a.cve_id from alerts a where a.project_id = ${s.projectId}::uuid)` : sql``;
 
 /** The EPSS of the facts `f`, joined only by the figures that read it: the newest score and the first score date. */
@@ -49,7 +61,7 @@ const column = (name: string) => sql.raw(name === "epss_first" ? "e.first_date" 
  */
 function published(s: Scope, day = "day", extra: SQL = sql``, withEpss = day === "epss_first"): SQL {
   return sql`select f.*${withEpss ? sql`, e.epss, e.first_date as epss_first` : sql``} from cve_facts f ${withEpss ? EPSS_JOIN : sql``}
-    where ${column(day)} between ${s.from}::date and ${s.to}::date and f.state = 'PUBLISHED' ${inProject(s)} ${extra}`;
+    where ${column(day)} between ${s.from}::date and ${s.to}::date and ${counted(s)} ${inProject(s)} ${extra}`;
 }
 
 const SPLIT = sql`count(*)::int as count,
@@ -64,6 +76,7 @@ export interface TotalsRow {
   published: number;
   rejected: number;
   reserved: number;
+  reference_only: number;
   kev: number;
   poc: number;
   triple_threat: number;
@@ -169,7 +182,7 @@ function delayPairs(metric: DelayMetric, s: Scope): SQL {
     sql`select ${column(end)} as end_day, (${column(end)} - ${column(start)}) as days
       from cve_facts f ${end === "epss_first" ? EPSS_JOIN : sql``}
       where ${column(end)} between ${s.from}::date and ${s.to}::date and ${column(start)} is not null
-        and f.state = 'PUBLISHED' ${inProject(s)}`;
+        and ${counted(s)} ${inProject(s)}`;
   switch (metric) {
     case "publication_to_kev":
       return facts("kev_added", "published");
@@ -183,7 +196,7 @@ function delayPairs(metric: DelayMetric, s: Scope): SQL {
       return sql`select x.end_day, (x.end_day - f.published) as days
         from alerts a cross join lateral (select (a.triggered_at at time zone 'Europe/Paris')::date as end_day) x
         join cve_facts f on f.cve_id = a.cve_id
-        where a.project_id = ${s.projectId}::uuid and f.published is not null
+        where a.project_id = ${s.projectId}::uuid and f.published is not null and ${counted(s)}
           and x.end_day between ${s.from}::date and ${s.to}::date`;
     case "alert_to_case_closed": {
       const open = sql`${pgArray([...OPEN_STATUSES])}::text[]`;
@@ -205,21 +218,32 @@ export const statsRepository = {
     const [row] = await rowsOf<TotalsRow>(
       ex,
       sql`
-      with f as (select f.state, f.is_kev, f.has_poc, f.cvss, e.epss from cve_facts f ${EPSS_JOIN}
+      with f as (select f.state, f.is_kev, f.has_poc, f.cvss, e.epss, ${HAS_RECORD} as rec, ${counted(s)} as counted
+                 from cve_facts f ${EPSS_JOIN}
                  where f.day between ${s.from}::date and ${s.to}::date ${inProject(s)})
       select
-        (count(*) filter (where state = 'PUBLISHED'))::int as published,
+        (count(*) filter (where state = 'PUBLISHED' and rec))::int as published,
         (count(*) filter (where state = 'REJECTED'))::int as rejected,
         (count(*) filter (where state = 'RESERVED'))::int as reserved,
-        (count(*) filter (where state = 'PUBLISHED' and is_kev))::int as kev,
-        (count(*) filter (where state = 'PUBLISHED' and has_poc))::int as poc,
-        (count(*) filter (where state = 'PUBLISHED' and is_kev and has_poc and epss >= 0.5))::int as triple_threat,
-        round(avg(cvss::numeric) filter (where state = 'PUBLISHED'), 2)::float8 as avg_cvss,
-        round(avg(epss::numeric) filter (where state = 'PUBLISHED'), 5)::float8 as avg_epss,
-        (select count(*) from cve_facts f where f.day is null and f.state = 'PUBLISHED' ${inProject(s)})::int as without_date
+        (count(*) filter (where state = 'PUBLISHED' and not rec))::int as reference_only,
+        (count(*) filter (where counted and is_kev))::int as kev,
+        (count(*) filter (where counted and has_poc))::int as poc,
+        (count(*) filter (where counted and is_kev and has_poc and epss >= 0.5))::int as triple_threat,
+        round(avg(cvss::numeric) filter (where counted), 2)::float8 as avg_cvss,
+        round(avg(epss::numeric) filter (where counted), 5)::float8 as avg_epss,
+        (select count(*) from cve_facts f where f.day is null and ${counted(s)} ${inProject(s)})::int as without_date
       from f`,
     );
     return row!;
+  },
+
+  /** The newest publication day of the population, whatever the period (null: none): where the data ends. */
+  async newestDay(ex: Executor, s: Omit<Scope, "from" | "to">): Promise<string | null> {
+    const [row] = await rowsOf<{ day: string | null }>(
+      ex,
+      sql`select max(f.day)::text as day from cve_facts f where ${counted(s)} ${inProject(s)}`,
+    );
+    return row?.day ?? null;
   },
 
   async top(

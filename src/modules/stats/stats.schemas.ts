@@ -26,7 +26,11 @@ export const PROJECT_DELAY_METRICS: readonly DelayMetric[] = ["publication_to_al
 /** Parameters every statistics endpoint takes. */
 export const StatsQuery = z.object({
   from: z.iso.date().optional().describe("First day, Europe/Paris calendar (included). Default: 364 days before `to` (365 days in all)"),
-  to: z.iso.date().optional().describe("Last day, Europe/Paris calendar (included). Default: today in Paris"),
+  to: z.iso.date()
+    .optional()
+    .describe(
+      "Last day, Europe/Paris calendar (included). Default: today in Paris; when neither from nor to is given, the newest publication day held (of the corpus, or of the project's CVEs) if that is before today",
+    ),
   period: z
     .enum(PERIOD_SHORTCUTS)
     .optional()
@@ -37,6 +41,12 @@ export const StatsQuery = z.object({
     .uuid()
     .optional()
     .describe("Narrow the population to the CVEs alerted in this project (404 « Projet introuvable » outside the API key's reach)"),
+  include_reference_only: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Count the REFERENCE_ONLY CVEs too (only an advisory cites them, no record describes them: no product, no score), by the day of their first citation; left out by default",
+    ),
 });
 export type StatsQuery = z.infer<typeof StatsQuery>;
 
@@ -71,8 +81,12 @@ export const StatsTotalsOut = z
   .object({
     from: z.iso.date(),
     to: z.iso.date(),
-    total: z.int().describe("published + rejected + reserved"),
-    published: z.int().describe("PUBLISHED CVEs whose publication day is in the period: the population of the other figures"),
+    total: z.int().describe("published + rejected + reserved (+ reference_only with include_reference_only)"),
+    published: z
+      .int()
+      .describe(
+        "PUBLISHED CVEs (with a record of their own) whose publication day is in the period: the population of the other figures (with the reference_only ones when include_reference_only)",
+      ),
     rejected: z.int().describe("REJECTED CVEs whose publication day (else last update) is in the period"),
     reserved: z.int().describe("RESERVED CVE ids whose reservation day is in the period"),
     kev: z.int().describe("Published CVEs in CISA's KEV catalog"),
@@ -84,6 +98,18 @@ export const StatsTotalsOut = z
       .nullable()
       .describe("Mean current EPSS of the CVEs FIRST scores (5 decimals); a CVE without a score is left out, never counted as 0"),
     without_date: z.int().describe("CVEs (of the project, when one is given) with no publication date: outside every period"),
+    // Beyond the specification.
+    reference_only: z
+      .int()
+      .optional()
+      .describe(
+        "REFERENCE_ONLY CVEs (only an advisory cites them) first cited in the period: counted apart and in no other figure, unless include_reference_only",
+      ),
+    newest_published: z.iso
+      .date()
+      .nullable()
+      .optional()
+      .describe("The newest publication day held in the population, whatever the period (null: none): where the data ends"),
   })
   .meta({ id: "StatsTotalsOut" });
 

@@ -14,7 +14,7 @@ import {
   type DistributionOut,
   type DistributionQuery,
   PROJECT_DELAY_METRICS,
-  type StatsQuery,
+  StatsQuery,
   type StatsTotalsOut,
   type TimeseriesOut,
   type TimeseriesQuery,
@@ -81,7 +81,8 @@ const DISTRIBUTION_LABELS: Record<DistributionMetric, string> = {
 /** The cwe distribution lists this many CWEs by count, then `autres`, then `sans_cwe`. */
 const CWE_BUCKETS = 20;
 
-type Out<S extends z.ZodType> = z.output<S>;
+/** A parsed query; include_reference_only may be left out by direct callers (MCP, tests): false. */
+type Out<S extends z.ZodType> = Omit<z.output<S>, "include_reference_only"> & { include_reference_only?: boolean };
 
 /**
  * Statistics over the CVE corpus, or over the CVEs alerted in one project. Each answer is cached
@@ -99,31 +100,51 @@ export class StatsService {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  private async through<T>(name: string, period: Period, q: object, project: ProjectScope | undefined, compute: (s: Scope) => Promise<T>) {
-    const scope: Scope = { from: period.from, to: period.to, projectId: project?.id };
-    const names = project ? ["cves", alertsVersion(project.id), casesVersion(project.id)] : ["cves"];
-    const version = await readVersionSum(this.db, names);
+  private async through<T>(
+    name: string,
+    period: Period,
+    q: object,
+    ctx: { project?: ProjectScope; withReferenceOnly: boolean; version: number },
+    compute: (s: Scope) => Promise<T>,
+  ) {
+    const scope: Scope = { from: period.from, to: period.to, projectId: ctx.project?.id, withReferenceOnly: ctx.withReferenceOnly };
     const key = JSON.stringify([name, scope, q]);
-    return (await this.cache.through(key, version, () => compute(scope))) as T;
+    return (await this.cache.through(key, ctx.version, () => compute(scope))) as T;
   }
 
-  async totals(q: StatsQuery, project?: ProjectScope): Promise<StatsTotalsOut> {
-    const period = resolvePeriod(q, this.now());
-    return this.through("totals", period, {}, project, async (s) => {
+  /**
+   * What every answer starts from: the data versions it reads, the newest publication day of its
+   * population (cached under the same versions) and the period (resolvePeriod: with no period
+   * asked for, the last year of the data held).
+   */
+  private async start(q: Out<typeof StatsQuery>, project: ProjectScope | undefined) {
+    const names = project ? ["cves", alertsVersion(project.id), casesVersion(project.id)] : ["cves"];
+    const version = await readVersionSum(this.db, names);
+    const withReferenceOnly = q.include_reference_only ?? false;
+    const who = { projectId: project?.id, withReferenceOnly };
+    const newest = (await this.cache.through(JSON.stringify(["newest", who]), version, () => repo.newestDay(this.db, who))) as string | null;
+    const period = resolvePeriod(q, this.now(), newest);
+    return { period, newest, ctx: { project, withReferenceOnly, version } };
+  }
+
+  async totals(q: Out<typeof StatsQuery>, project?: ProjectScope): Promise<StatsTotalsOut> {
+    const { period, newest, ctx } = await this.start(q, project);
+    return this.through("totals", period, {}, ctx, async (s) => {
       const r = await repo.totals(this.db, s);
       return {
         from: period.from,
         to: period.to,
-        total: r.published + r.rejected + r.reserved,
+        total: r.published + r.rejected + r.reserved + (s.withReferenceOnly ? r.reference_only : 0),
         ...r,
+        newest_published: newest,
       };
     });
   }
 
   async top(q: Out<typeof TopQuery>, project?: ProjectScope): Promise<TopOut> {
-    const period = resolvePeriod(q, this.now());
+    const { period, ctx } = await this.start(q, project);
     const params = { dimension: q.dimension, kevOnly: q.kev_only, sort: q.sort, limit: q.limit };
-    return this.through("top", period, params, project, async (s) => {
+    return this.through("top", period, params, ctx, async (s) => {
       const r = await repo.top(this.db, s, params);
       return {
         from: period.from,
@@ -154,10 +175,10 @@ export class StatsService {
   }
 
   async trend(q: Out<typeof TopTrendQuery>, project?: ProjectScope): Promise<TopTrendOut> {
-    const period = resolvePeriod(q, this.now());
+    const { period, ctx } = await this.start(q, project);
     const periods = periodsOf(period, q.granularity);
     const params = { dimension: q.dimension, granularity: q.granularity, limit: q.limit };
-    return this.through("trend", period, params, project, async (s) => {
+    return this.through("trend", period, params, ctx, async (s) => {
       const { series, cells } = await repo.trend(this.db, s, params);
       const byStart = new Map<string, Map<string, number>>();
       for (const c of cells) {
@@ -180,9 +201,9 @@ export class StatsService {
   }
 
   async timeseries(q: Out<typeof TimeseriesQuery>, project?: ProjectScope): Promise<TimeseriesOut> {
-    const period = resolvePeriod(q, this.now());
+    const { period, ctx } = await this.start(q, project);
     const periods = periodsOf(period, q.granularity);
-    return this.through("timeseries", period, { axis: q.axis, granularity: q.granularity }, project, async (s) => {
+    return this.through("timeseries", period, { axis: q.axis, granularity: q.granularity }, ctx, async (s) => {
       const rows = new Map((await repo.timeseries(this.db, s, q)).map((r) => [r.start, r]));
       const points = periods.map((p) => {
         const r = rows.get(p.start);
@@ -201,9 +222,9 @@ export class StatsService {
   }
 
   async distribution(q: Out<typeof DistributionQuery>, project?: ProjectScope): Promise<DistributionOut> {
-    const period = resolvePeriod(q, this.now());
+    const { period, ctx } = await this.start(q, project);
     const scale = q.metric === "epss" ? q.scale : "linear";
-    return this.through("distribution", period, { metric: q.metric, scale }, project, async (s) => {
+    return this.through("distribution", period, { metric: q.metric, scale }, ctx, async (s) => {
       const counts = new Map((await repo.distribution(this.db, s, { metric: q.metric, scale })).map((r) => [r.bucket, r]));
       let order: [string, string][];
       let grandTotal: number;
@@ -249,10 +270,10 @@ export class StatsService {
   }
 
   async delays(q: Out<typeof DelaysQuery>, project?: ProjectScope): Promise<DelaysOut> {
-    const period = resolvePeriod(q, this.now());
+    const { period, ctx } = await this.start(q, project);
     if (PROJECT_DELAY_METRICS.includes(q.metric) && !project) throw invalid(["query", "project_id"], INVALID.projectMetric(q.metric), null);
     const periods = q.granularity ? periodsOf(period, q.granularity) : null;
-    return this.through("delays", period, { metric: q.metric, granularity: q.granularity ?? null }, project, async (s) => {
+    return this.through("delays", period, { metric: q.metric, granularity: q.granularity ?? null }, ctx, async (s) => {
       const rows = await repo.delays(this.db, s, q.metric, q.granularity as Granularity | undefined);
       const figures = (r: (typeof rows)[number] | undefined) => ({
         count: r?.count ?? 0,

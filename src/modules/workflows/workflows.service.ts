@@ -103,8 +103,9 @@ export class WorkflowsService {
     return repo.insert(tx, {
       orgId: project.orgId,
       projectId: project.id,
-      name: "Nouvelle correspondance → dossier",
-      description: "Ouvre un dossier pour chaque nouvelle CVE qui touche la pile du projet.",
+      name: "Correspondance vérifiée P1/P2 → dossier",
+      description:
+        "Ouvre un dossier pour chaque nouvelle CVE qui touche la pile du projet avec une version vérifiée, en palier P1 ou P2 (exploitée, exploitation probable ou critique). Les autres alertes, dont les « non vérifiables », attendent dans la boîte de réception.",
       family: "alerting",
       graph: defaultGraph(),
       isDefault: true,

@@ -214,6 +214,17 @@ export const alerts = pgTable(
     // The list sorted by CVSS, and filtered on KEV (about 1% of alerts), read off an index too.
     index("alerts_project_cvss_idx").on(t.projectId, t.cvssScore.desc().nullsLast(), t.triggeredAt.desc(), t.id.desc()),
     index("alerts_project_kev_idx").on(t.projectId, t.triggeredAt.desc(), t.id.desc()).where(sql`${t.isKev}`),
+    // The inbox's default order, what to handle first (sort=palier, src/modules/alerts/alerts.repository.ts
+    // spells the same expressions): tier, verified before "non vérifiable", severity, newest. A page is
+    // read off it instead of sorting the project's alerts (44 ms for 47,500 on PGlite).
+    index("alerts_project_priority_idx").on(
+      t.projectId,
+      t.palier,
+      sql`((${t.match} ->> 'rule') = 'unversioned')`,
+      sql`(case ${t.severity} when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'unknown' then 4 else 5 end)`,
+      t.triggeredAt.desc(),
+      t.id.desc(),
+    ),
     // A changed CVE → the alerts to update.
     index("alerts_cve_idx").on(t.cveId),
   ],

@@ -72,6 +72,12 @@ export const cves = pgTable(
   (t) => [
     // GET /cves default order and date filters.
     index("cves_published_idx").on(t.datePublished.desc().nullsLast(), t.cveId),
+    // The same order over the CVEs that have a record of their own (RECORD_SOURCES, src/feeds/merge.ts):
+    // GET /cves leaves the reference-only ones out by default, and they are the newest (the bundled
+    // snapshot's first 11,400 rows in date order were such CVEs, each read and dropped: 14 ms → 0.1 ms).
+    index("cves_record_published_idx")
+      .on(t.datePublished.desc().nullsLast(), t.cveId)
+      .where(sql`${t.sources} && '{cve5,nvd,kev,ghsa,go,pysec,rustsec,osv}'::text[]`),
     // vendor / product filters, in the default order: a page is read off the index. Vendors compare
     // by their key (src/matching/names.ts vendorKey = SQL vigie_vendor_key, migration 0013).
     index("cves_vendor_key_idx").on(sql`vigie_vendor_key(${t.vendorNorm})`, t.datePublished.desc().nullsLast(), t.cveId),
