@@ -56,7 +56,8 @@ const t = await createTestApp(
 const db = t.database.db;
 const sqlRows = async <T>(text: string, params: unknown[] = []) => ((await t.database.executeSql(text, params)) as { rows: T[] }).rows;
 
-// CVE-2024-3400 (KEV) and CVE-2024-9468 (not KEV) affect PAN-OS 10.2.5; CVE-2022-0028 does not.
+// CVE-2024-3400 (KEV: P1) and CVE-2024-9468 (high, not KEV: P3) affect PAN-OS 10.2.5; CVE-2022-0028 does not.
+// The default workflow runs on both new matches and opens a case for the verified P1/P2 one only.
 for (const file of ["test/fixtures/import/cve5-sample.jsonl", "test/fixtures/matching/cve5-panos.jsonl"])
   expect((await importFeed(db, "cve5", [file])).errors).toEqual([]);
 const PANOS = { item_type: "product", value: "paloaltonetworks:pan-os@10.2.5" };
@@ -184,16 +185,14 @@ describe("the workflow engine: outbox events to runs", () => {
     expect(runs).toHaveLength(4);
     expect(runs.every((r) => r.status === "success" && r.finished_at !== null)).toBe(true);
     expect(runs.some((r) => r.workflow_id === kev || r.workflow_id === disabled)).toBe(false);
-    // The default workflow (cve.new_match → create_case) opened the cases, as the workflow.
-    expect((await casesOf(a.projectId)).map((c) => c.cve_id)).toEqual(["CVE-2024-3400", "CVE-2024-9468"]);
+    // The default workflow (a verified P1/P2 new match → create_case) opened the case of the P1, as
+    // the workflow; CVE-2024-9468 (P3) waits in the inbox, its run ended at the condition.
+    expect((await casesOf(a.projectId)).map((c) => c.cve_id)).toEqual(["CVE-2024-3400"]);
     const history = await sqlRows<{ actor_type: string; actor_id: string; event: string }>(
       "select h.actor_type, h.actor_id, h.event from case_history h join cases c on c.id = h.case_id where c.project_id = $1",
       [a.projectId],
     );
-    expect(history).toEqual([
-      { actor_type: "workflow", actor_id: a.defaultWorkflowId, event: "created" },
-      { actor_type: "workflow", actor_id: a.defaultWorkflowId, event: "created" },
-    ]);
+    expect(history).toEqual([{ actor_type: "workflow", actor_id: a.defaultWorkflowId, event: "created" }]);
     // What the notification said, as its step records it (the fake sends the message's title and link).
     const hookRun = runs.find((r) => r.workflow_id === hook && r.cve_id === "CVE-2024-3400")!;
     const step = (await a.call("GET", `/workflows/${hook}/runs/${hookRun.id}`)).json().steps[1];
@@ -217,7 +216,7 @@ describe("the workflow engine: outbox events to runs", () => {
     await t.services.runs.dispatchAll();
     for (const run of runs) expect(await t.services.runs.execute(run.id)).toBeNull();
     expect(await runsOf(a.projectId)).toHaveLength(4);
-    expect(await casesOf(a.projectId)).toHaveLength(2);
+    expect(await casesOf(a.projectId)).toHaveLength(1);
     expect(callsFor(a.projectId)).toHaveLength(2);
   });
 
@@ -420,7 +419,7 @@ describe("the workflow engine: outbox events to runs", () => {
     for (const projectId of [d.projectId, second.id]) {
       const runs = await runsOf(projectId);
       expect(runs.filter((r) => r.workflow_id === org.id).map((r) => r.status)).toEqual(["success", "success"]);
-      expect((await casesOf(projectId)).length).toBe(2); // each project's default workflow
+      expect((await casesOf(projectId)).length).toBe(1); // each project's default workflow, for its P1
       expect(callsFor(projectId).filter((x) => x.action === "notify_teams")).toHaveLength(2);
     }
     // The organization workflow's run reads through the project it ran for, not through another.
@@ -511,7 +510,7 @@ describe("the workflow engine: outbox events to runs", () => {
     }
     const runs = await runsOf(f.projectId);
     expect(runs.map((r) => r.status)).toEqual(["success", "success"]);
-    expect((await casesOf(f.projectId)).map((c) => c.cve_id)).toEqual(["CVE-2024-3400", "CVE-2024-9468"]);
+    expect((await casesOf(f.projectId)).map((c) => c.cve_id)).toEqual(["CVE-2024-3400"]);
   });
 
   it("a commit that writes events notifies the dispatchers (the minute's cron is the floor); one that writes none does not", async () => {
@@ -614,7 +613,7 @@ describe("the workflow engine: outbox events to runs", () => {
         [never!.id, "success"],
       ]);
       expect(runs.find((r) => r.id === held!.id)!.attempts).toBe(2);
-      expect(await casesOf(h.projectId)).toHaveLength(2);
+      expect(await casesOf(h.projectId)).toHaveLength(1);
     },
   );
 
@@ -642,7 +641,7 @@ describe("the workflow engine: outbox events to runs", () => {
       const runs = await runsOf(w.projectId);
       expect(runs).toHaveLength(4); // 2 events × (default + Hook)
       expect(runs.every((r) => r.status === "success" && r.attempts === 1)).toBe(true);
-      expect(await casesOf(w.projectId)).toHaveLength(2);
+      expect(await casesOf(w.projectId)).toHaveLength(1);
       const hooks = callsFor(w.projectId);
       expect(hooks).toHaveLength(2);
       expect(new Set(hooks.map((c) => c.delivery)).size).toBe(2);
@@ -657,6 +656,6 @@ describe("the workflow engine: outbox events to runs", () => {
       const results = await Promise.all([t.services.runs.execute(id), other.runs.execute(id)]);
       expect(results.filter((r) => r !== null)).toEqual(["success"]);
     }
-    expect(await casesOf(x.projectId)).toHaveLength(2);
+    expect(await casesOf(x.projectId)).toHaveLength(1);
   });
 });

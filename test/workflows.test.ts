@@ -36,13 +36,28 @@ describe("every new project has one default workflow", () => {
     expect(Object.keys(item).sort()).toEqual(["created_at", "id", "is_default", "is_enabled", "name", "updated_at"]);
     expect(item).toMatchObject({ is_default: true, is_enabled: true });
     const wf = await t.services.workflows.get({ id: tenant.projectId, orgId: tenant.orgId }, item.id);
+    // Its policy, in its graph and its description: a case for a verified P1/P2 new match; the rest waits in the inbox.
     expect(wf.graph).toEqual({
       nodes: [
         { id: "trigger", type: "trigger", event: "cve.new_match", params: {} },
+        {
+          id: "condition",
+          type: "condition",
+          match: "all",
+          rules: [
+            { field: "alert.palier", op: "in", value: ["P1", "P2"] },
+            { field: "alert.rule", op: "ne", value: "unversioned" },
+          ],
+        },
         { id: "action-1", type: "action", action: "create_case", params: {}, on_error: "continue" },
       ],
-      edges: [{ from: "trigger", to: "action-1" }],
+      edges: [
+        { from: "trigger", to: "condition" },
+        { from: "condition", to: "action-1", when: "true" },
+      ],
     });
+    expect(wf).toMatchObject({ name: "Correspondance vérifiée P1/P2 → dossier" });
+    expect(wf.description).toMatch(/vérifiée, en palier P1 ou P2.*« non vérifiables », attendent dans la boîte de réception/);
   });
 });
 
