@@ -263,7 +263,7 @@ describe("a CVE known only from CERT-FR avis", () => {
   let products: Awaited<ReturnType<typeof tenant>>;
   let watch: Awaited<ReturnType<typeof tenant>>;
 
-  it("gets a thin record: listed, readable, dated by its avis, no product, no score; a cve or keyword item alerts, a product item does not", async () => {
+  it("gets a thin record, REFERENCE_ONLY: listed on request, readable, dated by its avis, no product, no score; a cve or keyword item alerts, a product item does not", async () => {
     products = await tenant("GlobalProtect", [GLOBALPROTECT]);
     watch = await tenant("Watching CVE-2024-2431", [
       { item_type: "cve", value: "CVE-2024-2431" },
@@ -276,7 +276,16 @@ describe("a CVE known only from CERT-FR avis", () => {
     expect(status).toBe(200);
     expect(cve).toMatchObject({
       cve_id: "CVE-2024-2431",
-      state: "PUBLISHED",
+      state: "REFERENCE_ONLY",
+      referenced_by: [
+        {
+          id: "CERTFR-2024-AVI-0221",
+          source: "certfr",
+          url: "https://www.cert.ssi.gouv.fr/avis/CERTFR-2024-AVI-0221/",
+          title: "Multiples vulnérabilités dans les produits Palo Alto Networks",
+          published: "2024-03-14T00:00:00.000Z",
+        },
+      ],
       sources: ["certfr"],
       aliases: ["CERTFR-2024-AVI-0221"],
       fusion_de: [],
@@ -300,13 +309,16 @@ describe("a CVE known only from CERT-FR avis", () => {
       "CERTFR-2024-AVI-0221 contournement",
     ]);
     expect(cve.contournement_disponible).toBe(true);
-    // Listed with the other CVEs; the avis, naming three CVEs, resolves to none of them.
-    expect((await get("/api/v1/cves?q=CVE-2024-2433")).body.items.map((c: { cve_id: string }) => c.cve_id)).toEqual(["CVE-2024-2433"]);
+    // Listed on request (state=reference_only or all), not with the published CVEs; the avis, naming three CVEs, resolves to none of them.
+    expect((await get("/api/v1/cves?q=CVE-2024-2433")).body).toMatchObject({ items: [], total: 0 });
+    expect((await get("/api/v1/cves?q=CVE-2024-2433&state=all")).body.items.map((c: { cve_id: string }) => c.cve_id)).toEqual([
+      "CVE-2024-2433",
+    ]);
     expect(
-      (await get("/api/v1/cves?published_from=2024-03-14&published_to=2024-03-14&page_size=100")).body.items
-        .map((c: { cve_id: string }) => c.cve_id)
+      (await get("/api/v1/cves?published_from=2024-03-14&published_to=2024-03-14&page_size=100&state=reference_only")).body.items
+        .map((c: { cve_id: string; state: string }) => `${c.cve_id} ${c.state}`)
         .sort(),
-    ).toEqual(["CVE-2024-2431", "CVE-2024-2432", "CVE-2024-2433"]);
+    ).toEqual(["CVE-2024-2431 REFERENCE_ONLY", "CVE-2024-2432 REFERENCE_ONLY", "CVE-2024-2433 REFERENCE_ONLY"]);
     expect((await get("/api/v1/cves/CERTFR-2024-AVI-0221")).status).toBe(404);
 
     // The avis lists GlobalProtect App, but that list is the avis', not each CVE's (CVE-2024-2433 is PAN-OS's): no product alert.
@@ -338,6 +350,7 @@ describe("a CVE known only from CERT-FR avis", () => {
     await load("cve5", `${ADV}/cve5-CVE-2024-2431.jsonl`);
     const { body: cve } = await get("/api/v1/cves/CVE-2024-2431");
     expect(cve).toMatchObject({
+      state: "PUBLISHED",
       sources: ["certfr", "cve5"],
       vendor: "Palo Alto Networks",
       product: "GlobalProtect App",

@@ -290,6 +290,9 @@ function expectedTotals(r: Range, only?: string[]) {
     avg_cvss: round(mean(pop.flatMap((f) => (f.cvss === null ? [] : [f.cvss]))), 2),
     avg_epss: round(mean(pop.flatMap((f) => (f.epss === null ? [] : [f.epss]))), 5),
     without_date: scoped.filter((f) => f.state === "PUBLISHED" && f.day === null).length,
+    // The fixture holds no CVE that only an advisory cites (test/reference-only.test.ts does).
+    reference_only: 0,
+    newest_published: scoped.reduce<string | null>((n, f) => (f.state === "PUBLISHED" && f.day && (!n || f.day > n) ? f.day : n), null),
   };
 }
 
@@ -1005,10 +1008,18 @@ describe("the default period", () => {
     expect(await service.totals({ period: "ytd" })).toMatchObject({ from: "2024-01-01", to: "2024-07-01" });
   });
 
-  it("through the API: from/to echo today in Paris and 364 days before; period=30d is echoed", async () => {
+  it("through the API: nothing asked, the 365 days up to the newest publication day held (before today); asked, as asked", async () => {
     const today = todayParis();
-    const from = new Date(Date.parse(`${today}T00:00:00Z`) - 364 * DAY_MS).toISOString().slice(0, 10);
-    expect(await ok("totals")).toMatchObject({ from, to: today });
+    // The fixture's newest publication day (Paris), in 2024: the default period ends there.
+    const newest = FACTS.reduce((n, f) => (f.state === "PUBLISHED" && f.day && f.day > n ? f.day : n), "");
+    expect(newest.slice(0, 4)).toBe("2024");
+    const from = new Date(Date.parse(`${newest}T00:00:00Z`) - 364 * DAY_MS).toISOString().slice(0, 10);
+    expect(await ok("totals")).toMatchObject({ from, to: newest, newest_published: newest });
+    expect(await ok("totals")).toEqual(expectedTotals({ from, to: newest }));
+    // A `to` or `from` given: the period as asked, even when it holds nothing; newest_published says where the data ends.
+    const yearAgo = new Date(Date.parse(`${today}T00:00:00Z`) - 364 * DAY_MS).toISOString().slice(0, 10);
+    expect(await ok("totals", { to: today })).toMatchObject({ from: yearAgo, to: today, published: 0, newest_published: newest });
+    expect(await ok("totals", { from: yearAgo })).toMatchObject({ from: yearAgo, to: today, published: 0 });
     const top = await ok("top", { period: "30d" });
     expect(top).toMatchObject({
       period: "30d",
