@@ -140,7 +140,13 @@ export const cvesRepository = {
   /** The advisories citing the CVE (by their aliases, indexed), oldest first: where a reference-only CVE was seen. */
   async referencedBy(ex: Executor, cveId: string) {
     return ex
-      .select({ id: publicVulns.id, source: publicVulns.source, url: publicVulns.url, title: publicVulns.summary, published: publicVulns.published })
+      .select({
+        id: publicVulns.id,
+        source: publicVulns.source,
+        url: publicVulns.url,
+        title: publicVulns.summary,
+        published: publicVulns.published,
+      })
       .from(publicVulns)
       .where(sql`${publicVulns.aliases} @> array[${cveId}]::text[]`)
       .orderBy(sql`${publicVulns.published} asc nulls last`, asc(publicVulns.id))

@@ -26,7 +26,8 @@ export const PROJECT_DELAY_METRICS: readonly DelayMetric[] = ["publication_to_al
 /** Parameters every statistics endpoint takes. */
 export const StatsQuery = z.object({
   from: z.iso.date().optional().describe("First day, Europe/Paris calendar (included). Default: 364 days before `to` (365 days in all)"),
-  to: z.iso.date()
+  to: z.iso
+    .date()
     .optional()
     .describe(
       "Last day, Europe/Paris calendar (included). Default: today in Paris; when neither from nor to is given, the newest publication day held (of the corpus, or of the project's CVEs) if that is before today",

@@ -122,7 +122,9 @@ export class StatsService {
     const version = await readVersionSum(this.db, names);
     const withReferenceOnly = q.include_reference_only ?? false;
     const who = { projectId: project?.id, withReferenceOnly };
-    const newest = (await this.cache.through(JSON.stringify(["newest", who]), version, () => repo.newestDay(this.db, who))) as string | null;
+    const newest = (await this.cache.through(JSON.stringify(["newest", who]), version, () => repo.newestDay(this.db, who))) as
+      | string
+      | null;
     const period = resolvePeriod(q, this.now(), newest);
     return { period, newest, ctx: { project, withReferenceOnly, version } };
   }
