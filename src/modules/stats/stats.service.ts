@@ -14,7 +14,7 @@ import {
   type DistributionOut,
   type DistributionQuery,
   PROJECT_DELAY_METRICS,
-  StatsQuery,
+  type StatsQuery,
   type StatsTotalsOut,
   type TimeseriesOut,
   type TimeseriesQuery,

@@ -2143,6 +2143,11 @@ export interface components {
             contournement_disponible: boolean;
             /** @description none, poc, functional, weaponised, in_the_wild */
             maturite_exploit?: string | null;
+            /**
+             * @description PUBLISHED, REJECTED (kept), or REFERENCE_ONLY: only an advisory (CERT-FR) cites it, no CVE List, NVD, KEV or OSV record describes it yet (no product, no score); see referenced_by
+             * @enum {string}
+             */
+            state: "PUBLISHED" | "REJECTED" | "REFERENCE_ONLY";
             description: string | null;
             cvss_vector: string | null;
             epss_percentile: number | null;
@@ -2154,10 +2159,10 @@ export interface components {
             /** @default [] */
             mesures_provisoires: components["schemas"]["MesureProvisoireApiOut"][];
             /**
-             * @description CVE List state; REJECTED records are kept
-             * @enum {string}
+             * @description The advisories that cite the CVE, oldest first: where a REFERENCE_ONLY CVE was seen
+             * @default []
              */
-            state: "PUBLISHED" | "REJECTED";
+            referenced_by: components["schemas"]["CveReferenceOut"][];
             /** @description 4.0, 3.1, 3.0 or 2.0 */
             cvss_version: string | null;
             /** @description Which statement won: cna:<short name>, adp:CISA-ADP, nvd:nvd@nist.gov… */
@@ -2198,12 +2203,26 @@ export interface components {
             contournement_disponible: boolean;
             /** @description none, poc, functional, weaponised, in_the_wild */
             maturite_exploit?: string | null;
+            /**
+             * @description PUBLISHED, REJECTED (kept), or REFERENCE_ONLY: only an advisory (CERT-FR) cites it, no CVE List, NVD, KEV or OSV record describes it yet (no product, no score); see referenced_by
+             * @enum {string}
+             */
+            state?: "PUBLISHED" | "REJECTED" | "REFERENCE_ONLY";
         };
         CveListOut: {
             items: components["schemas"]["CveListItem"][];
             total: number;
             page: number;
             page_size: number;
+        };
+        CveReferenceOut: {
+            /** @description The advisory's id (CERTFR-2025-AVI-0123, GHSA-…) */
+            id: string;
+            /** @description certfr, ghsa, go, pysec, rustsec, osv */
+            source: string;
+            url: string;
+            title: string | null;
+            published: string | null;
         };
         CycloneDxBomOut: {
             /** @constant */
@@ -3315,9 +3334,9 @@ export interface components {
             from: string;
             /** Format: date */
             to: string;
-            /** @description published + rejected + reserved */
+            /** @description published + rejected + reserved (+ reference_only with include_reference_only) */
             total: number;
-            /** @description PUBLISHED CVEs whose publication day is in the period: the population of the other figures */
+            /** @description PUBLISHED CVEs (with a record of their own) whose publication day is in the period: the population of the other figures (with the reference_only ones when include_reference_only) */
             published: number;
             /** @description REJECTED CVEs whose publication day (else last update) is in the period */
             rejected: number;
@@ -3335,6 +3354,10 @@ export interface components {
             avg_epss: number | null;
             /** @description CVEs (of the project, when one is given) with no publication date: outside every period */
             without_date: number;
+            /** @description REFERENCE_ONLY CVEs (only an advisory cites them) first cited in the period: counted apart and in no other figure, unless include_reference_only */
+            reference_only?: number;
+            /** @description The newest publication day held in the population, whatever the period (null: none): where the data ends */
+            newest_published?: string | null;
         };
         TagBrief: {
             /** Format: uuid */
@@ -3701,14 +3724,14 @@ export interface components {
         };
         WorkflowRule: {
             /** @enum {string} */
-            field: "cve.id" | "cve.severity" | "cve.cvss_score" | "cve.epss_score" | "cve.epss_percentile" | "cve.is_kev" | "cve.has_poc" | "cve.poc_count" | "cve.vendor" | "cve.product" | "cve.description" | "cve.cwe_ids" | "cve.maturite_exploit" | "cve.contournement_disponible" | "cve.age_days" | "alert.palier" | "alert.tags" | "eol.product" | "eol.cycle" | "eol.days_left" | "url.url" | "url.cert_issuer" | "url.days_left" | "url.label" | "url.status" | "url.http_status" | "url.consecutive_failures" | "case.status" | "case.severity" | "project.name";
+            field: "cve.id" | "cve.severity" | "cve.cvss_score" | "cve.epss_score" | "cve.epss_percentile" | "cve.is_kev" | "cve.has_poc" | "cve.poc_count" | "cve.vendor" | "cve.product" | "cve.description" | "cve.cwe_ids" | "cve.maturite_exploit" | "cve.contournement_disponible" | "cve.age_days" | "alert.palier" | "alert.tags" | "alert.rule" | "eol.product" | "eol.cycle" | "eol.days_left" | "url.url" | "url.cert_issuer" | "url.days_left" | "url.label" | "url.status" | "url.http_status" | "url.consecutive_failures" | "case.status" | "case.severity" | "project.name";
             /** @enum {string} */
             op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "contains" | "not_contains" | "starts_with" | "ends_with" | "matches" | "exists" | "not_exists";
             value?: unknown;
         };
         WorkflowRuleInput: {
             /** @enum {string} */
-            field: "cve.id" | "cve.severity" | "cve.cvss_score" | "cve.epss_score" | "cve.epss_percentile" | "cve.is_kev" | "cve.has_poc" | "cve.poc_count" | "cve.vendor" | "cve.product" | "cve.description" | "cve.cwe_ids" | "cve.maturite_exploit" | "cve.contournement_disponible" | "cve.age_days" | "alert.palier" | "alert.tags" | "eol.product" | "eol.cycle" | "eol.days_left" | "url.url" | "url.cert_issuer" | "url.days_left" | "url.label" | "url.status" | "url.http_status" | "url.consecutive_failures" | "case.status" | "case.severity" | "project.name";
+            field: "cve.id" | "cve.severity" | "cve.cvss_score" | "cve.epss_score" | "cve.epss_percentile" | "cve.is_kev" | "cve.has_poc" | "cve.poc_count" | "cve.vendor" | "cve.product" | "cve.description" | "cve.cwe_ids" | "cve.maturite_exploit" | "cve.contournement_disponible" | "cve.age_days" | "alert.palier" | "alert.tags" | "alert.rule" | "eol.product" | "eol.cycle" | "eol.days_left" | "url.url" | "url.cert_issuer" | "url.days_left" | "url.label" | "url.status" | "url.http_status" | "url.consecutive_failures" | "case.status" | "case.severity" | "project.name";
             /** @enum {string} */
             op: "eq" | "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "not_in" | "contains" | "not_contains" | "starts_with" | "ends_with" | "matches" | "exists" | "not_exists";
             value?: unknown;
@@ -5547,8 +5570,8 @@ export interface operations {
                 published_from?: string;
                 /** @description A date (YYYY-MM-DD), inclusive */
                 published_to?: string;
-                /** @description Rejected CVEs are kept but listed only on request */
-                state?: "published" | "rejected" | "all";
+                /** @description published: CVEs with a record of their own; rejected: kept, listed on request; reference_only: CVEs only an advisory (CERT-FR) cites, not described yet (no product, no score); all: every one */
+                state?: "published" | "rejected" | "reference_only" | "all";
                 sort?: "-date_published" | "date_published" | "-cvss" | "cvss" | "-epss" | "epss";
                 page?: number;
                 page_size?: number;
@@ -13781,12 +13804,14 @@ export interface operations {
             query?: {
                 /** @description First day, Europe/Paris calendar (included). Default: 364 days before `to` (365 days in all) */
                 from?: string;
-                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris */
+                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris; when neither from nor to is given, the newest publication day held (of the corpus, or of the project's CVEs) if that is before today */
                 to?: string;
                 /** @description Shortcut instead of from/to, ending today in Paris: the last 7, 30, 90 or 365 days, since 1 January (ytd), or 5 years (5y); echoed in `period` */
                 period?: "7d" | "30d" | "90d" | "365d" | "ytd" | "5y";
                 /** @description Narrow the population to the CVEs alerted in this project (404 « Projet introuvable » outside the API key's reach) */
                 project_id?: string;
+                /** @description Count the REFERENCE_ONLY CVEs too (only an advisory cites them, no record describes them: no product, no score), by the day of their first citation; left out by default */
+                include_reference_only?: boolean;
             };
             header?: never;
             path?: never;
@@ -13855,12 +13880,14 @@ export interface operations {
             query?: {
                 /** @description First day, Europe/Paris calendar (included). Default: 364 days before `to` (365 days in all) */
                 from?: string;
-                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris */
+                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris; when neither from nor to is given, the newest publication day held (of the corpus, or of the project's CVEs) if that is before today */
                 to?: string;
                 /** @description Shortcut instead of from/to, ending today in Paris: the last 7, 30, 90 or 365 days, since 1 January (ytd), or 5 years (5y); echoed in `period` */
                 period?: "7d" | "30d" | "90d" | "365d" | "ytd" | "5y";
                 /** @description Narrow the population to the CVEs alerted in this project (404 « Projet introuvable » outside the API key's reach) */
                 project_id?: string;
+                /** @description Count the REFERENCE_ONLY CVEs too (only an advisory cites them, no record describes them: no product, no score), by the day of their first citation; left out by default */
+                include_reference_only?: boolean;
                 /** @description What CVEs are grouped by (see the README, Statistics) */
                 dimension?: "vendor" | "product" | "cwe" | "severity" | "assigner" | "source";
                 /** @description Only CVEs in the KEV catalog */
@@ -13936,12 +13963,14 @@ export interface operations {
             query?: {
                 /** @description First day, Europe/Paris calendar (included). Default: 364 days before `to` (365 days in all) */
                 from?: string;
-                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris */
+                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris; when neither from nor to is given, the newest publication day held (of the corpus, or of the project's CVEs) if that is before today */
                 to?: string;
                 /** @description Shortcut instead of from/to, ending today in Paris: the last 7, 30, 90 or 365 days, since 1 January (ytd), or 5 years (5y); echoed in `period` */
                 period?: "7d" | "30d" | "90d" | "365d" | "ytd" | "5y";
                 /** @description Narrow the population to the CVEs alerted in this project (404 « Projet introuvable » outside the API key's reach) */
                 project_id?: string;
+                /** @description Count the REFERENCE_ONLY CVEs too (only an advisory cites them, no record describes them: no product, no score), by the day of their first citation; left out by default */
+                include_reference_only?: boolean;
                 dimension?: "vendor" | "product" | "cwe" | "severity" | "assigner" | "source";
                 granularity?: "day" | "week" | "month" | "quarter" | "year";
                 /** @description How many top values (by total over the period) get a series */
@@ -14014,12 +14043,14 @@ export interface operations {
             query?: {
                 /** @description First day, Europe/Paris calendar (included). Default: 364 days before `to` (365 days in all) */
                 from?: string;
-                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris */
+                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris; when neither from nor to is given, the newest publication day held (of the corpus, or of the project's CVEs) if that is before today */
                 to?: string;
                 /** @description Shortcut instead of from/to, ending today in Paris: the last 7, 30, 90 or 365 days, since 1 January (ytd), or 5 years (5y); echoed in `period` */
                 period?: "7d" | "30d" | "90d" | "365d" | "ytd" | "5y";
                 /** @description Narrow the population to the CVEs alerted in this project (404 « Projet introuvable » outside the API key's reach) */
                 project_id?: string;
+                /** @description Count the REFERENCE_ONLY CVEs too (only an advisory cites them, no record describes them: no product, no score), by the day of their first citation; left out by default */
+                include_reference_only?: boolean;
                 /** @description The date a CVE is counted at */
                 axis?: "published" | "updated" | "kev_added" | "poc_published" | "epss_published";
                 granularity?: "day" | "week" | "month" | "quarter" | "year";
@@ -14091,12 +14122,14 @@ export interface operations {
             query?: {
                 /** @description First day, Europe/Paris calendar (included). Default: 364 days before `to` (365 days in all) */
                 from?: string;
-                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris */
+                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris; when neither from nor to is given, the newest publication day held (of the corpus, or of the project's CVEs) if that is before today */
                 to?: string;
                 /** @description Shortcut instead of from/to, ending today in Paris: the last 7, 30, 90 or 365 days, since 1 January (ytd), or 5 years (5y); echoed in `period` */
                 period?: "7d" | "30d" | "90d" | "365d" | "ytd" | "5y";
                 /** @description Narrow the population to the CVEs alerted in this project (404 « Projet introuvable » outside the API key's reach) */
                 project_id?: string;
+                /** @description Count the REFERENCE_ONLY CVEs too (only an advisory cites them, no record describes them: no product, no score), by the day of their first citation; left out by default */
+                include_reference_only?: boolean;
                 metric?: "cvss" | "epss" | "severity" | "cwe" | "maturite_exploit" | "age";
                 /** @description epss only: linear deciles, or log buckets (<0.0001, 0.0001–0.001, 0.001–0.01, 0.01–0.1, 0.1–1) */
                 scale?: "linear" | "log";
@@ -14168,12 +14201,14 @@ export interface operations {
             query?: {
                 /** @description First day, Europe/Paris calendar (included). Default: 364 days before `to` (365 days in all) */
                 from?: string;
-                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris */
+                /** @description Last day, Europe/Paris calendar (included). Default: today in Paris; when neither from nor to is given, the newest publication day held (of the corpus, or of the project's CVEs) if that is before today */
                 to?: string;
                 /** @description Shortcut instead of from/to, ending today in Paris: the last 7, 30, 90 or 365 days, since 1 January (ytd), or 5 years (5y); echoed in `period` */
                 period?: "7d" | "30d" | "90d" | "365d" | "ytd" | "5y";
                 /** @description Narrow the population to the CVEs alerted in this project (404 « Projet introuvable » outside the API key's reach) */
                 project_id?: string;
+                /** @description Count the REFERENCE_ONLY CVEs too (only an advisory cites them, no record describes them: no product, no score), by the day of their first citation; left out by default */
+                include_reference_only?: boolean;
                 metric?: "publication_to_kev" | "publication_to_poc" | "publication_to_epss" | "reservation_to_publication" | "publication_to_alert" | "alert_to_case_closed";
                 /** @description Also give the figures per period (of the delay's end date) */
                 granularity?: "day" | "week" | "month" | "quarter" | "year";

@@ -223,4 +223,14 @@ describe("the inbox's search params", () => {
     expect(alertQuery({}).rule).not.toContain("unversioned");
     expect(alertQuery({ unverified: true, rule: ["vendor"] }).rule).toEqual(["unversioned"]);
   });
+
+  it("orders by what to handle first unless the URL names another order", async () => {
+    expect(alertQuery({}).sort).toBe("palier");
+    expect(alertQuery({ sort: "-triggered_at" }).sort).toBe("-triggered_at");
+    const { calls } = await renderInbox("member", `/p/${PROJECT}/alerts?sort=-cvss`);
+    expect(calls.find((c) => c.path === `${BASE}/alerts` && c.search.get("page_size") === "50")!.search.get("sort")).toBe("-cvss");
+    cleanup();
+    const plain = await renderInbox("member");
+    expect(plain.calls.find((c) => c.path === `${BASE}/alerts` && c.search.get("page_size") === "50")!.search.get("sort")).toBe("palier");
+  });
 });

@@ -8,7 +8,17 @@ import { useI18n, useWords } from "../../i18n/i18n";
 import { alertsRoute, projectRoute } from "../../router";
 import { percent, score } from "../cves/numbers";
 import { type Correspondance, explain } from "./explain";
-import { type AlertSearch, alertQuery, validateAlertSearch, PAGE_SIZE, PALIERS, SEVERITIES, SORTS, VERIFIED_RULES } from "./search";
+import {
+  type AlertSearch,
+  alertQuery,
+  DEFAULT_SORT,
+  validateAlertSearch,
+  PAGE_SIZE,
+  PALIERS,
+  SEVERITIES,
+  SORTS,
+  VERIFIED_RULES,
+} from "./search";
 import { words } from "./words";
 
 type Alert = components["schemas"]["AlertOut"];
@@ -582,7 +592,7 @@ function Filters({
       min_epss: epss === undefined ? undefined : Number(epss),
       tag: str("tag"),
       rule: rule ? [rule as (typeof VERIFIED_RULES)[number]] : undefined,
-      sort: str("sort") as AlertSearch["sort"],
+      sort: str("sort") === DEFAULT_SORT ? undefined : (str("sort") as AlertSearch["sort"]),
     });
   }
   const sortLabel: Record<string, string> = {
@@ -671,7 +681,7 @@ function Filters({
       )}
       <div className="field">
         <label htmlFor={`${id}-sort`}>{w.sort}</label>
-        <select id={`${id}-sort`} name="sort" defaultValue={search.sort ?? "-triggered_at"}>
+        <select id={`${id}-sort`} name="sort" defaultValue={search.sort ?? DEFAULT_SORT}>
           {SORTS.map((s) => (
             <option key={s} value={s}>
               {sortLabel[s]}

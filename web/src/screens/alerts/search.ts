@@ -3,7 +3,12 @@
 
 export const PALIERS = ["P1", "P2", "P3", "P4"] as const;
 export const SEVERITIES = ["critical", "high", "medium", "low", "none", "unknown"] as const;
-export const SORTS = ["-triggered_at", "triggered_at", "-cvss", "-epss", "palier"] as const;
+export const SORTS = ["palier", "-triggered_at", "triggered_at", "-cvss", "-epss"] as const;
+/**
+ * The inbox's order when the URL names none: what to handle first — the API's `palier` sort (tier,
+ * a verified match before a "non vérifiable" one, severity, newest). Another choice stays in the URL.
+ */
+export const DEFAULT_SORT = "palier" satisfies (typeof SORTS)[number];
 /** The rules of src/matching/decide.ts whose version was checked (all but `unversioned`). */
 export const VERIFIED_RULES = ["version_range", "all_versions", "default_status", "osv_range", "vendor", "keyword", "cve"] as const;
 
@@ -63,6 +68,7 @@ export function alertQuery(s: AlertSearch, unverified = !!s.unverified) {
   const { unverified: _u, rule, page, ...rest } = s;
   return {
     ...rest,
+    sort: rest.sort ?? DEFAULT_SORT,
     rule: unverified ? ["unversioned" as const] : rule?.length ? rule : [...VERIFIED_RULES],
     page: page ?? 1,
     page_size: PAGE_SIZE,

@@ -71,7 +71,22 @@ export function CveDetail() {
             {c.is_kev && <span className="badge badge-bad">KEV</span>}
             {c.has_poc && <span className="badge badge-warn">PoC</span>}
             {c.state === "REJECTED" && <span className="badge badge-idle">{w.rejected}</span>}
+            {c.state === "REFERENCE_ONLY" && <span className="badge badge-idle">{w.referenceOnly}</span>}
           </p>
+          {c.state === "REFERENCE_ONLY" && (
+            <section aria-labelledby="cve-reference-only" className="notice" data-note="reference-only">
+              <h2 id="cve-reference-only">{w.referenceOnlyTitle}</h2>
+              <p>{w.referenceOnlyText}</p>
+              <ul className="plain-list">
+                {c.referenced_by.map((r) => (
+                  <li key={r.id}>
+                    <a href={r.url}>{r.id}</a> ({r.source}
+                    {r.published ? `, ${formatDay(r.published, lang)}` : ""}){r.title ? ` — ${r.title}` : ""}
+                  </li>
+                ))}
+              </ul>
+            </section>
+          )}
           <h2>{w.description}</h2>
           <p>{c.description ?? "—"}</p>
 

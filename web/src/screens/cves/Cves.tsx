@@ -5,7 +5,7 @@ import { api, data } from "../../api/client";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { cvesRoute } from "../../router";
-import { CVE_PAGE_SIZE, CVE_SORTS, type CveSearch, SEVERITIES, validateCveSearch } from "./search";
+import { CVE_PAGE_SIZE, CVE_SORTS, CVE_STATES, type CveSearch, SEVERITIES, validateCveSearch } from "./search";
 import { percent, score } from "./numbers";
 import { words } from "./words";
 
@@ -23,6 +23,13 @@ export function Cves() {
     queryFn: () => data(api.GET("/api/v1/cves", { params: { query } })),
     placeholderData: keepPreviousData,
   });
+  // Left out by default: how many reference-only CVEs the same search holds (one row fetched, its total cached by the server).
+  const hiddenQuery = { ...query, state: "reference_only" as const, page: 1, page_size: 1 };
+  const hidden = useQuery({
+    queryKey: ["cves", hiddenQuery],
+    enabled: !search.state,
+    queryFn: () => data(api.GET("/api/v1/cves", { params: { query: hiddenQuery } })),
+  });
   const pages = Math.max(1, Math.ceil((list.data?.total ?? 0) / CVE_PAGE_SIZE));
   return (
     <section aria-labelledby="cves-title" className="screen">
@@ -38,6 +45,14 @@ export function Cves() {
       {list.data && (
         <p role="status" className="inbox-counts">
           {list.data.total === 0 ? w.empty : w.found(list.data.total)}
+        </p>
+      )}
+      {!search.state && !!hidden.data?.total && (
+        <p className="muted" data-note="reference-only">
+          {w.hiddenReferenceOnly(hidden.data.total.toLocaleString(lang === "fr" ? "fr-FR" : "en-GB"))}{" "}
+          <Link to="/cves" search={validateCveSearch({ ...search, state: "reference_only", page: undefined })}>
+            {w.showReferenceOnly}
+          </Link>
         </p>
       )}
       {list.data && list.data.items.length > 0 && (
@@ -60,6 +75,8 @@ export function Cves() {
                       {c.cve_id}
                     </Link>{" "}
                     <span className={`badge sev-${c.severity}`}>{w.severities[c.severity] ?? c.severity}</span>
+                    {c.state === "REFERENCE_ONLY" && <span className="badge badge-idle">{w.referenceOnly}</span>}
+                    {c.state === "REJECTED" && <span className="badge badge-idle">{w.rejected}</span>}
                   </th>
                   <td>{[c.vendor, c.product].filter(Boolean).join(" · ") || "—"}</td>
                   <td>
@@ -141,6 +158,16 @@ function CveFilters({ search, onApply }: { search: CveSearch; onApply(s: CveSear
       </div>
       {field("min_cvss", w.minCvss, { type: "number", min: 0, max: 10, step: 0.1 })}
       {field("min_epss", w.minEpss, { type: "number", min: 0, max: 1, step: 0.01 })}
+      <div className="field">
+        <label htmlFor={`${id}-state`}>{w.state}</label>
+        <select id={`${id}-state`} name="state" defaultValue={search.state ?? "published"}>
+          {CVE_STATES.map((s) => (
+            <option key={s} value={s}>
+              {w.states[s]}
+            </option>
+          ))}
+        </select>
+      </div>
       {field("published_from", w.from, { type: "date" })}
       {field("published_to", w.to, { type: "date" })}
       <div className="field">

@@ -2,6 +2,8 @@
 
 export const SEVERITIES = ["critical", "high", "medium", "low", "none", "unknown"] as const;
 export const CVE_SORTS = ["-date_published", "date_published", "-cvss", "-epss"] as const;
+/** The API's `state` filters; `published` (the CVEs with a record of their own) is the default, left out of the URL. */
+export const CVE_STATES = ["published", "reference_only", "rejected", "all"] as const;
 
 export interface CveSearch {
   q?: string;
@@ -15,6 +17,7 @@ export interface CveSearch {
   published_from?: string;
   published_to?: string;
   sort?: (typeof CVE_SORTS)[number];
+  state?: Exclude<(typeof CVE_STATES)[number], "published">;
   page?: number;
 }
 
@@ -43,6 +46,7 @@ export function validateCveSearch(s: Record<string, unknown>): CveSearch {
     published_from: day(s.published_from),
     published_to: day(s.published_to),
     sort: CVE_SORTS.includes(s.sort as never) ? (s.sort as CveSearch["sort"]) : undefined,
+    state: CVE_STATES.includes(s.state as never) && s.state !== "published" ? (s.state as CveSearch["state"]) : undefined,
     page: Number.isInteger(page) && page > 1 && page <= 100_000 ? page : undefined,
   };
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined)) as CveSearch;

@@ -85,6 +85,19 @@ const fr = {
   sources: "Flux",
   state: "État",
   rejected: "Rejetée",
+  referenceOnly: "Seulement référencée",
+  states: {
+    published: "Publiées (avec fiche)",
+    reference_only: "Seulement référencées (citées par un avis)",
+    rejected: "Rejetées",
+    all: "Toutes",
+  } as Record<string, string>,
+  hiddenReferenceOnly: (n: string) =>
+    `${n} CVE seulement référencées (citées par un avis CERT-FR, sans fiche CVE List, NVD ou OSV : ni produit, ni score) ne sont pas listées.`,
+  showReferenceOnly: "Les afficher",
+  referenceOnlyTitle: "CVE seulement référencée",
+  referenceOnlyText:
+    "Aucune fiche CVE List, NVD, KEV ou OSV ne la décrit encore (une CVE réservée et citée avant sa publication, ou une fiche pas encore importée) : ni produit, ni score. Elle a été vue dans :",
   severities: { critical: "critique", high: "élevée", medium: "moyenne", low: "faible", none: "nulle", unknown: "inconnue" } as Record<
     string,
     string
@@ -181,6 +194,19 @@ const en: CveWords = {
   sources: "Feeds",
   state: "State",
   rejected: "Rejected",
+  referenceOnly: "Reference only",
+  states: {
+    published: "Published (with a record)",
+    reference_only: "Reference only (cited by an advisory)",
+    rejected: "Rejected",
+    all: "All",
+  },
+  hiddenReferenceOnly: (n) =>
+    `${n} reference-only CVEs (cited by a CERT-FR advisory, with no CVE List, NVD or OSV record: no product, no score) are not listed.`,
+  showReferenceOnly: "Show them",
+  referenceOnlyTitle: "Reference-only CVE",
+  referenceOnlyText:
+    "No CVE List, NVD, KEV or OSV record describes it yet (a CVE reserved and cited before its publication, or a record not imported yet): no product, no score. It was seen in:",
   severities: { critical: "critical", high: "high", medium: "medium", low: "low", none: "none", unknown: "unknown" },
   allVersions: "all",
   statuses: { affected: "affected", unaffected: "not affected", unknown: "unknown" },

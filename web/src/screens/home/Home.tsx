@@ -6,6 +6,7 @@ import { formatDate, formatParisDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { useCurrent } from "../../layout/current";
 import { feedsQuery } from "../Feeds";
+import { alertQuery } from "../alerts/search";
 import { words } from "./words";
 
 /** The landing screen: who is signed in, the current organization, project and role, and the day's work. */
@@ -53,14 +54,18 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
     queryKey: ["project-stats", projectId],
     queryFn: () => data(api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/stats", { params: { path } })),
   });
+  // The inbox's own queries (alertQuery): the P1 figure is what its link opens (the verified tab), the
+  // "non vérifiable" ones are counted on their own line, as on the inbox's other tab.
+  const p1Query = { ...alertQuery({ palier: ["P1"], is_read: false }), page_size: 1 };
   const p1 = useQuery({
-    queryKey: ["alerts", projectId, { palier: ["P1"], is_read: false, page_size: 1 }],
+    queryKey: ["alerts", projectId, p1Query],
+    queryFn: () => data(api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/alerts", { params: { path, query: p1Query } })),
+  });
+  const uncheckedQuery = { ...alertQuery({ is_read: false }, true), page_size: 1 };
+  const unchecked = useQuery({
+    queryKey: ["alerts", projectId, uncheckedQuery],
     queryFn: () =>
-      data(
-        api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/alerts", {
-          params: { path, query: { palier: ["P1"], is_read: false, page_size: 1 } },
-        }),
-      ),
+      data(api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/alerts", { params: { path, query: uncheckedQuery } })),
   });
   const horizon = inFourteenDays();
   const expiring = useQuery({
@@ -93,9 +98,17 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
             <li>
               <strong>{stats.data.unread_alerts}</strong> {w.unread}
             </li>
-            <li>
+            <li data-figure="p1">
               <strong>{p1.data?.total ?? "…"}</strong> {w.unreadP1}
             </li>
+            {!!unchecked.data?.total && (
+              <li data-figure="unverified">
+                <strong>{unchecked.data.total}</strong>{" "}
+                <Link to="/p/$projectId/alerts" params={{ projectId }} search={{ unverified: true, is_read: false }}>
+                  {w.unreadUnverified}
+                </Link>
+              </li>
+            )}
             <li>
               <strong>{stats.data.kev_alerts}</strong> {w.kev}
             </li>

@@ -10,6 +10,7 @@ import { useCurrent } from "../../layout/current";
 import { Chart, type ChartTable } from "./Chart";
 import type { ChartOption } from "./echarts";
 import { GRANULARITIES, type Granularity, parisToday, type StatsSearch, yearBefore } from "./search";
+import { formatDay } from "../cves/numbers";
 import { words } from "./words";
 
 type W = typeof words.fr;
@@ -22,11 +23,12 @@ const DELAYS = ["publication_to_kev", "publication_to_poc", "publication_to_epss
 const PROJECT_DELAYS = ["publication_to_alert", "alert_to_case_closed"] as const;
 type DelayMetric = (typeof DELAYS)[number] | (typeof PROJECT_DELAYS)[number];
 
-/** The parameters every statistics call takes. */
+/** The parameters every statistics call takes (no period: the server's default, the last year of the data held). */
 interface Base {
-  from: string;
-  to: string;
+  from?: string;
+  to?: string;
   project_id?: string;
+  include_reference_only?: boolean;
 }
 
 const nf = (lang: Lang) => new Intl.NumberFormat(lang === "fr" ? "fr-FR" : "en-GB", { maximumFractionDigits: 5 });
@@ -48,14 +50,22 @@ function Wall({ session }: { session: Session }) {
   const search = useSearch({ strict: false }) as StatsSearch;
   const navigate = useNavigate();
   const { project } = useCurrent(session);
-  const to = search.to ?? parisToday();
-  const from = search.from ?? yearBefore(to);
   const granularity = search.granularity ?? "month";
   const projectId = search.project_id;
   const projectName = session.organizations.flatMap((o) => o.projects).find((p) => p.id === projectId)?.name ?? project?.name;
-  const base: Base = { from, to, ...(projectId && { project_id: projectId }) };
+  // No period in the URL: the server's default (the last year of the data held), read back from the totals.
+  const base: Base = {
+    ...(search.from && { from: search.from }),
+    ...(search.to && { to: search.to }),
+    ...(projectId && { project_id: projectId }),
+    ...(search.include_reference_only && { include_reference_only: true }),
+  };
+  const totals = useQuery(totalsQuery(base));
+  const from = search.from ?? totals.data?.from;
+  const to = search.to ?? totals.data?.to;
   const go = (next: StatsSearch) => void navigate({ to: "/stats", search: { ...search, ...next } });
   const scopeName = useId();
+  const referenceId = useId();
 
   return (
     <section aria-labelledby="stats-title" className="screen">
@@ -78,15 +88,24 @@ function Wall({ session }: { session: Session }) {
             {w.scopeProject(projectName ?? "—")}
           </label>
         </fieldset>
-        <PeriodForm key={`${from}/${to}/${granularity}`} from={from} to={to} granularity={granularity} onApply={go} />
+        <PeriodForm key={`${from}/${to}/${granularity}`} from={from ?? ""} to={to ?? ""} granularity={granularity} onApply={go} />
+        <div className="field-inline">
+          <input
+            id={referenceId}
+            type="checkbox"
+            checked={!!search.include_reference_only}
+            onChange={(e) => go({ include_reference_only: e.target.checked || undefined })}
+          />
+          <label htmlFor={referenceId}>{w.includeReferenceOnly}</label>
+        </div>
       </div>
-      {from > to ? (
+      {from && to && from > to ? (
         <p role="alert" className="error">
           {w.fromAfterTo}
         </p>
       ) : (
         <div className="stats-grid">
-          <Totals base={base} />
+          <Totals base={base} followsData={!search.from && !search.to} onGo={go} />
           <Timeseries base={base} granularity={granularity} />
           <Top base={base} />
           <Trend base={base} granularity={granularity} />
@@ -187,30 +206,77 @@ function Choice<V extends string>(props: {
   );
 }
 
-const key = (base: Base, kind: string, params: object) => ["stats", base.project_id ?? null, kind, base.from, base.to, params];
+const key = (base: Base, kind: string, params: object) => [
+  "stats",
+  base.project_id ?? null,
+  kind,
+  base.from ?? null,
+  base.to ?? null,
+  !!base.include_reference_only,
+  params,
+];
 
 const TOTALS = ["published", "kev", "poc", "triple_threat", "avg_cvss", "avg_epss", "rejected", "reserved", "without_date"] as const;
 
-function Totals({ base }: { base: Base }) {
+/** The totals' query: the wall reads the period it resolved from it too (one request). */
+const totalsQuery = (base: Base) => ({
+  queryKey: key(base, "totals", {}),
+  queryFn: () => data(api.GET("/api/v1/stats/totals", { params: { query: base } })),
+});
+
+/** The period's figures, and in words what they leave out and where the data ends when the period holds none. */
+function Totals({ base, followsData, onGo }: { base: Base; followsData: boolean; onGo(s: StatsSearch): void }) {
   const w = useWords(words);
   const { lang } = useI18n();
-  const query = useQuery({
-    queryKey: key(base, "totals", {}),
-    queryFn: () => data(api.GET("/api/v1/stats/totals", { params: { query: base } })),
-  });
+  const query = useQuery(totalsQuery(base));
   return (
     <Card id="stats-totals" title={w.totalsTitle} query={query} wide>
       {(t) => (
-        <dl className="stats-figures">
-          {TOTALS.map((k) => (
-            <div key={k} title={k === "triple_threat" ? w.tripleHint : undefined}>
-              <dt>{w.totals[k]}</dt>
-              <dd data-figure={k}>{t[k] === null ? w.none : nf(lang).format(t[k])}</dd>
-            </div>
-          ))}
-        </dl>
+        <>
+          <dl className="stats-figures">
+            {TOTALS.map((k) => (
+              <div key={k} title={k === "triple_threat" ? w.tripleHint : k === "without_date" ? w.withoutDateHint : undefined}>
+                <dt>{w.totals[k]}</dt>
+                <dd data-figure={k}>{t[k] === null ? w.none : nf(lang).format(t[k])}</dd>
+              </div>
+            ))}
+          </dl>
+          {t.published === 0 && (
+            <p className="notice" data-note="empty-period">
+              {t.newest_published ? w.emptyPeriod(formatDay(t.newest_published, lang)) : w.noPublished}{" "}
+              {t.newest_published && (
+                <button
+                  type="button"
+                  className="button-secondary"
+                  onClick={() => onGo({ from: yearBefore(t.newest_published!), to: t.newest_published! })}
+                >
+                  {w.showNewest}
+                </button>
+              )}
+            </p>
+          )}
+          {followsData && t.published > 0 && t.to < parisToday() && (
+            <p className="muted" data-note="follows-data">
+              {w.followsData(formatDay(t.to, lang))}
+            </p>
+          )}
+          {!!t.reference_only && !base.include_reference_only && (
+            <p className="muted" data-note="reference-only">
+              {w.referenceOnlyApart(nf(lang).format(t.reference_only))}
+            </p>
+          )}
+        </>
       )}
     </Card>
+  );
+}
+
+/** Why a chart is empty, beside it (a chart never stands alone empty). */
+function EmptyNote({ text }: { text: string }) {
+  return (
+    <p className="muted" data-note="empty-chart">
+      {text}
+    </p>
   );
 }
 
@@ -229,7 +295,12 @@ function Timeseries({ base, granularity }: { base: Base; granularity: Granularit
       wide
       controls={<Choice label={w.axis} value={axis} values={AXES} names={w.axes} onChange={setAxis} />}
     >
-      {(d) => <TimeseriesChart d={d} w={w} axis={w.axes[axis] ?? axis} />}
+      {(d) => (
+        <>
+          {d.total === 0 && <EmptyNote text={w.noData} />}
+          <TimeseriesChart d={d} w={w} axis={w.axes[axis] ?? axis} />
+        </>
+      )}
     </Card>
   );
 }
@@ -287,7 +358,14 @@ function Top({ base }: { base: Base }) {
         </>
       }
     >
-      {(d) => <TopChart d={d} w={w} />}
+      {(d) => (
+        <>
+          {d.items.length === 0 && (
+            <EmptyNote text={d.grand_total === 0 ? w.topEmpty : w.topNoValue(w.dimensions[dimension] ?? dimension, d.grand_total)} />
+          )}
+          <TopChart d={d} w={w} />
+        </>
+      )}
     </Card>
   );
 }
@@ -327,7 +405,12 @@ function Trend({ base, granularity }: { base: Base; granularity: Granularity }) 
       query={query}
       controls={<Choice label={w.dimension} value={dimension} values={DIMENSIONS} names={w.dimensions} onChange={setDimension} />}
     >
-      {(d) => <TrendChart d={d} w={w} dimension={w.dimensions[dimension] ?? dimension} />}
+      {(d) => (
+        <>
+          {d.series.length === 0 && <EmptyNote text={w.noData} />}
+          <TrendChart d={d} w={w} dimension={w.dimensions[dimension] ?? dimension} />
+        </>
+      )}
     </Card>
   );
 }
@@ -371,7 +454,15 @@ function Distribution({ base }: { base: Base }) {
       controls={<Choice label={w.metric} value={metric} values={METRICS} names={w.metrics} onChange={setMetric} />}
     >
       {(d) => (
-        <DistributionChart d={d} w={w} pie={metric === "severity" || metric === "maturite_exploit"} metric={w.metrics[metric] ?? metric} />
+        <>
+          {d.grand_total === 0 && <EmptyNote text={w.noData} />}
+          <DistributionChart
+            d={d}
+            w={w}
+            pie={metric === "severity" || metric === "maturite_exploit"}
+            metric={w.metrics[metric] ?? metric}
+          />
+        </>
       )}
     </Card>
   );
@@ -434,6 +525,7 @@ function Delays({ base, granularity }: { base: Base; granularity: Granularity })
       {(d) => (
         <>
           <p className="stats-overall">{w.delaysOverall(d.overall?.count ?? 0, day(d.overall?.median), day(d.overall?.p90))}</p>
+          {!d.overall?.count && <EmptyNote text={w.noDelay} />}
           <DelaysChart d={d} w={w} metric={w.delayMetrics[metric] ?? metric} />
         </>
       )}

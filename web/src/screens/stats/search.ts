@@ -4,12 +4,16 @@
 export const GRANULARITIES = ["day", "week", "month", "quarter", "year"] as const;
 export type Granularity = (typeof GRANULARITIES)[number];
 
-/** The wall's URL: `/stats?project_id=…&from=…&to=…&granularity=…` (no project: the whole corpus). */
+/**
+ * The wall's URL: `/stats?project_id=…&from=…&to=…&granularity=…&include_reference_only=true` (no
+ * project: the whole corpus; no period: the server's default, the last year of the data held).
+ */
 export interface StatsSearch {
   project_id?: string;
   from?: string;
   to?: string;
   granularity?: Granularity;
+  include_reference_only?: boolean;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -21,6 +25,7 @@ export function validateStatsSearch(s: Record<string, unknown>): StatsSearch {
   if (day(s.from)) out.from = day(s.from);
   if (day(s.to)) out.to = day(s.to);
   if ((GRANULARITIES as readonly unknown[]).includes(s.granularity)) out.granularity = s.granularity as Granularity;
+  if (s.include_reference_only === true || s.include_reference_only === "true") out.include_reference_only = true;
   return out;
 }
 
