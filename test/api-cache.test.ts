@@ -40,8 +40,8 @@ describe("in-memory caches of the /api/v1 hot path", () => {
 
   it("a workflow written through one process is listed by the other (NOTIFY at commit), and at once by the writer", async () => {
     const t = await tenant();
-    expect(await names(b, t)).toEqual(["Nouvelle correspondance → dossier"]); // cached in b
-    expect(await names(a, t)).toEqual(["Nouvelle correspondance → dossier"]); // cached in a
+    expect(await names(b, t)).toEqual(["Correspondance vérifiée P1/P2 → dossier"]); // cached in b
+    expect(await names(a, t)).toEqual(["Correspondance vérifiée P1/P2 → dossier"]); // cached in a
     const created = await a.app.inject({
       method: "POST",
       url: workflowsUrl(t),
@@ -49,7 +49,7 @@ describe("in-memory caches of the /api/v1 hot path", () => {
       payload: JSON.stringify({ name: "Second", trigger: { event: "cve.new_match" } }),
     });
     expect(created.statusCode).toBe(201);
-    expect(await names(a, t)).toEqual(["Nouvelle correspondance → dossier", "Second"]); // the writer reads its write
+    expect(await names(a, t)).toEqual(["Correspondance vérifiée P1/P2 → dossier", "Second"]); // the writer reads its write
     await eventually(async () => (await names(b, t)).length === 2);
     const id = created.json().id as string;
     const renamed = await a.app.inject({
