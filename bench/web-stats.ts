@@ -17,6 +17,29 @@ const CHARTS = 5;
 const EMAIL = "bench@example.org";
 const PASSWORD = "correct horse battery staple";
 
+/**
+ * Where the first load's time went, from the page's own Resource Timing (ms from navigation start):
+ * the JavaScript chunks (the wall's chunk carries ECharts), the statistics answers (the server
+ * computing cold figures), and the charts drawn after the last answer.
+ */
+async function costs(page: import("playwright-core").Page) {
+  return page.evaluate<Record<string, number>>(`(() => {
+    const entries = performance.getEntriesByType("resource");
+    const js = entries.filter((e) => e.name.includes("/assets/") && e.name.endsWith(".js"));
+    const stats = entries.filter((e) => e.name.includes("/api/v1/stats/"));
+    const end = (list) => Math.round(Math.max(0, ...list.map((e) => e.responseEnd)));
+    return {
+      js_files: js.length,
+      js_done: end(js),
+      js_kb: Math.round(js.reduce((n, e) => n + e.transferSize, 0) / 1024),
+      stats_calls: stats.length,
+      stats_slowest: Math.round(Math.max(0, ...stats.map((e) => e.responseEnd - e.requestStart))),
+      stats_done: end(stats),
+      drawn: Math.round(performance.now()),
+    };
+  })()`);
+}
+
 export async function benchWebStats(): Promise<void> {
   console.log("== web-stats: the statistics wall drawn in headless Chromium (snapshot data)");
   if (!existsSync("dist/cli.js") || !existsSync("dist/web/index.html")) throw new Error("dist/ is missing: run `npm run build` first");
@@ -82,6 +105,7 @@ export async function benchWebStats(): Promise<void> {
           { timeout: 30_000, polling: "raf" },
         );
         times.push(performance.now() - t0);
+        if (i === 0) console.log(`    first load, what costs what: ${JSON.stringify(await costs(page))}`);
       }
       const published = await page.locator('dd[data-figure="published"]').textContent();
       const [cold, ...warm] = times;
