@@ -8,6 +8,18 @@ describe("resolvePeriod", () => {
     expect(resolvePeriod({}, new Date("2025-12-31T22:30:00Z"))).toEqual({ from: "2025-01-01", to: "2025-12-31", period: null });
   });
 
+  it("with nothing asked, ends at the newest data held when it is before today; asked, as asked", () => {
+    const now = new Date("2026-11-28T10:00:00Z");
+    expect(resolvePeriod({}, now, "2026-01-23")).toEqual({ from: "2025-01-24", to: "2026-01-23", period: null });
+    // Data of today (or none, or a day past today's Paris date): the year up to today.
+    expect(resolvePeriod({}, now, "2026-11-28")).toMatchObject({ to: "2026-11-28" });
+    expect(resolvePeriod({}, now, null)).toMatchObject({ to: "2026-11-28" });
+    // Any of from, to or period: the data's end is not used.
+    expect(resolvePeriod({ from: "2026-01-01" }, now, "2025-06-01")).toMatchObject({ from: "2026-01-01", to: "2026-11-28" });
+    expect(resolvePeriod({ to: "2026-06-30" }, now, "2025-06-01")).toMatchObject({ to: "2026-06-30" });
+    expect(resolvePeriod({ period: "30d" }, now, "2025-06-01")).toMatchObject({ to: "2026-11-28", period: "30d" });
+  });
+
   it("takes from and to as given, a missing from being 364 days before to", () => {
     expect(resolvePeriod({ to: "2024-03-01" }, new Date())).toEqual({ from: "2023-03-03", to: "2024-03-01", period: null });
     expect(resolvePeriod({ from: "2024-01-01", to: "2024-01-01" }, new Date())).toMatchObject({ from: "2024-01-01", to: "2024-01-01" });
