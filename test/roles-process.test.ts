@@ -62,15 +62,18 @@ describe.runIf(postgres)("an api process and a worker process", async () => {
       expect(stack.status).toBe(201);
       const raised = ((await stack.json()) as { alertes_creees: number }).alertes_creees;
       expect(raised).toBeGreaterThan(0);
-      // Of the alerts raised, the verified P1 (CVE-2024-3400, KEV) gets its case; CVE-2024-9468 (P3) waits in the inbox.
-      let cases: string[] = [];
-      for (let i = 0; i < 100 && cases.length < 1; i++) {
+      // The worker runs the default workflow on the new match: CVE-2024-9468 (high, not KEV: P3), so the
+      // run ends at its condition and no case opens (the alert waits in the inbox).
+      const [workflow] = (await (await fetch(`${base}/workflows`, { headers })).json()) as { id: string }[];
+      let runs: { status: string; cve_id: string }[] = [];
+      for (let i = 0; i < 100 && runs.length < raised; i++) {
         await new Promise((r) => setTimeout(r, 200));
-        cases = ((await (await fetch(`${base}/cases?page_size=100`, { headers })).json()) as { items: { cve_id: string }[] }).items.map(
-          (c) => c.cve_id,
+        runs = ((await (await fetch(`${base}/workflows/${workflow!.id}/runs`, { headers })).json()) as typeof runs).filter(
+          (r) => r.status === "success",
         );
       }
-      expect(cases).toEqual(["CVE-2024-3400"]);
+      expect(runs.map((r) => r.cve_id)).toEqual(["CVE-2024-9468"]);
+      expect(((await (await fetch(`${base}/cases`, { headers })).json()) as { total: number }).total).toBe(0);
       const ran = worker.logs.filter((l) => l.msg === "runs-dispatch done" && l.role === "worker");
       expect(ran.length).toBeGreaterThan(0);
       expect(api.logs.some((l) => l.msg === "runs-dispatch done")).toBe(false); // the api only enqueues
