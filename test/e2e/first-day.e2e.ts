@@ -92,8 +92,10 @@ describe("a first day on the bundled snapshot", () => {
       .filter((a) => ["P1", "P2"].includes(a.palier) && a.correspondance.rule !== "unversioned")
       .map((a) => a.cve_id)
       .sort();
-    const cases = (await asUser<{ items: { cve_id: string }[] }>(`${api}/cases?page_size=100`)).items.map((c) => c.cve_id).sort();
-    expect(cases).toEqual(policy);
+    const casesNow = async () =>
+      (await asUser<{ items: { cve_id: string }[] }>(`${api}/cases?page_size=100`)).items.map((c) => c.cve_id).sort();
+    await expect.poll(casesNow, { timeout: 30_000, interval: 500 }).toEqual(policy);
+    const cases = await casesNow();
     expect(cases.length).toBeGreaterThan(0);
     expect(cases.length).toBeLessThan(alerts.length / 2);
     // The unverifiable KEV matches are there, and wait in the inbox.
