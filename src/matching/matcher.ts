@@ -103,14 +103,11 @@ const CORE_ROWS = sql`a.origin in ('cna', 'adp', 'kev') and i.match_product <> a
 /*
  * A CNA display name that is the item's product followed by edition words, under the item's vendor
  * ("NGINX Open Source" of F5 for f5:nginx, "Bamboo Server" for atlassian:bamboo; names.ts productBase,
- * migration 0037): from a changed CVE through the items' product key, from a new item through the
- * folded names' index (the two conditions say the same thing; each side probes its own).
+ * migration 0037): from a changed CVE through the items' product key, from a new item through
+ * cve_affected_product_base_idx.
  */
-const EDITION_ROWS = sql`a.origin in ('cna', 'adp', 'kev') and a.origin = 'cna' and i.match_vendor is not null and a.vendor_norm not in ('n/a', '')
-  and vigie_product_base(a.vendor_norm, a.product_norm) = vigie_vendor_key(i.match_product)
-  and vigie_product_core(a.vendor_norm, a.product_norm) = any(array[vigie_vendor_key(i.match_product) || 'server',
-    vigie_vendor_key(i.match_product) || 'opensource', vigie_vendor_key(i.match_product) || 'opensourceedition',
-    vigie_vendor_key(i.match_product) || 'community', vigie_vendor_key(i.match_product) || 'communityedition'])`;
+const EDITION_ROWS = sql`a.origin = 'cna' and i.match_vendor is not null and a.vendor_norm not in ('n/a', '')
+  and vigie_product_base(a.vendor_norm, a.product_norm) = vigie_vendor_key(i.match_product)`;
 /*
  * A row naming no vendor ("n/a") whose product is the display name, the vendor's words first
  * ("VMware vCenter Server" for vmware:vcenter_server, "Draytek VigorConnect" for draytek:vigorconnect):
