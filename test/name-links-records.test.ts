@@ -63,14 +63,20 @@ describe("a package meets the record of its GitHub repository (GitHub's CNA name
       origin: "cna",
       range: "]*, 2.32.0[",
     });
-    expect(keys(await watching("Repositories fixed", [
-      { item_type: "purl", value: "pkg:pypi/requests@2.32.0" },
-      { item_type: "purl", value: "pkg:pypi/urllib3@2.2.2" },
-      { item_type: "purl", value: "pkg:pypi/urllib3@1.26.19" },
-      { item_type: "purl", value: "pkg:golang/github.com/zitadel/zitadel/v2@v2.37.3" },
-    ]))).toEqual([]);
+    expect(
+      keys(
+        await watching("Repositories fixed", [
+          { item_type: "purl", value: "pkg:pypi/requests@2.32.0" },
+          { item_type: "purl", value: "pkg:pypi/urllib3@2.2.2" },
+          { item_type: "purl", value: "pkg:pypi/urllib3@1.26.19" },
+          { item_type: "purl", value: "pkg:golang/github.com/zitadel/zitadel/v2@v2.37.3" },
+        ]),
+      ),
+    ).toEqual([]);
     // The item was there first: the CVE's arrival found it.
-    const r = await t.database.executeSql("select a.cve_id, a.source from alerts a where a.source like $1", ["purl pkg:pypi/urllib3@2.1.0%"]);
+    const r = await t.database.executeSql("select a.cve_id, a.source from alerts a where a.source like $1", [
+      "purl pkg:pypi/urllib3@2.1.0%",
+    ]);
     expect((r as { rows: { cve_id: string }[] }).rows.map((x) => x.cve_id)).toEqual(["CVE-2024-37891"]);
   });
 
@@ -106,7 +112,8 @@ describe("a CNA display name that is the CPE product and edition words, under th
     expect(keys(await watching("NGINX 1.27.0", [{ item_type: "cpe", value: "cpe:2.3:a:f5:nginx:1.27.0:*:*:*:*:*:*:*" }]))).toEqual([
       "cpe:2.3:a:f5:nginx:1.27.0:*:*:*:*:*:*:* CVE-2024-7347",
     ]);
-    for (const v of ["1.26.2", "1.27.1", "1.5.12"]) expect(keys(await watching(`NGINX ${v}`, [{ item_type: "product", value: `f5:nginx@${v}` }])), v).toEqual([]);
+    for (const v of ["1.26.2", "1.27.1", "1.5.12"])
+      expect(keys(await watching(`NGINX ${v}`, [{ item_type: "product", value: `f5:nginx@${v}` }])), v).toEqual([]);
     // NGINX Plus's own rows are its own: R30 is in CVE-2024-31079's [R30, R32[ and CVE-2024-7347's [R4, R31 P3[.
     expect(keys(await watching("NGINX Plus", [{ item_type: "product", value: "f5:nginx_plus@r30" }]))).toEqual([
       "f5:nginx_plus@r30 CVE-2024-31079",
@@ -146,9 +153,10 @@ describe("a CNA display name that is the CPE product and edition words, under th
 describe("KEV decides nothing where a CNA gives versions under the display name (vendor n/a)", () => {
   it("vCenter CVE-2024-38812/38813: 7.0 U3r and 8.0 U3a (CPE update field) are in the CNA's ranges, 8.0 U3b and 7.0 U3s are not", async () => {
     // The early item (7.0 update3r) was found when the records arrived, by the CNA's range, not "non vérifiable".
-    const r = await t.database.executeSql("select a.cve_id, a.match->>'rule' as rule, a.match->>'range' as range from alerts a where a.source like $1 order by 1", [
-      "cpe cpe:2.3:a:vmware:vcenter_server:7.0:update3r%",
-    ]);
+    const r = await t.database.executeSql(
+      "select a.cve_id, a.match->>'rule' as rule, a.match->>'range' as range from alerts a where a.source like $1 order by 1",
+      ["cpe cpe:2.3:a:vmware:vcenter_server:7.0:update3r%"],
+    );
     expect((r as { rows: unknown[] }).rows).toEqual([
       { cve_id: "CVE-2024-38812", rule: "version_range", range: "[7.0, 7.0 U3s[" },
       { cve_id: "CVE-2024-38813", rule: "version_range", range: "[7.0, 7.0 U3s[" },
@@ -158,9 +166,13 @@ describe("KEV decides nothing where a CNA gives versions under the display name 
       "cpe:2.3:a:vmware:vcenter_server:8.0:update3a:*:*:*:*:*:* CVE-2024-38812",
       "cpe:2.3:a:vmware:vcenter_server:8.0:update3a:*:*:*:*:*:* CVE-2024-38813",
     ]);
-    for (const a of hits.values()) expect(a.correspondance).toMatchObject({ rule: "version_range", origin: "cna", range: "[8.0, 8.0 U3b[" });
+    for (const a of hits.values())
+      expect(a.correspondance).toMatchObject({ rule: "version_range", origin: "cna", range: "[8.0, 8.0 U3b[" });
     for (const v of ["8.0:update3b", "7.0:update3s", "6.7:update3t"])
-      expect(keys(await watching(`vCenter ${v}`, [{ item_type: "cpe", value: `cpe:2.3:a:vmware:vcenter_server:${v}:*:*:*:*:*:*` }])), v).toEqual([]);
+      expect(
+        keys(await watching(`vCenter ${v}`, [{ item_type: "cpe", value: `cpe:2.3:a:vmware:vcenter_server:${v}:*:*:*:*:*:*` }])),
+        v,
+      ).toEqual([]);
   });
 
   it("DrayTek VigorConnect CVE-2021-20123: 1.6.0 beta 3 is the version the CNA names; the 1.6.0 release is not, and is not told unchecked", async () => {

@@ -56,7 +56,8 @@ export interface PackageLinks {
 /** The CVE assigners that are GitHub's CNA: its CVE List short name, NVD's e-mail for it. */
 const GITHUB_CNA = ["GitHub_M", "security-advisories@github.com"];
 
-const repositoryKey = (cveId: string, owner: string, repository: string) => `${cveId}\u0000${owner.toLowerCase()}/${repository.toLowerCase()}`;
+const repositoryKey = (cveId: string, owner: string, repository: string) =>
+  `${cveId}\u0000${owner.toLowerCase()}/${repository.toLowerCase()}`;
 /** A repository or package name folded for comparison: "redis-py" → redispy, "Jinja2" → jinja2. */
 const fold = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, "");
 
@@ -114,7 +115,11 @@ async function namedRepositories(ex: Executor, candidates: PackageCandidate[]): 
   for (const c of candidates)
     for (const r of c.rows)
       if (r.origin === "cna" && r.vendor && r.product && !/[/\s]/.test(r.vendor + r.product))
-        wanted.set(repositoryKey(c.cveId, r.vendor, r.product), { cve_id: c.cveId, owner: r.vendor.toLowerCase(), repository: r.product.toLowerCase() });
+        wanted.set(repositoryKey(c.cveId, r.vendor, r.product), {
+          cve_id: c.cveId,
+          owner: r.vendor.toLowerCase(),
+          repository: r.product.toLowerCase(),
+        });
   if (!wanted.size) return new Set();
   const rows = await rowsOf<{ cve_id: string; owner: string; repository: string }>(
     ex,
