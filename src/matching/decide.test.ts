@@ -222,7 +222,19 @@ describe("cnaDecides: the CNA's versions of a product set the ADP's aside", () =
   });
 
   it("update-style bounds are versions: 8.0 U2d, 7.0 Update 3q, 2019.4 HF 5", () => {
-    for (const to of ["8.0 U2d", "7.0 Update 3q", "2019.4 HF 5", "V223.0 Update 4"])
+    // Also service packs and cumulative updates as CNAs write them (vulnrichment): Siemens "V2010 SP3"
+    // (CVE-2017-2680), Trend Micro "9.1 Service Pack 3" (CVE-2024-45504), Ivanti "2022 SU5" (CVE-2024-29824),
+    // Microsoft "8.2 CU8" (CVE-2023-21531).
+    for (const to of [
+      "8.0 U2d",
+      "7.0 Update 3q",
+      "2019.4 HF 5",
+      "V223.0 Update 4",
+      "V2010 SP3",
+      "9.1 Service Pack 3",
+      "2022 SU5",
+      "8.2 CU8",
+    ])
       expect(cnaDecides([row({ ...dapr, version_from: "0.1", version_to: to }), adpRow]), to).toHaveLength(1);
   });
 });

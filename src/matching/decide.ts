@@ -124,8 +124,12 @@ function holds(r: AffectedRow, version: string): boolean {
   );
 }
 
-/** A version as written in a bound ("10.2.9-h1", "8.0 U2d", "2019.4 HF 5"), not text kept as written ("10.4.1, 10.4.2"). */
-const VERSION_TEXT = /^[vV]?\d[\w.+~:()-]*(?:\s*(?:u|update|hf|hotfix|sp|patch|build|p|r)\s*\d+[a-z]*)*$/i;
+/**
+ * A version as written in a bound ("10.2.9-h1", "8.0 U2d", "2019.4 HF 5", "V2010 SP3", "9.1 Service
+ * Pack 3", "2022 SU5", "8.2 CU8"), not text kept as written ("10.4.1, 10.4.2").
+ */
+const VERSION_TEXT =
+  /^[vV]?\d[\w.+~:()-]*(?:\s*(?:u|update|hf|hotfix|sp|service\s*pack|su|cu|fp|fix\s*pack|patch|build|p|r)\s*\d+[a-z]*)*$/i;
 const readable = (bound: string | null) => bound === null || VERSION_TEXT.test(bound);
 
 /**

@@ -100,6 +100,22 @@ const PRODUCT_ROWS = sql`a.version_type is distinct from 'git' and (i.match_vend
 const CORE_ROWS = sql`a.origin in ('cna', 'adp', 'kev') and i.match_product <> a.product_norm and a.vendor_norm not in ('n/a', '')
   and vigie_vendor_key(i.match_product) = vigie_product_core(a.vendor_norm, a.product_norm)
   and (i.match_vendor is not null or vigie_product_core(a.vendor_norm, a.product_norm) = vigie_vendor_key(a.product_norm))`;
+/*
+ * A CNA display name that is the item's product followed by edition words, under the item's vendor
+ * ("NGINX Open Source" of F5 for f5:nginx, "Bamboo Server" for atlassian:bamboo; names.ts productBase,
+ * migration 0037): from a changed CVE through the items' product key, from a new item through
+ * cve_affected_product_base_idx.
+ */
+const EDITION_ROWS = sql`a.origin = 'cna' and i.match_vendor is not null and a.vendor_norm not in ('n/a', '')
+  and vigie_product_base(a.vendor_norm, a.product_norm) = vigie_vendor_key(i.match_product)`;
+/*
+ * A row naming no vendor ("n/a") whose product is the display name, the vendor's words first
+ * ("VMware vCenter Server" for vmware:vcenter_server, "Draytek VigorConnect" for draytek:vigorconnect):
+ * the item's vendor and product folded, one after the other (names.ts nameTails, migration 0037).
+ */
+const DISPLAY_NAME_ROWS = sql`a.origin in ('cna', 'adp', 'kev') and (a.vendor_norm is null or a.vendor_norm in ('n/a', '')) and i.match_vendor is not null
+  and vigie_product_core(a.vendor_norm, a.product_norm) = vigie_vendor_key(i.match_vendor) || vigie_vendor_key(i.match_product)
+  and vigie_vendor_key(i.match_product) = any(vigie_name_tails(a.product_norm))`;
 const PACKAGE_CPE_ROWS = sql`i.match_version is not null and a.version_type is distinct from 'git' and (a.version_from is not null or a.version_to is not null)`;
 const VENDOR_ROWS = sql`a.version_status = 'affected' and a.vulnerable`;
 
@@ -136,6 +152,8 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean, affected: SQL =
     byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = a.product_norm and ${PACKAGE_CPE_ROWS}`),
     byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = q.equivalent and ${PRODUCT_ROWS}`, "product"),
     byAffected(sql`i.item_type in ('cpe', 'product') and ${CORE_ROWS} and ${PRODUCT_ROWS}`),
+    byAffected(sql`i.item_type in ('cpe', 'product') and ${EDITION_ROWS} and ${PRODUCT_ROWS}`),
+    byAffected(sql`i.item_type in ('cpe', 'product') and ${DISPLAY_NAME_ROWS} and ${PRODUCT_ROWS}`),
     byAffected(sql`i.item_type = 'vendor' and i.match_vendor = q.equivalent and ${VENDOR_ROWS}`, "vendor"),
     byAffected(sql`i.item_type = 'purl' and i.match_cpe_product = q.equivalent and ${PACKAGE_CPE_ROWS}`, "product"),
     byPackage(sql`c.cve_id = any(pv.aliases) and pv.aliases @> array[c.cve_id]`),
@@ -184,7 +202,7 @@ function decide(candidates: Candidate[], vendorNames: Map<string, string[]>, lin
     if (c.item_type === "purl")
       reason = c.packages
         ? decideOsv(c.packages, c.match_version)
-        : decidePackageCpe(c.rows ?? [], c.match_version, (r) => linkedToPackage(r, c.match_ecosystem!, c.match_product!, links));
+        : decidePackageCpe(c.rows ?? [], c.match_version, (r) => linkedToPackage(r, c.cve_id, c.match_ecosystem!, c.match_product!, links));
     else if (c.item_type === "vendor") reason = decideVendor(c.rows ?? []);
     else if (c.item_type === "keyword" || c.item_type === "cve") {
       reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };
@@ -216,11 +234,11 @@ function decide(candidates: Candidate[], vendorNames: Map<string, string[]>, lin
 /** decide() with the learned vendor equivalents of the candidates' items and their packages' CPE links (a query each). */
 async function decideWith(ex: Executor, candidates: Candidate[]): Promise<Hit[]> {
   const vendors = [...new Set(candidates.filter((c) => c.rows && c.match_vendor).map((c) => c.match_vendor!))];
-  const viaCpe = candidates.filter((c) => c.item_type === "purl" && c.rows);
-  const keys = [...new Set(viaCpe.map((c) => packageKey(c.match_ecosystem!, c.match_product!)))];
-  const products = [...new Set(viaCpe.flatMap((c) => c.rows!.map((r) => r.product_norm ?? "")))];
+  const viaCpe = candidates
+    .filter((c) => c.item_type === "purl" && c.rows)
+    .map((c) => ({ key: packageKey(c.match_ecosystem!, c.match_product!), cveId: c.cve_id, rows: c.rows! }));
   const names = await vendorEquivalents(ex, vendors);
-  return decide(candidates, names, await packageLinks(ex, keys, products));
+  return decide(candidates, names, await packageLinks(ex, viaCpe));
 }
 
 /**

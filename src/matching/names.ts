@@ -56,3 +56,25 @@ export function productCore(vendor: string | null, product: string): string | nu
   while (start < words.length && vendorWords.has(words[start]!)) start++;
   return start < words.length ? words.slice(start).join("") : null;
 }
+
+/** Words a CNA writes after a product's CPE name for an edition of it ("NGINX Open Source" is f5:nginx). */
+const EDITION_TAILS = [["open", "source", "edition"], ["open", "source"], ["community", "edition"], ["community"], ["server"]];
+
+/**
+ * A CNA display name without its trailing edition words, then folded as productCore does: "NGINX
+ * Open Source" of F5 → "nginx", "Bamboo Server" of Atlassian → "bamboo", "UvDesk Community" of
+ * Webkul Software → "uvdesk". Null when no edition word trails, or nothing is left. Never "Enterprise"
+ * (Vault Enterprise is not hashicorp:vault's open-source line). In SQL:
+ * `vigie_product_base(vendor_norm, product_norm)` (migration 0037).
+ */
+export function productBase(vendor: string | null, product: string): string | null {
+  const words = nameWords(product);
+  const tail = EDITION_TAILS.find((t) => t.length < words.length && t.every((w, i) => words[words.length - t.length + i] === w));
+  return tail ? productCore(vendor, words.slice(0, words.length - tail.length).join("_")) : null;
+}
+
+/** The folded names an item's product may have once its vendor's words lead: the name without 1, 2… of its first words. */
+export function nameTails(product: string): string[] {
+  const words = nameWords(product);
+  return words.slice(1).map((_, i) => words.slice(i + 1).join(""));
+}

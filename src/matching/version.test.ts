@@ -267,4 +267,18 @@ describe("compareVersions: VMware update-style versions", () => {
     expect(inRange("8.0-update_2c", range("8.0 U2", "8.0 U2d"))).toBe(true);
     expect(inRange("8.0 U2d", range("8.0 U2", "8.0 U2d"))).toBe(false);
   });
+
+  // Service packs as CNAs write them and as CPE update fields carry them: Trend Micro CVE-2024-45504
+  // "9.1 Service Pack 3", Siemens CVE-2017-2680 "All versions < V2010 SP3" (vulnrichment); NVD update
+  // fields sp3, cumulative_update_8, fix_pack_7 (nvdcve-1.1 feeds).
+  it("reads Service Pack as sp, Cumulative Update as cu, Fix Pack as fp, whatever the spacing", () => {
+    for (const same of ["9.1 Service Pack 3", "9.1-sp3", "9.1 SP3", "9.1-service_pack_3", "9.1 ServicePack 3"])
+      expect(compareVersions(same, "9.1 SP3"), same).toBe(0);
+    expect(compareVersions("8.2-cumulative_update_8", "8.2 CU8")).toBe(0);
+    expect(compareVersions("11.5 Fix Pack 7", "11.5-fp7")).toBe(0);
+    expect(compareVersions("9.1 Service Pack 2", "9.1 Service Pack 3")).toBeLessThan(0);
+    expect(compareVersions("9.1", "9.1 Service Pack 1")).toBeLessThan(0);
+    expect(inRange("2010-sp2", range(null, "V2010 SP3"))).toBe(true);
+    expect(inRange("2010-service_pack_3", range(null, "V2010 SP3"))).toBe(false);
+  });
 });

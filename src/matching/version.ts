@@ -21,7 +21,9 @@
  *      (Maven: a snapshot is the build just before its release) < the release itself;
  *    - neutral words are dropped: ga, final, release, stable (Maven `1.0.Final`, `5.3.0.RELEASE`);
  *    - everything else sorts after the release: p/pl/patch (OpenSSH `9.6p1`), post/rev/r
- *      (PEP 440 `.post1`), h/hotfix/hf (PAN-OS `10.2.9-h1`), u/update (Java `8u281`), sp, and any
+ *      (PEP 440 `.post1`), h/hotfix/hf (PAN-OS `10.2.9-h1`), u/update (Java `8u281`), sp (also
+ *      written "Service Pack": `9.1 Service Pack 3` = `9.1-sp3`; likewise "Cumulative Update" = cu
+ *      and "Fix Pack" = fp, as CPE update fields write them), and any
  *      other word, ordered alphabetically: OpenSSL letter releases `1.0.2k` < `1.0.2l` < `1.0.2za`;
  *    - a number after a hyphen is a package revision / build (RPM `2.3-4.el8`, Citrix `13.1-49.15`,
  *      PEP 440 `1.0-1` = `1.0.post1`), so also after the release.
@@ -65,6 +67,9 @@ qualifiers(["p", "pl", "patch"], "p", R_POST);
 qualifiers(["h", "hotfix", "hf"], "h", R_POST);
 qualifiers(["u", "update"], "u", R_POST);
 
+const MULTIWORD = /service[\s_.-]*pack|cumulative[\s_.-]*update|fix[\s_.-]*pack/g;
+const MULTIWORD_SHORT: Record<string, string> = { s: "sp", c: "cu", f: "fp" };
+
 /** Single letters that are also letter releases (OpenSSL 1.0.2a…) unless a number follows. */
 const AMBIGUOUS_LETTERS = new Set(["a", "b", "c", "m", "p", "r", "u", "h"]);
 
@@ -99,6 +104,9 @@ function parse(raw: string): Parsed {
     s = em[2]!;
   }
   s = s.replace(/^(?:v|go)(?=\d)/, "");
+  // Two-word qualifiers as CPE update fields abbreviate them: "9.1 Service Pack 3" (Trend Micro) is
+  // 9.1:sp3, "8.2 Cumulative Update 8" 8.2:cu8, "11.5 Fix Pack 7" 11.5:fp7.
+  s = s.replace(MULTIWORD, (w) => MULTIWORD_SHORT[w[0]!]!);
   const plus = s.indexOf("+");
   if (plus >= 0 && !em && !DEBIAN_PLUS.test(s.slice(plus + 1))) s = s.slice(0, plus);
   // Go pseudo-versions: drop the commit hash; "X.Y.Z-<ts>" becomes the pre-release "X.Y.Z-0.<ts>".
