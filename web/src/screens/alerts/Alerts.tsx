@@ -5,7 +5,7 @@ import { ApiError, api, data } from "../../api/client";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { alertsRoute, projectRoute } from "../../router";
+import { alertsRoute, projectRoute } from "../../routes";
 import { percent, score } from "../cves/numbers";
 import { type Correspondance, explain } from "./explain";
 import { type AlertSearch, alertQuery, validateAlertSearch, PAGE_SIZE, PALIERS, SEVERITIES, SORTS, VERIFIED_RULES } from "./search";

@@ -5,7 +5,7 @@ import { ApiError, api, data } from "../../api/client";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { type CaseStatus, Countdown, canTriage, Failed, type Refused, SeverityBadge, send, StatusBadge, useProjectTags } from "./common";
 import { JustificationSelect } from "../vex/JustificationSelect";
 import { type Justification, justificationLabel, justificationWords } from "../vex/justifications";

@@ -6,7 +6,7 @@ import { download } from "../../api/files";
 import type { operations } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { type Case, type CaseStatus, Countdown, canTriage, Failed, SeverityBadge, send, StatusBadge, useProjectTags } from "./common";
 import { JustificationSelect } from "../vex/JustificationSelect";
 import type { Justification } from "../vex/justifications";

@@ -4,7 +4,7 @@ import { type FormEvent, useId } from "react";
 import { api, data } from "../../api/client";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { cvesRoute } from "../../router";
+import { cvesRoute } from "../../routes";
 import { CVE_PAGE_SIZE, CVE_SORTS, type CveSearch, SEVERITIES, validateCveSearch } from "./search";
 import { percent, score } from "./numbers";
 import { words } from "./words";

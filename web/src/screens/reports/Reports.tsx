@@ -4,7 +4,7 @@ import { api, data } from "../../api/client";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { FindZone } from "./FindZone";
 import { words } from "./words";
 

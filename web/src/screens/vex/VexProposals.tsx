@@ -6,7 +6,7 @@ import { faultsOf } from "../../api/faults";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { Faults } from "../../ui/Faults";
 import { FileDrop } from "../../ui/FileDrop";
 import { canTriage } from "../cases/common";

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { useMemo, useRef, useState } from "react";
 import { useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { calls, canWrite, keys, type Scope, type Workflow, WorkflowApiError } from "./api";
 import { Canvas, type NodeIssue } from "./Canvas";
 import { ACTIONS, type ActionName, type ApiGraph, type ApiNode } from "./catalog";
