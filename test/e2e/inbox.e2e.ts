@@ -182,6 +182,8 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
     await page.getByRole("navigation", { name: "Navigation principale" }).getByRole("link", { name: "CVE" }).click();
     await page.waitForURL(/\/cves$/);
     await page.getByRole("searchbox", { name: "Recherche" }).fill("GlobalProtect");
+    // The other fields fold under « Filtres » (the list comes first).
+    await page.locator("summary", { hasText: "Filtres" }).click();
     await page.getByRole("checkbox", { name: "critique" }).check();
     await page.getByRole("searchbox", { name: "Recherche" }).press("Enter");
     await page.waitForURL(/q=GlobalProtect/);

@@ -7,6 +7,7 @@ import { useI18n, useWords } from "../../i18n/i18n";
 import { projectRoute } from "../../routes";
 import { FindZone } from "./FindZone";
 import { words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type Report = components["schemas"]["ReportOut"];
 type ReportType = components["schemas"]["ReportIn"]["report_type"];
@@ -225,17 +226,7 @@ function ReportList({ path, canWrite }: { path: Path; canWrite: boolean }) {
               </tbody>
             </table>
           </div>
-          {pages > 1 && (
-            <nav className="pager" aria-label={w.listTitle}>
-              <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                {w.previous}
-              </button>
-              <span>{w.page(page, pages)}</span>
-              <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-                {w.next}
-              </button>
-            </nav>
-          )}
+          {pages > 1 && <Pager page={page} pages={pages} onPage={setPage} label={w.listTitle} status={w.page(page, pages)} />}
         </>
       )}
     </section>

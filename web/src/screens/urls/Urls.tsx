@@ -9,6 +9,7 @@ import { stacksQuery } from "../stacks/queries";
 import { urlQuery, urlsQuery, watchTechnology } from "./queries";
 import { certState, statusTone } from "./status";
 import { words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type Url = components["schemas"]["MonitoredUrlOut"];
 type Tech = components["schemas"]["DetectedTechnologyOut"];
@@ -104,17 +105,7 @@ export function Urls() {
             </table>
           </div>
         ))}
-      {pages > 1 && (
-        <nav className="pager" aria-label={w.pager}>
-          <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {w.prevPage}
-          </button>
-          <span>{w.page(page, pages)}</span>
-          <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {w.nextPage}
-          </button>
-        </nav>
-      )}
+      {pages > 1 && <Pager page={page} pages={pages} onPage={setPage} label={w.pager} status={w.page(page, pages)} />}
       {canManage &&
         (editing ? <UrlForm key={editing.id} url={editing} done={() => setEditing(null)} /> : <UrlForm key="new" done={() => {}} />)}
     </section>

@@ -60,8 +60,6 @@ const fr = {
   saved: "URL enregistrée.",
   deleted: (url: string) => `${url} n'est plus surveillée.`,
   page: (p: number, n: number) => `Page ${p} sur ${n}`,
-  prevPage: "Page précédente",
-  nextPage: "Page suivante",
   pager: "Pages des URL",
   saveError: "L'enregistrement a échoué.",
 };
@@ -127,8 +125,6 @@ export const words = {
     saved: "URL saved.",
     deleted: (url) => `${url} is no longer monitored.`,
     page: (p, n) => `Page ${p} of ${n}`,
-    prevPage: "Previous page",
-    nextPage: "Next page",
     pager: "URL pages",
     saveError: "Saving failed.",
   },
