@@ -23,7 +23,7 @@ interface Screen {
   name: string;
   path: () => string;
   /** What to do once the page is there (open a panel, switch a view). */
-  then?: (page: Page, lang: (typeof LANGS)[number]) => Promise<void>;
+  open?: (page: Page, lang: (typeof LANGS)[number]) => Promise<void>;
 }
 
 /** The elements wider than the window inside a parent that is not: where a page breaks out sideways. */
@@ -138,9 +138,9 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
     {
       name: "alert-detail",
       path: () => `/p/${projectId}/alerts`,
-      then: async (page) => {
+      open: async (page) => {
         await page.getByRole("grid").getByRole("row").nth(1).dblclick();
-        await page.locator(".alert-detail, [aria-labelledby^='alert-detail']").first().waitFor();
+        await page.locator(".inbox-detail").first().waitFor();
       },
     },
     { name: "cves", path: () => "/cves" },
@@ -151,7 +151,7 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
     {
       name: "cases-list",
       path: () => `/p/${projectId}/cases`,
-      then: async (page, lang) => {
+      open: async (page, lang) => {
         await page.getByRole("button", { name: lang === "fr" ? "Liste" : "Table", exact: true }).click();
       },
     },
@@ -204,7 +204,7 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
             await page.locator("main h1").first().waitFor();
             await page.waitForLoadState("networkidle");
             await expect.poll(() => page.getByText(lang === "fr" ? "Chargement…" : "Loading…").count()).toBe(0);
-            if (screen.then) await screen.then(page, lang);
+            if (screen.open) await screen.open(page, lang);
             const { scrollWidth, innerWidth } = await page.evaluate(() => ({
               scrollWidth: document.documentElement.scrollWidth,
               innerWidth: window.innerWidth,
