@@ -28,21 +28,22 @@ export function useCellLabels(root: RefObject<HTMLElement | null>): void {
 
 /** Sets `data-label` on each body cell of `table` from the last header row (a colspan counts). */
 export function labelTable(table: HTMLTableElement): void {
-  const head = table.tHead?.rows[table.tHead.rows.length - 1];
+  // Selectors rather than rows/cells: the same code under happy-dom (component tests) and browsers.
+  const head = [...table.querySelectorAll(":scope > thead > tr")].at(-1);
   if (!head) return;
   const names: string[] = [];
-  for (const cell of head.cells) {
+  for (const cell of head.querySelectorAll(":scope > th, :scope > td")) {
     const words = (cell.textContent ?? "").trim();
-    for (let i = 0; i < cell.colSpan; i++) names.push(words);
+    for (let i = 0; i < span(cell); i++) names.push(words);
   }
-  for (const body of table.tBodies) {
-    for (const row of body.rows) {
-      let col = 0;
-      for (const cell of row.cells) {
-        const name = names[col] ?? "";
-        if (cell.getAttribute("data-label") !== name) cell.setAttribute("data-label", name);
-        col += cell.colSpan;
-      }
+  for (const row of table.querySelectorAll(":scope > tbody > tr")) {
+    let col = 0;
+    for (const cell of row.querySelectorAll(":scope > th, :scope > td")) {
+      const name = names[col] ?? "";
+      if (cell.getAttribute("data-label") !== name) cell.setAttribute("data-label", name);
+      col += span(cell);
     }
   }
 }
+
+const span = (cell: Element) => Math.max(1, Number(cell.getAttribute("colspan")) || 1);
