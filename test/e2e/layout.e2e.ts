@@ -28,18 +28,18 @@ interface Screen {
 
 /** The elements wider than the window inside a parent that is not: where a page breaks out sideways. */
 function breakingOut(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
-    const name = (e: Element) =>
-      `${e.tagName.toLowerCase()}${e.className && typeof e.className === "string" ? `.${e.className.trim().split(/\s+/).join(".")}` : ""}`;
-    const out: string[] = [];
+  // A string: the root tsconfig has no DOM types (the code runs in the page).
+  return page.evaluate<string[]>(`(() => {
+    const name = (e) => e.tagName.toLowerCase() + (typeof e.className === "string" && e.className.trim() ? "." + e.className.trim().split(/\\s+/).join(".") : "");
+    const out = [];
     for (const e of document.querySelectorAll("body *")) {
       const parent = e.parentElement;
-      if (!parent || e.getBoundingClientRect().right <= window.innerWidth + 1) continue;
-      if (parent.getBoundingClientRect().right > window.innerWidth + 1) continue;
-      out.push(`${name(parent)} > ${name(e)} ${Math.round(e.getBoundingClientRect().right)}`);
+      if (!parent || e.getBoundingClientRect().right <= innerWidth + 1) continue;
+      if (parent.getBoundingClientRect().right > innerWidth + 1) continue;
+      out.push(name(parent) + " > " + name(e) + " " + Math.round(e.getBoundingClientRect().right));
     }
     return out.slice(0, 4);
-  });
+  })()`);
 }
 
 describe("layout: every screen at 1280×800 and 390×844, in French and in English", () => {
@@ -205,10 +205,9 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
             await page.waitForLoadState("networkidle");
             await expect.poll(() => page.getByText(lang === "fr" ? "Chargement…" : "Loading…").count()).toBe(0);
             if (screen.open) await screen.open(page, lang);
-            const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-              scrollWidth: document.documentElement.scrollWidth,
-              innerWidth: window.innerWidth,
-            }));
+            const { scrollWidth, innerWidth } = await page.evaluate<{ scrollWidth: number; innerWidth: number }>(
+              "({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })",
+            );
             measured.push({ size: `${size.width}x${size.height}`, lang, screen: screen.name, scrollWidth, innerWidth });
             if (scrollWidth > innerWidth) wide.push(`${screen.name}: ${scrollWidth} px (${(await breakingOut(page)).join(", ")})`);
             const dir = join(SCREENSHOTS, "layout");
