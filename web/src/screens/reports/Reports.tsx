@@ -50,12 +50,14 @@ interface Path {
 
 function Generate({ path }: { path: Path }) {
   const w = useWords(words);
+  const { lang } = useI18n();
   const id = useId();
   const queryClient = useQueryClient();
   const [type, setType] = useState<ReportType>("rapport_projet");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
-  const [language, setLanguage] = useState<"fr" | "en">("fr");
+  // A report is a document in the language asked; the user's own by default.
+  const [language, setLanguage] = useState<"fr" | "en">(lang);
   const create = useMutation({
     mutationFn: () =>
       data(
@@ -184,7 +186,9 @@ function ReportList({ path, canWrite }: { path: Path; canWrite: boolean }) {
                 {list.data.items.map((r) => (
                   <tr key={r.id}>
                     <th scope="row">
-                      <span className="source">{r.titre}</span>
+                      <span className="source" lang={r.language}>
+                        {r.titre}
+                      </span>
                       <span className="sub">
                         {w.types[r.report_type] ?? r.report_type}
                         {r.fige_le && ` · ${w.frozenOn(formatDate(r.fige_le, lang))}`}

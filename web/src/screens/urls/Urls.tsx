@@ -169,11 +169,9 @@ function UrlRow(p: { url: Url; technologies: Tech[] | undefined; stackId: string
         {u.last_status === "blocked" ? (
           <span className="sub error-cell">{w.blockedWhy}</span>
         ) : (
-          u.last_error && (
-            <span className="sub error-cell" lang="fr">
-              {u.last_error}
-            </span>
-          )
+          // The scan's detail is the server's (French, README « Langue des écrans »): the status above
+          // is the application's words; the detail is shown as it is to French readers only.
+          u.last_error && lang === "fr" && <span className="sub error-cell">{u.last_error}</span>
         )}
       </td>
       <td>
