@@ -222,6 +222,57 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
           expect(serious).toEqual([]);
           expect(pageErrors).toEqual([]);
         });
+
+        it("shows alerts first: the filters folded, the active ones as chips a click removes", async () => {
+          await page.goto(`${vigie.base}/p/${projectId}/alerts?severity=%5B%22critical%22%5D&is_kev=true`);
+          const rows = page.getByRole("grid").getByRole("row");
+          await expect.poll(() => rows.count()).toBe(2);
+          const chips = page.getByRole("list", { name: lang === "fr" ? "Filtres actifs" : "Active filters" });
+          expect(await chips.getByRole("listitem").count()).toBe(2);
+          expect(await page.locator("details.filter-fold").getAttribute("open")).toBeNull();
+          // At 1280×800 the first alert is in view (before: the open filters took the first 600 px).
+          if (size.width === 1280) {
+            const box = await rows.nth(1).boundingBox();
+            expect(box!.y + box!.height).toBeLessThanOrEqual(size.height);
+          }
+          // Removing a chip drops that filter alone; « Effacer les filtres » the others.
+          await chips.getByRole("button").first().click();
+          await page.waitForURL((u) => !u.search.includes("severity"));
+          expect(page.url()).toContain("is_kev=true");
+          await expect.poll(() => chips.getByRole("listitem").count()).toBe(1);
+          await page.getByRole("button", { name: lang === "fr" ? "Effacer les filtres" : "Clear filters" }).click();
+          await expect.poll(() => rows.count()).toBe(4);
+          if (size.width === 1280) {
+            // Two alerts visible under the folded filters.
+            const second = await rows.nth(2).boundingBox();
+            expect(second!.y + second!.height).toBeLessThanOrEqual(size.height);
+          }
+          await page.screenshot({ path: join(SCREENSHOTS, "layout", `${size.name}-${lang}-inbox-chips.png`) });
+        });
+
+        it("shows a focus ring on every Tab stop", async () => {
+          const bare: string[] = [];
+          for (const screen of screens.filter((x) => !x.open)) {
+            await page.goto(`${vigie.base}${screen.path()}`);
+            await page.locator("main h1").first().waitFor();
+            await page.waitForLoadState("networkidle");
+            for (let i = 0; i < 25; i++) {
+              await page.keyboard.press("Tab");
+              // The focused element draws an outline or a box-shadow (styles.css :focus-visible).
+              const ring = await page.evaluate<string | null>(`(() => {
+                let e = document.activeElement;
+                if (!e || e === document.body) return null;
+                // A file input hidden behind its label: the label draws the ring.
+                if (e.type === "file" && e.id) e = document.querySelector('label[for="' + e.id + '"]') || e;
+                const st = getComputedStyle(e);
+                const drawn = (st.outlineStyle !== "none" && parseFloat(st.outlineWidth) > 0) || st.boxShadow !== "none";
+                return drawn ? "" : e.outerHTML.slice(0, 120);
+              })()`);
+              if (ring) bare.push(`${screen.name}: ${ring}`);
+            }
+          }
+          expect(bare).toEqual([]);
+        });
       });
     }
   }
