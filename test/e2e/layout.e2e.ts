@@ -250,6 +250,25 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
           await page.screenshot({ path: join(SCREENSHOTS, "layout", `${size.name}-${lang}-inbox-chips.png`) });
         });
 
+        it("folds the navigation behind « Menu » on a phone, and shows it beside the screen at 1280", async () => {
+          await page.goto(`${vigie.base}/p/${projectId}`);
+          const nav = page.getByRole("navigation", { name: lang === "fr" ? "Navigation principale" : "Main navigation" });
+          const menu = page.getByRole("button", { name: "Menu" });
+          if (size.width === 1280) {
+            expect(await nav.isVisible()).toBe(true);
+            expect(await menu.isVisible()).toBe(false);
+            return;
+          }
+          expect(await nav.isVisible()).toBe(false);
+          await menu.click();
+          expect(await menu.getAttribute("aria-expanded")).toBe("true");
+          await nav.getByRole("link", { name: lang === "fr" ? "Dossiers" : "Cases" }).click();
+          await page.waitForURL(/\/cases$/);
+          // A new screen folds the menu again.
+          await expect.poll(() => nav.isVisible()).toBe(false);
+          expect(await menu.getAttribute("aria-expanded")).toBe("false");
+        });
+
         it("shows a focus ring on every Tab stop", async () => {
           const bare: string[] = [];
           for (const screen of screens.filter((x) => !x.open)) {
