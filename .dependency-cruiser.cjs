@@ -85,9 +85,18 @@ module.exports = {
       from: { path: "^src/", pathNot: TEST },
       to: { path: `${TEST}|^test/` },
     },
+    {
+      name: "web-screens-import-no-router",
+      comment:
+        "The router imports every screen: a screen, the shell or a shared component reads its route through " +
+        "web/src/routes.ts (getRouteApi), never router.tsx (the circle of issue 34).",
+      severity: "error",
+      from: { path: "^web/src/(screens|layout|ui|api|i18n)/", pathNot: "\\.test\\.tsx?$|/testing\\.tsx$" },
+      to: { path: "^web/src/router\\.tsx$" },
+    },
   ],
   options: {
-    includeOnly: "^(src|test|bench)/",
+    includeOnly: "^(src|test|bench|web/src)/",
     tsConfig: { fileName: "tsconfig.json" },
     tsPreCompilationDeps: true,
   },

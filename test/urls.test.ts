@@ -117,7 +117,8 @@ describe("monitored URLs: the routes", () => {
     const id = first.json().id;
     await monitor(x, "http://intranet.example.org/");
     const page = (await x.call("GET", "/monitored-urls?page=1&page_size=1")).json();
-    expect(page).toMatchObject({ total: 2, page: 1, page_size: 1 });
+    // This application lets scans reach private addresses (VIGIE_ALLOW_PRIVATE_TARGETS=true): the list says so.
+    expect(page).toMatchObject({ total: 2, page: 1, page_size: 1, private_targets_allowed: true });
     expect(page.items).toHaveLength(1);
     expect((await x.call("GET", "/monitored-urls?page=2&page_size=1")).json().items).toHaveLength(1);
     expect(await detail(x, id)).toMatchObject({ id, technologies: [] });
@@ -281,6 +282,8 @@ describe("monitored URLs: the SSRF guard", () => {
       expect(d.last_error).toContain("VIGIE_ALLOW_PRIVATE_TARGETS");
     }
     expect(web.seen.length).toBe(before);
+    // The list tells the web application, which then refuses such addresses when typed.
+    expect((await x.call("GET", "/monitored-urls")).json().private_targets_allowed).toBe(false);
   });
 
   it("checks redirects even when the first address is let through", async () => {

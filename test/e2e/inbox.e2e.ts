@@ -157,6 +157,9 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
     await page.goto(`${page.url()}?palier=%5B%22P1%22%5D`);
     await expect.poll(() => page.getByRole("grid").locator("tbody tr").count()).toBe(1);
     expect(await page.getByRole("grid").locator("tbody tr").getAttribute("aria-label")).toMatch(/^CVE-2024-3400, /);
+    // The active filter shows as a chip; the other fields fold under « Filtres ».
+    expect(await page.getByRole("list", { name: "Filtres actifs" }).textContent()).toContain("Palier P1");
+    await page.locator("summary", { hasText: "Filtres" }).click();
     expect(await page.getByRole("checkbox", { name: "P1" }).isChecked()).toBe(true);
   });
 
@@ -182,6 +185,8 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
     await page.getByRole("navigation", { name: "Navigation principale" }).getByRole("link", { name: "CVE" }).click();
     await page.waitForURL(/\/cves$/);
     await page.getByRole("searchbox", { name: "Recherche" }).fill("GlobalProtect");
+    // The other fields fold under « Filtres » (the list comes first).
+    await page.locator("summary", { hasText: "Filtres" }).click();
     await page.getByRole("checkbox", { name: "critique" }).check();
     await page.getByRole("searchbox", { name: "Recherche" }).press("Enter");
     await page.waitForURL(/q=GlobalProtect/);

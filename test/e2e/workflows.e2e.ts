@@ -66,7 +66,7 @@ describe("workflows: list, a graph built on the canvas, a 422 on its node, dry r
     await page.getByRole("button", { name: "Enregistrer" }).click();
     const node = page.locator('.react-flow__node[data-id="notify_webhook-1"] .wf-node');
     await expect.poll(() => node.getAttribute("class")).toContain("wf-node-invalid");
-    expect(await node.textContent()).toContain("params.url : Value error, une URL http:// ou https:// est attendue");
+    expect(await node.textContent()).toContain("params.url : une URL http:// ou https:// est attendue");
     expect(await page.locator(".wf-issues").textContent()).toContain("Voir le nœud notify_webhook-1");
     expect(await page.getByLabel("url").getAttribute("aria-invalid")).toBe("true");
     expect(page.url()).toMatch(/\/workflows\/new$/);

@@ -81,7 +81,7 @@ const homeRoute = createRoute({
  * `/p/$projectId/…`: the screens of one project. The project must be one of the session's (else
  * "page not found"); it becomes the current project. A project screen is a child of this route.
  */
-export const projectRoute = createRoute({
+const projectRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/p/$projectId",
   beforeLoad: ({ context, params }) => {
@@ -148,7 +148,7 @@ const feedsRoute = createRoute({
 });
 
 /** The alert inbox: its filters are the URL's search params (a view can be shared). */
-export const alertsRoute = createRoute({
+const alertsRoute = createRoute({
   getParentRoute: () => projectRoute,
   path: "alerts",
   validateSearch: validateAlertSearch,
@@ -156,14 +156,14 @@ export const alertsRoute = createRoute({
 });
 
 /** The CVE explorer (the corpus is no project's). */
-export const cvesRoute = createRoute({
+const cvesRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/cves",
   validateSearch: validateCveSearch,
   component: lazyRouteComponent(() => import("./screens/cves/Cves"), "Cves"),
 });
 
-export const cveRoute = createRoute({
+const cveRoute = createRoute({
   getParentRoute: () => appRoute,
   path: "/cves/$cveId",
   component: lazyRouteComponent(() => import("./screens/cves/CveDetail"), "CveDetail"),

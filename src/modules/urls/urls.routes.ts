@@ -21,8 +21,10 @@ export function urlsRoutes(service: UrlsService): RouteDef[] {
       params: ProjectParams, query: UrlListQuery,
       responses: { 200: MonitoredUrlList },
       handler: async ({ project, query }) => {
-        const { rows, total } = await service.list(project, query);
-        return { items: rows.map(presentUrl), total, page: query.page, page_size: query.page_size };
+        const { rows, total, privateTargetsAllowed } = await service.list(project, query);
+        return {
+          items: rows.map(presentUrl), total, page: query.page, page_size: query.page_size, private_targets_allowed: privateTargetsAllowed,
+        };
       },
     }),
     route({

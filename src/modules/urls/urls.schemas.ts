@@ -82,7 +82,17 @@ export const Technology = z
 
 export const MonitoredUrlDetail = MonitoredUrl.extend({ technologies: z.array(Technology) }).meta({ id: "MonitoredUrlDetailOut" });
 
-export const MonitoredUrlList = pageOf(MonitoredUrl, "MonitoredUrlListOut");
+export const MonitoredUrlList = pageOf(MonitoredUrl, "MonitoredUrlListOut")
+  .extend({
+    private_targets_allowed: z
+      .boolean()
+      .optional()
+      .describe(
+        "Whether scans may reach loopback, private, link-local or metadata addresses (the operator's setting): " +
+          "when false, a URL naming such an address is scanned as blocked; the web application refuses it when typed",
+      ),
+  })
+  .meta({ id: "MonitoredUrlListOut" });
 export const UrlListQuery = z.object({ ...PAGING });
 export type UrlListQuery = z.output<typeof UrlListQuery>;
 

@@ -20,6 +20,8 @@ export interface UrlSettings {
   certWarningDays: number;
   /** VIGIE_URLS_SCAN_CONCURRENCY: scans at once in a process. */
   concurrency: number;
+  /** VIGIE_ALLOW_PRIVATE_TARGETS: scans may reach private addresses (said to the web application, which refuses them otherwise). */
+  allowPrivateTargets?: boolean;
 }
 
 /** Sends a scan to the job queue (`urls-scan`); absent (no jobs in this process), the next urls-scan-due takes it. */
@@ -115,8 +117,9 @@ export class UrlsService {
     return new Conflict(CONFLICT.urlTaken.code, CONFLICT.urlTaken.message(url));
   }
 
-  async list(project: ProjectScope, q: UrlListQuery): Promise<{ rows: UrlRow[]; total: number }> {
-    return repo.page(this.db, project.id, q.page, q.page_size);
+  async list(project: ProjectScope, q: UrlListQuery): Promise<{ rows: UrlRow[]; total: number; privateTargetsAllowed: boolean }> {
+    const { rows, total } = await repo.page(this.db, project.id, q.page, q.page_size);
+    return { rows, total, privateTargetsAllowed: this.settings.allowPrivateTargets === true };
   }
 
   async get(project: ProjectScope, id: string): Promise<UrlRow> {

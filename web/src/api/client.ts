@@ -1,4 +1,6 @@
 import createClient from "openapi-fetch";
+import { activeLang } from "../i18n/i18n";
+import { forbiddenWords, itemWords, type PydanticItem } from "./pydantic";
 import type { paths } from "./schema";
 
 /**
@@ -14,16 +16,20 @@ export class ApiError extends Error {
     /** The server's `detail`: a message, a conflict `{code, message}`, or a 422's list of issues. */
     readonly detail: unknown,
   ) {
-    super(detailText(detail) ?? `HTTP ${status}`);
+    super(detailText(status, detail) ?? `HTTP ${status}`);
   }
 }
 
-/** The words of a `detail`: a string, a coded error's `message` (409), or a 422's messages. */
-function detailText(detail: unknown): string | undefined {
+/**
+ * The words of a `detail`: a string (a 403's in the user's language), a coded error's `message`
+ * (409), or a 422's items in the application's words (api/pydantic.ts; a form shows them on its fields).
+ */
+function detailText(status: number, detail: unknown): string | undefined {
+  if (status === 403) return forbiddenWords(detail, activeLang());
   if (typeof detail === "string") return detail;
   if (Array.isArray(detail)) {
-    const msgs = detail.map((d) => (d as { msg?: unknown })?.msg).filter((m): m is string => typeof m === "string");
-    return msgs.length ? msgs.join(" ; ") : undefined;
+    const msgs = (detail as PydanticItem[]).map((d) => itemWords(d, activeLang()));
+    return msgs.length ? [...new Set(msgs)].join(" ; ") : undefined;
   }
   const message = (detail as { message?: unknown } | null | undefined)?.message;
   return typeof message === "string" ? message : undefined;

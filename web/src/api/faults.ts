@@ -1,4 +1,6 @@
+import { activeLang } from "../i18n/i18n";
 import { ApiError } from "./client";
+import { itemWords, type PydanticItem } from "./pydantic";
 
 /** A fault of a refused document: where (a JSON pointer, `line N`, a parameter, or null: the whole document) and why. */
 export interface Fault {
@@ -12,10 +14,9 @@ export interface Fault {
  */
 export function faultsOf(err: unknown): Fault[] {
   if (!(err instanceof ApiError) || err.status !== 422 || !Array.isArray(err.detail)) return [];
-  return (err.detail as { loc?: (string | number)[]; msg?: string }[]).map((d) => {
+  return (err.detail as PydanticItem[]).map((d) => {
     const [root, ...loc] = d.loc ?? [];
-    // The 422's Pydantic prefix says nothing to a reader.
-    const message = String(d.msg ?? "").replace(/^Value error, /, "");
+    const message = itemWords(d, activeLang());
     // A query parameter (?name=): its name.
     if (root !== "body") return { where: loc.length ? loc.join(".") : null, message };
     if (loc.length === 0) return { where: null, message };

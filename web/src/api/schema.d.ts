@@ -2637,6 +2637,8 @@ export interface components {
             total: number;
             page: number;
             page_size: number;
+            /** @description Whether scans may reach loopback, private, link-local or metadata addresses (the operator's setting): when false, a URL naming such an address is scanned as blocked; the web application refuses it when typed */
+            private_targets_allowed?: boolean;
         };
         MonitoredUrlOut: {
             /** Format: uuid */

@@ -12,6 +12,16 @@ export function storedLang(): Lang {
   }
 }
 
+let active: Lang | undefined;
+
+/**
+ * The language on screen, for code outside React's tree that words a message (api/client.ts words an
+ * error when the call fails): the provider's, else the stored choice.
+ */
+export function activeLang(): Lang {
+  return active ?? storedLang();
+}
+
 interface I18n {
   lang: Lang;
   t: Messages;
@@ -25,6 +35,7 @@ export function I18nProvider({ children, initial }: { children: ReactNode; initi
   useEffect(() => {
     document.documentElement.lang = lang;
   }, [lang]);
+  active = lang;
   const value = useMemo<I18n>(
     () => ({
       lang,

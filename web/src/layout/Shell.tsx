@@ -1,10 +1,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, Outlet, useLocation, useNavigate } from "@tanstack/react-router";
-import { useId } from "react";
+import { useEffect, useId, useRef, useState } from "react";
 import { api } from "../api/client";
 import { type Session, sessionQuery } from "../api/session";
 import { useI18n, useWords } from "../i18n/i18n";
 import type { Lang } from "../i18n/messages";
+import { useCellLabels } from "./cellLabels";
 import { useCurrent } from "./current";
 import { navWords } from "./nav";
 
@@ -17,8 +18,16 @@ export function Shell() {
 function ShellOf({ session }: { session: Session }) {
   const { t } = useI18n();
   const { project } = useCurrent(session);
+  // Narrow windows (CSS, ≤ 800 px): the navigation and the switchers fold behind « Menu »; a new
+  // screen folds them again. Wide windows show them whatever this says.
+  const [menuOpen, setMenuOpen] = useState(false);
+  const { href } = useLocation();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: closing on each new location is the point.
+  useEffect(() => setMenuOpen(false), [href]);
+  const main = useRef<HTMLElement>(null);
+  useCellLabels(main);
   return (
-    <div className="shell">
+    <div className={menuOpen ? "shell menu-open" : "shell"}>
       <a className="skip-link" href="#main">
         {t.skipToContent}
       </a>
@@ -26,6 +35,15 @@ function ShellOf({ session }: { session: Session }) {
         <Link to="/" className="brand">
           {t.appName}
         </Link>
+        <button
+          type="button"
+          className="menu-button"
+          aria-expanded={menuOpen}
+          aria-controls="main-nav"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          {t.menu}
+        </button>
         <div className="topbar-tools">
           <ProjectSwitcher session={session} />
           <LanguageSwitch />
@@ -34,7 +52,7 @@ function ShellOf({ session }: { session: Session }) {
       </header>
       <div className="body">
         <MainNav projectId={project?.id ?? null} />
-        <main id="main" tabIndex={-1}>
+        <main id="main" tabIndex={-1} ref={main}>
           <Outlet />
         </main>
       </div>
@@ -48,7 +66,7 @@ function MainNav({ projectId }: { projectId: string | null }) {
   const w = useWords(navWords);
   const params = { projectId: projectId ?? "" };
   return (
-    <nav aria-label={t.mainNav} className="mainnav">
+    <nav aria-label={t.mainNav} className="mainnav" id="main-nav">
       {projectId && (
         <>
           <h2 className="nav-group">{w.project}</h2>

@@ -3,6 +3,7 @@ import { api, data } from "../api/client";
 import type { components } from "../api/schema";
 import { formatDate, formatDuration } from "../format";
 import { useI18n } from "../i18n/i18n";
+import { sourceProtocol } from "../i18n/server-words";
 import type { Messages } from "../i18n/messages";
 
 type FeedSource = components["schemas"]["FeedSourceOut"];
@@ -61,7 +62,7 @@ export function Feeds() {
                     <th scope="row">
                       <span className="source">{s.source}</span>
                       <span className="sub">
-                        {s.protocol} · {t.every(formatDuration(s.every_seconds, lang))}
+                        {sourceProtocol(s.source, s.protocol, lang)} · {t.every(formatDuration(s.every_seconds, lang))}
                       </span>
                     </th>
                     <td>

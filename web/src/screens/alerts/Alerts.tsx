@@ -1,11 +1,11 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { type FormEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
+import { type KeyboardEvent, useEffect, useId, useRef, useState } from "react";
 import { ApiError, api, data } from "../../api/client";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { alertsRoute, projectRoute } from "../../router";
+import { alertsRoute, projectRoute } from "../../routes";
 import { percent, score } from "../cves/numbers";
 import { type Correspondance, explain } from "./explain";
 import {
@@ -20,6 +20,8 @@ import {
   VERIFIED_RULES,
 } from "./search";
 import { words } from "./words";
+import { CheckFilter, chipsOf, FilterPanel, InputFilter, SelectFilter, YesNoFilter } from "../../ui/Filters";
+import { Pager } from "../../ui/Pager";
 
 type Alert = components["schemas"]["AlertOut"];
 type W = typeof words.fr;
@@ -328,15 +330,7 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
         </div>
       )}
       {pages > 1 && (
-        <nav aria-label={w.pages} className="pager">
-          <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => go({ ...search, page: page - 1 })}>
-            {w.previous}
-          </button>
-          <span>{w.pageOf(page, pages)}</span>
-          <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => go({ ...search, page: page + 1 })}>
-            {w.next}
-          </button>
-        </nav>
+        <Pager page={page} pages={pages} onPage={(p) => go({ ...search, page: p })} label={w.pages} status={w.pageOf(page, pages)} />
       )}
       {help && (
         <Help
@@ -572,29 +566,8 @@ function Filters({
   onApply(s: AlertSearch): void;
 }) {
   const w = useWords(words);
-  const id = useId();
-  const tri = (v: boolean | undefined) => (v === undefined ? "" : String(v));
-  const fromTri = (v: FormDataEntryValue | null) => (v === "true" ? true : v === "false" ? false : undefined);
-  function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const f = new FormData(e.currentTarget);
-    const str = (k: string) => (f.get(k) as string | null)?.trim() || undefined;
-    const epss = str("min_epss");
-    const rule = str("rule");
-    onApply({
-      unverified: search.unverified,
-      q: str("q"),
-      palier: f.getAll("palier") as AlertSearch["palier"],
-      severity: f.getAll("severity") as AlertSearch["severity"],
-      is_kev: fromTri(f.get("is_kev")),
-      has_poc: fromTri(f.get("has_poc")),
-      is_read: fromTri(f.get("is_read")),
-      min_epss: epss === undefined ? undefined : Number(epss),
-      tag: str("tag"),
-      rule: rule ? [rule as (typeof VERIFIED_RULES)[number]] : undefined,
-      sort: str("sort") === DEFAULT_SORT ? undefined : (str("sort") as AlertSearch["sort"]),
-    });
-  }
+  const { lang } = useI18n();
+  const is = (label: string) => (v: string) => `${label} : ${v === "true" ? w.yes : w.no}`;
   const sortLabel: Record<string, string> = {
     "-triggered_at": w.sortNewest,
     triggered_at: w.sortOldest,
@@ -602,101 +575,68 @@ function Filters({
     "-epss": w.sortEpss,
     palier: w.sortPalier,
   };
-  const yesNo = (
-    <>
-      <option value="">{w.any}</option>
-      <option value="true">{w.yes}</option>
-      <option value="false">{w.no}</option>
-    </>
+  const chips = chipsOf(
+    search,
+    {
+      q: (v) => `« ${v} »`,
+      palier: (v) => `${w.palier} ${v}`,
+      severity: (v) => `${w.severity} : ${w.severities[v] ?? v}`,
+      is_kev: is(w.kev),
+      has_poc: is(w.poc),
+      is_read: (v) => (v === "true" ? w.readRead : w.readUnread),
+      min_epss: (v) => `${w.minEpss} : ${percent(Number(v), lang)}`,
+      tag: (v) => `${w.tag} : ${v}`,
+      rule: (v) => `${w.rule} : ${w.rules[v as (typeof VERIFIED_RULES)[number]] ?? v}`,
+    },
+    onApply,
   );
   return (
-    <form className="inbox-filters" aria-label={w.filters} onSubmit={submit}>
-      <div className="field">
-        <label htmlFor={`${id}-q`}>{w.search}</label>
-        <input id={`${id}-q`} name="q" type="search" defaultValue={search.q} placeholder={w.searchHint} maxLength={200} />
-      </div>
-      <fieldset>
-        <legend>{w.palier}</legend>
-        {PALIERS.map((p) => (
-          <label key={p} className="check">
-            <input type="checkbox" name="palier" value={p} defaultChecked={search.palier?.includes(p)} /> {p}
-          </label>
-        ))}
-      </fieldset>
-      <fieldset>
-        <legend>{w.severity}</legend>
-        {SEVERITIES.map((s) => (
-          <label key={s} className="check">
-            <input type="checkbox" name="severity" value={s} defaultChecked={search.severity?.includes(s)} /> {w.severities[s]}
-          </label>
-        ))}
-      </fieldset>
-      <div className="field">
-        <label htmlFor={`${id}-kev`}>{w.kev}</label>
-        <select id={`${id}-kev`} name="is_kev" defaultValue={tri(search.is_kev)}>
-          {yesNo}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-poc`}>{w.poc}</label>
-        <select id={`${id}-poc`} name="has_poc" defaultValue={tri(search.has_poc)}>
-          {yesNo}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-read`}>{w.readState}</label>
-        <select id={`${id}-read`} name="is_read" defaultValue={tri(search.is_read)}>
-          <option value="">{w.any}</option>
-          <option value="false">{w.readUnread}</option>
-          <option value="true">{w.readRead}</option>
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-epss`}>{w.minEpss}</label>
-        <input id={`${id}-epss`} name="min_epss" type="number" min={0} max={1} step={0.01} defaultValue={search.min_epss} />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-tag`}>{w.tag}</label>
-        <select id={`${id}-tag`} name="tag" defaultValue={search.tag ?? ""}>
-          <option value="">{w.any}</option>
-          {tags.map((t) => (
-            <option key={t.id} value={t.name}>
-              {t.name}
-            </option>
-          ))}
-        </select>
-      </div>
+    <FilterPanel
+      label={w.filters}
+      chips={chips}
+      onApply={(values) => {
+        const chosen = { ...values, unverified: search.unverified } as AlertSearch;
+        onApply(chosen.sort === DEFAULT_SORT ? { ...chosen, sort: undefined } : chosen);
+      }}
+      onReset={() => onApply({ unverified: search.unverified })}
+      lead={<InputFilter label={w.search} name="q" type="search" defaultValue={search.q} placeholder={w.searchHint} maxLength={200} />}
+    >
+      <CheckFilter legend={w.palier} name="palier" values={search.palier} choices={PALIERS.map((p) => [p, p] as const)} />
+      <CheckFilter
+        legend={w.severity}
+        name="severity"
+        values={search.severity}
+        choices={SEVERITIES.map((s) => [s, w.severities[s] ?? s] as const)}
+      />
+      <YesNoFilter label={w.kev} name="is_kev" value={search.is_kev} any={w.any} />
+      <YesNoFilter label={w.poc} name="has_poc" value={search.has_poc} any={w.any} />
+      <SelectFilter
+        label={w.readState}
+        name="is_read"
+        value={search.is_read === undefined ? undefined : String(search.is_read)}
+        any={w.any}
+        choices={[
+          ["false", w.readUnread],
+          ["true", w.readRead],
+        ]}
+      />
+      <InputFilter label={w.minEpss} name="min_epss" type="number" min={0} max={1} step={0.01} defaultValue={search.min_epss} />
+      <SelectFilter label={w.tag} name="tag" value={search.tag} any={w.any} choices={tags.map((t) => [t.name, t.name] as const)} />
       {!search.unverified && (
-        <div className="field">
-          <label htmlFor={`${id}-rule`}>{w.rule}</label>
-          <select id={`${id}-rule`} name="rule" defaultValue={search.rule?.[0] ?? ""}>
-            <option value="">{w.any}</option>
-            {VERIFIED_RULES.map((r) => (
-              <option key={r} value={r}>
-                {w.rules[r]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectFilter
+          label={w.rule}
+          name="rule"
+          value={search.rule?.[0]}
+          any={w.any}
+          choices={VERIFIED_RULES.map((r) => [r, w.rules[r] ?? r] as const)}
+        />
       )}
-      <div className="field">
-        <label htmlFor={`${id}-sort`}>{w.sort}</label>
-        <select id={`${id}-sort`} name="sort" defaultValue={search.sort ?? DEFAULT_SORT}>
-          {SORTS.map((s) => (
-            <option key={s} value={s}>
-              {sortLabel[s]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="filter-actions">
-        <button type="submit" className="button-primary">
-          {w.apply}
-        </button>
-        <button type="button" className="button-secondary" onClick={() => onApply({ unverified: search.unverified })}>
-          {w.reset}
-        </button>
-      </div>
-    </form>
+      <SelectFilter
+        label={w.sort}
+        name="sort"
+        value={search.sort ?? DEFAULT_SORT}
+        choices={SORTS.map((s) => [s, sortLabel[s] ?? s] as const)}
+      />
+    </FilterPanel>
   );
 }

@@ -56,10 +56,29 @@ describe("a case's screen", () => {
     expect(await put.json()).toEqual({ status: "corrige", comment: null });
   });
 
-  it("sets an exception expiring in 30 Paris days by default, and shows a 422's message on its field", async () => {
+  it("sets an exception expiring in 30 Paris days by default; flags the empty required fields; a 422 in its own words on its field", async () => {
+    // The server's own 422 items (FastAPI/Pydantic shape): an expiry in the past (a rule, value_error)
+    // and a blank justification (the schema's string_too_short).
     const { calls } = await renderAt(`/p/${PROJECT}/cases/CVE-2024-3400`, "member", (req, u) => {
       if (u.pathname === `${CASES_PATH}/CVE-2024-3400/exception` && req.method === "PUT")
-        return json(422, { detail: [{ loc: ["body", "justification"], msg: "Value error, justification requise", type: "value_error" }] });
+        return json(422, {
+          detail: [
+            {
+              type: "string_too_short",
+              loc: ["body", "justification"],
+              msg: "String should have at least 1 character",
+              input: "",
+              ctx: { min_length: 1 },
+            },
+            {
+              type: "value_error",
+              loc: ["body", "expires_on"],
+              msg: "Value error, la date d'expiration ne peut pas être passée (aujourd'hui à Paris : 2026-11-28)",
+              input: "2020-01-01",
+              ctx: { error: {} },
+            },
+          ],
+        });
       if (u.pathname === `${CASES_PATH}/CVE-2024-3400`) return json(200, detail());
       return null;
     });
@@ -67,15 +86,21 @@ describe("a case's screen", () => {
     const expires = screen.getByLabelText("Dernier jour de validité (heure de Paris)") as HTMLInputElement;
     expect(expires.value).toBe(addDays(parisToday(), 30));
     expect(screen.getByText("expire dans 30 jours")).toBeTruthy();
-    fireEvent.change(screen.getByLabelText("Mesure en place"), { target: { value: "Télémétrie désactivée" } });
-    fireEvent.change(screen.getByLabelText("Justification"), { target: { value: " " } });
+    // Empty: both required fields flagged, nothing sent.
     fireEvent.click(screen.getByRole("button", { name: "Enregistrer" }));
-    expect(await screen.findByText("Value error, justification requise")).toBeTruthy();
+    expect(await screen.findAllByText("Ce champ est obligatoire.")).toHaveLength(2);
+    expect(calls.filter((c) => c.method === "PUT")).toEqual([]);
+    fireEvent.change(screen.getByLabelText("Mesure en place"), { target: { value: "Télémétrie désactivée" } });
+    fireEvent.change(screen.getByLabelText("Justification"), { target: { value: "Pas exposé" } });
+    fireEvent.click(screen.getByRole("button", { name: "Enregistrer" }));
+    expect(await screen.findByText("Ce champ est obligatoire.")).toBeTruthy();
+    expect(screen.getByText("la date d'expiration ne peut pas être passée (aujourd'hui à Paris : 2026-11-28)")).toBeTruthy();
+    expect(screen.queryByText(/Value error|String should/)).toBeNull();
     const put = calls.find((c) => c.method === "PUT")!;
     expect(await put.json()).toEqual({
       nature: "MITIGATED",
       measure: "Télémétrie désactivée",
-      justification: " ",
+      justification: "Pas exposé",
       expires_on: addDays(parisToday(), 30),
     });
   });

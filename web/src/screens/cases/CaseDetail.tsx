@@ -2,10 +2,11 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useParams } from "@tanstack/react-router";
 import { type FormEvent, useId, useState } from "react";
 import { ApiError, api, data } from "../../api/client";
+import { requiredBlank } from "../../api/pydantic";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { type CaseStatus, Countdown, canTriage, Failed, type Refused, SeverityBadge, send, StatusBadge, useProjectTags } from "./common";
 import { JustificationSelect } from "../vex/JustificationSelect";
 import { type Justification, justificationLabel, justificationWords } from "../vex/justifications";
@@ -338,6 +339,7 @@ export function ExceptionForm({
   now?: Date;
 }) {
   const w = useWords(words);
+  const { t } = useI18n();
   const id = useId();
   const invalidate = useInvalidate(ids);
   const today = parisToday(now);
@@ -355,9 +357,18 @@ export function ExceptionForm({
       await invalidate();
     },
   });
-  const fields = (save.error as Refused | null)?.fields ?? {};
+  // The required fields are flagged before sending: the server's schema answers the first fault it
+  // meets (an empty justification) and would leave an empty « Mesure en place » unflagged.
+  const [missing, setMissing] = useState<Record<string, string>>({});
+  const fields = { ...((save.error as Refused | null)?.fields ?? {}), ...missing };
   const submit = (ev: FormEvent) => {
     ev.preventDefault();
+    const blank = requiredBlank(
+      { measure: form.nature === "MITIGATED" ? form.measure : "-", justification: form.justification, expires_on: form.expires_on },
+      t.required,
+    );
+    setMissing(blank);
+    if (Object.keys(blank).length) return;
     save.mutate({ ...form, measure: form.nature === "MITIGATED" ? form.measure?.trim() || null : null });
   };
   const set = (patch: Partial<ExceptionIn>) => setForm((f) => ({ ...f, ...patch }));

@@ -6,12 +6,13 @@ import { download } from "../../api/files";
 import type { operations } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { type Case, type CaseStatus, Countdown, canTriage, Failed, SeverityBadge, send, StatusBadge, useProjectTags } from "./common";
 import { JustificationSelect } from "../vex/JustificationSelect";
 import type { Justification } from "../vex/justifications";
 import { effectiveExpiry } from "./paris";
 import { SEVERITIES, STATUS_ORDER, words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type ListQuery = NonNullable<operations["listCases"]["parameters"]["query"]>;
 type Sort = NonNullable<ListQuery["sort"]>;
@@ -421,15 +422,7 @@ function CasesTable({
           </tbody>
         </table>
       </div>
-      <nav className="pager" aria-label={w.page(page, pages, total)}>
-        <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-          {w.previous}
-        </button>
-        <span>{w.page(page, pages, total)}</span>
-        <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => onPage(page + 1)}>
-          {w.next}
-        </button>
-      </nav>
+      <Pager page={page} pages={pages} onPage={onPage} label={w.page(page, pages, total)} status={w.page(page, pages, total)} />
     </>
   );
 }

@@ -10,6 +10,7 @@ import { useCurrent } from "../../layout/current";
 import { Countdown, canTriage, Failed, type Refused, SeverityBadge, send, StatusBadge } from "./common";
 import { addDays, parisToday } from "./paris";
 import { words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type Org = Session["organizations"][number];
 type Risk = components["schemas"]["RiskDetailOut"];
@@ -160,15 +161,7 @@ function RiskList({ org }: { org: Org }) {
               </tbody>
             </table>
           </div>
-          <nav className="pager" aria-label={w.risksCaption}>
-            <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              {w.previous}
-            </button>
-            <span>{w.riskPage(page, pages, list.data.total)}</span>
-            <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-              {w.next}
-            </button>
-          </nav>
+          <Pager page={page} pages={pages} onPage={setPage} label={w.risksCaption} status={w.riskPage(page, pages, list.data.total)} />
         </>
       )}
     </>

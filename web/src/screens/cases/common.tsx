@@ -1,9 +1,10 @@
 import { useQuery } from "@tanstack/react-query";
 import { ApiError, api, data } from "../../api/client";
+import { fieldMessages, forbiddenWords } from "../../api/pydantic";
 import type { components } from "../../api/schema";
 import type { Role } from "../../api/session";
 import { formatParisDate } from "../../format";
-import { useI18n, useWords } from "../../i18n/i18n";
+import { activeLang, useI18n, useWords } from "../../i18n/i18n";
 import { parisDaysLeft } from "./paris";
 import { words } from "./words";
 
@@ -33,13 +34,10 @@ export async function send<T>(call: Promise<{ data?: T; error?: unknown; respons
   if (response.ok) return body as T;
   const detail = (error as { detail?: unknown } | undefined)?.detail;
   if (Array.isArray(detail)) {
-    const fields: Record<string, string> = {};
-    for (const d of detail as { loc?: unknown[]; msg?: string }[]) {
-      const field = d.loc?.slice(1).join(".") || "_";
-      fields[field] = String(d.msg ?? "");
-    }
+    const fields = fieldMessages(detail, activeLang());
     throw new Refused(response.status, Object.values(fields).join(" ; "), fields);
   }
+  if (response.status === 403) throw new Refused(403, forbiddenWords(detail, activeLang()) ?? "HTTP 403");
   if (typeof detail === "string") throw new Refused(response.status, detail);
   if (detail && typeof detail === "object" && "message" in detail) throw new Refused(response.status, String(detail.message));
   throw new Refused(response.status, `HTTP ${response.status}`);

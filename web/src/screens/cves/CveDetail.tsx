@@ -4,7 +4,7 @@ import { ApiError, api, data } from "../../api/client";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { cveRoute } from "../../router";
+import { cveRoute } from "../../routes";
 import { originName } from "../alerts/explain";
 import { formatDay, percent, score } from "./numbers";
 import { words } from "./words";

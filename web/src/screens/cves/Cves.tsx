@@ -1,13 +1,14 @@
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
 import { Link, useNavigate } from "@tanstack/react-router";
-import { type FormEvent, useId } from "react";
 import { api, data } from "../../api/client";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { cvesRoute } from "../../router";
+import { cvesRoute } from "../../routes";
 import { CVE_PAGE_SIZE, CVE_SORTS, CVE_STATES, type CveSearch, SEVERITIES, validateCveSearch } from "./search";
 import { percent, score } from "./numbers";
 import { words } from "./words";
+import { CheckFilter, chipsOf, FilterPanel, InputFilter, SelectFilter, YesNoFilter } from "../../ui/Filters";
+import { Pager } from "../../ui/Pager";
 
 /** `/cves`: the corpus searched and filtered from the URL, a page at a time. */
 export function Cves() {
@@ -95,15 +96,7 @@ export function Cves() {
         </div>
       )}
       {pages > 1 && (
-        <nav aria-label={w.pages} className="pager">
-          <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => go({ ...search, page: page - 1 })}>
-            {w.previous}
-          </button>
-          <span>{w.pageOf(page, pages)}</span>
-          <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => go({ ...search, page: page + 1 })}>
-            {w.next}
-          </button>
-        </nav>
+        <Pager page={page} pages={pages} onPage={(p) => go({ ...search, page: p })} label={w.pages} status={w.pageOf(page, pages)} />
       )}
     </section>
   );
@@ -111,83 +104,59 @@ export function Cves() {
 
 function CveFilters({ search, onApply }: { search: CveSearch; onApply(s: CveSearch): void }) {
   const w = useWords(words);
-  const id = useId();
-  const tri = (v: boolean | undefined) => (v === undefined ? "" : String(v));
-  function submit(e: FormEvent<HTMLFormElement>) {
-    e.preventDefault();
-    const f = Object.fromEntries(new FormData(e.currentTarget));
-    onApply({ ...f, severity: new FormData(e.currentTarget).getAll("severity") } as CveSearch);
-  }
-  const field = (name: keyof CveSearch, label: string, props: Record<string, unknown> = {}) => (
-    <div className="field">
-      <label htmlFor={`${id}-${name}`}>{label}</label>
-      <input id={`${id}-${name}`} name={name} defaultValue={search[name] as string | number | undefined} {...props} />
-    </div>
-  );
-  const yesNo = (
-    <>
-      <option value="">{w.any}</option>
-      <option value="true">{w.yes}</option>
-      <option value="false">{w.no}</option>
-    </>
+  const { lang } = useI18n();
+  const is = (label: string) => (v: string) => `${label} : ${v === "true" ? w.yes : w.no}`;
+  const chips = chipsOf(
+    search,
+    {
+      q: (v) => `« ${v} »`,
+      vendor: (v) => `${w.vendor} : ${v}`,
+      product: (v) => `${w.product} : ${v}`,
+      severity: (v) => `${w.severity} : ${w.severities[v] ?? v}`,
+      is_kev: is(w.kev),
+      has_poc: is(w.poc),
+      min_cvss: (v) => `${w.minCvss} : ${score(Number(v), lang)}`,
+      min_epss: (v) => `${w.minEpss} : ${percent(Number(v), lang)}`,
+      published_from: (v) => `${w.from} ${v}`,
+      published_to: (v) => `${w.to} ${v}`,
+      state: (v) => `${w.state} : ${w.states[v as (typeof CVE_STATES)[number]] ?? v}`,
+    },
+    onApply,
   );
   return (
-    <form className="inbox-filters" aria-label={w.filters} onSubmit={submit}>
-      {field("q", w.search, { type: "search", placeholder: w.searchHint, maxLength: 200 })}
-      {field("vendor", w.vendor, { maxLength: 200 })}
-      {field("product", w.product, { maxLength: 200 })}
-      <fieldset>
-        <legend>{w.severity}</legend>
-        {SEVERITIES.map((s) => (
-          <label key={s} className="check">
-            <input type="checkbox" name="severity" value={s} defaultChecked={search.severity?.includes(s)} /> {w.severities[s]}
-          </label>
-        ))}
-      </fieldset>
-      <div className="field">
-        <label htmlFor={`${id}-kev`}>{w.kev}</label>
-        <select id={`${id}-kev`} name="is_kev" defaultValue={tri(search.is_kev)}>
-          {yesNo}
-        </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-poc`}>{w.poc}</label>
-        <select id={`${id}-poc`} name="has_poc" defaultValue={tri(search.has_poc)}>
-          {yesNo}
-        </select>
-      </div>
-      {field("min_cvss", w.minCvss, { type: "number", min: 0, max: 10, step: 0.1 })}
-      {field("min_epss", w.minEpss, { type: "number", min: 0, max: 1, step: 0.01 })}
-      <div className="field">
-        <label htmlFor={`${id}-state`}>{w.state}</label>
-        <select id={`${id}-state`} name="state" defaultValue={search.state ?? "published"}>
-          {CVE_STATES.map((s) => (
-            <option key={s} value={s}>
-              {w.states[s]}
-            </option>
-          ))}
-        </select>
-      </div>
-      {field("published_from", w.from, { type: "date" })}
-      {field("published_to", w.to, { type: "date" })}
-      <div className="field">
-        <label htmlFor={`${id}-sort`}>{w.sort}</label>
-        <select id={`${id}-sort`} name="sort" defaultValue={search.sort ?? "-date_published"}>
-          {CVE_SORTS.map((s) => (
-            <option key={s} value={s}>
-              {w.sorts[s]}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div className="filter-actions">
-        <button type="submit" className="button-primary">
-          {w.apply}
-        </button>
-        <button type="button" className="button-secondary" onClick={() => onApply({})}>
-          {w.reset}
-        </button>
-      </div>
-    </form>
+    <FilterPanel
+      label={w.filters}
+      chips={chips}
+      onApply={(values) => onApply(values as CveSearch)}
+      onReset={() => onApply({})}
+      lead={<InputFilter label={w.search} name="q" type="search" defaultValue={search.q} placeholder={w.searchHint} maxLength={200} />}
+    >
+      <InputFilter label={w.vendor} name="vendor" defaultValue={search.vendor} maxLength={200} />
+      <InputFilter label={w.product} name="product" defaultValue={search.product} maxLength={200} />
+      <CheckFilter
+        legend={w.severity}
+        name="severity"
+        values={search.severity}
+        choices={SEVERITIES.map((s) => [s, w.severities[s] ?? s] as const)}
+      />
+      <YesNoFilter label={w.kev} name="is_kev" value={search.is_kev} any={w.any} />
+      <YesNoFilter label={w.poc} name="has_poc" value={search.has_poc} any={w.any} />
+      <InputFilter label={w.minCvss} name="min_cvss" type="number" min={0} max={10} step={0.1} defaultValue={search.min_cvss} />
+      <InputFilter label={w.minEpss} name="min_epss" type="number" min={0} max={1} step={0.01} defaultValue={search.min_epss} />
+      <SelectFilter
+        label={w.state}
+        name="state"
+        value={search.state ?? "published"}
+        choices={CVE_STATES.map((s) => [s, w.states[s] ?? s] as const)}
+      />
+      <InputFilter label={w.from} name="published_from" type="date" defaultValue={search.published_from} />
+      <InputFilter label={w.to} name="published_to" type="date" defaultValue={search.published_to} />
+      <SelectFilter
+        label={w.sort}
+        name="sort"
+        value={search.sort ?? "-date_published"}
+        choices={CVE_SORTS.map((s) => [s, w.sorts[s] ?? s] as const)}
+      />
+    </FilterPanel>
   );
 }

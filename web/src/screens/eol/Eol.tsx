@@ -11,6 +11,7 @@ import { addMonths, formatDay, formatMonth } from "./dates";
 import { EolBadge } from "./EolBadge";
 import { dateOf, parisToday } from "./status";
 import { words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type Sub = components["schemas"]["EolSubOut"];
 type Product = components["schemas"]["EolProductOut"];
@@ -408,17 +409,7 @@ function Notices({ products }: { products: Map<string, ProductDetail> }) {
                 </tbody>
               </table>
             </div>
-            {pages > 1 && (
-              <nav className="pager" aria-label={w.noticesTitle}>
-                <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                  {w.prevPage}
-                </button>
-                <span>{w.page(page, pages)}</span>
-                <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-                  {w.nextPage}
-                </button>
-              </nav>
-            )}
+            {pages > 1 && <Pager page={page} pages={pages} onPage={setPage} label={w.noticesTitle} status={w.page(page, pages)} />}
           </>
         ))}
     </section>

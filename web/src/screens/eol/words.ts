@@ -55,8 +55,6 @@ const fr = {
   colSent: "Émis le",
   stages: { approaching: "approche", reached: "atteinte" },
   page: (p: number, n: number) => `Page ${p} sur ${n}`,
-  prevPage: "Page précédente",
-  nextPage: "Page suivante",
   saveError: "L'enregistrement a échoué.",
 };
 
@@ -117,8 +115,6 @@ export const words = {
     colSent: "Sent",
     stages: { approaching: "approaching", reached: "reached" },
     page: (p, n) => `Page ${p} of ${n}`,
-    prevPage: "Previous page",
-    nextPage: "Next page",
     saveError: "Saving failed.",
   },
 } satisfies Words<typeof fr>;

@@ -4,9 +4,10 @@ import { api, data } from "../../api/client";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { FindZone } from "./FindZone";
 import { words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type Report = components["schemas"]["ReportOut"];
 type ReportType = components["schemas"]["ReportIn"]["report_type"];
@@ -49,12 +50,14 @@ interface Path {
 
 function Generate({ path }: { path: Path }) {
   const w = useWords(words);
+  const { lang } = useI18n();
   const id = useId();
   const queryClient = useQueryClient();
   const [type, setType] = useState<ReportType>("rapport_projet");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
-  const [language, setLanguage] = useState<"fr" | "en">("fr");
+  // A report is a document in the language asked; the user's own by default.
+  const [language, setLanguage] = useState<"fr" | "en">(lang);
   const create = useMutation({
     mutationFn: () =>
       data(
@@ -183,7 +186,9 @@ function ReportList({ path, canWrite }: { path: Path; canWrite: boolean }) {
                 {list.data.items.map((r) => (
                   <tr key={r.id}>
                     <th scope="row">
-                      <span className="source">{r.titre}</span>
+                      <span className="source" lang={r.language}>
+                        {r.titre}
+                      </span>
                       <span className="sub">
                         {w.types[r.report_type] ?? r.report_type}
                         {r.fige_le && ` · ${w.frozenOn(formatDate(r.fige_le, lang))}`}
@@ -225,17 +230,7 @@ function ReportList({ path, canWrite }: { path: Path; canWrite: boolean }) {
               </tbody>
             </table>
           </div>
-          {pages > 1 && (
-            <nav className="pager" aria-label={w.listTitle}>
-              <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                {w.previous}
-              </button>
-              <span>{w.page(page, pages)}</span>
-              <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-                {w.next}
-              </button>
-            </nav>
-          )}
+          {pages > 1 && <Pager page={page} pages={pages} onPage={setPage} label={w.listTitle} status={w.page(page, pages)} />}
         </>
       )}
     </section>

@@ -174,7 +174,7 @@ function CreateKey({ onCreated }: { onCreated: (created: Created) => void }) {
       </fieldset>
       {create.isError && (
         <p role="alert" className="error">
-          {errorText(create.error, w.genericError)}
+          {errorText(create.error, w.genericError, { name: w.keyName, scopes: w.scopesLegend, project_ids: w.projectsLegend })}
         </p>
       )}
       <button type="submit" className="button-primary" disabled={create.isPending}>

@@ -106,7 +106,7 @@ describe("API keys", () => {
     expect(document.body.innerHTML).not.toContain(SECRET);
   });
 
-  it("revokes a key after a confirmation, and shows the server's refusal as it says it", async () => {
+  it("revokes a key after a confirmation, and shows the server's refusal in the user's words (the role named in French)", async () => {
     await renderAt("/settings/keys", "admin", (req, path) => {
       if (path === KEYS) return json(200, [keyItem]);
       if (req.method === "DELETE") return json(403, { detail: "Rôle insuffisant : cette opération exige le rôle « admin »" });
@@ -114,7 +114,9 @@ describe("API keys", () => {
     fireEvent.click(await screen.findByRole("button", { name: "Révoquer la clé inventaire" }));
     const dialog = await screen.findByRole("dialog", { name: "Révoquer la clé ?" });
     fireEvent.click(within(dialog).getByRole("button", { name: "Révoquer" }));
-    expect((await within(dialog).findByRole("alert")).textContent).toBe("Rôle insuffisant : cette opération exige le rôle « admin »");
+    expect((await within(dialog).findByRole("alert")).textContent).toBe(
+      "Votre rôle ne le permet pas : il faut être administrateur (ou plus) dans l'organisation.",
+    );
   });
 
   it("is an admin's: a member sees why, and the keys are not even asked for", async () => {

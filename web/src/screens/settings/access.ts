@@ -1,7 +1,9 @@
 import { createContext, useContext } from "react";
 import { ApiError } from "../../api/client";
+import { fieldMessages } from "../../api/pydantic";
 import type { components } from "../../api/schema";
 import type { Role, Session } from "../../api/session";
+import { activeLang } from "../../i18n/i18n";
 
 /** The write scopes an API key can hold: the server's enum (schema.d.ts). */
 export type Scope = components["schemas"]["ApiKeyIn"]["scopes"][number];
@@ -48,11 +50,14 @@ export function issues(err: unknown): Issue[] {
  * The server's words for a failed call: its `detail` message (403 « Rôle insuffisant… », a 404), a
  * conflict's message (409 dernier_proprietaire…), a 422's issues by field; else `fallback`.
  */
-export function errorText(err: unknown, fallback: string): string {
+export function errorText(err: unknown, fallback: string, labels: Record<string, string> = {}): string {
   if (!(err instanceof ApiError)) return fallback;
   const d = err.detail;
+  // A 403 names the role in the user's words (ApiError's message, api/pydantic.ts).
+  if (err.status === 403) return err.message;
   if (typeof d === "string") return d;
   if (d && typeof d === "object" && "message" in d && typeof d.message === "string") return d.message;
-  const found = issues(err);
-  return found.length ? found.map((i) => `${i.loc.slice(1).join(".")} : ${i.msg}`).join(" ; ") : fallback;
+  // A 422: each field by the form's name for it, in the application's words.
+  const found = Object.entries(fieldMessages(d, activeLang()));
+  return found.length ? found.map(([field, msg]) => `${labels[field] ?? field} : ${msg}`).join(" ; ") : fallback;
 }

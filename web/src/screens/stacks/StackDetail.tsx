@@ -12,6 +12,7 @@ import { type ItemsFilter, ITEMS_PAGE_SIZE, itemsQuery, sbomsQuery, stackQuery }
 import { SbomDocuments } from "./SbomDocuments";
 import { SbomImportPanel } from "./SbomImport";
 import { words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type Stack = components["schemas"]["StackOut"];
 type Item = components["schemas"]["StackItemOut"];
@@ -236,15 +237,13 @@ function Items({ stackId, sbomId, onSbom }: { stackId: string; sbomId: string; o
               </table>
             </div>
             {pages > 1 && (
-              <nav className="pager" aria-label={w.itemsPage(page, pages, total)}>
-                <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                  {w.previous}
-                </button>
-                <span>{w.itemsPage(page, pages, total)}</span>
-                <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-                  {w.next}
-                </button>
-              </nav>
+              <Pager
+                page={page}
+                pages={pages}
+                onPage={setPage}
+                label={w.itemsPage(page, pages, total)}
+                status={w.itemsPage(page, pages, total)}
+              />
             )}
           </>
         ))}

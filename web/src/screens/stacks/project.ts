@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { ApiError } from "../../api/client";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { roleAtLeast } from "../settings/access";
 
 /**

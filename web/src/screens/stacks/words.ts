@@ -144,8 +144,6 @@ const fr = {
   colOrigin: "Origine",
   byHand: "saisi à la main",
   itemsPage: (p: number, pages: number, total: number) => `Page ${p} sur ${pages} · ${total} élément${total > 1 ? "s" : ""}`,
-  previous: "Précédente",
-  next: "Suivante",
   noMatch: "Aucun élément ne correspond.",
   // A new stack from an SBOM (Stacks).
   fromSbomTitle: "Nouvelle pile depuis un SBOM",
@@ -296,8 +294,6 @@ export const words = {
     colOrigin: "Origin",
     byHand: "typed by hand",
     itemsPage: (p, pages, total) => `Page ${p} of ${pages} · ${total} item${total > 1 ? "s" : ""}`,
-    previous: "Previous",
-    next: "Next",
     noMatch: "No item matches.",
     fromSbomTitle: "New stack from an SBOM",
     fromSbomName: "Name of the new stack (optional)",

@@ -1,14 +1,17 @@
 import { useMutation, useQueries, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
-import { api, data } from "../../api/client";
+import { ApiError, api, data } from "../../api/client";
+import { fieldMessages } from "../../api/pydantic";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { errorText, useProject } from "../stacks/project";
 import { stacksQuery } from "../stacks/queries";
+import { refusedAddress } from "./address";
 import { urlQuery, urlsQuery, watchTechnology } from "./queries";
 import { certState, statusTone } from "./status";
 import { words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type Url = components["schemas"]["MonitoredUrlOut"];
 type Tech = components["schemas"]["DetectedTechnologyOut"];
@@ -37,6 +40,7 @@ export function Urls() {
   const stacks = useQuery({ ...stacksQuery(path), enabled: canManage });
   const target = stackId || stacks.data?.[0]?.id || "";
   const pages = Math.max(1, Math.ceil((urls.data?.total ?? 0) / PAGE_SIZE));
+  const privateAllowed = urls.data?.private_targets_allowed === true;
   return (
     <section aria-labelledby="urls-title" className="screen">
       <h1 id="urls-title">{w.title}</h1>
@@ -104,19 +108,13 @@ export function Urls() {
             </table>
           </div>
         ))}
-      {pages > 1 && (
-        <nav className="pager" aria-label={w.pager}>
-          <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {w.prevPage}
-          </button>
-          <span>{w.page(page, pages)}</span>
-          <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {w.nextPage}
-          </button>
-        </nav>
-      )}
+      {pages > 1 && <Pager page={page} pages={pages} onPage={setPage} label={w.pager} status={w.page(page, pages)} />}
       {canManage &&
-        (editing ? <UrlForm key={editing.id} url={editing} done={() => setEditing(null)} /> : <UrlForm key="new" done={() => {}} />)}
+        (editing ? (
+          <UrlForm key={editing.id} url={editing} privateAllowed={privateAllowed} done={() => setEditing(null)} />
+        ) : (
+          <UrlForm key="new" privateAllowed={privateAllowed} done={() => {}} />
+        ))}
     </section>
   );
 }
@@ -168,7 +166,13 @@ function UrlRow(p: { url: Url; technologies: Tech[] | undefined; stackId: string
         <span className={`badge badge-${statusTone(u.last_status)}`}>{w.statuses[u.last_status] ?? u.last_status}</span>
         {u.last_http_status !== null && <span className="sub">HTTP {u.last_http_status}</span>}
         {!u.is_enabled && <span className="sub">{w.disabled}</span>}
-        {u.last_error && <span className="sub error-cell">{u.last_error}</span>}
+        {u.last_status === "blocked" ? (
+          <span className="sub error-cell">{w.blockedWhy}</span>
+        ) : (
+          // The scan's detail is the server's (French, README « Langue des écrans »): the status above
+          // is the application's words; the detail is shown as it is to French readers only.
+          u.last_error && lang === "fr" && <span className="sub error-cell">{u.last_error}</span>
+        )}
       </td>
       <td>
         {cert ? (
@@ -264,8 +268,9 @@ function UrlRow(p: { url: Url; technologies: Tech[] | undefined; stackId: string
 }
 
 /** Adds a URL, or edits `url`: address, label, scan interval, scheduled scans on or off. */
-function UrlForm({ url, done }: { url?: Url; done(): void }) {
+function UrlForm({ url, privateAllowed, done }: { url?: Url; privateAllowed: boolean; done(): void }) {
   const w = useWords(words);
+  const { t, lang } = useI18n();
   const id = useId();
   const { path } = useProject();
   const queryClient = useQueryClient();
@@ -297,12 +302,19 @@ function UrlForm({ url, done }: { url?: Url; done(): void }) {
       done();
     },
   });
+  // Refused when typed: a literal address the server's scans may not reach (its guard, mirrored).
+  const refused = privateAllowed ? null : refusedAddress(address);
+  const [tried, setTried] = useState(false);
+  const fields = save.error instanceof ApiError ? fieldMessages(save.error.detail, lang) : {};
+  const urlError = refused ? w.refused[refused] : tried && !address.trim() ? t.required : fields.url;
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    setTried(true);
+    if (refused || !address.trim()) return;
     save.mutate();
   };
   return (
-    <form className="panel" onSubmit={submit} aria-labelledby={`${id}-title`}>
+    <form className="panel" onSubmit={submit} aria-labelledby={`${id}-title`} noValidate>
       <h2 id={`${id}-title`}>{url ? w.editTitle(url.url) : w.addTitle}</h2>
       <div className="form-grid">
         <div className="field field-wide">
@@ -315,8 +327,15 @@ function UrlForm({ url, done }: { url?: Url; done(): void }) {
             maxLength={2048}
             placeholder="https://"
             value={address}
+            aria-invalid={urlError ? true : undefined}
+            aria-describedby={urlError ? `${id}-url-err` : undefined}
             onChange={(e) => setAddress(e.target.value)}
           />
+          {urlError && (
+            <span id={`${id}-url-err`} className="field-error">
+              {urlError}
+            </span>
+          )}
         </div>
         <div className="field">
           <label htmlFor={`${id}-label`}>{w.label}</label>
@@ -350,7 +369,7 @@ function UrlForm({ url, done }: { url?: Url; done(): void }) {
           </button>
         )}
       </div>
-      {save.isError && (
+      {save.isError && !fields.url && (
         <p role="alert" className="error">
           {errorText(save.error, w.saveError)}
         </p>

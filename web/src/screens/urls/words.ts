@@ -60,10 +60,16 @@ const fr = {
   saved: "URL enregistrée.",
   deleted: (url: string) => `${url} n'est plus surveillée.`,
   page: (p: number, n: number) => `Page ${p} sur ${n}`,
-  prevPage: "Page précédente",
-  nextPage: "Page suivante",
   pager: "Pages des URL",
   saveError: "L'enregistrement a échoué.",
+  blockedWhy: "Cette adresse mène à un réseau privé ou local : Vigie ne l'analyse pas.",
+  refused: {
+    loopback: "Cette adresse désigne la machine elle-même : Vigie ne peut pas la surveiller. Indiquez l'adresse publique du site.",
+    private: "Cette adresse est celle d'un réseau privé : Vigie ne peut pas la surveiller. Indiquez l'adresse publique du site.",
+    linkLocal: "Cette adresse n'existe que sur le réseau local : Vigie ne peut pas la surveiller. Indiquez l'adresse publique du site.",
+    metadata: "Cette adresse est réservée à l'hébergeur : Vigie ne peut pas la surveiller.",
+    reserved: "Cette adresse n'est pas celle d'un site public : Vigie ne peut pas la surveiller.",
+  },
 };
 
 export const words = {
@@ -127,9 +133,15 @@ export const words = {
     saved: "URL saved.",
     deleted: (url) => `${url} is no longer monitored.`,
     page: (p, n) => `Page ${p} of ${n}`,
-    prevPage: "Previous page",
-    nextPage: "Next page",
     pager: "URL pages",
     saveError: "Saving failed.",
+    blockedWhy: "This address leads to a private or local network: Vigie does not scan it.",
+    refused: {
+      loopback: "This address is the machine itself: Vigie cannot monitor it. Give the site's public address.",
+      private: "This address belongs to a private network: Vigie cannot monitor it. Give the site's public address.",
+      linkLocal: "This address exists on the local network only: Vigie cannot monitor it. Give the site's public address.",
+      metadata: "This address is reserved to the hosting provider: Vigie cannot monitor it.",
+      reserved: "This address is not a public site's: Vigie cannot monitor it.",
+    },
   },
 } satisfies Words<typeof fr>;

@@ -6,12 +6,13 @@ import { faultsOf } from "../../api/faults";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { projectRoute } from "../../routes";
 import { Faults } from "../../ui/Faults";
 import { FileDrop } from "../../ui/FileDrop";
 import { canTriage } from "../cases/common";
 import { justificationWords } from "./justifications";
 import { words } from "./words";
+import { Pager } from "../../ui/Pager";
 
 type Proposal = components["schemas"]["VexProposalOut"];
 type Status = Proposal["status"];
@@ -248,15 +249,7 @@ function ProposalList({ ids, writable }: { ids: Ids; writable: boolean }) {
           </ul>
         ))}
       {pages > 1 && (
-        <nav className="pager" aria-label={w.page(page, pages, total)}>
-          <button type="button" className="button-secondary" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-            {w.previous}
-          </button>
-          <span>{w.page(page, pages, total)}</span>
-          <button type="button" className="button-secondary" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-            {w.next}
-          </button>
-        </nav>
+        <Pager page={page} pages={pages} onPage={setPage} label={w.page(page, pages, total)} status={w.page(page, pages, total)} />
       )}
     </section>
   );

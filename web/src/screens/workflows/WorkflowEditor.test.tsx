@@ -110,7 +110,8 @@ describe("the workflow editor", () => {
     expect(screen.getByText(/Une erreur empêche l'enregistrement/)).toBeTruthy();
     const node = view.container.querySelector('.react-flow__node[data-id="hook"] .wf-node')!;
     expect(node.className).toContain("wf-node-invalid");
-    expect(node.textContent).toContain("params.url : Value error, une URL http:// ou https:// est attendue");
+    expect(node.textContent).toContain("params.url : une URL http:// ou https:// est attendue");
+    expect(node.textContent).not.toContain("Value error");
     expect(view.container.querySelector('.react-flow__node[data-id="trigger"] .wf-node')!.className).not.toContain("wf-node-invalid");
     // The PATCH carried the version read, and the secret as the server masked it (never anything else).
     const patch = calls.find((c) => c.method === "PATCH")!;

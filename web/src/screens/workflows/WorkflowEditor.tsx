@@ -1,8 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link, useNavigate, useParams } from "@tanstack/react-router";
 import { useMemo, useRef, useState } from "react";
-import { useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { useI18n, useWords } from "../../i18n/i18n";
+import { workflowName } from "../../i18n/server-words";
+import { projectRoute } from "../../routes";
 import { calls, canWrite, keys, type Scope, type Workflow, WorkflowApiError } from "./api";
 import { Canvas, type NodeIssue } from "./Canvas";
 import { ACTIONS, type ActionName, type ApiGraph, type ApiNode } from "./catalog";
@@ -68,6 +69,7 @@ let lastSaved: { id: string; version: number } | null = null;
 
 function Editor({ scope, workflow, readOnly, reload, justSaved = false }: EditorProps) {
   const w = useWords(words);
+  const { lang } = useI18n();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const [name, setName] = useState(workflow?.name ?? "");
@@ -166,7 +168,7 @@ function Editor({ scope, workflow, readOnly, reload, justSaved = false }: Editor
         </Link>
       </p>
       <div className="wf-head">
-        <h1 id="wf-title">{workflow ? workflow.name : w.newTitle}</h1>
+        <h1 id="wf-title">{workflow ? workflowName(workflow, lang) : w.newTitle}</h1>
         {workflow && <span className="muted">{w.version(workflow.version)}</span>}
       </div>
       {readOnly && <p className="notice">{w.readOnly}</p>}

@@ -3,7 +3,8 @@ import { Link } from "@tanstack/react-router";
 import { useState } from "react";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
-import { projectRoute } from "../../router";
+import { workflowName } from "../../i18n/server-words";
+import { projectRoute } from "../../routes";
 import { calls, canWrite, keys, WorkflowApiError, type WorkflowItem } from "./api";
 import { words } from "./words";
 
@@ -91,7 +92,7 @@ export function WorkflowsList() {
                 <tr key={wf.id}>
                   <th scope="row">
                     <Link to="/p/$projectId/workflows/$workflowId" params={{ projectId: scope.projectId, workflowId: wf.id }}>
-                      {wf.name}
+                      {workflowName(wf, lang)}
                     </Link>
                     {wf.is_default && <span className="sub">{w.isDefault}</span>}
                   </th>

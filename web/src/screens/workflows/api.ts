@@ -1,5 +1,7 @@
 import { api, ApiError } from "../../api/client";
 import type { components } from "../../api/schema";
+import { itemWords, type PydanticItem } from "../../api/pydantic";
+import { activeLang } from "../../i18n/i18n";
 
 export type Workflow = components["schemas"]["Workflow"];
 export type WorkflowItem = components["schemas"]["WorkflowItem"];
@@ -23,10 +25,11 @@ export class WorkflowApiError extends ApiError {
     return typeof detail === "object" && typeof detail?.code === "string" ? detail.code : undefined;
   }
 
-  /** A 422's issues (`detail` is the FastAPI list). */
+  /** A 422's issues (`detail` is the FastAPI list), each `msg` in the application's words (api/pydantic.ts). */
   get issues(): { loc: (string | number)[]; msg: string }[] {
     const detail = (this.body as { detail?: unknown } | undefined)?.detail;
-    return this.status === 422 && Array.isArray(detail) ? detail : [];
+    if (this.status !== 422 || !Array.isArray(detail)) return [];
+    return (detail as PydanticItem[]).map((d) => ({ loc: d.loc ?? [], msg: itemWords(d, activeLang()) }));
   }
 }
 
