@@ -81,17 +81,16 @@ export async function getWithRetries(d: Downloader, url: string, headers: Record
     }
     if (res && key) {
       const refusal = githubRefusal(res, d.holds!.strikes(key));
-      if (!refusal) {
-        await d.holds!.answered(key);
-        return res;
+      if (refusal) {
+        await res.body?.cancel();
+        await d.holds!.hold(key, refusal);
+        const wait = refusal.until.getTime() - Date.now();
+        d.log.warn({ url, status: res.status, until: refusal.until.toISOString() }, "feeds-sync : limite de l'API GitHub, aucune requête avant sa fin");
+        if (attempt >= settings.retries || wait > MAX_WAIT_MS) throw new FetchError(`${url} : ${refusal.reason}`, res.status);
+        await sleep(Math.max(0, wait), signal);
+        continue;
       }
-      await res.body?.cancel();
-      await d.holds!.hold(key, refusal);
-      const wait = refusal.until.getTime() - Date.now();
-      d.log.warn({ url, status: res.status, until: refusal.until.toISOString() }, "feeds-sync : limite de l'API GitHub, aucune requête avant la fin");
-      if (attempt >= settings.retries || wait > MAX_WAIT_MS) throw new FetchError(`${url} : ${refusal.reason}`, res.status);
-      await sleep(Math.max(0, wait), signal);
-      continue;
+      await d.holds!.answered(key);
     }
     if (res && !RETRIED.has(res.status)) return res;
     const delay = (res && retryAfterMs(res)) ?? settings.retryBaseMs * 2 ** attempt;
