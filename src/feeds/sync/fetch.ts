@@ -16,6 +16,11 @@ import type { Fetched, FetchOptions } from "./publisher.js";
 const RETRIED = new Set([403, 429, 500, 502, 503, 504]);
 /** A Retry-After longer than this is not waited for: the source fails and its next attempt comes with the backoff. */
 const MAX_WAIT_MS = 60_000;
+/**
+ * A hold of GitHub's rate limit longer than this ends the sync rather than keeping the source's lease
+ * while waiting: the scheduler runs the source again once the hold is over (sync.ts nextRunOf).
+ */
+const MAX_GITHUB_WAIT_MS = 10_000;
 
 /** A request that failed for good (after its retries), with a message a user can act on. */
 export class FetchError extends Error {
@@ -52,7 +57,7 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * errors. The last answer is returned whatever its status; a network error after the last retry throws.
  * A GitHub API request (isGithubApi) keeps GitHub's rate limits instead: none is sent while its host
  * is held; a refusal holds the host (stored), and is waited out here only when it is short
- * (a Retry-After of a few seconds) and tries remain; otherwise it throws with the hold's reason.
+ * (MAX_GITHUB_WAIT_MS) and tries remain; otherwise it throws with the hold's reason.
  */
 export async function getWithRetries(d: Downloader, url: string, headers: Record<string, string>): Promise<Response> {
   const { settings, signal } = d;
@@ -86,7 +91,7 @@ export async function getWithRetries(d: Downloader, url: string, headers: Record
         await d.holds!.hold(key, refusal);
         const wait = refusal.until.getTime() - Date.now();
         d.log.warn({ url, status: res.status, until: refusal.until.toISOString() }, "feeds-sync : limite de l'API GitHub, aucune requête avant sa fin");
-        if (attempt >= settings.retries || wait > MAX_WAIT_MS) throw new FetchError(`${url} : ${refusal.reason}`, res.status);
+        if (attempt >= settings.retries || wait > MAX_GITHUB_WAIT_MS) throw new FetchError(`${url} : ${refusal.reason}`, res.status);
         await sleep(Math.max(0, wait), signal);
         continue;
       }
