@@ -40,9 +40,12 @@ const github: Mirror = {
     apiRequests.push({ path, at: Date.now() });
     const r = refusals.shift();
     if (!r) return false;
-    res
-      .writeHead(r.status, { "content-type": "application/json", ...r.headers })
-      .end(JSON.stringify({ message: "API rate limit exceeded", documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api" }));
+    res.writeHead(r.status, { "content-type": "application/json", ...r.headers }).end(
+      JSON.stringify({
+        message: "API rate limit exceeded",
+        documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api",
+      }),
+    );
     return true;
   },
 };
@@ -93,7 +96,9 @@ describe("GitHub's rate limits: no request to the API host before the limit's en
     const [out] = await f.sync(["cve5"]);
     expect(out).toMatchObject({
       status: "failed",
-      addresses: [{ error: expect.stringMatching(/limite de requêtes de l'API GitHub atteinte jusqu'à .*x-ratelimit-reset.*VIGIE_GITHUB_TOKEN/) }],
+      addresses: [
+        { error: expect.stringMatching(/limite de requêtes de l'API GitHub atteinte jusqu'à .*x-ratelimit-reset.*VIGIE_GITHUB_TOKEN/) },
+      ],
     });
     // The refusal was the only request: no retry, no backoff storm.
     expect(apiCount() - before).toBe(1);

@@ -90,7 +90,10 @@ export async function getWithRetries(d: Downloader, url: string, headers: Record
         await res.body?.cancel();
         await d.holds!.hold(key, refusal);
         const wait = refusal.until.getTime() - Date.now();
-        d.log.warn({ url, status: res.status, until: refusal.until.toISOString() }, "feeds-sync : limite de l'API GitHub, aucune requête avant sa fin");
+        d.log.warn(
+          { url, status: res.status, until: refusal.until.toISOString() },
+          "feeds-sync : limite de l'API GitHub, aucune requête avant sa fin",
+        );
         if (attempt >= settings.retries || wait > MAX_GITHUB_WAIT_MS) throw new FetchError(`${url} : ${refusal.reason}`, res.status);
         await sleep(Math.max(0, wait), signal);
         continue;
