@@ -64,6 +64,7 @@ export async function getWithRetries(d: Downloader, url: string, headers: Record
   const key = d.holds && isGithubApi(headers) ? holdKey(url, headers.authorization) : null;
   for (let attempt = 0; ; attempt++) {
     if (key) {
+      await d.holds!.refresh(key);
       const held = d.holds!.active(key);
       if (held) throw new FetchError(`${url} : ${held.reason}`, null);
     }

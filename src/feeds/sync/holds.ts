@@ -105,6 +105,13 @@ export class Holds {
     for (const r of rows) this.held.set(r.key, { until: r.until, reason: r.reason, strikes: r.strikes });
   }
 
+  /** Reads one key's stored hold again (just before a GitHub request: another process may have met the limit meanwhile). */
+  async refresh(key: string): Promise<void> {
+    const [r] = await this.db.select().from(feedHolds).where(eq(feedHolds.key, key));
+    if (r) this.held.set(key, { until: r.until, reason: r.reason, strikes: r.strikes });
+    else this.held.delete(key);
+  }
+
   /** The hold in force at this key, or null. */
   active(key: string, now = Date.now()): Hold | null {
     const h = this.held.get(key);
