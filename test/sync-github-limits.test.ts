@@ -9,7 +9,7 @@ import { serveMirrors } from "../scripts/mirror/mirror.js";
 import { pocMirror } from "../scripts/mirror/poc.js";
 import { loadConfig, type FeedSettings } from "../src/config.js";
 import { FeedsService } from "../src/feeds/feeds.service.js";
-import { githubRefusal } from "../src/feeds/sync/holds.js";
+import { addressHoldKey, githubRefusal, Holds } from "../src/feeds/sync/holds.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
 
 // GitHub's rate limits (REST API docs, "Rate limits" and "Best practices") against the local
@@ -29,6 +29,8 @@ const poc = await pocMirror({
 
 type Refusal = { status: number; headers: Record<string, string> };
 const refusals: Refusal[] = [];
+/** Run when the next API request arrives, before it is answered (another process meeting the limit meanwhile). */
+let beforeNext: (() => Promise<void>) | null = null;
 /** Each GitHub API request that reached the host (refused or served), with when. */
 const apiRequests: { path: string; at: number }[] = [];
 const github: Mirror = {
@@ -38,6 +40,9 @@ const github: Mirror = {
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (!path.includes("/repos/")) return false;
     apiRequests.push({ path, at: Date.now() });
+    const then = beforeNext;
+    beforeNext = null;
+    if (then) return then().then(() => false);
     const r = refusals.shift();
     if (!r) return false;
     res.writeHead(r.status, { "content-type": "application/json", ...r.headers }).end(
@@ -172,6 +177,25 @@ describe("GitHub's rate limits: no request to the API host before the limit's en
     expect(held.held_until!.getTime() - start).toBeGreaterThanOrEqual(59_000);
     expect(held.held_until!.getTime() - start).toBeLessThanOrEqual(61_000 + (Date.now() - start));
     expect(held.held_reason).toMatch(/1ᵉ refus de suite/);
+  });
+
+  it("another process meets the limit during a sync: this sync's next API request is not sent", async () => {
+    const token = "ghp_not-a-real-token-other-process";
+    const f = feeds(token);
+    expect((await f.sync(["poc"]))[0]).toMatchObject({ status: "synced" });
+    poc.publish({ "2024/CVE-2024-3400.json": readFileSync("test/fixtures/sync/poc/2024/CVE-2024-3400.json", "utf8") });
+    // While this sync asks for the head, another process records a primary limit on the same host and token.
+    beforeNext = () =>
+      new Holds(t.database.db).hold(addressHoldKey(addresses.poc[0]!, token)!, {
+        until: new Date(Date.now() + 3_600_000),
+        reason: "limite de requêtes de l'API GitHub atteinte (autre processus)",
+        strikes: 0,
+      });
+    const before = apiCount();
+    const [out] = await f.sync(["poc"]);
+    expect(out).toMatchObject({ status: "failed", addresses: [{ error: expect.stringMatching(/autre processus/) }] });
+    // The head was asked (before the hold); the comparison that follows was not.
+    expect(apiRequests.slice(before).map((r) => r.path)).toEqual([expect.stringMatching(/\/commits\/HEAD$/)]);
   });
 
   it("secondary refusals in a row wait one minute, then twice as long each time (GitHub: exponential backoff)", () => {

@@ -96,7 +96,8 @@ export async function getWithRetries(d: Downloader, url: string, headers: Record
           "feeds-sync : limite de l'API GitHub, aucune requête avant sa fin",
         );
         if (attempt >= settings.retries || wait > MAX_GITHUB_WAIT_MS) throw new FetchError(`${url} : ${refusal.reason}`, res.status);
-        await sleep(Math.max(0, wait), signal);
+        // A little past the end: a timer may fire a millisecond early, and GitHub says "at least".
+        await sleep(Math.max(0, wait) + 250, signal);
         continue;
       }
       await d.holds!.answered(key);
