@@ -597,6 +597,33 @@ describe("the OpenAPI document", () => {
   });
 });
 
+/**
+ * Each /api/v1 operation, asked with one credential alone: `accepted` when the answer is not a 401
+ * (the credential got past authentication: a 403, 404 or 422 after it still counts). Path
+ * parameters name nothing that exists and write bodies are empty, so that nothing changes.
+ */
+async function acceptedWith(path: string, method: string, headers: Record<string, string>): Promise<boolean> {
+  const url = path.replace(/\{[^}]+\}/g, "00000000-0000-4000-8000-000000000000");
+  const write = method !== "get" && method !== "delete";
+  const res = await t.app.inject({
+    method: method.toUpperCase() as "GET",
+    url,
+    headers: { ...headers, ...(write && { "content-type": "application/json" }) },
+    ...(write && { payload: "{}" }),
+  });
+  return res.statusCode !== 401;
+}
+
+describe("the security the document names for each /api/v1 operation", () => {
+  const api = operations.filter(({ path }) => path.startsWith("/api/v1/"));
+  it.each(api)("$method $path: a credential is accepted iff its scheme is named", async ({ path, method, op }) => {
+    const schemes = new Set((op.security ?? []).flatMap((s) => Object.keys(s)));
+    expect(await acceptedWith(path, method, bearer(key)), "API key").toBe(schemes.has("apiKey"));
+    expect(await acceptedWith(path, method, bearer(session)), "account token").toBe(schemes.has("accountToken"));
+    expect(await acceptedWith(path, method, { cookie: `vigie_session=${session}` }), "session cookie").toBe(schemes.has("sessionCookie"));
+  });
+});
+
 const seen = new Map<string, Set<number>>();
 afterAll(() => {
   if (process.env.CONTRACT_VERBOSE) for (const [id, statuses] of seen) console.log(`${id}: ${[...statuses].sort().join(" ")}`);

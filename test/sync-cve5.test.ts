@@ -131,13 +131,15 @@ describe("CVE List sync: cvelistV5 releases, a baseline then the deltas", () => 
     expect((await cve(NEW_LATER)).statusCode).toBe(200);
   });
 
-  it("GitHub's rate limit: a 403 with Retry-After is retried; one that lasts fails the source with the reason, checkpoint kept", async () => {
+  it("GitHub's rate limit: one whose reset has come is asked again; one an hour away fails the source at once with the reason, checkpoint kept", async () => {
     const before = await checkpoint();
     mirror.failListing([403]);
     expect((await feeds.sync(["cve5"]))[0]).toMatchObject({ status: "synced" });
-    const config = loadConfig({}).feeds;
-    mirror.failListing(Array(config.retries + 1).fill(403), 3600);
+    mirror.failListing([403], 3600);
+    const from = server.requests.length;
     const [out] = await feeds.sync(["cve5"]);
+    // No retry against a primary limit (GitHub: nothing before x-ratelimit-reset; test/sync-github-limits.test.ts).
+    expect(server.requests.length - from).toBe(1);
     expect(out).toMatchObject({
       status: "failed",
       addresses: [{ error: expect.stringMatching(/limite de requêtes de l'API GitHub atteinte jusqu'à .*VIGIE_GITHUB_TOKEN/) }],

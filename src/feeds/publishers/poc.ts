@@ -147,6 +147,7 @@ function dateOrNull(v: string | null | undefined): Date | null {
 export const pocPublisher = publisher({
   defaultAddresses: ["https://api.github.com/repos/nomi-sec/PoC-in-GitHub"],
   every: HOUR,
+  githubApi: true,
   protocol:
     "dépôt GitHub (nomi-sec/PoC-in-GitHub) : SHA de la tête (requête conditionnelle), archive zip la première fois, puis compare <dernier SHA appliqué>...<tête> et les fichiers modifiés ; un fichier seul (JSONL) au plus une fois par jour",
   async sync(ctx) {

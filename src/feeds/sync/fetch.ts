@@ -9,12 +9,18 @@ import type { Logger } from "pino";
 import type { FeedSettings } from "../../config.js";
 import { VERSION } from "../../version.js";
 import { hasEnding } from "../reader.js";
+import { githubRefusal, type Holds, holdKey, isGithubApi, retryAfterMs } from "./holds.js";
 import type { Fetched, FetchOptions } from "./publisher.js";
 
-/** Statuses worth another try: rate limits (NVD answers 403, GitHub 403 or 429), overload, gateways. */
+/** Statuses worth another try: rate limits (NVD answers 403; GitHub's are held, see holds.ts), overload, gateways. */
 const RETRIED = new Set([403, 429, 500, 502, 503, 504]);
 /** A Retry-After longer than this is not waited for: the source fails and its next attempt comes with the backoff. */
 const MAX_WAIT_MS = 60_000;
+/**
+ * A hold of GitHub's rate limit longer than this ends the sync rather than keeping the source's lease
+ * while waiting: the scheduler runs the source again once the hold is over (sync.ts nextRunOf).
+ */
+const MAX_GITHUB_WAIT_MS = 10_000;
 
 /** A request that failed for good (after its retries), with a message a user can act on. */
 export class FetchError extends Error {
@@ -36,6 +42,8 @@ export interface Downloader {
   /** The source's file endings, to name a download the importer recognises. */
   endings: readonly string[];
   defaultEnding: string;
+  /** GitHub's rate limits: the holds of the API hosts, checked before and recorded after each API request. */
+  holds?: Holds;
 }
 
 /** Waits `ms`, or less when the sync is aborted (then throws the abort's reason). */
@@ -43,24 +51,23 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return wait(ms, undefined, { signal });
 }
 
-/** Retry-After (seconds or an HTTP date) in milliseconds, or null. */
-function retryAfter(res: Response): number | null {
-  const v = res.headers.get("retry-after");
-  if (!v) return null;
-  const s = Number(v);
-  if (Number.isFinite(s)) return Math.max(0, s * 1000);
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
-}
-
 /**
  * GET with a timeout until the answer's headers arrive, retried with backoff (doubling from
  * VIGIE_FEEDS_RETRY_BASE_MS, or the answer's Retry-After) on the statuses of RETRIED and on network
  * errors. The last answer is returned whatever its status; a network error after the last retry throws.
+ * A GitHub API request (isGithubApi) keeps GitHub's rate limits instead: none is sent while its host
+ * is held; a refusal holds the host (stored), and is waited out here only when it is short
+ * (MAX_GITHUB_WAIT_MS) and tries remain; otherwise it throws with the hold's reason.
  */
 export async function getWithRetries(d: Downloader, url: string, headers: Record<string, string>): Promise<Response> {
   const { settings, signal } = d;
+  const key = d.holds && isGithubApi(headers) ? holdKey(url, headers.authorization) : null;
   for (let attempt = 0; ; attempt++) {
+    if (key) {
+      await d.holds!.refresh(key);
+      const held = d.holds!.active(key);
+      if (held) throw new FetchError(`${url} : ${held.reason}`, null);
+    }
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), settings.timeoutMs);
     let res: Response | null = null;
@@ -78,8 +85,25 @@ export async function getWithRetries(d: Downloader, url: string, headers: Record
     } finally {
       clearTimeout(timer);
     }
+    if (res && key) {
+      const refusal = githubRefusal(res, d.holds!.strikes(key));
+      if (refusal) {
+        await res.body?.cancel();
+        await d.holds!.hold(key, refusal);
+        const wait = refusal.until.getTime() - Date.now();
+        d.log.warn(
+          { url, status: res.status, until: refusal.until.toISOString() },
+          "feeds-sync : limite de l'API GitHub, aucune requête avant sa fin",
+        );
+        if (attempt >= settings.retries || wait > MAX_GITHUB_WAIT_MS) throw new FetchError(`${url} : ${refusal.reason}`, res.status);
+        // A little past the end: a timer may fire a millisecond early, and GitHub says "at least".
+        await sleep(Math.max(0, wait) + 250, signal);
+        continue;
+      }
+      await d.holds!.answered(key);
+    }
     if (res && !RETRIED.has(res.status)) return res;
-    const delay = (res && retryAfter(res)) ?? settings.retryBaseMs * 2 ** attempt;
+    const delay = (res && retryAfterMs(res)) ?? settings.retryBaseMs * 2 ** attempt;
     if (attempt >= settings.retries || delay > MAX_WAIT_MS) {
       if (res) return res;
       throw new FetchError(`${url} : ${failure}`, null);

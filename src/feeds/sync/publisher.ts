@@ -26,6 +26,11 @@ export interface Publisher {
   every: number;
   /** One line for the README and `feeds status`: what is fetched, and how the checkpoint is kept. */
   protocol: string;
+  /**
+   * The publisher speaks GitHub's REST API at its addresses (requests carrying `x-github-api-version`):
+   * the source is held, sending nothing, while GitHub's rate limit holds the address's host (holds.ts).
+   */
+  githubApi?: boolean;
   /** Syncs one address from its checkpoint. */
   sync(ctx: SyncContext): Promise<void>;
 }
@@ -60,7 +65,9 @@ export interface SyncContext {
   /**
    * GET with the sync's timeout, retried with backoff on 403, 429, 5xx and network errors
    * (Retry-After honoured up to a minute). Any other status is returned as is; the body of a 2xx is
-   * streamed to a file in a directory removed after the sync.
+   * streamed to a file in a directory removed after the sync. A GitHub API request (headers with
+   * `x-github-api-version`) keeps GitHub's rate limits: it throws, sending nothing, while its host is
+   * held, and a refusal holds the host (holds.ts).
    */
   fetch(url: string, opts?: FetchOptions): Promise<Fetched>;
   /** GET and parse a JSON answer (listings, small documents); a non-2xx status throws. */

@@ -10,6 +10,7 @@ import { importFeed } from "../import.js";
 import { feedSourceOf, feedUrls, SOURCES, type Source } from "../importers/index.js";
 import type { ImportResult, RecordFailure } from "../records.js";
 import { download, FetchError, sleep, type Downloader } from "./fetch.js";
+import { addressHoldKey, type Hold, Holds } from "./holds.js";
 import type { NamedBy, SyncContext } from "./publisher.js";
 import { SyncState, type SourceRow } from "./state.js";
 
@@ -39,11 +40,15 @@ export interface AddressOutcome {
 
 export interface SyncOutcome {
   source: Source;
-  /** busy: another process holds the source's lease. */
-  status: "synced" | "failed" | "busy";
+  /**
+   * busy: another process holds the source's lease; held: GitHub's rate limit holds the source's
+   * API host (nothing was sent, nothing recorded: `error` says until when).
+   */
+  status: "synced" | "failed" | "busy" | "held";
   applied: number;
   seconds: number;
   addresses: AddressOutcome[];
+  error?: string;
 }
 
 export interface SourceStatus {
@@ -63,6 +68,9 @@ export interface SourceStatus {
   /** Seconds behind the publisher: now − the publisher's time of the newest data applied. */
   lag_seconds: number | null;
   next_run_at: Date | null;
+  /** GitHub's rate limit holds the source's API host: no request before this instant (absent: not held). */
+  held_until?: Date;
+  held_reason?: string;
   addresses: { address: string; checkpoint: unknown; applied_until: Date | null; records_applied: number; updated_at: Date | null }[];
 }
 
@@ -75,6 +83,7 @@ export interface SourceStatus {
 export class FeedSync {
   private readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly state: SyncState;
+  private readonly holds: Holds;
   private readonly addresses: Partial<Record<Source, string[]>>;
 
   constructor(
@@ -84,6 +93,7 @@ export class FeedSync {
     private readonly namedBy: NamedBy = {},
   ) {
     this.state = new SyncState(db);
+    this.holds = new Holds(db);
     this.addresses = feedUrls(settings.urls);
   }
 
@@ -102,6 +112,7 @@ export class FeedSync {
   /** Syncs the enabled sources whose next run has come (never run: at once), in the registry's order. */
   async runDue(now: Date, signal?: AbortSignal): Promise<SyncOutcome[]> {
     const rows = await this.rows();
+    await this.holds.load();
     const out: SyncOutcome[] = [];
     for (const source of this.enabled()) {
       if (signal?.aborted) break;
@@ -113,6 +124,7 @@ export class FeedSync {
   /** When the next enabled source is due (now when one never ran), or null when none is enabled. */
   async nextDue(): Promise<Date | null> {
     const rows = await this.rows();
+    await this.holds.load();
     let next: Date | null = null;
     for (const source of this.enabled()) {
       const at = this.nextRunOf(source, rows.get(source));
@@ -125,6 +137,7 @@ export class FeedSync {
   async status(now = new Date()): Promise<SourceStatus[]> {
     const rows = await this.rows();
     const checkpoints = await this.state.checkpoints();
+    await this.holds.load();
     return SOURCES.map((source) => {
       const row: Partial<SourceRow> = rows.get(source) ?? {};
       const addresses = this.addresses[source] ?? [];
@@ -140,6 +153,7 @@ export class FeedSync {
       });
       const until = cps.map((c) => c.applied_until).filter((d): d is Date => d !== null);
       const oldest = until.length === addresses.length && until.length ? Math.min(...until.map((d) => d.getTime())) : null;
+      const held = this.heldOf(source, now.getTime());
       return {
         source,
         enabled: addresses.length > 0,
@@ -154,7 +168,8 @@ export class FeedSync {
         stale: !!row.failingSince && now.getTime() - row.failingSince.getTime() > DAY_MS,
         last_applied: row.lastApplied ?? 0,
         lag_seconds: oldest === null ? null : Math.max(0, Math.round((now.getTime() - oldest) / 1000)),
-        next_run_at: addresses.length && row.lastAttemptAt ? this.nextRunOf(source, row as SourceRow) : null,
+        next_run_at: addresses.length && (row.lastAttemptAt || held) ? this.nextRunOf(source, row as SourceRow) : null,
+        ...(held ? { held_until: held.until, held_reason: held.reason } : {}),
         addresses: cps,
       };
     });
@@ -162,14 +177,31 @@ export class FeedSync {
 
   /**
    * When a source runs next: at once when it never ran; its rhythm after its last attempt; after a
-   * failure, a backoff of 1, 2, 4… minutes, at most the rhythm. Derived, not stored: a rhythm changed
-   * in the configuration applies at once.
+   * failure, a backoff of 1, 2, 4… minutes, at most the rhythm; never before the end of a hold of
+   * GitHub's rate limit (holds as last loaded). Derived, not stored: a rhythm changed in the
+   * configuration applies at once.
    */
   private nextRunOf(source: Source, row: SourceRow | undefined): Date {
-    if (!row?.lastAttemptAt) return new Date(0);
+    const heldUntil = this.heldOf(source)?.until.getTime() ?? 0;
+    if (!row?.lastAttemptAt) return new Date(heldUntil);
     const every = this.everyOf(source);
     const delay = row.failures ? Math.min(every, BACKOFF_SECONDS * 2 ** (row.failures - 1)) : every;
-    return new Date(row.lastAttemptAt.getTime() + delay * 1000);
+    return new Date(Math.max(heldUntil, row.lastAttemptAt.getTime() + delay * 1000));
+  }
+
+  /**
+   * The hold of GitHub's rate limit on a source whose publisher speaks GitHub's API: the latest one
+   * over its addresses' hosts (with the configured token), or null.
+   */
+  private heldOf(source: Source, now = Date.now()): Hold | null {
+    if (!feedSourceOf(source).publisher.githubApi) return null;
+    let out: Hold | null = null;
+    for (const address of this.addresses[source] ?? []) {
+      const key = addressHoldKey(address, this.settings.githubToken);
+      const h = key ? this.holds.active(key, now) : null;
+      if (h && (!out || h.until > out.until)) out = h;
+    }
+    return out;
   }
 
   /** The sources' rows (lease, last attempt, failures) by source. */
@@ -183,6 +215,10 @@ export class FeedSync {
 
   private async runSource(source: Source, outer?: AbortSignal): Promise<SyncOutcome> {
     const started = new Date();
+    // Another process (or this one before a restart) may have met GitHub's limit: nothing is sent before its end.
+    await this.holds.load();
+    const held = this.heldOf(source);
+    if (held) return { source, status: "held", applied: 0, seconds: 0, addresses: [], error: held.reason };
     if (!(await this.state.acquire(source, this.owner, LEASE_SECONDS)))
       return { source, status: "busy", applied: 0, seconds: 0, addresses: [] };
     const abort = new AbortController();
@@ -232,7 +268,15 @@ export class FeedSync {
     const log = this.logger.child({ source, address });
     const out: AddressOutcome = { address, status: "synced", read: 0, applied: 0, errors: [], problems: [] };
     const dir = join(this.settings.cacheDir, source, randomUUID().slice(0, 8));
-    const d: Downloader = { settings: this.settings, signal, log, dir, endings: feed.endings, defaultEnding: feed.defaultEnding };
+    const d: Downloader = {
+      settings: this.settings,
+      signal,
+      log,
+      dir,
+      endings: feed.endings,
+      defaultEnding: feed.defaultEnding,
+      holds: this.holds,
+    };
     let appliedSinceSave = 0;
     let temps = 0;
     const stored = await this.state.checkpoint(source, address);

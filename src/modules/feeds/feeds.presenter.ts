@@ -10,6 +10,7 @@ export function presentFeedSource(s: SourceStatus): FeedSourceOut {
     last_success_at: iso(s.last_success_at),
     failing_since: iso(s.failing_since),
     next_run_at: iso(s.next_run_at),
+    held_until: s.held_until?.toISOString(),
     addresses: s.addresses.map((a) => ({
       ...a,
       checkpoint: (a.checkpoint as Record<string, unknown> | null) ?? null,

@@ -37,6 +37,13 @@ export const FeedSourceOut = z
         "Seconds between now and the publisher's time of the newest data applied (the oldest over the addresses); null: not known yet",
       ),
     next_run_at: z.iso.datetime().nullable().describe("When the scheduler syncs the source next (null: never synced, or disabled)"),
+    held_until: z.iso
+      .datetime()
+      .optional()
+      .describe(
+        "Present while GitHub's rate limit holds the source's API host (CVE List and PoC share it): no request goes to GitHub before this instant (x-ratelimit-reset of a primary limit, retry-after of a secondary one, else one minute doubled at each refusal in a row), from any process or after a restart",
+      ),
+    held_reason: z.string().optional().describe("Why the source is held (present with held_until)"),
     addresses: z.array(FeedAddressOut),
   })
   .meta({ id: "FeedSourceOut" });

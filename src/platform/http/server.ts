@@ -140,7 +140,7 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
         title: "Vigie",
         version: opts.version,
         description:
-          "Vulnerability watch and alerting service. Programmatic API under /api/v1 (API keys); session API under /auth, /projects, /organizations. An MCP server (JSON-RPC over Streamable HTTP, the same API keys) answers POST /mcp: its tools and their schemas are listed by the protocol (tools/list), not here.",
+          "Vulnerability watch and alerting service. Programmatic API under /api/v1: API keys, and for every operation but GET /api/v1/me a signed-in user's account token or session cookie too (ADR 0029); a few, managing the organization (members, API keys, renaming, new projects), take the session only. Each operation's `security` lists exactly the credentials it accepts. Session API under /auth, /projects, /organizations. An MCP server (JSON-RPC over Streamable HTTP, the same API keys) answers POST /mcp: its tools and their schemas are listed by the protocol (tools/list), not here.",
       },
       // Relative: resolved against where this document is served, so a generated client works behind any host or proxy.
       servers: [{ url: "/", description: "This Vigie instance" }],

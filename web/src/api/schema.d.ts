@@ -2489,6 +2489,13 @@ export interface components {
             lag_seconds: number | null;
             /** @description When the scheduler syncs the source next (null: never synced, or disabled) */
             next_run_at: string | null;
+            /**
+             * Format: date-time
+             * @description Present while GitHub's rate limit holds the source's API host (CVE List and PoC share it): no request goes to GitHub before this instant (x-ratelimit-reset of a primary limit, retry-after of a secondary one, else one minute doubled at each refusal in a row), from any process or after a restart
+             */
+            held_until?: string;
+            /** @description Why the source is held (present with held_until) */
+            held_reason?: string;
             addresses: components["schemas"]["FeedAddressOut"][];
         };
         FeedStatusOut: {

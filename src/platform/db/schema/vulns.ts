@@ -267,6 +267,20 @@ export const feedSources = pgTable("feed_sources", {
 });
 
 /**
+ * A publisher's host that refused requests for a while (GitHub's primary or secondary rate limit,
+ * src/feeds/sync/holds.ts): no request goes to it before `until`, whichever process syncs and
+ * across restarts. Keyed by the host and a hash of the token it was asked with (never the token).
+ */
+export const feedHolds = pgTable("feed_holds", {
+  key: text("key").primaryKey(),
+  until: tz("until").notNull(),
+  reason: text("reason").notNull(),
+  /** Refusals in a row without `x-ratelimit-remaining: 0` nor Retry-After: each doubles the next wait. */
+  strikes: integer("strikes").notNull().default(0),
+  updatedAt: tz("updated_at").notNull().defaultNow(),
+});
+
+/**
  * Per source and publisher address: what was applied last (a release, a window's end, a modified
  * date, validators…, shaped by the source's protocol), written after the unit it names was imported.
  */
