@@ -476,6 +476,70 @@ describe("a CycloneDX 1.6 document of vulnerable packages (made with the Cyclone
   });
 });
 
+describe("SBOMs as the field produces them (issue 33)", () => {
+  it("a document without identity takes the stack's: loaded again into the same stack, it replaces itself", async () => {
+    const doc = JSON.parse(file("known-answer-v1.cdx.json").toString("utf8"));
+    delete doc.serialNumber;
+    delete doc.metadata;
+    delete doc.dependencies;
+    const stack = (await a.call("POST", "/stacks", { name: "Anonyme" })).json();
+    const first = await intoStack(stack.id, JSON.stringify(doc));
+    expect(first.statusCode).toBe(201);
+    expect(first.json().sbom.document_key).toBe(`pile:${stack.id}`);
+    const again = await intoStack(stack.id, JSON.stringify(doc));
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ sbom: { id: first.json().sbom.id }, inchanges: first.json().ajoutes.count });
+    // Creating a stack from it needs the stack's name, as the document names nothing.
+    const named = await newStack(JSON.stringify(doc));
+    expect(named.statusCode).toBe(422);
+    expect(named.json().detail[0].loc).toEqual(["query", "name"]);
+  });
+
+  it("a CycloneDX 1.2 product SBOM (CycloneDX/bom-examples) in JSON, then XML under the same stack", async () => {
+    const res = await newStack(file("cern-lhc-vdm-editor-1.2.cdx.json"));
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({
+      stack: { name: "lhc-vdm-editor@0.0.1", item_count: 43 },
+      sbom: { format: "cyclonedx", spec_version: "1.2", encoding: "json", component_count: 43, fault_count: 0, faults: [] },
+      ajoutes: { count: 43 },
+    });
+    const xml = await intoStack(res.json().stack.id, file("cern-lhc-vdm-editor-1.2.cdx.xml"), "application/vnd.cyclonedx+xml");
+    expect([200, 201]).toContain(xml.statusCode);
+    expect(xml.json().sbom).toMatchObject({ spec_version: "1.2", encoding: "xml", component_count: 43 });
+  });
+
+  it("SPDX 2.2 (the specification's example): its PACKAGE_MANAGER purl makes an item", async () => {
+    const res = await newStack(file("SPDXJSONExample-v2.2.spdx.json"), "SPDX 2.2", "application/spdx+json");
+    expect(res.statusCode).toBe(201);
+    expect(res.json().sbom).toMatchObject({ format: "spdx", spec_version: "2.2" });
+    expect(res.json().ajoutes.items.map((i: { value: string }) => i.value)).toEqual(["pkg:maven/org.apache.jena/apache-jena@3.12.0"]);
+  });
+
+  it("invalid but readable (trivy's SPDX 2.2): 422 by default, loaded with ?accepter_non_conforme=true, its faults kept", async () => {
+    const before = await counts();
+    const SPDX = "application/spdx+json";
+    const strict = await newStack(file("trivy-centos-7.spdx.json"), "trivy", SPDX);
+    expect(strict.statusCode).toBe(422);
+    expect(strict.json().detail).toHaveLength(14);
+    expect(await counts()).toEqual(before);
+    const res = await upload(`${a.base}/stacks/sbom?name=trivy&accepter_non_conforme=true`, file("trivy-centos-7.spdx.json"), SPDX);
+    expect(res.statusCode).toBe(201);
+    const sbom = res.json().sbom;
+    expect(sbom).toMatchObject({ spec_version: "2.2", fault_count: 14, component_count: 3 });
+    expect(sbom.faults[0]).toEqual({ loc: ["body", "packages", 0], msg: "must have required property 'licenseDeclared'" });
+    expect(res.json().ajoutes.items.map((i: { value: string }) => i.value)).toEqual([
+      "pkg:rpm/centos/bash@4.2.46-31.el7?arch=x86_64&distro=centos-7.6.1810",
+      "pkg:rpm/centos/openssl-libs@1.0.2k-16.el7?arch=x86_64&epoch=1&distro=centos-7.6.1810",
+    ]);
+    const listed = await t.app.inject({ method: "GET", url: `${a.base}/stacks/${res.json().stack.id}/sboms`, headers: bearer(a.key) });
+    expect(listed.json()[0]).toMatchObject({ fault_count: 14 });
+    // The option is a boolean.
+    const bad = await upload(`${a.base}/stacks/sbom?name=x&accepter_non_conforme=peut-etre`, file("trivy-centos-7.spdx.json"), SPDX);
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail[0].loc).toEqual(["query", "accepter_non_conforme"]);
+  });
+});
+
 describe("refusals: nothing is written", () => {
   it("an invalid document: 422 with a JSON pointer per fault, and not a row written", async () => {
     const stack = (await a.call("POST", "/stacks", { name: "Refus" })).json();
@@ -496,23 +560,6 @@ describe("refusals: nothing is written", () => {
     const created = await newStack(file("truncated.cdx.json"), "Tronqué");
     expect(created.statusCode).toBe(422);
     expect(await counts()).toEqual(before);
-  });
-
-  it("a document without identity: 422, nothing written", async () => {
-    const doc = JSON.parse(file("known-answer-v1.cdx.json").toString("utf8"));
-    delete doc.serialNumber;
-    delete doc.metadata;
-    delete doc.dependencies;
-    const before = await counts();
-    const stack = (await a.call("POST", "/stacks", { name: "Anonyme" })).json();
-    const res = await intoStack(stack.id, JSON.stringify(doc));
-    expect(res.statusCode).toBe(422);
-    expect(res.json().detail[0]).toMatchObject({ loc: ["body"], msg: expect.stringContaining("n'a pas d'identité") });
-    const named = await newStack(JSON.stringify(doc));
-    expect(named.statusCode).toBe(422);
-    expect(named.json().detail[0].loc).toEqual(["query", "name"]);
-    expect((await counts()).sboms).toBe(before.sboms);
-    expect((await counts()).items).toBe(before.items);
   });
 
   it("415 for another Content-Type, 422 without a body, 413 past 50 MiB", async () => {

@@ -1,6 +1,6 @@
 import type { StackSbomRow } from "./sbom.repository.js";
 import { DIFF_SAMPLE } from "./sbom.schemas.js";
-import type { SbomImportResult, StackFromSbomResult } from "./sbom.service.js";
+import { faultLoc, type SbomImportResult, type StackFromSbomResult } from "./sbom.service.js";
 
 /** StackSbomOut. */
 export function presentSbom(s: StackSbomRow) {
@@ -15,6 +15,8 @@ export function presentSbom(s: StackSbomRow) {
     name: s.name,
     component_count: s.componentCount,
     item_count: s.itemCount,
+    fault_count: s.faultCount,
+    faults: s.faults.map((f) => ({ loc: faultLoc(f.at), msg: f.message })),
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
   };

@@ -12,6 +12,9 @@ export interface SbomFacts {
   documentVersion: number | null;
   name: string | null;
   componentCount: number;
+  /** Faults of a document loaded leniently (0 and none: valid). */
+  faultCount: number;
+  faults: { at: string; message: string }[];
 }
 
 /** SQL of the SBOMs loaded in stacks; every method takes the stack (the service checked it is the project's). */

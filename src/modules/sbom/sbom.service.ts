@@ -4,6 +4,7 @@ import { alertedCvesOfItems, matchNewItems, rematchProjectAlerts, type Flips } f
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { analyzeAfterBulkWrite } from "../../platform/db/sql.js";
 import { bumpVersions, readVersion, stackVersion } from "../../platform/db/versions.js";
 import { Conflict, Invalid, NotFound, type Issue, type Loc } from "../../platform/errors.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
@@ -16,10 +17,12 @@ import type { NewItem, StackRow, stacksRepository } from "../stacks/stacks.repos
 import { diffItems, itemsOfComponents, type IgnoredComponent, type SbomDiff, type WantedItem } from "./sbom.items.js";
 import { sbomRepository as repo, type SbomFacts, type StackSbomRow } from "./sbom.repository.js";
 
-/** A document to load: its bytes (a request's stream, or the text an MCP client sent) and its media type. */
+/** A document to load: its bytes (a request's stream, or the text an MCP client sent), its media type, how to read it. */
 export interface SbomSource {
   input: Readable | Buffer | string;
   mediaType?: string;
+  /** Accept a readable document that fails its schema, its faults kept with the SBOM (default: refused, 422). */
+  lenient?: boolean;
 }
 
 /** What an upload did. */
@@ -67,12 +70,17 @@ function invalidDocument(err: SbomInvalid): Invalid {
   return new Invalid(faults.map((f): Issue => ({ loc: faultLoc(f.at), message: f.message, input: null })));
 }
 
-/** The document's identity in a stack: CycloneDX serialNumber, SPDX documentNamespace, else the described software's name. */
-export function documentKey(doc: SbomDocument): string | null {
+/**
+ * The document's identity in a stack: CycloneDX serialNumber, SPDX documentNamespace, else the
+ * described software's name (and version); a document that gives none takes the upload's: the
+ * stack it is loaded into (as Dependency-Track takes the project's), so that uploading it again
+ * replaces it.
+ */
+export function documentKey(doc: SbomDocument, stackId: string): string {
   const serial = doc.serialNumber?.trim();
   if (serial) return serial;
   const name = doc.name?.trim();
-  return name ? `nom:${name}` : null;
+  return name ? `nom:${name}` : `pile:${stackId}`;
 }
 
 /** A UUID derived from the stack's id (name-based, SHA-1, as RFC 9562 version 5): the serialNumber of its export. */
@@ -113,7 +121,7 @@ export class SbomService {
   /** The document read and validated; an invalid one is a 422 naming each fault. */
   private async read(src: SbomSource): Promise<SbomDocument> {
     try {
-      return await readSbom(src.input, src.mediaType);
+      return await readSbom(src.input, src.mediaType, { lenient: src.lenient });
     } catch (err) {
       if (err instanceof SbomInvalid) throw invalidDocument(err);
       throw err;
@@ -122,8 +130,7 @@ export class SbomService {
 
   /** The upload's items replace those the SBOM of this identity holds in the (locked) stack. */
   private async load(tx: Executor, project: ProjectScope, stack: StackRow, doc: SbomDocument): Promise<SbomImportResult> {
-    const key = documentKey(doc);
-    if (!key) throw new Invalid([{ loc: ["body"], message: INVALID.sbomWithoutIdentity, input: null }]);
+    const key = documentKey(doc, stack.id);
     const { items, ignored } = itemsOfComponents(doc.components);
     const facts: SbomFacts = {
       format: doc.format,
@@ -132,6 +139,8 @@ export class SbomService {
       documentVersion: doc.documentVersion,
       name: doc.name,
       componentCount: doc.componentCount,
+      faultCount: doc.faultCount,
+      faults: doc.faults,
     };
     const existing = await repo.byKey(tx, stack.id, key);
     const held = existing ? (await this.stacks.sbomItems(tx, existing.id)).map((r) => ({ ...r, key: r.sbomKey })) : [];
@@ -152,6 +161,8 @@ export class SbomService {
       diff.changed.map((c) => ({ id: c.held.id, item: newItem(c.wanted) })),
     );
     const addedIds = await this.stacks.insertSbomItems(tx, stack.id, project.id, sbom.id, diff.added.map(newItem));
+    // The matcher plans on stack_items' statistics: a product's SBOM is a bulk write.
+    await analyzeAfterBulkWrite(tx, "stack_items", diff.added.length + diff.changed.length + diff.removed.length);
     const raised = await matchNewItems(tx, [...addedIds, ...changedIds]);
     const touched = diff.added.length + diff.removed.length + diff.changed.length > 0;
     const flips = touched ? await rematchProjectAlerts(tx, project.id, cves) : { unmatched: 0, rematched: 0 };

@@ -84,6 +84,9 @@ export const stackSboms = pgTable(
     name: text("name"),
     componentCount: integer("component_count").notNull(),
     itemCount: integer("item_count").notNull(),
+    /** Loaded leniently: how many faults against its schema the document had (0: valid), and the first 100 ({at, message}). */
+    faultCount: integer("fault_count").notNull().default(0),
+    faults: jsonb("faults").$type<{ at: string; message: string }[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: tz("created_at").notNull().defaultNow(),
     updatedAt: tz("updated_at").notNull().defaultNow(),
   },
