@@ -537,8 +537,8 @@ export interface paths {
         get: operations["exportStackSbom"];
         put?: never;
         /**
-         * Load an SBOM into a stack (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON); again: replace it and answer the difference
-         * @description Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written. The document's identity (CycloneDX serialNumber, else SPDX documentNamespace, else the name of the software it describes) decides whether it is new to the stack (201) or replaces the SBOM loaded under it (200): the answer is the difference, item by item (by purl or CPE without version). Added and changed items are matched against the stored CVEs; unchanged ones are left alone. Alerts whose CVE no item of the project matches any more once removed and changed items are gone are marked matching=false with a cve.updated event — never deleted: their read state, tags and case stay. All in one transaction.
+         * Load an SBOM into a stack (CycloneDX 1.2–1.7 JSON or XML, SPDX 2.2–2.3 JSON); again: replace it and answer the difference
+         * @description Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written — unless ?accepter_non_conforme=true: a document that fails its schema but can be read is then loaded, its faults kept in the SBOM's `fault_count` and `faults`. The document's identity (CycloneDX serialNumber, else SPDX documentNamespace, else the name of the software it describes, else the stack it is loaded into) decides whether it is new to the stack (201) or replaces the SBOM loaded under it (200): the answer is the difference, item by item (by purl or CPE without version). Added and changed items are matched against the stored CVEs; unchanged ones are left alone. Alerts whose CVE no item of the project matches any more once removed and changed items are gone are marked matching=false with a cve.updated event — never deleted: their read state, tags and case stay. All in one transaction.
          */
         post: operations["importStackSbom"];
         delete?: never;
@@ -1718,8 +1718,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a stack from an SBOM in one call (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON)
-         * @description The stack is named by ?name=, else after the software the document describes. Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written. The answer gives the stack without its items (read them with GET …/stacks/{stack_id}/items) and what the import did.
+         * Create a stack from an SBOM in one call (CycloneDX 1.2–1.7 JSON or XML, SPDX 2.2–2.3 JSON)
+         * @description The stack is named by ?name=, else after the software the document describes. Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written — unless ?accepter_non_conforme=true: a document that fails its schema but can be read is then loaded, its faults kept in the SBOM's `fault_count` and `faults`. The answer gives the stack without its items (read them with GET …/stacks/{stack_id}/items) and what the import did.
          */
         post: operations["createStackFromSbom"];
         delete?: never;
@@ -3047,6 +3047,12 @@ export interface components {
             /** @description The first 1000, in document order */
             items: components["schemas"]["SbomItemOut"][];
         };
+        SbomFaultOut: {
+            /** @description Where: `body` then the JSON pointer's segments (indexes as numbers), or `body` and `line N` of an XML document */
+            loc: (string | number)[];
+            /** @description What the schema says (ajv's or libxml2's message) */
+            msg: string;
+        };
         SbomIgnoredListOut: {
             /** @description How many components made no item */
             count: number;
@@ -3276,11 +3282,11 @@ export interface components {
             stack_id: string;
             /** @enum {string} */
             format: "cyclonedx" | "spdx";
-            /** @description 1.4, 1.5, 1.6 (CycloneDX) or 2.3 (SPDX) */
+            /** @description 1.2 to 1.7 (CycloneDX) or 2.2, 2.3 (SPDX) */
             spec_version: string;
             /** @enum {string} */
             encoding: "json" | "xml";
-            /** @description The document's identity in the stack: its CycloneDX serialNumber, else its SPDX documentNamespace, else `nom:` and the name of the software it describes. Uploading a document with the same identity replaces this SBOM's items. */
+            /** @description The document's identity in the stack: its CycloneDX serialNumber, else its SPDX documentNamespace, else `nom:` and the name (and version) of the software it describes, else the upload's: `pile:` and the stack's id. Uploading a document with the same identity replaces this SBOM's items. */
             document_key: string;
             /** @description The CycloneDX `version` of the document last loaded (null for SPDX) */
             document_version: number | null;
@@ -3290,6 +3296,10 @@ export interface components {
             component_count: number;
             /** @description Stack items the SBOM holds (purl and CPE items, duplicates merged) */
             item_count: number;
+            /** @description How many faults against its schema the document last loaded had: 0 unless it was loaded with accepter_non_conforme=true */
+            fault_count: number;
+            /** @description The first 100 of those faults, in document order (empty for a valid document) */
+            faults: components["schemas"]["SbomFaultOut"][];
             /** Format: date-time */
             created_at: string;
             /**
@@ -7258,7 +7268,10 @@ export interface operations {
     };
     importStackSbom: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: a document that fails its official schema but can be read (many generators write such documents) is loaded all the same, its faults kept in the SBOM's `faults`; components that cannot be read are ignored. Default false: such a document is refused (422, every fault). A document that cannot be read at all (not JSON/XML, another format or version) is refused either way. */
+                accepter_non_conforme?: boolean;
+            };
             header?: never;
             path: {
                 org_id: string;
@@ -15895,6 +15908,8 @@ export interface operations {
     createStackFromSbom: {
         parameters: {
             query?: {
+                /** @description true: a document that fails its official schema but can be read (many generators write such documents) is loaded all the same, its faults kept in the SBOM's `faults`; components that cannot be read are ignored. Default false: such a document is refused (422, every fault). A document that cannot be read at all (not JSON/XML, another format or version) is refused either way. */
+                accepter_non_conforme?: boolean;
                 /** @description The stack's name (unique in the project); default: the software the document describes */
                 name?: string;
             };
