@@ -60,6 +60,23 @@ describe("components → items", () => {
       },
     ]);
   });
+
+  it("an old purl type beside a CPE (issue 33: pkg:alpine, pkg:dotnet): the CPE kept, the purl said not to be", () => {
+    const { items, ignored, partial } = itemsOfComponents([
+      component({
+        ref: "musl",
+        name: "musl",
+        version: "1.2.3-r4",
+        purl: "pkg:alpine/musl@1.2.3-r4",
+        cpe: "cpe:2.3:a:musl-libc:musl:1.2.3:*:*:*:*:*:*:*",
+      }),
+    ]);
+    expect(items.map((i) => i.itemType)).toEqual(["cpe"]);
+    expect(ignored).toEqual([]);
+    expect(partial).toEqual([
+      { ref: "musl", name: "musl", version: "1.2.3-r4", raison: expect.stringMatching(/^purl « pkg:alpine\/musl@1\.2\.3-r4 » : type de purl non pris en charge : alpine/) },
+    ]);
+  });
 });
 
 describe("the difference of an upload", () => {

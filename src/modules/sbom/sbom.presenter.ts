@@ -48,6 +48,7 @@ export function presentImport(r: SbomImportResult) {
     })),
     inchanges: r.diff.unchanged,
     ignores: sample(r.ignored, (g) => ({ ref: g.ref, name: g.name, version: g.version, raison: g.raison })),
+    identifiants_ignores: sample(r.partial, (g) => ({ ref: g.ref, name: g.name, version: g.version, raison: g.raison })),
     alertes_creees: r.raised,
     alertes_plus_correspondantes: r.flips.unmatched,
     alertes_correspondantes_a_nouveau: r.flips.rematched,

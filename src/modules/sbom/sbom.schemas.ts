@@ -117,6 +117,11 @@ export const SbomImport = z
     versions_changees: sample(SbomVersionChange, "SbomVersionChangesOut", "items changed version (updated in place, then matched again)"),
     inchanges: z.int().describe("Items the document lists as before: untouched, not matched again"),
     ignores: sample(SbomIgnored, "SbomIgnoredListOut", "components made no item"),
+    identifiants_ignores: sample(
+      SbomIgnored,
+      "SbomPartialListOut",
+      "components made an item of one identifier while the other (an old purl type such as pkg:alpine or pkg:dotnet beside a CPE, an unreadable CPE beside a purl) could not be matched; `raison` says which and why",
+    ),
     alertes_creees: z.int().describe("Alerts raised by the added and changed items"),
     alertes_plus_correspondantes: z
       .int()

@@ -34,6 +34,8 @@ export interface SbomImportResult {
   /** The ids of the added items, in the order of `diff.added`. */
   addedIds: string[];
   ignored: IgnoredComponent[];
+  /** Components kept through one identifier, the other refused. */
+  partial: IgnoredComponent[];
   /** Alerts raised by added and changed items. */
   raised: number;
   /** Alerts marked as matching no more, or matching again. */
@@ -131,7 +133,7 @@ export class SbomService {
   /** The upload's items replace those the SBOM of this identity holds in the (locked) stack. */
   private async load(tx: Executor, project: ProjectScope, stack: StackRow, doc: SbomDocument): Promise<SbomImportResult> {
     const key = documentKey(doc, stack.id);
-    const { items, ignored } = itemsOfComponents(doc.components);
+    const { items, ignored, partial } = itemsOfComponents(doc.components);
     const facts: SbomFacts = {
       format: doc.format,
       specVersion: doc.specVersion,
@@ -168,7 +170,7 @@ export class SbomService {
     const flips = touched ? await rematchProjectAlerts(tx, project.id, cves) : { unmatched: 0, rematched: 0 };
     if (touched || !existing) await bumpVersions(tx, [stackVersion(stack.id)]);
     const row = await repo.update(tx, sbom.id, { ...facts, itemCount: items.length });
-    return { sbom: row, created: !existing, diff, addedIds, ignored, raised, flips };
+    return { sbom: row, created: !existing, diff, addedIds, ignored, partial, raised, flips };
   }
 
   /** Loads a document into a stack of the project (201 when new to it, else the difference). */

@@ -3075,6 +3075,7 @@ export interface components {
             /** @description Items the document lists as before: untouched, not matched again */
             inchanges: number;
             ignores: components["schemas"]["SbomIgnoredListOut"];
+            identifiants_ignores: components["schemas"]["SbomPartialListOut"];
             /** @description Alerts raised by the added and changed items */
             alertes_creees: number;
             /** @description Alerts of the project whose CVE no item matches any more once removed and changed items are gone: kept, marked matching=false, with a cve.updated event (correspondance: true → false); their read state, tags and case stay */
@@ -3094,6 +3095,12 @@ export interface components {
             /** @description The item's identity within its SBOM: the purl without version, qualifiers nor subpath, or the CPE with * for version and update */
             sbom_key: string;
             version: string | null;
+        };
+        SbomPartialListOut: {
+            /** @description How many components made an item of one identifier while the other (an old purl type such as pkg:alpine or pkg:dotnet beside a CPE, an unreadable CPE beside a purl) could not be matched; `raison` says which and why */
+            count: number;
+            /** @description The first 1000, in document order */
+            items: components["schemas"]["SbomIgnoredOut"][];
         };
         SbomRemovalOut: {
             /** @description Items removed with the SBOM */
@@ -3182,6 +3189,7 @@ export interface components {
             /** @description Items the document lists as before: untouched, not matched again */
             inchanges: number;
             ignores: components["schemas"]["SbomIgnoredListOut"];
+            identifiants_ignores: components["schemas"]["SbomPartialListOut"];
             /** @description Alerts raised by the added and changed items */
             alertes_creees: number;
             /** @description Alerts of the project whose CVE no item matches any more once removed and changed items are gone: kept, marked matching=false, with a cve.updated event (correspondance: true → false); their read state, tags and case stay */
