@@ -203,7 +203,11 @@ export async function benchSbom(): Promise<void> {
           return r;
         };
         // First, a product's SBOM into a project of its own, on statistics taken before any SBOM (sbom-server.ts).
-        await step("1,000 components → new stack", () => upload(server.port, server.key, `${server.base1k}/stacks/sbom?name=bench-1k`, small), small);
+        await step(
+          "1,000 components → new stack",
+          () => upload(server.port, server.key, `${server.base1k}/stacks/sbom?name=bench-1k`, small),
+          small,
+        );
         const created = await step(
           "50,000 components → new stack",
           () => upload(server.port, server.key, `${server.base}/stacks/sbom?name=bench`, first),

@@ -351,7 +351,13 @@ describe("SBOMs as the field produces them (issue 33)", () => {
   it("CycloneDX 1.2 product SBOMs (CycloneDX/bom-examples), JSON and XML, each against its own schema", async () => {
     const j = await readSbom(createReadStream(path("cern-lhc-vdm-editor-1.2.cdx.json")));
     const x = await readSbom(createReadStream(path("cern-lhc-vdm-editor-1.2.cdx.xml")));
-    expect(j).toMatchObject({ format: "cyclonedx", specVersion: "1.2", encoding: "json", name: "lhc-vdm-editor@0.0.1", componentCount: 43 });
+    expect(j).toMatchObject({
+      format: "cyclonedx",
+      specVersion: "1.2",
+      encoding: "json",
+      name: "lhc-vdm-editor@0.0.1",
+      componentCount: 43,
+    });
     expect(j.serialNumber).toMatch(/^urn:uuid:/);
     expect(x).toMatchObject({ specVersion: "1.2", encoding: "xml", componentCount: 43 });
     expect(purls(x)).toEqual(purls(j));

@@ -28,7 +28,8 @@ export const SPDX_VERSIONS = ["2.2", "2.3"] as const;
 export type SpdxVersion = (typeof SPDX_VERSIONS)[number];
 
 /** SPDX JSON schemas (spdx/spdx-spec schemas/spdx-schema.json at the v2.2.2 and v2.3 tags): same path from src/ and dist/. */
-const spdxSchemaFile = (version: SpdxVersion) => fileURLToPath(new URL(`../../assets/schemas/spdx-schema-${version}.json`, import.meta.url));
+const spdxSchemaFile = (version: SpdxVersion) =>
+  fileURLToPath(new URL(`../../assets/schemas/spdx-schema-${version}.json`, import.meta.url));
 
 const readJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, "utf8"));
 

@@ -74,7 +74,12 @@ describe("components → items", () => {
     expect(items.map((i) => i.itemType)).toEqual(["cpe"]);
     expect(ignored).toEqual([]);
     expect(partial).toEqual([
-      { ref: "musl", name: "musl", version: "1.2.3-r4", raison: expect.stringMatching(/^purl « pkg:alpine\/musl@1\.2\.3-r4 » : type de purl non pris en charge : alpine/) },
+      {
+        ref: "musl",
+        name: "musl",
+        version: "1.2.3-r4",
+        raison: expect.stringMatching(/^purl « pkg:alpine\/musl@1\.2\.3-r4 » : type de purl non pris en charge : alpine/),
+      },
     ]);
   });
 });

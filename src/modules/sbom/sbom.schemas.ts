@@ -55,10 +55,7 @@ export const StackSbom = z
     fault_count: z
       .int()
       .describe("How many faults against its schema the document last loaded had: 0 unless it was loaded with accepter_non_conforme=true"),
-    faults: z
-      .array(SbomFault)
-      .max(100)
-      .describe("The first 100 of those faults, in document order (empty for a valid document)"),
+    faults: z.array(SbomFault).max(100).describe("The first 100 of those faults, in document order (empty for a valid document)"),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime().describe("When the document was last loaded"),
   })

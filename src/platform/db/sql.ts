@@ -55,7 +55,10 @@ export async function purgeInBatches(step: () => Promise<number>, batch: number)
  */
 export async function analyzeAfterBulkWrite(ex: Executor, table: string, written: number): Promise<boolean> {
   if (written < 50) return false;
-  const [stats] = await rowsOf<{ n: number }>(ex, sql`select greatest(reltuples, 0)::float8 as n from pg_class where oid = ${table}::regclass`);
+  const [stats] = await rowsOf<{ n: number }>(
+    ex,
+    sql`select greatest(reltuples, 0)::float8 as n from pg_class where oid = ${table}::regclass`,
+  );
   if (written < 50 + 0.1 * Number(stats?.n ?? 0)) return false;
   await ex.execute(sql.raw(`analyze ${table}`));
   return true;

@@ -63,8 +63,7 @@ export function SbomImportPanel({ stackId }: { stackId: string }) {
       />
       <div className="checks">
         <label>
-          <input type="checkbox" checked={lenient} disabled={!canManage} onChange={(e) => setLenient(e.target.checked)} />{" "}
-          {w.sbomLenient}
+          <input type="checkbox" checked={lenient} disabled={!canManage} onChange={(e) => setLenient(e.target.checked)} /> {w.sbomLenient}
         </label>
       </div>
       <UploadOutcome upload={upload}>{(r) => <Difference result={r.result} created={r.created} />}</UploadOutcome>
