@@ -546,6 +546,35 @@ describe("SBOMs as the field produces them (issue 33)", () => {
   });
 });
 
+describe("components that cannot be matched are kept as inventory", () => {
+  it("trivy's SPDX of a Julia project (pkg:julia): 4 components listed with why, counted, searchable, never matched", async () => {
+    const res = await newStack(file("trivy-julia.spdx.json"), "Julia", "application/spdx+json");
+    expect(res.statusCode).toBe(201);
+    const { stack, sbom } = res.json();
+    expect(sbom).toMatchObject({ item_count: 0, inventory_count: 4 });
+    expect(stack.item_count).toBe(0);
+    const url = `${a.base}/stacks/${stack.id}/sboms/${sbom.id}/inventaire`;
+    const page = await t.app.inject({ method: "GET", url, headers: bearer(a.key) });
+    expect(page.statusCode).toBe(200);
+    expect(page.json()).toMatchObject({ total: 4, page: 1, page_size: 100 });
+    expect(page.json().items.map((i: { name: string; purl: string | null }) => [i.name, i.purl])).toEqual([
+      ["Manifest.toml", null],
+      ["A", "pkg:julia/A@1.9.0?uuid=ead4f63c-334e-11e9-00e6-e7f0a5f21b60"],
+      ["B", "pkg:julia/B@1.9.0?uuid=f41f7b98-334e-11e9-1257-49272045fb24"],
+      ["B", "pkg:julia/B@1.9.0?uuid=edca9bc6-334e-11e9-3554-9595dbb4349c"],
+    ]);
+    expect(page.json().items[0].raison).toBe("ni purl ni CPE");
+    expect(page.json().items[1].raison).toMatch(/type de purl non pris en charge : julia/);
+    const found = await t.app.inject({ method: "GET", url: `${url}?q=EDCA9BC6`, headers: bearer(a.key) });
+    expect(found.json()).toMatchObject({ total: 1, items: [{ name: "B", version: "1.9.0" }] });
+    const listed = await t.app.inject({ method: "GET", url: `${a.base}/stacks/${stack.id}/sboms`, headers: bearer(a.key) });
+    expect(listed.json()[0]).toMatchObject({ inventory_count: 4 });
+    // Another organization's SBOM does not exist.
+    const other = await t.app.inject({ method: "GET", url: url.replace(a.base, b.base), headers: bearer(b.key) });
+    expect(other.statusCode).toBe(404);
+  });
+});
+
 describe("refusals: nothing is written", () => {
   it("an invalid document: 422 with a JSON pointer per fault, and not a row written", async () => {
     const stack = (await a.call("POST", "/stacks", { name: "Refus" })).json();

@@ -51,11 +51,13 @@ describe("components → items", () => {
       ["purl", "pkg:npm/brace-expansion@5.0.13", "pkg:npm/brace-expansion", "5.0.13"],
     ]);
     expect(ignored).toEqual([
-      { ref: "config", name: "config.yaml", version: null, raison: "ni purl ni CPE" },
+      { ref: "config", name: "config.yaml", version: null, purl: null, cpe: null, raison: "ni purl ni CPE" },
       {
         ref: "o",
         name: "openssl",
         version: "3.0.13",
+        purl: "pkg:generic/openssl@3.0.13",
+        cpe: null,
         raison: expect.stringMatching(/^purl « pkg:generic\/openssl@3\.0\.13 » : type de purl non pris en charge : generic/),
       },
     ]);
@@ -78,6 +80,8 @@ describe("components → items", () => {
         ref: "musl",
         name: "musl",
         version: "1.2.3-r4",
+        purl: "pkg:alpine/musl@1.2.3-r4",
+        cpe: "cpe:2.3:a:musl-libc:musl:1.2.3:*:*:*:*:*:*:*",
         raison: expect.stringMatching(/^purl « pkg:alpine\/musl@1\.2\.3-r4 » : type de purl non pris en charge : alpine/),
       },
     ]);

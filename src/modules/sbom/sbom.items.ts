@@ -24,6 +24,8 @@ export interface IgnoredComponent {
   ref: string | null;
   name: string;
   version: string | null;
+  purl: string | null;
+  cpe: string | null;
   raison: string;
 }
 
@@ -137,9 +139,10 @@ export function itemsOfComponents(components: Iterable<SbomComponent>): {
     if (c.purl?.trim()) add("purl", purlWithVersion(c.purl, c.version), keyOfPurl);
     if (c.cpe?.trim()) add("cpe", c.cpe.trim(), cpeKey);
     if (!c.purl?.trim() && !c.cpe?.trim()) reasons.push(NO_IDENTIFIER);
-    if (!made) ignored.push({ ref: c.ref, name: c.name, version: c.version, raison: reasons.join(" ; ") });
+    const what = { ref: c.ref, name: c.name, version: c.version, purl: c.purl, cpe: c.cpe, raison: reasons.join(" ; ") };
+    if (!made) ignored.push(what);
     // An old purl type (pkg:alpine, pkg:dotnet) beside a CPE: the CPE is watched, the purl said not to be.
-    else if (reasons.length) partial.push({ ref: c.ref, name: c.name, version: c.version, raison: reasons.join(" ; ") });
+    else if (reasons.length) partial.push(what);
   }
   return { items: [...items.values()], ignored, partial };
 }

@@ -1,9 +1,14 @@
-import type { StackSbomRow } from "./sbom.repository.js";
+import type { InventoryRow } from "./sbom.repository.js";
 import { DIFF_SAMPLE } from "./sbom.schemas.js";
-import { faultLoc, type SbomImportResult, type StackFromSbomResult } from "./sbom.service.js";
+import { faultLoc, type SbomImportResult, type SbomWithInventory, type StackFromSbomResult } from "./sbom.service.js";
+
+/** SbomInventoryEntryOut. */
+export function presentInventory(r: InventoryRow) {
+  return { ref: r.ref, name: r.name, version: r.version, purl: r.purl, cpe: r.cpe, raison: r.raison };
+}
 
 /** StackSbomOut. */
-export function presentSbom(s: StackSbomRow) {
+export function presentSbom(s: SbomWithInventory) {
   return {
     id: s.id,
     stack_id: s.stackId,
@@ -15,6 +20,7 @@ export function presentSbom(s: StackSbomRow) {
     name: s.name,
     component_count: s.componentCount,
     item_count: s.itemCount,
+    inventory_count: s.inventoryCount,
     fault_count: s.faultCount,
     faults: s.faults.map((f) => ({ loc: faultLoc(f.at), msg: f.message })),
     created_at: s.createdAt.toISOString(),

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { media, route, type RouteDef } from "../../platform/http/route.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { StackParams } from "../stacks/stacks.schemas.js";
-import { presentImport, presentSbom, presentStackFromSbom } from "./sbom.presenter.js";
+import { presentImport, presentInventory, presentSbom, presentStackFromSbom } from "./sbom.presenter.js";
 import {
-  CycloneDxBom, SBOM_BODY, SbomImport, SbomParams, SbomRemoved, SbomUploadQuery, StackFromSbom, StackFromSbomQuery, StackSbom,
+  CycloneDxBom, SBOM_BODY, SbomImport, SbomInventoryPage, SbomInventoryQuery, SbomParams, SbomRemoved, SbomUploadQuery, StackFromSbom, StackFromSbomQuery, StackSbom,
 } from "./sbom.schemas.js";
 import type { SbomService } from "./sbom.service.js";
 
@@ -70,6 +70,17 @@ export function sbomRoutes(service: SbomService): RouteDef[] {
       params: StackParams,
       responses: { 200: z.array(StackSbom) },
       handler: async ({ project, params }) => (await service.list(project, params.stack_id)).map(presentSbom),
+    }),
+    route({
+      operationId: "listSbomInventory",
+      method: "GET", url: `${BASE}/:stack_id/sboms/:sbom_id/inventaire`, auth: "both", project: true, tags: TAGS,
+      summary: "An SBOM's inventory: the components that made no item, with why they cannot be matched (never matched), paged",
+      params: SbomParams, query: SbomInventoryQuery,
+      responses: { 200: SbomInventoryPage },
+      handler: async ({ project, params, query }) => {
+        const { rows, total } = await service.inventory(project, params.stack_id, params.sbom_id, query);
+        return { items: rows.map(presentInventory), total, page: query.page, page_size: query.page_size };
+      },
     }),
     route({
       operationId: "deleteStackSbom",

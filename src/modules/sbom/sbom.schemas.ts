@@ -52,6 +52,11 @@ export const StackSbom = z
     name: z.string().nullable().describe("The software the document describes (CycloneDX metadata.component, SPDX name)"),
     component_count: z.int().describe("Components the document lists, nested ones included, before duplicates are merged"),
     item_count: z.int().describe("Stack items the SBOM holds (purl and CPE items, duplicates merged)"),
+    inventory_count: z
+      .int()
+      .describe(
+        "Components kept as inventory: they made no item (neither purl nor CPE, or a purl type no advisory database uses), are never matched; GET …/sboms/{sbom_id}/inventaire lists them with why",
+      ),
     fault_count: z
       .int()
       .describe("How many faults against its schema the document last loaded had: 0 unless it was loaded with accepter_non_conforme=true"),
@@ -182,6 +187,32 @@ export const CycloneDxBom = z
   .meta({ id: "CycloneDxBomOut" });
 
 export const SbomParams = StackParams.extend({ sbom_id: z.uuid() });
+
+export const SbomInventoryQuery = z.object({
+  q: z.string().trim().min(1).max(200).optional().describe("Found in the name, version, purl or CPE (contains, case-insensitive)"),
+  page: z.int().min(1).default(1),
+  page_size: z.int().min(1).max(500).default(100),
+});
+
+export const SbomInventoryEntry = z
+  .object({
+    ref: z.string().nullable().describe("The component's reference in the document (CycloneDX bom-ref, SPDX SPDXID)"),
+    name: z.string(),
+    version: z.string().nullable(),
+    purl: z.string().nullable().describe("The purl as the document gives it (one no advisory database uses), or null"),
+    cpe: z.string().nullable(),
+    raison: z.string().describe("Why it cannot be matched: « ni purl ni CPE », or why its purl or CPE is not usable"),
+  })
+  .meta({ id: "SbomInventoryEntryOut" });
+
+export const SbomInventoryPage = z
+  .object({
+    items: z.array(SbomInventoryEntry).describe("In document order"),
+    total: z.int(),
+    page: z.int(),
+    page_size: z.int(),
+  })
+  .meta({ id: "SbomInventoryPageOut" });
 export const StacksParams = ProjectParams;
 
 export type StackFromSbomQuery = z.output<typeof StackFromSbomQuery>;

@@ -15,7 +15,10 @@ import type { organizationsRepository } from "../organizations/organizations.rep
 import { projectsRead } from "../projects/projects.read.js";
 import type { NewItem, StackRow, stacksRepository } from "../stacks/stacks.repository.js";
 import { diffItems, itemsOfComponents, type IgnoredComponent, type SbomDiff, type WantedItem } from "./sbom.items.js";
-import { sbomRepository as repo, type SbomFacts, type StackSbomRow } from "./sbom.repository.js";
+import { type InventoryRow, sbomRepository as repo, type SbomFacts, type StackSbomRow } from "./sbom.repository.js";
+
+/** An SBOM and how many of its components are kept as inventory (no item made of them). */
+export type SbomWithInventory = StackSbomRow & { inventoryCount: number };
 
 /** A document to load: its bytes (a request's stream, or the text an MCP client sent), its media type, how to read it. */
 export interface SbomSource {
@@ -27,7 +30,7 @@ export interface SbomSource {
 
 /** What an upload did. */
 export interface SbomImportResult {
-  sbom: StackSbomRow;
+  sbom: SbomWithInventory;
   /** The document was new to the stack (else it replaced the SBOM of the same identity). */
   created: boolean;
   diff: SbomDiff;
@@ -170,7 +173,13 @@ export class SbomService {
     const flips = touched ? await rematchProjectAlerts(tx, project.id, cves) : { unmatched: 0, rematched: 0 };
     if (touched || !existing) await bumpVersions(tx, [stackVersion(stack.id)]);
     const row = await repo.update(tx, sbom.id, { ...facts, itemCount: items.length });
-    return { sbom: row, created: !existing, diff, addedIds, ignored, partial, raised, flips };
+    // What cannot be matched is kept as inventory, with why.
+    await repo.replaceInventory(
+      tx,
+      sbom.id,
+      ignored.map((g) => ({ ref: g.ref, name: g.name, version: g.version, purl: g.purl, cpe: g.cpe, raison: g.raison })),
+    );
+    return { sbom: { ...row, inventoryCount: ignored.length }, created: !existing, diff, addedIds, ignored, partial, raised, flips };
   }
 
   /** Loads a document into a stack of the project (201 when new to it, else the difference). */
@@ -203,9 +212,26 @@ export class SbomService {
   }
 
   /** The SBOMs loaded in a stack, oldest first. */
-  async list(project: ProjectScope, stackId: string): Promise<StackSbomRow[]> {
+  async list(project: ProjectScope, stackId: string): Promise<SbomWithInventory[]> {
     await this.stackOf(this.db, project, stackId);
-    return repo.list(this.db, stackId);
+    const rows = await repo.list(this.db, stackId);
+    const counts = await repo.inventoryCounts(
+      this.db,
+      rows.map((r) => r.id),
+    );
+    return rows.map((r) => ({ ...r, inventoryCount: counts.get(r.id) ?? 0 }));
+  }
+
+  /** A page of an SBOM's inventory: the components that made no item, with why (never matched). */
+  async inventory(
+    project: ProjectScope,
+    stackId: string,
+    sbomId: string,
+    query: { q?: string; page: number; page_size: number },
+  ): Promise<{ rows: InventoryRow[]; total: number }> {
+    const stack = await this.stackOf(this.db, project, stackId);
+    if (!(await repo.get(this.db, stack.id, sbomId))) throw new NotFound(NOT_FOUND.sbom);
+    return repo.inventoryPage(this.db, sbomId, query.q, query.page, query.page_size);
   }
 
   /** Removes an SBOM and its items; the alerts they were the match of are decided again (marked, never deleted). */

@@ -564,6 +564,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/stacks/{stack_id}/sboms/{sbom_id}/inventaire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An SBOM's inventory: the components that made no item, with why they cannot be matched (never matched), paged */
+        get: operations["listSbomInventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{org_id}/projects/{project_id}/stacks/{stack_id}/sboms/{sbom_id}": {
         parameters: {
             query?: never;
@@ -3083,6 +3100,24 @@ export interface components {
             /** @description Alerts marked matching=false that an item of the project matches again: matching=true, with a cve.updated event */
             alertes_correspondantes_a_nouveau: number;
         };
+        SbomInventoryEntryOut: {
+            /** @description The component's reference in the document (CycloneDX bom-ref, SPDX SPDXID) */
+            ref: string | null;
+            name: string;
+            version: string | null;
+            /** @description The purl as the document gives it (one no advisory database uses), or null */
+            purl: string | null;
+            cpe: string | null;
+            /** @description Why it cannot be matched: « ni purl ni CPE », or why its purl or CPE is not usable */
+            raison: string;
+        };
+        SbomInventoryPageOut: {
+            /** @description In document order */
+            items: components["schemas"]["SbomInventoryEntryOut"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
         SbomItemOut: {
             /**
              * Format: uuid
@@ -3304,6 +3339,8 @@ export interface components {
             component_count: number;
             /** @description Stack items the SBOM holds (purl and CPE items, duplicates merged) */
             item_count: number;
+            /** @description Components kept as inventory: they made no item (neither purl nor CPE, or a purl type no advisory database uses), are never matched; GET …/sboms/{sbom_id}/inventaire lists them with why */
+            inventory_count: number;
             /** @description How many faults against its schema the document last loaded had: 0 unless it was loaded with accepter_non_conforme=true */
             fault_count: number;
             /** @description The first 100 of those faults, in document order (empty for a valid document) */
@@ -7450,6 +7487,99 @@ export interface operations {
                 };
             };
             /** @description Not found for this credential: org_id, project_id, stack_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listSbomInventory: {
+        parameters: {
+            query?: {
+                /** @description Found in the name, version, purl or CPE (contains, case-insensitive) */
+                q?: string;
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                stack_id: string;
+                sbom_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SbomInventoryPageOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, stack_id, sbom_id (detail names it, e.g. « Projet introuvable ») */
             404: {
                 headers: {
                     [name: string]: unknown;

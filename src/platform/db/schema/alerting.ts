@@ -96,6 +96,28 @@ export const stackSboms = pgTable(
   ],
 );
 
+/**
+ * The components of an SBOM that made no stack item (neither purl nor CPE, or a purl type no
+ * advisory database uses): kept as inventory, in document order, with why they cannot be matched;
+ * never matched. Replaced whole at each upload of the document (they have no identity to diff by).
+ */
+export const sbomInventory = pgTable(
+  "sbom_inventory",
+  {
+    sbomId: uuid("sbom_id")
+      .notNull()
+      .references(() => stackSboms.id, { onDelete: "cascade" }),
+    ord: integer("ord").notNull(),
+    ref: text("ref"),
+    name: text("name").notNull(),
+    version: text("version"),
+    purl: text("purl"),
+    cpe: text("cpe"),
+    raison: text("raison").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sbomId, t.ord] })],
+);
+
 export const STACK_ITEM_TYPES = ["cpe", "product", "vendor", "purl", "keyword", "cve"] as const;
 export type StackItemType = (typeof STACK_ITEM_TYPES)[number];
 
