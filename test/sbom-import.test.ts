@@ -446,8 +446,13 @@ describe("a CycloneDX 1.6 document of vulnerable packages (made with the Cyclone
     const bom = res.json();
     expect(bom.serialNumber).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const values = (await allItems(stackId)).map((i) => i.value);
-    const exported = (bom.components as { purl?: string; cpe?: string }[]).map((c) => c.purl ?? c.cpe);
+    type Out = { name: string; purl?: string; cpe?: string; properties?: { name: string; value: string }[] };
+    const kept = (c: Out) => c.properties?.some((p) => p.name === "vigie:non-rapproche");
+    const exported = (bom.components as Out[]).filter((c) => !kept(c)).map((c) => c.purl ?? c.cpe);
     expect(new Set(exported)).toEqual(new Set(values));
+    // The components its SBOM could not match follow, as its inventory, with why.
+    const inventory = (bom.components as Out[]).filter(kept);
+    expect(inventory.map((c) => c.purl ?? c.name)).toEqual(expect.arrayContaining(["config.yaml", "pkg:generic/openssl@3.0.13"]));
     // Read back by the reader: the same items.
     const back = await newStack(res.body, "Relu");
     expect(back.statusCode).toBe(201);
@@ -572,6 +577,19 @@ describe("components that cannot be matched are kept as inventory", () => {
     // Another organization's SBOM does not exist.
     const other = await t.app.inject({ method: "GET", url: url.replace(a.base, b.base), headers: bearer(b.key) });
     expect(other.statusCode).toBe(404);
+    // Exported back: each a component with why it is not matched, the document still valid CycloneDX 1.6.
+    const exported = await t.app.inject({ method: "GET", url: `${a.base}/stacks/${stack.id}/sbom`, headers: bearer(a.key) });
+    expect(exported.statusCode).toBe(200);
+    expect(await new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(exported.body)).toBeNull();
+    type Out = { name: string; purl?: string; properties?: { name: string; value: string }[] };
+    const components = (exported.json().components as Out[]).filter((c) => c.properties?.some((p) => p.name === "vigie:non-rapproche"));
+    expect(components.map((c) => [c.name, c.purl ?? null])).toEqual(
+      expect.arrayContaining([
+        ["Manifest.toml", null],
+        ["A", "pkg:julia/A@1.9.0?uuid=ead4f63c-334e-11e9-00e6-e7f0a5f21b60"],
+      ]),
+    );
+    expect(components).toHaveLength(4);
   });
 });
 

@@ -74,6 +74,15 @@ export const sbomRepository = {
     }
   },
 
+  /** The inventory of every SBOM of a stack, in document order, each keyed `<sbom id>:<ord>`. */
+  async inventoryOfStack(ex: Executor, stackId: string): Promise<(InventoryEntry & { key: string })[]> {
+    return rowsOf(
+      ex,
+      sql`select v.sbom_id || ':' || v.ord as key, v.ref, v.name, v.version, v.purl, v.cpe, v.raison
+        from sbom_inventory v join stack_sboms s on s.id = v.sbom_id where s.stack_id = ${stackId}::uuid order by s.created_at, s.id, v.ord`,
+    );
+  },
+
   /** How many inventory components each SBOM holds. */
   async inventoryCounts(ex: Executor, sbomIds: string[]): Promise<Map<string, number>> {
     if (!sbomIds.length) return new Map();

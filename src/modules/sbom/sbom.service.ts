@@ -264,6 +264,7 @@ export class SbomService {
         name: stack.name,
         projectName: await projectsRead.name(this.db, project.id),
         items: items.map((i) => ({ item_type: i.itemType, value: i.value })),
+        inventory: await repo.inventoryOfStack(this.db, stack.id),
       },
       { organization: org!.name, timestamp: new Date(), serialNumber: stackSerialNumber(stack.id), version },
     );
