@@ -105,7 +105,7 @@ function* firstOf(n: number): Generator<Json> {
   }
 }
 
-export async function documents(dir: string): Promise<{ small: string; first: string; next: string }> {
+async function documents(dir: string): Promise<{ small: string; first: string; next: string }> {
   const head = JSON.parse(readFileSync(new URL("vigie-npm.cdx.json", FIXTURES), "utf8")) as Json;
   const { components: _c, dependencies: _d, ...cdxHead } = head;
   const small = join(dir, "bom-1k.cdx.json");
