@@ -26,11 +26,30 @@ const plan = await services.organizations.upsertPlan({ slug: "bench", name: "Ben
 const { org } = await services.organizations.createOrg({ name: "Bench SBOM", planSlug: plan.slug });
 const project = await services.projects.create({ orgId: org.id, name: "Bench SBOM" });
 const { key } = await services.apiKeys.create({ orgId: org.id, scopes: ["stacks-write"], projectIds: [] });
+// A database in use, as issue 33 measured it: a project watching a few products typed by hand,
+// the statistics taken then (autovacuum's ANALYZE), before any SBOM. A product's SBOM then goes
+// into a project of its own.
+const watching = await services.projects.create({ orgId: org.id, name: "Typed by hand" });
+await services.stacks.create(
+  { id: watching.id, orgId: org.id },
+  {
+    name: "by hand",
+    items: ["apache:http_server", "openssl:openssl", "microsoft:windows_10", "linux:linux_kernel", "oracle:mysql"].map((value) => ({
+      item_type: "product" as const,
+      value,
+      min_severity: null,
+      tag_ids: [],
+    })),
+  },
+);
+await database.executeSql("analyze");
+const product = await services.projects.create({ orgId: org.id, name: "Bench SBOM 1k" });
 
 await app.listen({ port: 0, host: "127.0.0.1" });
 const address = app.server.address();
 const port = typeof address === "object" && address ? address.port : 0;
-process.stdout.write(`${JSON.stringify({ port, key, base: `/api/v1/organizations/${org.id}/projects/${project.id}` })}\n`);
+const base = (id: string) => `/api/v1/organizations/${org.id}/projects/${id}`;
+process.stdout.write(`${JSON.stringify({ port, key, base: base(project.id), base1k: base(product.id) })}\n`);
 process.on("SIGTERM", async () => {
   await app.close();
   await database.close();

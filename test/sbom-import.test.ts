@@ -132,8 +132,14 @@ describe("this repository's own SBOM (cyclonedx-npm, CycloneDX 1.6)", () => {
   let stackId = "";
 
   it("makes a stack in one call: a purl item per distinct package, the stack answered without its items", async () => {
+    const stats = async () =>
+      (await rowsOf<{ n: number }>(db, sql`select reltuples::float8 as n from pg_class where relname = 'stack_items'`))[0]!.n;
+    const before = await stats();
     const res = await newStack(file("vigie-npm.cdx.json"), "Vigie (npm)");
     expect(res.statusCode).toBe(201);
+    // A bulk write: stack_items analyzed before its items were matched (the planner counts them).
+    expect(before).toBeLessThan(343);
+    expect(await stats()).toBeGreaterThanOrEqual(343);
     const body = res.json();
     stackId = body.stack.id;
     expect(body.stack).toEqual({ id: stackId, name: "Vigie (npm)", project_id: a.projectId, item_count: 343 });
@@ -440,8 +446,13 @@ describe("a CycloneDX 1.6 document of vulnerable packages (made with the Cyclone
     const bom = res.json();
     expect(bom.serialNumber).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     const values = (await allItems(stackId)).map((i) => i.value);
-    const exported = (bom.components as { purl?: string; cpe?: string }[]).map((c) => c.purl ?? c.cpe);
+    type Out = { name: string; purl?: string; cpe?: string; properties?: { name: string; value: string }[] };
+    const kept = (c: Out) => c.properties?.some((p) => p.name === "vigie:non-rapproche");
+    const exported = (bom.components as Out[]).filter((c) => !kept(c)).map((c) => c.purl ?? c.cpe);
     expect(new Set(exported)).toEqual(new Set(values));
+    // The components its SBOM could not match follow, as its inventory, with why.
+    const inventory = (bom.components as Out[]).filter(kept);
+    expect(inventory.map((c) => c.purl ?? c.name)).toEqual(expect.arrayContaining(["config.yaml", "pkg:generic/openssl@3.0.13"]));
     // Read back by the reader: the same items.
     const back = await newStack(res.body, "Relu");
     expect(back.statusCode).toBe(201);
@@ -476,6 +487,112 @@ describe("a CycloneDX 1.6 document of vulnerable packages (made with the Cyclone
   });
 });
 
+describe("SBOMs as the field produces them (issue 33)", () => {
+  it("a document without identity takes the stack's: loaded again into the same stack, it replaces itself", async () => {
+    const doc = JSON.parse(file("known-answer-v1.cdx.json").toString("utf8"));
+    delete doc.serialNumber;
+    delete doc.metadata;
+    delete doc.dependencies;
+    const stack = (await a.call("POST", "/stacks", { name: "Anonyme" })).json();
+    const first = await intoStack(stack.id, JSON.stringify(doc));
+    expect(first.statusCode).toBe(201);
+    expect(first.json().sbom.document_key).toBe(`pile:${stack.id}`);
+    const again = await intoStack(stack.id, JSON.stringify(doc));
+    expect(again.statusCode).toBe(200);
+    expect(again.json()).toMatchObject({ sbom: { id: first.json().sbom.id }, inchanges: first.json().ajoutes.count });
+    // Creating a stack from it needs the stack's name, as the document names nothing.
+    const named = await newStack(JSON.stringify(doc));
+    expect(named.statusCode).toBe(422);
+    expect(named.json().detail[0].loc).toEqual(["query", "name"]);
+  });
+
+  it("a CycloneDX 1.2 product SBOM (CycloneDX/bom-examples) in JSON, then XML under the same stack", async () => {
+    const res = await newStack(file("cern-lhc-vdm-editor-1.2.cdx.json"));
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({
+      stack: { name: "lhc-vdm-editor@0.0.1", item_count: 43 },
+      sbom: { format: "cyclonedx", spec_version: "1.2", encoding: "json", component_count: 43, fault_count: 0, faults: [] },
+      ajoutes: { count: 43 },
+    });
+    const xml = await intoStack(res.json().stack.id, file("cern-lhc-vdm-editor-1.2.cdx.xml"), "application/vnd.cyclonedx+xml");
+    expect([200, 201]).toContain(xml.statusCode);
+    expect(xml.json().sbom).toMatchObject({ spec_version: "1.2", encoding: "xml", component_count: 43 });
+  });
+
+  it("SPDX 2.2 (the specification's example): its PACKAGE_MANAGER purl makes an item", async () => {
+    const res = await newStack(file("SPDXJSONExample-v2.2.spdx.json"), "SPDX 2.2", "application/spdx+json");
+    expect(res.statusCode).toBe(201);
+    expect(res.json().sbom).toMatchObject({ format: "spdx", spec_version: "2.2" });
+    expect(res.json().ajoutes.items.map((i: { value: string }) => i.value)).toEqual(["pkg:maven/org.apache.jena/apache-jena@3.12.0"]);
+  });
+
+  it("invalid but readable (trivy's SPDX 2.2): 422 by default, loaded with ?accepter_non_conforme=true, its faults kept", async () => {
+    const before = await counts();
+    const SPDX = "application/spdx+json";
+    const strict = await newStack(file("trivy-centos-7.spdx.json"), "trivy", SPDX);
+    expect(strict.statusCode).toBe(422);
+    expect(strict.json().detail).toHaveLength(14);
+    expect(await counts()).toEqual(before);
+    const res = await upload(`${a.base}/stacks/sbom?name=trivy&accepter_non_conforme=true`, file("trivy-centos-7.spdx.json"), SPDX);
+    expect(res.statusCode).toBe(201);
+    const sbom = res.json().sbom;
+    expect(sbom).toMatchObject({ spec_version: "2.2", fault_count: 14, component_count: 3 });
+    expect(sbom.faults[0]).toEqual({ loc: ["body", "packages", 0], msg: "must have required property 'licenseDeclared'" });
+    expect(res.json().ajoutes.items.map((i: { value: string }) => i.value)).toEqual([
+      "pkg:rpm/centos/bash@4.2.46-31.el7?arch=x86_64&distro=centos-7.6.1810",
+      "pkg:rpm/centos/openssl-libs@1.0.2k-16.el7?arch=x86_64&epoch=1&distro=centos-7.6.1810",
+    ]);
+    const listed = await t.app.inject({ method: "GET", url: `${a.base}/stacks/${res.json().stack.id}/sboms`, headers: bearer(a.key) });
+    expect(listed.json()[0]).toMatchObject({ fault_count: 14 });
+    // The option is a boolean.
+    const bad = await upload(`${a.base}/stacks/sbom?name=x&accepter_non_conforme=peut-etre`, file("trivy-centos-7.spdx.json"), SPDX);
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail[0].loc).toEqual(["query", "accepter_non_conforme"]);
+  });
+});
+
+describe("components that cannot be matched are kept as inventory", () => {
+  it("trivy's SPDX of a Julia project (pkg:julia): 4 components listed with why, counted, searchable, never matched", async () => {
+    const res = await newStack(file("trivy-julia.spdx.json"), "Julia", "application/spdx+json");
+    expect(res.statusCode).toBe(201);
+    const { stack, sbom } = res.json();
+    expect(sbom).toMatchObject({ item_count: 0, inventory_count: 4 });
+    expect(stack.item_count).toBe(0);
+    const url = `${a.base}/stacks/${stack.id}/sboms/${sbom.id}/inventaire`;
+    const page = await t.app.inject({ method: "GET", url, headers: bearer(a.key) });
+    expect(page.statusCode).toBe(200);
+    expect(page.json()).toMatchObject({ total: 4, page: 1, page_size: 100 });
+    expect(page.json().items.map((i: { name: string; purl: string | null }) => [i.name, i.purl])).toEqual([
+      ["Manifest.toml", null],
+      ["A", "pkg:julia/A@1.9.0?uuid=ead4f63c-334e-11e9-00e6-e7f0a5f21b60"],
+      ["B", "pkg:julia/B@1.9.0?uuid=f41f7b98-334e-11e9-1257-49272045fb24"],
+      ["B", "pkg:julia/B@1.9.0?uuid=edca9bc6-334e-11e9-3554-9595dbb4349c"],
+    ]);
+    expect(page.json().items[0].raison).toBe("ni purl ni CPE");
+    expect(page.json().items[1].raison).toMatch(/type de purl non pris en charge : julia/);
+    const found = await t.app.inject({ method: "GET", url: `${url}?q=EDCA9BC6`, headers: bearer(a.key) });
+    expect(found.json()).toMatchObject({ total: 1, items: [{ name: "B", version: "1.9.0" }] });
+    const listed = await t.app.inject({ method: "GET", url: `${a.base}/stacks/${stack.id}/sboms`, headers: bearer(a.key) });
+    expect(listed.json()[0]).toMatchObject({ inventory_count: 4 });
+    // Another organization's SBOM does not exist.
+    const other = await t.app.inject({ method: "GET", url: url.replace(a.base, b.base), headers: bearer(b.key) });
+    expect(other.statusCode).toBe(404);
+    // Exported back: each a component with why it is not matched, the document still valid CycloneDX 1.6.
+    const exported = await t.app.inject({ method: "GET", url: `${a.base}/stacks/${stack.id}/sbom`, headers: bearer(a.key) });
+    expect(exported.statusCode).toBe(200);
+    expect(await new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(exported.body)).toBeNull();
+    type Out = { name: string; purl?: string; properties?: { name: string; value: string }[] };
+    const components = (exported.json().components as Out[]).filter((c) => c.properties?.some((p) => p.name === "vigie:non-rapproche"));
+    expect(components.map((c) => [c.name, c.purl ?? null])).toEqual(
+      expect.arrayContaining([
+        ["Manifest.toml", null],
+        ["A", "pkg:julia/A@1.9.0?uuid=ead4f63c-334e-11e9-00e6-e7f0a5f21b60"],
+      ]),
+    );
+    expect(components).toHaveLength(4);
+  });
+});
+
 describe("refusals: nothing is written", () => {
   it("an invalid document: 422 with a JSON pointer per fault, and not a row written", async () => {
     const stack = (await a.call("POST", "/stacks", { name: "Refus" })).json();
@@ -496,23 +613,6 @@ describe("refusals: nothing is written", () => {
     const created = await newStack(file("truncated.cdx.json"), "Tronqué");
     expect(created.statusCode).toBe(422);
     expect(await counts()).toEqual(before);
-  });
-
-  it("a document without identity: 422, nothing written", async () => {
-    const doc = JSON.parse(file("known-answer-v1.cdx.json").toString("utf8"));
-    delete doc.serialNumber;
-    delete doc.metadata;
-    delete doc.dependencies;
-    const before = await counts();
-    const stack = (await a.call("POST", "/stacks", { name: "Anonyme" })).json();
-    const res = await intoStack(stack.id, JSON.stringify(doc));
-    expect(res.statusCode).toBe(422);
-    expect(res.json().detail[0]).toMatchObject({ loc: ["body"], msg: expect.stringContaining("n'a pas d'identité") });
-    const named = await newStack(JSON.stringify(doc));
-    expect(named.statusCode).toBe(422);
-    expect(named.json().detail[0].loc).toEqual(["query", "name"]);
-    expect((await counts()).sboms).toBe(before.sboms);
-    expect((await counts()).items).toBe(before.items);
   });
 
   it("415 for another Content-Type, 422 without a body, 413 past 50 MiB", async () => {

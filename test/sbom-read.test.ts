@@ -139,9 +139,13 @@ describe("SPDX 2.3 JSON", () => {
     expect(doc.componentCount).toBe(4);
   });
 
-  it("reads SPDX 2.2 documents the 2.3 schema validates: the example labelled 2.2", async () => {
-    const doc = await readSbom(JSON.stringify({ ...json("SPDXJSONExample-v2.3.spdx.json"), spdxVersion: "SPDX-2.2" }));
-    expect(doc).toMatchObject({ specVersion: "2.2", componentCount: 3 });
+  it("reads SPDX 2.2 against the 2.2 schema: the specification's 2.2 example, its PACKAGE_MANAGER purl kept", async () => {
+    const doc = await readSbom(createReadStream(path("SPDXJSONExample-v2.2.spdx.json")));
+    expect(doc).toMatchObject({ format: "spdx", specVersion: "2.2", componentCount: 3, faultCount: 0 });
+    expect(doc.components.map((c) => c.purl)).toContain("pkg:maven/org.apache.jena/apache-jena@3.12.0");
+    // The 2.3 schema refuses 2.2's spelling: a 2.3 document written with it fails.
+    const as23 = await faultsOf(JSON.stringify({ ...json("SPDXJSONExample-v2.2.spdx.json"), spdxVersion: "SPDX-2.3" }));
+    expect(as23.faults.map((f) => f.at)).toContain("/packages/2/externalRefs/0/referenceCategory");
     const v21 = await faultsOf(JSON.stringify({ ...json("SPDXJSONExample-v2.3.spdx.json"), spdxVersion: "SPDX-2.1" }));
     expect(v21.faults[0]?.at).toBe("/spdxVersion");
   });
@@ -343,13 +347,72 @@ describe("the streamed arrays' items, cut from the text and parsed whole", () =>
   });
 });
 
-describe("formats refused, with the formats accepted", () => {
-  const accepted = "Formats acceptés : CycloneDX 1.4, 1.5 et 1.6 (JSON ou XML), SPDX 2.3 (JSON).";
+describe("SBOMs as the field produces them (issue 33)", () => {
+  it("CycloneDX 1.2 product SBOMs (CycloneDX/bom-examples), JSON and XML, each against its own schema", async () => {
+    const j = await readSbom(createReadStream(path("cern-lhc-vdm-editor-1.2.cdx.json")));
+    const x = await readSbom(createReadStream(path("cern-lhc-vdm-editor-1.2.cdx.xml")));
+    expect(j).toMatchObject({
+      format: "cyclonedx",
+      specVersion: "1.2",
+      encoding: "json",
+      name: "lhc-vdm-editor@0.0.1",
+      componentCount: 43,
+    });
+    expect(j.serialNumber).toMatch(/^urn:uuid:/);
+    expect(x).toMatchObject({ specVersion: "1.2", encoding: "xml", componentCount: 43 });
+    expect(purls(x)).toEqual(purls(j));
+    expect(j.components.every((c) => c.purl?.startsWith("pkg:npm/"))).toBe(true);
+    // Checked against 1.2, not a later schema: a component type of 1.5 is a fault in 1.2, valid in 1.5.
+    const doc = json("cern-lhc-vdm-editor-1.2.cdx.json") as { components: Record<string, unknown>[] };
+    doc.components[0]!.type = "machine-learning-model";
+    expect((await faultsOf(JSON.stringify(doc))).faults[0]).toMatchObject({ at: "/components/0/type" });
+    expect((await readSbom(JSON.stringify({ ...doc, specVersion: "1.5" }))).faultCount).toBe(0);
+  });
 
-  it("CycloneDX 1.3", async () => {
-    const err = await faultsOf(createReadStream(path("vigie-npm-1.3.cdx.json")));
+  it("CycloneDX 1.3 without serialNumber (cyclonedx-php-composer, laravel 7.12.0), and 1.7", async () => {
+    const doc = await readSbom(createReadStream(path("laravel-7.12.0-1.3.cdx.json")));
+    expect(doc).toMatchObject({ specVersion: "1.3", serialNumber: null, componentCount: 62 });
+    expect(doc.name).toBe("cyclonedx/cyclonedx-php-composer-demo@dev-master");
+    const v17 = await readSbom(JSON.stringify({ ...json("vigie-npm-1.4.cdx.json"), specVersion: "1.7" }));
+    expect(v17).toMatchObject({ specVersion: "1.7", faultCount: 0 });
+  });
+
+  it("invalid but readable: trivy's SPDX 2.2 is refused strictly, read leniently with its 14 faults", async () => {
+    const strict = await faultsOf(createReadStream(path("trivy-centos-7.spdx.json")));
+    expect(strict.faults).toHaveLength(14);
+    expect(strict.faults[0]).toEqual({ at: "/packages/0", message: "must have required property 'licenseDeclared'" });
+    const lenient = await readSbom(createReadStream(path("trivy-centos-7.spdx.json")), undefined, { lenient: true });
+    expect(lenient).toMatchObject({ format: "spdx", specVersion: "2.2", faultCount: 14, componentCount: 3 });
+    expect(lenient.faults).toEqual(strict.faults);
+    expect(purls(lenient)).toEqual([
+      null,
+      "pkg:rpm/centos/bash@4.2.46-31.el7?arch=x86_64&distro=centos-7.6.1810",
+      "pkg:rpm/centos/openssl-libs@1.0.2k-16.el7?arch=x86_64&epoch=1&distro=centos-7.6.1810",
+    ]);
+  });
+
+  it("lenient reading keeps a component that fails its schema, and XML faults by line", async () => {
+    const strict = await faultsOf(createReadStream(path("invalid-components.cdx.json")));
+    const lenient = await readSbom(createReadStream(path("invalid-components.cdx.json")), undefined, { lenient: true });
+    expect(lenient.faults).toEqual(strict.faults);
+    expect(lenient.componentCount).toBe((await readSbom(createReadStream(path("vigie-npm-1.4.cdx.json")))).componentCount);
+    const xml = await readSbom(createReadStream(path("invalid-element.cdx.xml")), undefined, { lenient: true });
+    expect(xml.faults.map((f) => f.at)).toContain("line 117");
+    // Unreadable stays refused.
+    await expect(readSbom(createReadStream(path("truncated.cdx.json")), undefined, { lenient: true })).rejects.toBeInstanceOf(SbomInvalid);
+  });
+});
+
+describe("formats refused, with the formats accepted", () => {
+  const accepted = "Formats acceptés : CycloneDX 1.2 à 1.7 (JSON ou XML), SPDX 2.2 et 2.3 (JSON).";
+
+  it("CycloneDX 1.1 (no JSON form; its XSD is not read)", async () => {
+    const err = await faultsOf(JSON.stringify({ ...json("vigie-npm-1.3.cdx.json"), specVersion: "1.1" }));
     expect(err.faults).toEqual([
-      { at: "/specVersion", message: "La version « 1.3 » de CycloneDX n'est pas prise en charge : versions acceptées 1.4, 1.5, 1.6." },
+      {
+        at: "/specVersion",
+        message: "La version « 1.1 » de CycloneDX n'est pas prise en charge : versions acceptées 1.2, 1.3, 1.4, 1.5, 1.6, 1.7.",
+      },
     ]);
   });
 

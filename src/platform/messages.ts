@@ -163,8 +163,6 @@ export const INVALID = {
   reportPeriodLength: (days: number) => `la période fait au plus ${days} jours`,
   uploadMissing: "le fichier est attendu dans le champ « file » (multipart/form-data)",
   uploadUnreadable: "corps multipart/form-data illisible",
-  sbomWithoutIdentity:
-    "le document n'a pas d'identité : ni serialNumber (CycloneDX), ni documentNamespace (SPDX), ni nom du logiciel décrit (metadata.component) ; sans elle, un nouvel envoi ne pourrait pas le remplacer",
   sbomStackName: "le document ne nomme pas le logiciel qu'il décrit : donnez le nom de la pile (?name=)",
   unknownEolProduct: (id: string) => `produit inconnu des données de fin de vie : ${id} (GET /api/v1/eol/products)`,
   unknownEolCycle: (product: string, cycle: string) => `cycle inconnu pour ${product} : ${cycle}`,

@@ -1,19 +1,29 @@
 /**
- * What every reader shares: the faults found so far (at most 100: reading stops at the hundredth),
- * and the components in document order, merged.
+ * What every reader shares: the faults found so far (strict: reading stops at the hundredth; lenient:
+ * the first hundred are kept, all are counted and reading goes on), and the components in document
+ * order, merged.
  */
 import { type SbomComponent, type SbomFault, SbomInvalid } from "./types.js";
 
 export const MAX_FAULTS = 100;
 
-/** The faults of one document; `add` throws once MAX_FAULTS are known, `done` throws if any. */
+/**
+ * The faults of one document. Strict (the default), `add` throws once MAX_FAULTS are known and `done`
+ * throws if any; lenient (an upload that accepts a document failing its schema), neither throws: the
+ * faults are reported with the document.
+ */
 export class Faults {
   readonly list: SbomFault[] = [];
+  /** Every fault found (the list keeps the first MAX_FAULTS). */
+  total = 0;
+
+  constructor(readonly lenient = false) {}
 
   add(faults: SbomFault[]): void {
     for (const f of faults) {
-      this.list.push(f);
-      if (this.list.length >= MAX_FAULTS) throw this.invalid();
+      this.total++;
+      if (this.list.length < MAX_FAULTS) this.list.push(f);
+      if (!this.lenient && this.list.length >= MAX_FAULTS) throw this.invalid();
     }
   }
 
@@ -27,7 +37,7 @@ export class Faults {
   }
 
   done(): void {
-    if (this.list.length > 0) throw this.invalid();
+    if (!this.lenient && this.list.length > 0) throw this.invalid();
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * CycloneDX 1.4–1.6 JSON, read as a stream: each component (top-level, nested in another, nested in
+ * CycloneDX 1.2–1.7 JSON, read as a stream: each component (top-level, nested in another, nested in
  * metadata.component) is validated against the schema's `component` definition as it ends, each
  * `dependencies` entry against `dependency`, then both are dropped; the rest of the document (those
  * arrays emptied) is validated against the whole schema at the end. metadata.component is the
@@ -66,7 +66,8 @@ export class CycloneDxJson {
       this.checkUnique(path, value);
       if (!v.component(value)) {
         this.faults.add(faultsOf(v.component.errors, pointer(path)));
-        this.components.set(seq, null);
+        // Lenient: a component that fails its schema is still read if it is an object.
+        this.components.set(seq, this.faults.lenient ? readable(value) : null);
         return;
       }
       this.components.set(seq, toComponent(value as Record<string, unknown>));
@@ -116,8 +117,15 @@ export class CycloneDxJson {
       name: described ? withVersion(componentName(described.group, described.name), text(described.version)) : null,
       components,
       componentCount: this.components.count,
+      faults: this.faults.list,
+      faultCount: this.faults.total,
     };
   }
+}
+
+/** A component as read from a value that may fail its schema: null unless it is an object. */
+function readable(value: unknown): SbomComponent | null {
+  return value && typeof value === "object" && !Array.isArray(value) ? toComponent(value as Record<string, unknown>) : null;
 }
 
 export function withVersion(name: string, version: string | null): string | null {

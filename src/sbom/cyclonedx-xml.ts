@@ -1,5 +1,5 @@
 /**
- * CycloneDX 1.4–1.6 XML: validated against the XSD bundled with @cyclonedx/cyclonedx-library
+ * CycloneDX 1.2–1.7 XML: validated against the XSD bundled with @cyclonedx/cyclonedx-library
  * through libxmljs2 (the library's XmlValidator does the same, but answers without line numbers),
  * then its components read, nested ones flattened. Unlike JSON, an XML document is parsed whole
  * (libxml2's tree, outside the JS heap): its memory grows with the document, about twenty times its
@@ -10,10 +10,10 @@
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { type Document, type Element, parseXml } from "libxmljs2";
-import { ComponentList, Faults, MAX_FAULTS, text } from "./collect.js";
+import { ComponentList, Faults, text } from "./collect.js";
 import { componentName, isCycloneDxVersion, unsupportedCycloneDx, withVersion } from "./cyclonedx-json.js";
 import { type CycloneDxVersion, cyclonedxXsdFile } from "./schemas.js";
-import { type SbomComponent, type SbomDocument, SbomInvalid } from "./types.js";
+import { type ReadOptions, type SbomComponent, type SbomDocument, SbomInvalid } from "./types.js";
 import { unsupported } from "./unsupported.js";
 
 const PARSE = Object.freeze({ nonet: true, noent: false, dtdload: false, dtdvalid: false, huge: false, big_lines: true });
@@ -34,8 +34,8 @@ function xsd(version: CycloneDxVersion): Document {
 
 const lineOf = (line: number | null | undefined) => (line ? `line ${line}` : "");
 
-/** Reads a CycloneDX XML document (the whole text). */
-export function readCycloneDxXml(source: Buffer): SbomDocument {
+/** Reads a CycloneDX XML document (the whole text); lenient, one that fails its XSD is read all the same, its faults reported. */
+export function readCycloneDxXml(source: Buffer, options: ReadOptions = {}): SbomDocument {
   let doc: Document;
   try {
     doc = parseXml(source as unknown as string, PARSE);
@@ -61,14 +61,14 @@ export function readCycloneDxXml(source: Buffer): SbomDocument {
   const version = ns.slice(NS_PREFIX.length);
   if (!isCycloneDxVersion(version)) throw unsupportedCycloneDx(version, lineOf(root.line()));
 
+  const faults = new Faults(options.lenient);
   if (!doc.validate(xsd(version))) {
-    const faults = new Faults();
     try {
-      faults.add(doc.validationErrors.slice(0, MAX_FAULTS).map((e) => ({ at: lineOf(e.line), message: String(e.message).trim() })));
+      faults.add(doc.validationErrors.map((e) => ({ at: lineOf(e.line), message: String(e.message).trim() })));
     } catch (stop) {
       if (!(stop instanceof SbomInvalid)) throw stop;
     }
-    throw faults.invalid();
+    if (!faults.lenient) throw faults.invalid();
   }
 
   const c = { c: ns };
@@ -96,6 +96,8 @@ export function readCycloneDxXml(source: Buffer): SbomDocument {
     name: described ? withVersion(componentName(field(described, "group"), field(described, "name")), field(described, "version")) : null,
     components,
     componentCount: list.count,
+    faults: faults.list,
+    faultCount: faults.total,
   };
 }
 

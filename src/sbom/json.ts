@@ -7,7 +7,7 @@ import { CDX_COMPONENT, CDX_DEPENDENCY, CycloneDxJson } from "./cyclonedx-json.j
 import { walkJson } from "./json-split.js";
 import type { Path, StreamRules } from "./json-stream.js";
 import { SPDX_ITEM_KINDS, SpdxJson } from "./spdx-json.js";
-import { type SbomDocument, type SbomFormat, SbomInvalid } from "./types.js";
+import { type ReadOptions, type SbomDocument, type SbomFormat, SbomInvalid } from "./types.js";
 import { ACCEPTED, unsupported } from "./unsupported.js";
 
 /** What a format's reader does with the streamed items and root members. */
@@ -43,8 +43,12 @@ type Pending = { start: true; kind: string; seq: number } | { start: false; kind
 const FORMAT_NAMES: Record<SbomFormat, string> = { cyclonedx: "CycloneDX", spdx: "SPDX" };
 
 /** Reads a JSON SBOM (`expected`: the format its media type announces, if it does). */
-export async function readJsonSbom(chunks: AsyncIterable<Buffer>, expected: SbomFormat | null): Promise<SbomDocument> {
-  const faults = new Faults();
+export async function readJsonSbom(
+  chunks: AsyncIterable<Buffer>,
+  expected: SbomFormat | null,
+  options: ReadOptions = {},
+): Promise<SbomDocument> {
+  const faults = new Faults(options.lenient);
   let collector: JsonCollector | null = null;
   let format: SbomFormat | null = null;
   // Items read before the format and its version are known: held, then handed over in order.

@@ -7,11 +7,11 @@
 import { BodyTooLarge } from "../platform/http/raw-body.js";
 import { readCycloneDxXml } from "./cyclonedx-xml.js";
 import { readJsonSbom } from "./json.js";
-import { type SbomDocument, type SbomFormat, SbomInvalid } from "./types.js";
+import { type ReadOptions, type SbomDocument, type SbomFormat, SbomInvalid } from "./types.js";
 import { ACCEPTED, unsupported } from "./unsupported.js";
 
 export { SbomInvalid };
-export type { SbomComponent, SbomDocument, SbomFault, SbomFormat } from "./types.js";
+export type { ReadOptions, SbomComponent, SbomDocument, SbomFault, SbomFormat } from "./types.js";
 
 interface Hint {
   encoding: "json" | "xml";
@@ -81,13 +81,18 @@ async function peek(
 export const MAX_XML_BYTES = 16 * 1024 * 1024;
 
 /**
- * Reads an SBOM: CycloneDX 1.4–1.6 (JSON streamed; XML parsed whole) or SPDX 2.3 JSON (streamed),
- * validated against the official schemas. `mediaType` (a Content-Type, parameters ignored) is a hint:
+ * Reads an SBOM: CycloneDX 1.2–1.7 (JSON streamed; XML parsed whole) or SPDX 2.2–2.3 JSON (streamed),
+ * validated against the official schema of its version (lenient: a document failing it is read all
+ * the same when it is readable, its faults in the answer). `mediaType` (a Content-Type, parameters ignored) is a hint:
  * absent or generic, the content decides. A stream is read at most once; on a document refused early
  * (another format, another version, the hundredth fault) reading stops and the rest is left unread,
  * the stream neither drained nor destroyed.
  */
-export async function readSbom(input: NodeJS.ReadableStream | Buffer | string, mediaType?: string): Promise<SbomDocument> {
+export async function readSbom(
+  input: NodeJS.ReadableStream | Buffer | string,
+  mediaType?: string,
+  options: ReadOptions = {},
+): Promise<SbomDocument> {
   const type = (mediaType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   if (REFUSED[type]) throw unsupported(REFUSED[type] as string);
   const hint = MEDIA_TYPES[type] ?? null;
@@ -120,7 +125,7 @@ export async function readSbom(input: NodeJS.ReadableStream | Buffer | string, m
       if (size > MAX_XML_BYTES) throw new BodyTooLarge(MAX_XML_BYTES, "Document XML (lu en entier, contrairement au JSON)");
       parts.push(chunk);
     }
-    return readCycloneDxXml(Buffer.concat(parts));
+    return readCycloneDxXml(Buffer.concat(parts), options);
   }
-  return readJsonSbom(chunks, hint?.format ?? null);
+  return readJsonSbom(chunks, hint?.format ?? null, options);
 }

@@ -1,7 +1,8 @@
 /**
- * The official schemas, compiled once each with ajv: CycloneDX 1.4–1.6 as bundled in
+ * The official schemas, compiled once each with ajv: CycloneDX 1.2–1.7 as bundled in
  * @cyclonedx/cyclonedx-library (res/schema, with their $refs to the SPDX licence list, JSF and the
- * cryptography definitions), SPDX 2.3 from assets/schemas (spdx/spdx-spec, see its README.md). ajv is
+ * cryptography definitions; 1.2 and 1.3 in their non-strict form, the one their documents declare),
+ * SPDX 2.2 and 2.3 from assets/schemas (spdx/spdx-spec, see its README.md), each version against its own. ajv is
  * set up as the library's own JsonValidator sets it up (dist.node/_optPlug.node/__jsonValidators/ajv.js):
  * draft-07, formats, draft 2019 idn-email, `iri-reference` accepted, strict off, no remote schema.
  */
@@ -20,11 +21,15 @@ const addFormats2019 = require("ajv-formats-draft2019") as (ajv: Ajv, options: {
 /** The schemas bundled with @cyclonedx/cyclonedx-library (its res/schema, beside dist.node/). */
 const CDX_SCHEMAS = resolve(dirname(require.resolve("@cyclonedx/cyclonedx-library")), "..", "res", "schema");
 
-export const CYCLONEDX_VERSIONS = ["1.4", "1.5", "1.6"] as const;
+export const CYCLONEDX_VERSIONS = ["1.2", "1.3", "1.4", "1.5", "1.6", "1.7"] as const;
 export type CycloneDxVersion = (typeof CYCLONEDX_VERSIONS)[number];
 
-/** SPDX 2.3 JSON schema (spdx/spdx-spec schemas/spdx-schema.json at the v2.3 tag): same path from src/ and dist/. */
-const SPDX_SCHEMA = fileURLToPath(new URL("../../assets/schemas/spdx-schema-2.3.json", import.meta.url));
+export const SPDX_VERSIONS = ["2.2", "2.3"] as const;
+export type SpdxVersion = (typeof SPDX_VERSIONS)[number];
+
+/** SPDX JSON schemas (spdx/spdx-spec schemas/spdx-schema.json at the v2.2.2 and v2.3 tags): same path from src/ and dist/. */
+const spdxSchemaFile = (version: SpdxVersion) =>
+  fileURLToPath(new URL(`../../assets/schemas/spdx-schema-${version}.json`, import.meta.url));
 
 const readJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, "utf8"));
 
@@ -86,24 +91,26 @@ export function cyclonedxXsdFile(version: CycloneDxVersion): string {
   return resolve(CDX_SCHEMAS, `bom-${version}.SNAPSHOT.xsd`);
 }
 
-let spdxCache: Validators | null = null;
+const spdxCache = new Map<SpdxVersion, Validators>();
 
-/** SPDX 2.3 JSON: the document and its `packages`, `relationships`, `files` and `snippets` items. */
-export function spdxValidators(): Validators {
-  if (!spdxCache) {
-    const schema = readJson(SPDX_SCHEMA);
+/** SPDX JSON of a version: the document and its `packages`, `relationships`, `files` and `snippets` items. */
+export function spdxValidators(version: SpdxVersion): Validators {
+  let cached = spdxCache.get(version);
+  if (!cached) {
+    const schema = readJson(spdxSchemaFile(version));
     const ajv = newAjv();
-    ajv.addSchema(schema as AnySchema, "spdx-2.3");
-    const document = ajv.getSchema("spdx-2.3") as ValidateFunction;
+    ajv.addSchema(schema as AnySchema, `spdx-${version}`);
+    const document = ajv.getSchema(`spdx-${version}`) as ValidateFunction;
     const props = (schema.properties ?? {}) as Record<string, { items?: unknown }>;
     const items: Record<string, ValidateFunction> = {};
     for (const key of ["packages", "relationships", "files", "snippets"]) {
       const itemSchema = props[key]?.items;
       if (itemSchema) items[key] = ajv.compile(itemSchema as object);
     }
-    spdxCache = { document, items };
+    cached = { document, items };
+    spdxCache.set(version, cached);
   }
-  return spdxCache;
+  return cached;
 }
 
 /** ajv's errors as faults, their instance paths under `base` (a JSON pointer). */

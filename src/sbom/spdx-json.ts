@@ -1,6 +1,5 @@
 /**
- * SPDX 2.3 JSON (2.2 too: validated against the same 2.3 schema, which accepts 2.2 documents'
- * fields), read as a stream: `packages`, `relationships`, `files` and `snippets` items are validated
+ * SPDX 2.2 and 2.3 JSON, each validated against its own version's schema, read as a stream: `packages`, `relationships`, `files` and `snippets` items are validated
  * against their item schema as each one ends, then dropped; the rest of the document against the
  * whole schema. Each package is a component (ref: SPDXID, version: versionInfo, the first purl of
  * its PACKAGE-MANAGER references, the first CPE of its SECURITY references), except the packages
@@ -9,7 +8,7 @@
  */
 import { ComponentList, type Faults, text } from "./collect.js";
 import { type Path, pointer } from "./json-stream.js";
-import { faultsOf, spdxValidators, type Validators } from "./schemas.js";
+import { faultsOf, SPDX_VERSIONS, type SpdxVersion, spdxValidators, type Validators } from "./schemas.js";
 import type { SbomComponent, SbomDocument } from "./types.js";
 import { unsupported } from "./unsupported.js";
 
@@ -21,10 +20,7 @@ export const SPDX_ITEM_KINDS: Record<string, string> = {
   snippets: "spdx-snippets",
 };
 
-/** SPDX versions read: 2.3, and 2.2 whose documents the 2.3 schema validates. */
-export const SPDX_VERSIONS = ["SPDX-2.2", "SPDX-2.3"];
-
-// SPDX 2.2 wrote PACKAGE_MANAGER; the 2.3 schema, which validates 2.2 documents too, accepts only PACKAGE-MANAGER.
+// SPDX 2.2 writes PACKAGE_MANAGER, 2.3 PACKAGE-MANAGER (each schema accepts its own spelling only).
 const PURL_CATEGORIES = new Set(["PACKAGE-MANAGER", "PACKAGE_MANAGER"]);
 const CPE_TYPES = new Set(["cpe23Type", "cpe22Type"]);
 
@@ -44,12 +40,13 @@ export class SpdxJson {
 
   rootMember(key: string, value: unknown): void {
     if (key !== "spdxVersion" || this.validators) return;
-    if (typeof value !== "string" || !SPDX_VERSIONS.includes(value)) {
+    const version = typeof value === "string" && value.startsWith("SPDX-") ? value.slice(5) : null;
+    if (!version || !(SPDX_VERSIONS as readonly string[]).includes(version)) {
       const v = String(value);
       throw unsupported(v.startsWith("SPDX-3") ? `SPDX ${v.slice(5)}` : `SPDX « ${v} »`, "/spdxVersion");
     }
-    this.version = value.slice(5);
-    this.validators = spdxValidators();
+    this.version = version;
+    this.validators = spdxValidators(version as SpdxVersion);
   }
 
   itemStart(kind: string, seq: number): void {
@@ -61,8 +58,10 @@ export class SpdxJson {
     if (!validate) return;
     const ok = validate(value);
     if (!ok) this.faults.add(faultsOf(validate.errors, pointer(path)));
-    if (kind === SPDX_ITEM_KINDS.packages) this.components.set(seq, ok ? toComponent(value as Record<string, unknown>) : null);
-    else if (ok && kind === SPDX_ITEM_KINDS.relationships) {
+    // Lenient: an item that fails its schema is still read if it is an object.
+    const usable = ok || (this.faults.lenient && !!value && typeof value === "object" && !Array.isArray(value));
+    if (kind === SPDX_ITEM_KINDS.packages) this.components.set(seq, usable ? toComponent(value as Record<string, unknown>) : null);
+    else if (usable && kind === SPDX_ITEM_KINDS.relationships) {
       const r = value as Record<string, unknown>;
       const from = String(r.spdxElementId);
       const to = String(r.relatedSpdxElement);
@@ -93,6 +92,8 @@ export class SpdxJson {
       name: text(root.name),
       components,
       componentCount: this.components.count,
+      faults: this.faults.list,
+      faultCount: this.faults.total,
     };
   }
 }

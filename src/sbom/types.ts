@@ -20,7 +20,7 @@ export interface SbomComponent {
 
 export interface SbomDocument {
   format: SbomFormat;
-  /** 1.4, 1.5, 1.6 (CycloneDX) or 2.3 (SPDX). */
+  /** 1.2 to 1.7 (CycloneDX) or 2.2, 2.3 (SPDX). */
   specVersion: string;
   encoding: "json" | "xml";
   /** CycloneDX serialNumber, SPDX documentNamespace; null when the document has none. */
@@ -33,6 +33,17 @@ export interface SbomDocument {
   components: SbomComponent[];
   /** Components read before merging. */
   componentCount: number;
+  /**
+   * Read leniently: the faults against the schema (the first 100) and how many there were in all.
+   * Strict reading refuses a document with any, so these are empty then.
+   */
+  faults: SbomFault[];
+  faultCount: number;
+}
+
+/** How to read: `lenient` accepts a readable document that fails its schema, its faults reported. */
+export interface ReadOptions {
+  lenient?: boolean;
 }
 
 /** One fault of a document against its schema: where (a JSON pointer, or a line of an XML document) and what. */

@@ -8,7 +8,7 @@
 import { SbomInvalid } from "./types.js";
 
 /** The formats read, as said to the user. */
-export const ACCEPTED = "Formats acceptés : CycloneDX 1.4, 1.5 et 1.6 (JSON ou XML), SPDX 2.3 (JSON).";
+export const ACCEPTED = "Formats acceptés : CycloneDX 1.2 à 1.7 (JSON ou XML), SPDX 2.2 et 2.3 (JSON).";
 
 /** A document of a known but unsupported format (`what`: its name). */
 export function unsupported(what: string, at = ""): SbomInvalid {

@@ -3,7 +3,8 @@
  * serializer. purl items become components named from their package URL, cpe items components
  * carrying the CPE (named after its product, versioned after its version), product items components
  * named after the product (the vendor as group and publisher). keyword, cve and vendor items name no
- * software: they are left out, and counted in the `vigie:skipped-items` property of the BOM.
+ * software: they are left out, and counted in the `vigie:skipped-items` property of the BOM. The
+ * components of its SBOMs kept as inventory follow, each with its `vigie:non-rapproche` reason.
  * The output depends on its inputs only: lists sorted, bom-refs derived from the items.
  */
 import { Enums, Models, Serialize, Spec } from "@cyclonedx/cyclonedx-library";
@@ -16,6 +17,8 @@ export interface StackForSbom {
   name: string;
   projectName?: string;
   items: { item_type: string; value: string }[];
+  /** Components of its SBOMs kept as inventory (no item made of them), exported back with why. */
+  inventory?: { key: string; name: string; version: string | null; purl: string | null; cpe: string | null; raison: string }[];
 }
 
 export interface SbomMeta {
@@ -117,6 +120,25 @@ export function cycloneDxOfStack(stack: StackForSbom, meta: SbomMeta): string {
     const component = BUILDERS[item.item_type]?.(value, bomRef);
     if (component) bom.components.add(component);
     else skipped.set(item.item_type, (skipped.get(item.item_type) ?? 0) + 1);
+  }
+  for (const entry of stack.inventory ?? []) {
+    const component = new Models.Component(Enums.ComponentType.Library, entry.name || "?", {
+      bomRef: `vigie:inventaire:${entry.key}`,
+      version: entry.version ?? undefined,
+    });
+    // The purl as the document gave it when it is a valid package URL (its type is merely unmatched); else, and the CPE, as properties.
+    let validPurl = false;
+    if (entry.purl) {
+      try {
+        PackageURL.fromString(entry.purl);
+        component.purl = entry.purl;
+        validPurl = true;
+      } catch {}
+    }
+    if (entry.purl && !validPurl) component.properties.add(new Models.Property("vigie:purl", entry.purl));
+    if (entry.cpe) component.properties.add(new Models.Property("vigie:cpe", entry.cpe));
+    component.properties.add(new Models.Property("vigie:non-rapproche", entry.raison));
+    bom.components.add(component);
   }
   for (const [type, n] of [...skipped].sort(([a], [b]) => (a < b ? -1 : 1))) {
     bom.metadata.properties.add(new Models.Property(`vigie:skipped-items:${type}`, String(n)));

@@ -51,12 +51,38 @@ describe("components → items", () => {
       ["purl", "pkg:npm/brace-expansion@5.0.13", "pkg:npm/brace-expansion", "5.0.13"],
     ]);
     expect(ignored).toEqual([
-      { ref: "config", name: "config.yaml", version: null, raison: "ni purl ni CPE" },
+      { ref: "config", name: "config.yaml", version: null, purl: null, cpe: null, raison: "ni purl ni CPE" },
       {
         ref: "o",
         name: "openssl",
         version: "3.0.13",
+        purl: "pkg:generic/openssl@3.0.13",
+        cpe: null,
         raison: expect.stringMatching(/^purl « pkg:generic\/openssl@3\.0\.13 » : type de purl non pris en charge : generic/),
+      },
+    ]);
+  });
+
+  it("an old purl type beside a CPE (issue 33: pkg:alpine, pkg:dotnet): the CPE kept, the purl said not to be", () => {
+    const { items, ignored, partial } = itemsOfComponents([
+      component({
+        ref: "musl",
+        name: "musl",
+        version: "1.2.3-r4",
+        purl: "pkg:alpine/musl@1.2.3-r4",
+        cpe: "cpe:2.3:a:musl-libc:musl:1.2.3:*:*:*:*:*:*:*",
+      }),
+    ]);
+    expect(items.map((i) => i.itemType)).toEqual(["cpe"]);
+    expect(ignored).toEqual([]);
+    expect(partial).toEqual([
+      {
+        ref: "musl",
+        name: "musl",
+        version: "1.2.3-r4",
+        purl: "pkg:alpine/musl@1.2.3-r4",
+        cpe: "cpe:2.3:a:musl-libc:musl:1.2.3:*:*:*:*:*:*:*",
+        raison: expect.stringMatching(/^purl « pkg:alpine\/musl@1\.2\.3-r4 » : type de purl non pris en charge : alpine/),
       },
     ]);
   });

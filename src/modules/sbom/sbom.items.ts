@@ -24,6 +24,8 @@ export interface IgnoredComponent {
   ref: string | null;
   name: string;
   version: string | null;
+  purl: string | null;
+  cpe: string | null;
   raison: string;
 }
 
@@ -96,11 +98,18 @@ export function cpeKey(cpe: string): string {
 /**
  * The items of an SBOM's components: a purl item per package URL, a cpe item per CPE (both when
  * a component has both), merged by (type, key, version) in document order; a component that gives
- * none is ignored with its reason (no identifier, or why its purl or CPE cannot be matched).
+ * none is ignored with its reason (no identifier, or why its purl or CPE cannot be matched); one
+ * that gives one of its two is kept, and listed apart with why the other could not be.
  */
-export function itemsOfComponents(components: Iterable<SbomComponent>): { items: WantedItem[]; ignored: IgnoredComponent[] } {
+export function itemsOfComponents(components: Iterable<SbomComponent>): {
+  items: WantedItem[];
+  ignored: IgnoredComponent[];
+  /** Components that made an item of one identifier while the other could not be matched (`raison` says which, and why). */
+  partial: IgnoredComponent[];
+} {
   const items = new Map<string, WantedItem>();
   const ignored: IgnoredComponent[] = [];
+  const partial: IgnoredComponent[] = [];
   // A package listed at several versions is parsed once for its key (a 50,000-component SBOM often repeats names).
   const keys = new Map<string, string>();
   const keyOfPurl = (purl: string) => {
@@ -130,9 +139,12 @@ export function itemsOfComponents(components: Iterable<SbomComponent>): { items:
     if (c.purl?.trim()) add("purl", purlWithVersion(c.purl, c.version), keyOfPurl);
     if (c.cpe?.trim()) add("cpe", c.cpe.trim(), cpeKey);
     if (!c.purl?.trim() && !c.cpe?.trim()) reasons.push(NO_IDENTIFIER);
-    if (!made) ignored.push({ ref: c.ref, name: c.name, version: c.version, raison: reasons.join(" ; ") });
+    const what = { ref: c.ref, name: c.name, version: c.version, purl: c.purl, cpe: c.cpe, raison: reasons.join(" ; ") };
+    if (!made) ignored.push(what);
+    // An old purl type (pkg:alpine, pkg:dotnet) beside a CPE: the CPE is watched, the purl said not to be.
+    else if (reasons.length) partial.push(what);
   }
-  return { items: [...items.values()], ignored };
+  return { items: [...items.values()], ignored, partial };
 }
 
 /** What an upload changes in the items its SBOM holds. */

@@ -1,9 +1,14 @@
-import type { StackSbomRow } from "./sbom.repository.js";
+import type { InventoryRow } from "./sbom.repository.js";
 import { DIFF_SAMPLE } from "./sbom.schemas.js";
-import type { SbomImportResult, StackFromSbomResult } from "./sbom.service.js";
+import { faultLoc, type SbomImportResult, type SbomWithInventory, type StackFromSbomResult } from "./sbom.service.js";
+
+/** SbomInventoryEntryOut. */
+export function presentInventory(r: InventoryRow) {
+  return { ref: r.ref, name: r.name, version: r.version, purl: r.purl, cpe: r.cpe, raison: r.raison };
+}
 
 /** StackSbomOut. */
-export function presentSbom(s: StackSbomRow) {
+export function presentSbom(s: SbomWithInventory) {
   return {
     id: s.id,
     stack_id: s.stackId,
@@ -15,6 +20,9 @@ export function presentSbom(s: StackSbomRow) {
     name: s.name,
     component_count: s.componentCount,
     item_count: s.itemCount,
+    inventory_count: s.inventoryCount,
+    fault_count: s.faultCount,
+    faults: s.faults.map((f) => ({ loc: faultLoc(f.at), msg: f.message })),
     created_at: s.createdAt.toISOString(),
     updated_at: s.updatedAt.toISOString(),
   };
@@ -46,6 +54,7 @@ export function presentImport(r: SbomImportResult) {
     })),
     inchanges: r.diff.unchanged,
     ignores: sample(r.ignored, (g) => ({ ref: g.ref, name: g.name, version: g.version, raison: g.raison })),
+    identifiants_ignores: sample(r.partial, (g) => ({ ref: g.ref, name: g.name, version: g.version, raison: g.raison })),
     alertes_creees: r.raised,
     alertes_plus_correspondantes: r.flips.unmatched,
     alertes_correspondantes_a_nouveau: r.flips.rematched,

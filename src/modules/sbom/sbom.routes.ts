@@ -2,9 +2,9 @@ import { z } from "zod";
 import { media, route, type RouteDef } from "../../platform/http/route.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { StackParams } from "../stacks/stacks.schemas.js";
-import { presentImport, presentSbom, presentStackFromSbom } from "./sbom.presenter.js";
+import { presentImport, presentInventory, presentSbom, presentStackFromSbom } from "./sbom.presenter.js";
 import {
-  CycloneDxBom, SBOM_BODY, SbomImport, SbomParams, SbomRemoved, StackFromSbom, StackFromSbomQuery, StackSbom,
+  CycloneDxBom, SBOM_BODY, SbomImport, SbomInventoryPage, SbomInventoryQuery, SbomParams, SbomRemoved, SbomUploadQuery, StackFromSbom, StackFromSbomQuery, StackSbom,
 } from "./sbom.schemas.js";
 import type { SbomService } from "./sbom.service.js";
 
@@ -13,9 +13,9 @@ const TAGS = ["stacks"];
 const WRITE = "stacks-write";
 
 const IMPORT_RULES =
-  "Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written.";
+  "Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written — unless ?accepter_non_conforme=true: a document that fails its schema but can be read is then loaded, its faults kept in the SBOM's `fault_count` and `faults`.";
 const DIFF_RULES =
-  "The document's identity (CycloneDX serialNumber, else SPDX documentNamespace, else the name of the software it describes) decides whether it is new to the stack (201) or replaces the SBOM loaded under it (200): the answer is the difference, item by item (by purl or CPE without version). Added and changed items are matched against the stored CVEs; unchanged ones are left alone. Alerts whose CVE no item of the project matches any more once removed and changed items are gone are marked matching=false with a cve.updated event — never deleted: their read state, tags and case stay. All in one transaction.";
+  "The document's identity (CycloneDX serialNumber, else SPDX documentNamespace, else the name of the software it describes, else the stack it is loaded into) decides whether it is new to the stack (201) or replaces the SBOM loaded under it (200): the answer is the difference, item by item (by purl or CPE without version). Added and changed items are matched against the stored CVEs; unchanged ones are left alone. Alerts whose CVE no item of the project matches any more once removed and changed items are gone are marked matching=false with a cve.updated event — never deleted: their read state, tags and case stay. All in one transaction.";
 
 /** SBOMs in stacks: upload (a stack from one, or into one), the stack as CycloneDX, the documents loaded. */
 export function sbomRoutes(service: SbomService): RouteDef[] {
@@ -23,12 +23,14 @@ export function sbomRoutes(service: SbomService): RouteDef[] {
     route({
       operationId: "importStackSbom",
       method: "POST", url: `${BASE}/:stack_id/sbom`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 200,
-      summary: "Load an SBOM into a stack (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON); again: replace it and answer the difference",
+      summary: "Load an SBOM into a stack (CycloneDX 1.2–1.7 JSON or XML, SPDX 2.2–2.3 JSON); again: replace it and answer the difference",
       description: `${IMPORT_RULES} ${DIFF_RULES}`,
-      params: StackParams, rawBody: SBOM_BODY,
+      params: StackParams, query: SbomUploadQuery, rawBody: SBOM_BODY,
       responses: { 200: SbomImport, 201: SbomImport },
-      handler: async ({ project, params, raw, reply }) => {
-        const r = await service.importInto(project, params.stack_id, { input: raw!.stream, mediaType: raw!.mediaType });
+      handler: async ({ project, params, query, raw, reply }) => {
+        const r = await service.importInto(project, params.stack_id, {
+          input: raw!.stream, mediaType: raw!.mediaType, lenient: query.accepter_non_conforme,
+        });
         if (r.created) reply.code(201);
         return presentImport(r);
       },
@@ -37,12 +39,14 @@ export function sbomRoutes(service: SbomService): RouteDef[] {
       operationId: "createStackFromSbom",
       errors: { 409: "a stack of the project has this name (nom_deja_utilise)" },
       method: "POST", url: `${BASE}/sbom`, auth: "both", project: true, scope: WRITE, tags: TAGS, status: 201,
-      summary: "Create a stack from an SBOM in one call (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON)",
+      summary: "Create a stack from an SBOM in one call (CycloneDX 1.2–1.7 JSON or XML, SPDX 2.2–2.3 JSON)",
       description: `The stack is named by ?name=, else after the software the document describes. ${IMPORT_RULES} The answer gives the stack without its items (read them with GET …/stacks/{stack_id}/items) and what the import did.`,
       params: ProjectParams, query: StackFromSbomQuery, rawBody: SBOM_BODY,
       responses: { 201: StackFromSbom },
       handler: async ({ project, query, raw }) =>
-        presentStackFromSbom(await service.createFrom(project, query.name, { input: raw!.stream, mediaType: raw!.mediaType })),
+        presentStackFromSbom(
+          await service.createFrom(project, query.name, { input: raw!.stream, mediaType: raw!.mediaType, lenient: query.accepter_non_conforme }),
+        ),
     }),
     route({
       operationId: "exportStackSbom",
@@ -66,6 +70,17 @@ export function sbomRoutes(service: SbomService): RouteDef[] {
       params: StackParams,
       responses: { 200: z.array(StackSbom) },
       handler: async ({ project, params }) => (await service.list(project, params.stack_id)).map(presentSbom),
+    }),
+    route({
+      operationId: "listSbomInventory",
+      method: "GET", url: `${BASE}/:stack_id/sboms/:sbom_id/inventaire`, auth: "both", project: true, tags: TAGS,
+      summary: "An SBOM's inventory: the components that made no item, with why they cannot be matched (never matched), paged",
+      params: SbomParams, query: SbomInventoryQuery,
+      responses: { 200: SbomInventoryPage },
+      handler: async ({ project, params, query }) => {
+        const { rows, total } = await service.inventory(project, params.stack_id, params.sbom_id, query);
+        return { items: rows.map(presentInventory), total, page: query.page, page_size: query.page_size };
+      },
     }),
     route({
       operationId: "deleteStackSbom",

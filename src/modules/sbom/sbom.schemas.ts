@@ -21,28 +21,46 @@ export const MAX_SBOM_BYTES = 50 * 1024 * 1024;
 export const SBOM_BODY: RawBodySpec = {
   mediaTypes: SBOM_MEDIA_TYPES,
   maxBytes: MAX_SBOM_BYTES,
-  description: "The SBOM document: CycloneDX 1.4, 1.5 or 1.6 (JSON or XML) or SPDX 2.3 (JSON), as its tool wrote it",
+  description: "The SBOM document: CycloneDX 1.2 to 1.7 (JSON or XML) or SPDX 2.2 or 2.3 (JSON), as its tool wrote it",
 };
 
 /** How many entries of each list of the difference an answer carries (the counts are whole). */
 export const DIFF_SAMPLE = 1000;
+
+export const SbomFault = z
+  .object({
+    loc: z
+      .array(z.union([z.string(), z.int()]))
+      .describe("Where: `body` then the JSON pointer's segments (indexes as numbers), or `body` and `line N` of an XML document"),
+    msg: z.string().describe("What the schema says (ajv's or libxml2's message)"),
+  })
+  .meta({ id: "SbomFaultOut" });
 
 export const StackSbom = z
   .object({
     id: z.uuid(),
     stack_id: z.uuid(),
     format: z.enum(SBOM_FORMATS),
-    spec_version: z.string().describe("1.4, 1.5, 1.6 (CycloneDX) or 2.3 (SPDX)"),
+    spec_version: z.string().describe("1.2 to 1.7 (CycloneDX) or 2.2, 2.3 (SPDX)"),
     encoding: z.enum(["json", "xml"]),
     document_key: z
       .string()
       .describe(
-        "The document's identity in the stack: its CycloneDX serialNumber, else its SPDX documentNamespace, else `nom:` and the name of the software it describes. Uploading a document with the same identity replaces this SBOM's items.",
+        "The document's identity in the stack: its CycloneDX serialNumber, else its SPDX documentNamespace, else `nom:` and the name (and version) of the software it describes, else the upload's: `pile:` and the stack's id. Uploading a document with the same identity replaces this SBOM's items.",
       ),
     document_version: z.int().nullable().describe("The CycloneDX `version` of the document last loaded (null for SPDX)"),
     name: z.string().nullable().describe("The software the document describes (CycloneDX metadata.component, SPDX name)"),
     component_count: z.int().describe("Components the document lists, nested ones included, before duplicates are merged"),
     item_count: z.int().describe("Stack items the SBOM holds (purl and CPE items, duplicates merged)"),
+    inventory_count: z
+      .int()
+      .describe(
+        "Components kept as inventory: they made no item (neither purl nor CPE, or a purl type no advisory database uses), are never matched; GET …/sboms/{sbom_id}/inventaire lists them with why",
+      ),
+    fault_count: z
+      .int()
+      .describe("How many faults against its schema the document last loaded had: 0 unless it was loaded with accepter_non_conforme=true"),
+    faults: z.array(SbomFault).max(100).describe("The first 100 of those faults, in document order (empty for a valid document)"),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime().describe("When the document was last loaded"),
   })
@@ -101,6 +119,11 @@ export const SbomImport = z
     versions_changees: sample(SbomVersionChange, "SbomVersionChangesOut", "items changed version (updated in place, then matched again)"),
     inchanges: z.int().describe("Items the document lists as before: untouched, not matched again"),
     ignores: sample(SbomIgnored, "SbomIgnoredListOut", "components made no item"),
+    identifiants_ignores: sample(
+      SbomIgnored,
+      "SbomPartialListOut",
+      "components made an item of one identifier while the other (an old purl type such as pkg:alpine or pkg:dotnet beside a CPE, an unreadable CPE beside a purl) could not be matched; `raison` says which and why",
+    ),
     alertes_creees: z.int().describe("Alerts raised by the added and changed items"),
     alertes_plus_correspondantes: z
       .int()
@@ -124,7 +147,18 @@ export const StackSummary = z
 
 export const StackFromSbom = SbomImport.extend({ stack: StackSummary }).meta({ id: "StackFromSbomOut" });
 
+const LENIENT = z
+  .boolean()
+  .default(false)
+  .describe(
+    "true: a document that fails its official schema but can be read (many generators write such documents) is loaded all the same, its faults kept in the SBOM's `faults`; components that cannot be read are ignored. Default false: such a document is refused (422, every fault). A document that cannot be read at all (not JSON/XML, another format or version) is refused either way.",
+  );
+
+/** The upload's options. */
+export const SbomUploadQuery = z.object({ accepter_non_conforme: LENIENT });
+
 export const StackFromSbomQuery = z.object({
+  accepter_non_conforme: LENIENT,
   name: z
     .string()
     .trim()
@@ -153,9 +187,36 @@ export const CycloneDxBom = z
   .meta({ id: "CycloneDxBomOut" });
 
 export const SbomParams = StackParams.extend({ sbom_id: z.uuid() });
+
+export const SbomInventoryQuery = z.object({
+  q: z.string().trim().min(1).max(200).optional().describe("Found in the name, version, purl or CPE (contains, case-insensitive)"),
+  page: z.int().min(1).default(1),
+  page_size: z.int().min(1).max(500).default(100),
+});
+
+export const SbomInventoryEntry = z
+  .object({
+    ref: z.string().nullable().describe("The component's reference in the document (CycloneDX bom-ref, SPDX SPDXID)"),
+    name: z.string(),
+    version: z.string().nullable(),
+    purl: z.string().nullable().describe("The purl as the document gives it (one no advisory database uses), or null"),
+    cpe: z.string().nullable(),
+    raison: z.string().describe("Why it cannot be matched: « ni purl ni CPE », or why its purl or CPE is not usable"),
+  })
+  .meta({ id: "SbomInventoryEntryOut" });
+
+export const SbomInventoryPage = z
+  .object({
+    items: z.array(SbomInventoryEntry).describe("In document order"),
+    total: z.int(),
+    page: z.int(),
+    page_size: z.int(),
+  })
+  .meta({ id: "SbomInventoryPageOut" });
 export const StacksParams = ProjectParams;
 
 export type StackFromSbomQuery = z.output<typeof StackFromSbomQuery>;
+export type SbomUploadQuery = z.output<typeof SbomUploadQuery>;
 
 export const SbomRemoved = z
   .object({

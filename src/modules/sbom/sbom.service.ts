@@ -4,6 +4,7 @@ import { alertedCvesOfItems, matchNewItems, rematchProjectAlerts, type Flips } f
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { analyzeAfterBulkWrite } from "../../platform/db/sql.js";
 import { bumpVersions, readVersion, stackVersion } from "../../platform/db/versions.js";
 import { Conflict, Invalid, NotFound, type Issue, type Loc } from "../../platform/errors.js";
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
@@ -14,23 +15,30 @@ import type { organizationsRepository } from "../organizations/organizations.rep
 import { projectsRead } from "../projects/projects.read.js";
 import type { NewItem, StackRow, stacksRepository } from "../stacks/stacks.repository.js";
 import { diffItems, itemsOfComponents, type IgnoredComponent, type SbomDiff, type WantedItem } from "./sbom.items.js";
-import { sbomRepository as repo, type SbomFacts, type StackSbomRow } from "./sbom.repository.js";
+import { type InventoryRow, sbomRepository as repo, type SbomFacts, type StackSbomRow } from "./sbom.repository.js";
 
-/** A document to load: its bytes (a request's stream, or the text an MCP client sent) and its media type. */
+/** An SBOM and how many of its components are kept as inventory (no item made of them). */
+export type SbomWithInventory = StackSbomRow & { inventoryCount: number };
+
+/** A document to load: its bytes (a request's stream, or the text an MCP client sent), its media type, how to read it. */
 export interface SbomSource {
   input: Readable | Buffer | string;
   mediaType?: string;
+  /** Accept a readable document that fails its schema, its faults kept with the SBOM (default: refused, 422). */
+  lenient?: boolean;
 }
 
 /** What an upload did. */
 export interface SbomImportResult {
-  sbom: StackSbomRow;
+  sbom: SbomWithInventory;
   /** The document was new to the stack (else it replaced the SBOM of the same identity). */
   created: boolean;
   diff: SbomDiff;
   /** The ids of the added items, in the order of `diff.added`. */
   addedIds: string[];
   ignored: IgnoredComponent[];
+  /** Components kept through one identifier, the other refused. */
+  partial: IgnoredComponent[];
   /** Alerts raised by added and changed items. */
   raised: number;
   /** Alerts marked as matching no more, or matching again. */
@@ -67,12 +75,17 @@ function invalidDocument(err: SbomInvalid): Invalid {
   return new Invalid(faults.map((f): Issue => ({ loc: faultLoc(f.at), message: f.message, input: null })));
 }
 
-/** The document's identity in a stack: CycloneDX serialNumber, SPDX documentNamespace, else the described software's name. */
-export function documentKey(doc: SbomDocument): string | null {
+/**
+ * The document's identity in a stack: CycloneDX serialNumber, SPDX documentNamespace, else the
+ * described software's name (and version); a document that gives none takes the upload's: the
+ * stack it is loaded into (as Dependency-Track takes the project's), so that uploading it again
+ * replaces it.
+ */
+export function documentKey(doc: SbomDocument, stackId: string): string {
   const serial = doc.serialNumber?.trim();
   if (serial) return serial;
   const name = doc.name?.trim();
-  return name ? `nom:${name}` : null;
+  return name ? `nom:${name}` : `pile:${stackId}`;
 }
 
 /** A UUID derived from the stack's id (name-based, SHA-1, as RFC 9562 version 5): the serialNumber of its export. */
@@ -113,7 +126,7 @@ export class SbomService {
   /** The document read and validated; an invalid one is a 422 naming each fault. */
   private async read(src: SbomSource): Promise<SbomDocument> {
     try {
-      return await readSbom(src.input, src.mediaType);
+      return await readSbom(src.input, src.mediaType, { lenient: src.lenient });
     } catch (err) {
       if (err instanceof SbomInvalid) throw invalidDocument(err);
       throw err;
@@ -122,9 +135,8 @@ export class SbomService {
 
   /** The upload's items replace those the SBOM of this identity holds in the (locked) stack. */
   private async load(tx: Executor, project: ProjectScope, stack: StackRow, doc: SbomDocument): Promise<SbomImportResult> {
-    const key = documentKey(doc);
-    if (!key) throw new Invalid([{ loc: ["body"], message: INVALID.sbomWithoutIdentity, input: null }]);
-    const { items, ignored } = itemsOfComponents(doc.components);
+    const key = documentKey(doc, stack.id);
+    const { items, ignored, partial } = itemsOfComponents(doc.components);
     const facts: SbomFacts = {
       format: doc.format,
       specVersion: doc.specVersion,
@@ -132,6 +144,8 @@ export class SbomService {
       documentVersion: doc.documentVersion,
       name: doc.name,
       componentCount: doc.componentCount,
+      faultCount: doc.faultCount,
+      faults: doc.faults,
     };
     const existing = await repo.byKey(tx, stack.id, key);
     const held = existing ? (await this.stacks.sbomItems(tx, existing.id)).map((r) => ({ ...r, key: r.sbomKey })) : [];
@@ -152,12 +166,20 @@ export class SbomService {
       diff.changed.map((c) => ({ id: c.held.id, item: newItem(c.wanted) })),
     );
     const addedIds = await this.stacks.insertSbomItems(tx, stack.id, project.id, sbom.id, diff.added.map(newItem));
+    // The matcher plans on stack_items' statistics: a product's SBOM is a bulk write.
+    await analyzeAfterBulkWrite(tx, "stack_items", diff.added.length + diff.changed.length + diff.removed.length);
     const raised = await matchNewItems(tx, [...addedIds, ...changedIds]);
     const touched = diff.added.length + diff.removed.length + diff.changed.length > 0;
     const flips = touched ? await rematchProjectAlerts(tx, project.id, cves) : { unmatched: 0, rematched: 0 };
     if (touched || !existing) await bumpVersions(tx, [stackVersion(stack.id)]);
     const row = await repo.update(tx, sbom.id, { ...facts, itemCount: items.length });
-    return { sbom: row, created: !existing, diff, addedIds, ignored, raised, flips };
+    // What cannot be matched is kept as inventory, with why.
+    await repo.replaceInventory(
+      tx,
+      sbom.id,
+      ignored.map((g) => ({ ref: g.ref, name: g.name, version: g.version, purl: g.purl, cpe: g.cpe, raison: g.raison })),
+    );
+    return { sbom: { ...row, inventoryCount: ignored.length }, created: !existing, diff, addedIds, ignored, partial, raised, flips };
   }
 
   /** Loads a document into a stack of the project (201 when new to it, else the difference). */
@@ -190,9 +212,26 @@ export class SbomService {
   }
 
   /** The SBOMs loaded in a stack, oldest first. */
-  async list(project: ProjectScope, stackId: string): Promise<StackSbomRow[]> {
+  async list(project: ProjectScope, stackId: string): Promise<SbomWithInventory[]> {
     await this.stackOf(this.db, project, stackId);
-    return repo.list(this.db, stackId);
+    const rows = await repo.list(this.db, stackId);
+    const counts = await repo.inventoryCounts(
+      this.db,
+      rows.map((r) => r.id),
+    );
+    return rows.map((r) => ({ ...r, inventoryCount: counts.get(r.id) ?? 0 }));
+  }
+
+  /** A page of an SBOM's inventory: the components that made no item, with why (never matched). */
+  async inventory(
+    project: ProjectScope,
+    stackId: string,
+    sbomId: string,
+    query: { q?: string; page: number; page_size: number },
+  ): Promise<{ rows: InventoryRow[]; total: number }> {
+    const stack = await this.stackOf(this.db, project, stackId);
+    if (!(await repo.get(this.db, stack.id, sbomId))) throw new NotFound(NOT_FOUND.sbom);
+    return repo.inventoryPage(this.db, sbomId, query.q, query.page, query.page_size);
   }
 
   /** Removes an SBOM and its items; the alerts they were the match of are decided again (marked, never deleted). */
@@ -225,6 +264,7 @@ export class SbomService {
         name: stack.name,
         projectName: await projectsRead.name(this.db, project.id),
         items: items.map((i) => ({ item_type: i.itemType, value: i.value })),
+        inventory: await repo.inventoryOfStack(this.db, stack.id),
       },
       { organization: org!.name, timestamp: new Date(), serialNumber: stackSerialNumber(stack.id), version },
     );

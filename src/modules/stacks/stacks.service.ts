@@ -3,6 +3,7 @@ import { matchNewItems } from "../../matching/matcher.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
+import { analyzeAfterBulkWrite } from "../../platform/db/sql.js";
 import { bumpVersions, stackVersion } from "../../platform/db/versions.js";
 import type { StackItemType } from "../../platform/db/schema/index.js";
 import { Conflict, Invalid, NotFound, type Issue, type Loc } from "../../platform/errors.js";
@@ -105,6 +106,8 @@ export class StacksService {
     if (errors.length) throw new Invalid(errors);
     for (const [i, it] of items.entries()) if (it.tag_ids.length) await checkTagIds(tx, stack.projectId, it.tag_ids, [...at(i), "tag_ids"]);
     const rows = await repo.insertItems(tx, stack.id, stack.projectId, parsed);
+    // Up to 1,000 items at once: the matcher below plans on stack_items' statistics.
+    await analyzeAfterBulkWrite(tx, "stack_items", rows.length);
     if (rows.length) await bumpVersions(tx, [stackVersion(stack.id)]);
     for (const [i, row] of rows.entries()) if (items[i]!.tag_ids.length) await this.tags.setItemTags(tx, row.id, items[i]!.tag_ids);
     return {

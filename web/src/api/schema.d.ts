@@ -537,8 +537,8 @@ export interface paths {
         get: operations["exportStackSbom"];
         put?: never;
         /**
-         * Load an SBOM into a stack (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON); again: replace it and answer the difference
-         * @description Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written. The document's identity (CycloneDX serialNumber, else SPDX documentNamespace, else the name of the software it describes) decides whether it is new to the stack (201) or replaces the SBOM loaded under it (200): the answer is the difference, item by item (by purl or CPE without version). Added and changed items are matched against the stored CVEs; unchanged ones are left alone. Alerts whose CVE no item of the project matches any more once removed and changed items are gone are marked matching=false with a cve.updated event — never deleted: their read state, tags and case stay. All in one transaction.
+         * Load an SBOM into a stack (CycloneDX 1.2–1.7 JSON or XML, SPDX 2.2–2.3 JSON); again: replace it and answer the difference
+         * @description Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written — unless ?accepter_non_conforme=true: a document that fails its schema but can be read is then loaded, its faults kept in the SBOM's `fault_count` and `faults`. The document's identity (CycloneDX serialNumber, else SPDX documentNamespace, else the name of the software it describes, else the stack it is loaded into) decides whether it is new to the stack (201) or replaces the SBOM loaded under it (200): the answer is the difference, item by item (by purl or CPE without version). Added and changed items are matched against the stored CVEs; unchanged ones are left alone. Alerts whose CVE no item of the project matches any more once removed and changed items are gone are marked matching=false with a cve.updated event — never deleted: their read state, tags and case stay. All in one transaction.
          */
         post: operations["importStackSbom"];
         delete?: never;
@@ -556,6 +556,23 @@ export interface paths {
         };
         /** The SBOM documents loaded in a stack, oldest first */
         get: operations["listStackSboms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/stacks/{stack_id}/sboms/{sbom_id}/inventaire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An SBOM's inventory: the components that made no item, with why they cannot be matched (never matched), paged */
+        get: operations["listSbomInventory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1718,8 +1735,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a stack from an SBOM in one call (CycloneDX 1.4–1.6 JSON or XML, SPDX 2.3 JSON)
-         * @description The stack is named by ?name=, else after the software the document describes. Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written. The answer gives the stack without its items (read them with GET …/stacks/{stack_id}/items) and what the import did.
+         * Create a stack from an SBOM in one call (CycloneDX 1.2–1.7 JSON or XML, SPDX 2.2–2.3 JSON)
+         * @description The stack is named by ?name=, else after the software the document describes. Components become items: a purl item per package URL (its version from the purl, else from the component), a cpe item per CPE, both when a component has both; nested components are flattened and duplicates merged. A component with neither, or whose purl or CPE cannot be matched (pkg:generic, pkg:github…), is ignored and listed with its reason. Invalid documents are refused with a 422 naming each fault (a JSON pointer in `loc`, or `line N` of an XML document) and nothing is written — unless ?accepter_non_conforme=true: a document that fails its schema but can be read is then loaded, its faults kept in the SBOM's `fault_count` and `faults`. The answer gives the stack without its items (read them with GET …/stacks/{stack_id}/items) and what the import did.
          */
         post: operations["createStackFromSbom"];
         delete?: never;
@@ -3075,6 +3092,12 @@ export interface components {
             /** @description The first 1000, in document order */
             items: components["schemas"]["SbomItemOut"][];
         };
+        SbomFaultOut: {
+            /** @description Where: `body` then the JSON pointer's segments (indexes as numbers), or `body` and `line N` of an XML document */
+            loc: (string | number)[];
+            /** @description What the schema says (ajv's or libxml2's message) */
+            msg: string;
+        };
         SbomIgnoredListOut: {
             /** @description How many components made no item */
             count: number;
@@ -3097,12 +3120,31 @@ export interface components {
             /** @description Items the document lists as before: untouched, not matched again */
             inchanges: number;
             ignores: components["schemas"]["SbomIgnoredListOut"];
+            identifiants_ignores: components["schemas"]["SbomPartialListOut"];
             /** @description Alerts raised by the added and changed items */
             alertes_creees: number;
             /** @description Alerts of the project whose CVE no item matches any more once removed and changed items are gone: kept, marked matching=false, with a cve.updated event (correspondance: true → false); their read state, tags and case stay */
             alertes_plus_correspondantes: number;
             /** @description Alerts marked matching=false that an item of the project matches again: matching=true, with a cve.updated event */
             alertes_correspondantes_a_nouveau: number;
+        };
+        SbomInventoryEntryOut: {
+            /** @description The component's reference in the document (CycloneDX bom-ref, SPDX SPDXID) */
+            ref: string | null;
+            name: string;
+            version: string | null;
+            /** @description The purl as the document gives it (one no advisory database uses), or null */
+            purl: string | null;
+            cpe: string | null;
+            /** @description Why it cannot be matched: « ni purl ni CPE », or why its purl or CPE is not usable */
+            raison: string;
+        };
+        SbomInventoryPageOut: {
+            /** @description In document order */
+            items: components["schemas"]["SbomInventoryEntryOut"][];
+            total: number;
+            page: number;
+            page_size: number;
         };
         SbomItemOut: {
             /**
@@ -3116,6 +3158,12 @@ export interface components {
             /** @description The item's identity within its SBOM: the purl without version, qualifiers nor subpath, or the CPE with * for version and update */
             sbom_key: string;
             version: string | null;
+        };
+        SbomPartialListOut: {
+            /** @description How many components made an item of one identifier while the other (an old purl type such as pkg:alpine or pkg:dotnet beside a CPE, an unreadable CPE beside a purl) could not be matched; `raison` says which and why */
+            count: number;
+            /** @description The first 1000, in document order */
+            items: components["schemas"]["SbomIgnoredOut"][];
         };
         SbomRemovalOut: {
             /** @description Items removed with the SBOM */
@@ -3204,6 +3252,7 @@ export interface components {
             /** @description Items the document lists as before: untouched, not matched again */
             inchanges: number;
             ignores: components["schemas"]["SbomIgnoredListOut"];
+            identifiants_ignores: components["schemas"]["SbomPartialListOut"];
             /** @description Alerts raised by the added and changed items */
             alertes_creees: number;
             /** @description Alerts of the project whose CVE no item matches any more once removed and changed items are gone: kept, marked matching=false, with a cve.updated event (correspondance: true → false); their read state, tags and case stay */
@@ -3304,11 +3353,11 @@ export interface components {
             stack_id: string;
             /** @enum {string} */
             format: "cyclonedx" | "spdx";
-            /** @description 1.4, 1.5, 1.6 (CycloneDX) or 2.3 (SPDX) */
+            /** @description 1.2 to 1.7 (CycloneDX) or 2.2, 2.3 (SPDX) */
             spec_version: string;
             /** @enum {string} */
             encoding: "json" | "xml";
-            /** @description The document's identity in the stack: its CycloneDX serialNumber, else its SPDX documentNamespace, else `nom:` and the name of the software it describes. Uploading a document with the same identity replaces this SBOM's items. */
+            /** @description The document's identity in the stack: its CycloneDX serialNumber, else its SPDX documentNamespace, else `nom:` and the name (and version) of the software it describes, else the upload's: `pile:` and the stack's id. Uploading a document with the same identity replaces this SBOM's items. */
             document_key: string;
             /** @description The CycloneDX `version` of the document last loaded (null for SPDX) */
             document_version: number | null;
@@ -3318,6 +3367,12 @@ export interface components {
             component_count: number;
             /** @description Stack items the SBOM holds (purl and CPE items, duplicates merged) */
             item_count: number;
+            /** @description Components kept as inventory: they made no item (neither purl nor CPE, or a purl type no advisory database uses), are never matched; GET …/sboms/{sbom_id}/inventaire lists them with why */
+            inventory_count: number;
+            /** @description How many faults against its schema the document last loaded had: 0 unless it was loaded with accepter_non_conforme=true */
+            fault_count: number;
+            /** @description The first 100 of those faults, in document order (empty for a valid document) */
+            faults: components["schemas"]["SbomFaultOut"][];
             /** Format: date-time */
             created_at: string;
             /**
@@ -7290,7 +7345,10 @@ export interface operations {
     };
     importStackSbom: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: a document that fails its official schema but can be read (many generators write such documents) is loaded all the same, its faults kept in the SBOM's `faults`; components that cannot be read are ignored. Default false: such a document is refused (422, every fault). A document that cannot be read at all (not JSON/XML, another format or version) is refused either way. */
+                accepter_non_conforme?: boolean;
+            };
             header?: never;
             path: {
                 org_id: string;
@@ -7461,6 +7519,99 @@ export interface operations {
                 };
             };
             /** @description Not found for this credential: org_id, project_id, stack_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listSbomInventory: {
+        parameters: {
+            query?: {
+                /** @description Found in the name, version, purl or CPE (contains, case-insensitive) */
+                q?: string;
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                stack_id: string;
+                sbom_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SbomInventoryPageOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, stack_id, sbom_id (detail names it, e.g. « Projet introuvable ») */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -15939,6 +16090,8 @@ export interface operations {
     createStackFromSbom: {
         parameters: {
             query?: {
+                /** @description true: a document that fails its official schema but can be read (many generators write such documents) is loaded all the same, its faults kept in the SBOM's `faults`; components that cannot be read are ignored. Default false: such a document is refused (422, every fault). A document that cannot be read at all (not JSON/XML, another format or version) is refused either way. */
+                accepter_non_conforme?: boolean;
                 /** @description The stack's name (unique in the project); default: the software the document describes */
                 name?: string;
             };

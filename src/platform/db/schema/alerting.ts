@@ -84,6 +84,9 @@ export const stackSboms = pgTable(
     name: text("name"),
     componentCount: integer("component_count").notNull(),
     itemCount: integer("item_count").notNull(),
+    /** Loaded leniently: how many faults against its schema the document had (0: valid), and the first 100 ({at, message}). */
+    faultCount: integer("fault_count").notNull().default(0),
+    faults: jsonb("faults").$type<{ at: string; message: string }[]>().notNull().default(sql`'[]'::jsonb`),
     createdAt: tz("created_at").notNull().defaultNow(),
     updatedAt: tz("updated_at").notNull().defaultNow(),
   },
@@ -91,6 +94,28 @@ export const stackSboms = pgTable(
     uniqueIndex("stack_sboms_stack_document_uq").on(t.stackId, t.documentKey),
     check("stack_sboms_format_valid", sql`${t.format} in ('cyclonedx', 'spdx')`),
   ],
+);
+
+/**
+ * The components of an SBOM that made no stack item (neither purl nor CPE, or a purl type no
+ * advisory database uses): kept as inventory, in document order, with why they cannot be matched;
+ * never matched. Replaced whole at each upload of the document (they have no identity to diff by).
+ */
+export const sbomInventory = pgTable(
+  "sbom_inventory",
+  {
+    sbomId: uuid("sbom_id")
+      .notNull()
+      .references(() => stackSboms.id, { onDelete: "cascade" }),
+    ord: integer("ord").notNull(),
+    ref: text("ref"),
+    name: text("name").notNull(),
+    version: text("version"),
+    purl: text("purl"),
+    cpe: text("cpe"),
+    raison: text("raison").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sbomId, t.ord] })],
 );
 
 export const STACK_ITEM_TYPES = ["cpe", "product", "vendor", "purl", "keyword", "cve"] as const;

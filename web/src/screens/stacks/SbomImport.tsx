@@ -29,8 +29,9 @@ export function SbomImportPanel({ stackId }: { stackId: string }) {
   const { path, canManage } = useProject();
   const queryClient = useQueryClient();
   const alertsChanged = useAlertsChanged();
+  const [lenient, setLenient] = useState(false);
   const upload = useMutation({
-    mutationFn: (file: File) => importInto(path, stackId, file),
+    mutationFn: (file: File) => importInto(path, stackId, file, lenient),
     onSuccess: () =>
       Promise.all([
         queryClient.invalidateQueries({
@@ -60,6 +61,11 @@ export function SbomImportPanel({ stackId }: { stackId: string }) {
         testId="sbom-drop"
         onFile={(file) => upload.mutate(file)}
       />
+      <div className="checks">
+        <label>
+          <input type="checkbox" checked={lenient} disabled={!canManage} onChange={(e) => setLenient(e.target.checked)} /> {w.sbomLenient}
+        </label>
+      </div>
       <UploadOutcome upload={upload}>{(r) => <Difference result={r.result} created={r.created} />}</UploadOutcome>
     </section>
   );
@@ -226,6 +232,7 @@ export function Difference({ result, created }: { result: SbomImport | StackFrom
     [w.countChanged, result.versions_changees.count],
     [w.countUnchanged, result.inchanges],
     [w.countIgnored, result.ignores.count],
+    ...(result.sbom.fault_count ? ([[w.countFaults, result.sbom.fault_count]] as [string, number][]) : []),
   ];
   const alertLines = [
     w.alertsRaised(result.alertes_creees),

@@ -70,12 +70,12 @@ async function prepared(file: File): Promise<{ type: string }> {
   return { type: sbomMediaType(file.name, await headOf(file)) };
 }
 
-/** POST …/stacks/{stack_id}/sbom: the file as it is (raw body, its media type). */
-export async function importInto(path: Path, stackId: string, file: File): Promise<Imported<SbomImport>> {
+/** POST …/stacks/{stack_id}/sbom: the file as it is (raw body, its media type); `lenient`: accept it with its schema faults. */
+export async function importInto(path: Path, stackId: string, file: File, lenient = false): Promise<Imported<SbomImport>> {
   const { type } = await prepared(file);
   return answer(
     api.POST("/api/v1/organizations/{org_id}/projects/{project_id}/stacks/{stack_id}/sbom", {
-      params: { path: { ...path, stack_id: stackId } },
+      params: { path: { ...path, stack_id: stackId }, query: lenient ? { accepter_non_conforme: true } : {} },
       body: file as unknown as string,
       bodySerializer: (b: unknown) => b as BodyInit,
       headers: { "content-type": type },
