@@ -2,9 +2,10 @@ import { exceptionText, type VexEntry, type VexModel } from "./vex.model.js";
 
 /**
  * OpenVEX 0.2 from the read model. Pure. Each statement's product is the project, with the stack
- * item as its subcomponent (purl or CPE as identifiers). The schema lets a not_affected statement
- * carry a justification or an impact statement, not both: with a justification, the team's notes
- * go to status_notes. An exception (MITIGATED or an accepted risk) is `affected` with its measure,
+ * item as its subcomponent (purl or CPE as identifiers, `cpe23` as the specification and its schema
+ * spell it). A not_affected statement carries the justification label and the team's notes as its
+ * impact statement: the pattern the specification recommends ("Note on justification and
+ * impact_statement"), which the schema allows since March 2024 (openvex/spec 7b78cf1). An exception (MITIGATED or an accepted risk) is `affected` with its measure,
  * justification and expiry in action_statement: OpenVEX has no field for an expiry.
  */
 
@@ -18,7 +19,7 @@ const UNDER_INVESTIGATION: Record<string, string> = {
 
 function statement(model: VexModel, e: VexEntry): Record<string, unknown> {
   const p = e.product;
-  const identifiers = p.purl ? { purl: p.purl } : p.cpe ? { "@cpe23": p.cpe } : undefined;
+  const identifiers = p.purl ? { purl: p.purl } : p.cpe ? { cpe23: p.cpe } : undefined;
   const s: Record<string, unknown> = {
     vulnerability: { name: e.cve_id, ...(e.description && { description: e.description }) },
     timestamp: e.updated,
@@ -55,7 +56,7 @@ function statement(model: VexModel, e: VexEntry): Record<string, unknown> {
       s.status = "not_affected";
       if (a.justification) {
         s.justification = a.justification;
-        if (notes) s.status_notes = notes;
+        if (notes) s.impact_statement = notes;
       } else s.impact_statement = notes ?? "Non concerné, selon l'analyse de l'équipe du projet.";
       break;
   }
