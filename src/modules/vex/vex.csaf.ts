@@ -1,4 +1,5 @@
 import { exceptionText, JUSTIFICATION_TEXT, productsOf, type VexEntry, type VexModel, type VexProduct } from "./vex.model.js";
+import { isCve, sourceOf } from "./vex.sources.js";
 
 /**
  * CSAF 2.0, profile csaf_vex (OASIS CSAF 2.0 §4.5), from the read model. Pure. The product tree
@@ -25,14 +26,29 @@ function helper(p: VexProduct): Record<string, string> | undefined {
   return undefined;
 }
 
+/**
+ * The vulnerability's names: `cve` holds a CVE id only (CSAF 2.0 §3.2.3.2, pattern ^CVE-…); every
+ * other id (the record's own GO-, GHSA-, PYSEC-, RUSTSEC-… and its aliases) goes to `ids` with its
+ * database as system_name (§3.2.3.4), sorted.
+ */
+function names(e: VexEntry): { cve?: string; ids?: { system_name: string; text: string }[] } {
+  const all = [e.cve_id, ...e.aliases];
+  const cve = all.find(isCve);
+  const others = all.filter((id) => id !== cve).sort();
+  return {
+    ...(cve && { cve }),
+    ...(others.length && { ids: others.map((text) => ({ system_name: sourceOf(text).name, text })) }),
+  };
+}
+
 /** One vulnerability: status, and what csaf_vex asks beside it (impact for not affected, an action for affected). */
 function vulnerability(e: VexEntry): Record<string, unknown> {
-  const ids = [productId(e.product)];
+  const ids = e.products.map(productId);
   const notes: Record<string, unknown>[] = [
     { category: "description", title: "Description", text: e.description?.trim() || `${e.cve_id} (description non connue de Vigie)` },
   ];
   if (e.notes?.trim()) notes.push({ category: "general", title: "Notes de l'équipe", text: e.notes.trim() });
-  const v: Record<string, unknown> = { cve: e.cve_id, notes };
+  const v: Record<string, unknown> = { ...names(e), notes };
   const a = e.analysis;
   switch (a.kind) {
     case "under_investigation":

@@ -2,6 +2,7 @@ import type { Actor, ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { Conflict, NotFound } from "../../platform/errors.js";
 import { CONFLICT, NOT_FOUND } from "../../platform/messages.js";
+import { projectMatches } from "../../matching/matcher.js";
 import { VERSION } from "../../version.js";
 import { alertsRead } from "../alerts/alerts.read.js";
 import { casesRead } from "../cases/cases.read.js";
@@ -27,8 +28,8 @@ export interface VexFile {
 }
 
 /**
- * VEX out and in. Out: the project's alerted CVEs and their cases, read in two set-based queries,
- * written by one of three pure serializers. In: a supplier's document, checked against its
+ * VEX out and in. Out: the project's alerted CVEs, their cases and every item each matches, read in
+ * set-based queries, written by one of three pure serializers. In: a supplier's document, checked against its
  * format's schema, whose not_affected statements become proposals; a proposal changes a case only
  * when the team accepts it (through CasesService, in the decision's transaction).
  */
@@ -48,11 +49,18 @@ export class VexService {
       projectsRead.name(this.db, project.id),
     ]);
     if (!alerts.length && format !== "cyclonedx") throw new Conflict(CONFLICT.emptyVex.code, CONFLICT.emptyVex.message(format));
+    // Every item each CVE matches, beside the one its alert keeps (one query, the matcher's decisions).
+    const matches = await projectMatches(
+      this.db,
+      project.id,
+      alerts.map((a) => a.cve_id),
+    );
     const model = buildModel({
       organization: { id: project.orgId, name: org },
       project: { id: project.id, name: proj },
       alerts,
       cases,
+      matches,
       tool: VERSION,
       now: this.now(),
     });
