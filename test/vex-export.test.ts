@@ -50,6 +50,8 @@ type Cdx = {
   components: { "bom-ref": string; name: string; version?: string; purl?: string; cpe?: string }[];
   vulnerabilities: {
     id: string;
+    source?: { name: string; url: string };
+    references?: { id: string; source: { name: string; url: string } }[];
     analysis: { state: string; justification?: string; response?: string[]; detail?: string };
     affects: { ref: string }[];
     properties?: { name: string; value: string }[];
@@ -64,10 +66,11 @@ type Csaf = {
     relationships: { full_product_name: { product_id: string }; product_reference: string }[];
   };
   vulnerabilities: {
-    cve: string;
+    cve?: string;
+    ids?: { system_name: string; text: string }[];
     product_status: Record<string, string[]>;
     flags?: { label: string; product_ids: string[] }[];
-    threats?: { category: string; details: string }[];
+    threats?: { category: string; details: string; product_ids?: string[] }[];
     remediations?: { category: string; details: string; date?: string }[];
   }[];
 };
@@ -75,7 +78,7 @@ type OpenVex = {
   "@id": string;
   author: string;
   statements: {
-    vulnerability: { name: string };
+    vulnerability: { name: string; "@id"?: string; aliases?: string[] };
     status: string;
     justification?: string;
     impact_statement?: string;
@@ -107,7 +110,8 @@ async function allThree(who = a): Promise<{ cdx: Cdx; csaf: Csaf; ovx: OpenVex }
 }
 
 const vulnOf = (d: Cdx, cve: string) => d.vulnerabilities.find((v) => v.id === cve)!;
-const csafOf = (d: Csaf, cve: string) => d.vulnerabilities.find((v) => v.cve === cve)!;
+const csafOf = (d: Csaf, id: string, by: "cve" | "ids" = "cve") =>
+  d.vulnerabilities.find((v) => (by === "cve" ? v.cve === id : v.ids?.some((i) => i.text === id)))!;
 const stmtOf = (d: OpenVex, cve: string) => d.statements.find((s) => s.vulnerability.name === cve)!;
 
 describe("VEX export", () => {
@@ -177,6 +181,13 @@ describe("VEX export", () => {
     const tomcat = cdx.components.find((c) => c.cpe === TOMCAT)!;
     expect(tomcat).toMatchObject({ name: "apache tomcat", version: "9.0.80" });
     expect(vulnOf(cdx, "CVE-2024-34750").affects).toEqual([{ ref: tomcat["bom-ref"] }]);
+    expect(vulnOf(cdx, "CVE-2024-34750").source).toEqual({ name: "NVD", url: "https://nvd.nist.gov/vuln/detail/CVE-2024-34750" });
+    // Log4Shell's GHSA is its alias: a reference in the GitHub Advisory Database, a CSAF id.
+    expect(vulnOf(cdx, "CVE-2021-44228").references).toContainEqual({
+      id: "GHSA-jfh8-c2jp-5v3q",
+      source: { name: "GitHub Advisory Database", url: "https://github.com/advisories/GHSA-jfh8-c2jp-5v3q" },
+    });
+    expect(csafOf(csaf, "CVE-2021-44228").ids).toContainEqual({ system_name: "GitHub Advisory Database", text: "GHSA-jfh8-c2jp-5v3q" });
     expect(csaf.product_tree.full_product_names.find((p) => p.product_identification_helper?.purl === LOG4J)).toBeDefined();
     expect(csaf.product_tree.full_product_names.find((p) => p.product_identification_helper?.cpe === TOMCAT)).toBeDefined();
     expect(stmtOf(ovx, "CVE-2021-44228").products[0]!.subcomponents).toEqual([{ "@id": LOG4J, identifiers: { purl: LOG4J } }]);
@@ -320,6 +331,99 @@ describe("VEX export", () => {
     expect(csafOf(csaf, "CVE-2023-42795").flags).toBeUndefined();
     expect(csafOf(csaf, "CVE-2023-42795").threats).toMatchObject([{ category: "impact", details: "jamais déployé" }]);
     expect(stmtOf(ovx, "CVE-2023-42795")).toMatchObject({ status: "not_affected", impact_statement: "jamais déployé" });
+  });
+
+  it("ids outside the CVE list (GO, PYSEC, RUSTSEC) in their own database, and one statement naming every item a record matches", async () => {
+    // Real advisories without a CVE id (test/fixtures/vex/SOURCES.md): the record is keyed by the advisory's id.
+    for (const f of ["osv-GO-2022-0368.json", "osv-PYSEC-2023-184.jsonl", "osv-RUSTSEC-2025-0038.json"])
+      expect((await importFeed(t.database.db, "osv", [`test/fixtures/vex/${f}`])).errors).toEqual([]);
+    const g = await tenantWithScopes(t, "Gamma VEX", ["stacks-write", "cases-write"]);
+    const coredns = ["v1.6.0", "v1.6.3", "v1.6.5"].map((v) => `pkg:golang/github.com/coredns/coredns@${v}`);
+    // Log4Shell (its GHSA record, imported above) in three versions of log4j-core, one per stack.
+    const log4j = ["2.14.1", "2.14.0", "2.12.1"].map((v) => `pkg:maven/org.apache.logging.log4j/log4j-core@${v}`);
+    const stacks: [string, string[]][] = [
+      ["API", [coredns[0]!, log4j[0]!, "pkg:pypi/opencv-python-headless@4.8.0.76"]],
+      ["DNS", [coredns[1]!, log4j[1]!, "pkg:cargo/arrow2@0.17.0"]],
+      ["Edge", [coredns[2]!, log4j[2]!]],
+      // At the fixed version (1.6.6): not affected, so not named.
+      ["Next", ["pkg:golang/github.com/coredns/coredns@v1.6.6"]],
+    ];
+    for (const [name, items] of stacks) {
+      const r = await g.call("POST", "/stacks", { name, items: items.map(itemOf) });
+      expect(r.statusCode, r.body).toBe(201);
+    }
+    // A case is opened on a CVE id only (the API's pattern): an advisory-keyed record stays under investigation.
+    const go = "GO-2022-0368";
+    expect((await g.call("PUT", `/cases/${go}`, {})).statusCode).toBe(422);
+    const log4shell = await g.call("PUT", "/cases/CVE-2021-44228", {
+      status: "non_concerne",
+      justification_vex: "vulnerable_code_not_in_execute_path",
+      notes: "JNDI désactivé (log4j2.formatMsgNoLookups)",
+    });
+    expect(log4shell.statusCode, log4shell.body).toBeLessThan(300);
+    const { cdx, csaf, ovx } = await allThree(g);
+    expect(cdx.vulnerabilities.map((v) => v.id).sort()).toEqual(["CVE-2021-44228", go, "PYSEC-2023-184", "RUSTSEC-2025-0038"]);
+
+    // One CVE, three versions in three stacks: every format names the three, each with the case's status.
+    const l = vulnOf(cdx, "CVE-2021-44228");
+    expect(l.affects.map((x) => x.ref).sort()).toEqual(log4j.map((p) => cdx.components.find((c) => c.purl === p)?.["bom-ref"]).sort());
+    expect(l.analysis).toMatchObject({ state: "not_affected", justification: "code_not_reachable" });
+    const lc = csafOf(csaf, "CVE-2021-44228");
+    expect(Object.keys(lc.product_status)).toEqual(["known_not_affected"]);
+    expect(lc.product_status.known_not_affected).toHaveLength(3);
+    expect(lc.flags).toMatchObject([{ label: "vulnerable_code_not_in_execute_path", product_ids: lc.product_status.known_not_affected }]);
+    expect(lc.threats).toMatchObject([{ category: "impact", product_ids: lc.product_status.known_not_affected }]);
+    const ls = stmtOf(ovx, "CVE-2021-44228");
+    expect(ls.products[0]!.subcomponents.map((x) => x.identifiers?.purl).sort()).toEqual([...log4j].sort());
+    expect(ls).toMatchObject({ status: "not_affected", justification: "vulnerable_code_not_in_execute_path" });
+
+    // CycloneDX: the source is the id's own database, its aliases references in theirs.
+    const v = vulnOf(cdx, go);
+    expect(v.source).toEqual({ name: "Go Vulnerability Database", url: `https://pkg.go.dev/vuln/${go}` });
+    expect(v.references).toEqual([
+      {
+        id: "GHSA-gv9j-4w24-q7vx",
+        source: { name: "GitHub Advisory Database", url: "https://github.com/advisories/GHSA-gv9j-4w24-q7vx" },
+      },
+    ]);
+    expect(vulnOf(cdx, "PYSEC-2023-184").source).toEqual({
+      name: "PyPA Advisory Database",
+      url: "https://osv.dev/vulnerability/PYSEC-2023-184",
+    });
+    expect(vulnOf(cdx, "RUSTSEC-2025-0038").source).toEqual({
+      name: "RustSec Advisory Database",
+      url: "https://rustsec.org/advisories/RUSTSEC-2025-0038.html",
+    });
+    // Every affected item, the fixed one left out; each with the case's analysis.
+    const refOf = (purl: string) => cdx.components.find((c) => c.purl === purl)?.["bom-ref"];
+    expect(v.affects.map((x) => x.ref).sort()).toEqual(coredns.map(refOf).sort());
+    expect(v.analysis.state).toBe("in_triage");
+    expect(cdx.components.map((c) => c.purl)).not.toContain("pkg:golang/github.com/coredns/coredns@v1.6.6");
+
+    // CSAF: no cve (it holds CVE ids only), the ids with their databases, sorted; the three products.
+    const c = csafOf(csaf, go, "ids");
+    expect(c.cve).toBeUndefined();
+    expect(c.ids).toEqual([
+      { system_name: "GitHub Advisory Database", text: "GHSA-gv9j-4w24-q7vx" },
+      { system_name: "Go Vulnerability Database", text: go },
+    ]);
+    expect(Object.keys(c.product_status)).toEqual(["under_investigation"]);
+    expect(c.product_status.under_investigation).toHaveLength(3);
+    const named = c.product_status.under_investigation!.map(
+      (id) => csaf.product_tree.relationships.find((rel) => rel.full_product_name.product_id === id)!.product_reference,
+    );
+    const helpers = named.map((ref) => csaf.product_tree.full_product_names.find((p) => p.product_id === ref)!.product_identification_helper?.purl);
+    expect(helpers.sort()).toEqual([...coredns].sort());
+    expect(csafOf(csaf, "RUSTSEC-2025-0038", "ids").ids).toEqual([
+      { system_name: "GitHub Advisory Database", text: "GHSA-wv8j-m3hx-924j" },
+      { system_name: "RustSec Advisory Database", text: "RUSTSEC-2025-0038" },
+    ]);
+
+    // OpenVEX: the three as subcomponents of the project, the aliases on the vulnerability.
+    const st = stmtOf(ovx, go);
+    expect(st.vulnerability).toMatchObject({ "@id": `https://pkg.go.dev/vuln/${go}`, name: go, aliases: ["GHSA-gv9j-4w24-q7vx"] });
+    expect(st.products[0]!.subcomponents.map((x) => x.identifiers?.purl).sort()).toEqual([...coredns].sort());
+    expect(st.status).toBe("under_investigation");
   });
 
   it("a project with no alert: an empty CycloneDX BOM (valid); 409 vex_vide for CSAF and OpenVEX, which need a statement", async () => {
