@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
-import { CSAF_MANDATORY_TESTS, csafFailures, cycloneDxErrors, openVexErrors } from "./vex-validators.js";
+import { CSAF_MANDATORY_TESTS, csafFailures, csafWarnings, cycloneDxErrors, openVexErrors } from "./vex-validators.js";
 
 const t = await createTestApp();
 const MATCH = "test/fixtures/matching";
@@ -60,15 +60,16 @@ type Cdx = {
   }[];
 };
 type Csaf = {
-  document: { category: string; publisher: { name: string }; tracking: { id: string } };
+  document: { category: string; publisher: { name: string }; tracking: { id: string }; distribution?: unknown };
   product_tree: {
-    full_product_names: { name: string; product_id: string; product_identification_helper?: Record<string, string> }[];
+    full_product_names: { name: string; product_id: string; product_identification_helper?: Record<string, unknown> }[];
     relationships: { full_product_name: { product_id: string }; product_reference: string }[];
   };
   vulnerabilities: {
     cve?: string;
     ids?: { system_name: string; text: string }[];
     product_status: Record<string, string[]>;
+    scores?: { products: string[]; cvss_v3: { version: string; vectorString: string; baseScore: number; baseSeverity: string } }[];
     flags?: { label: string; product_ids: string[] }[];
     threats?: { category: string; details: string; product_ids?: string[] }[];
     remediations?: { category: string; details: string; date?: string }[];
@@ -102,6 +103,17 @@ async function allThree(who = a): Promise<{ cdx: Cdx; csaf: Csaf; ovx: OpenVex }
   expect(s.headers["content-disposition"]).toBe(`attachment; filename="vex-${who.projectId}.csaf.json"`);
   const csaf = s.json() as Csaf;
   expect(await csafFailures(csaf)).toEqual([]);
+  // The recommended tests: all quiet but the canonical URL (6.2.11: no route serves a document by its
+  // tracking id) and a missing score (6.2.3) where Vigie has no CVSS v3 vector for the record.
+  const warnings = await csafWarnings(csaf);
+  expect(
+    Object.keys(warnings).filter((n) => n !== "optionalTest_6_2_3"),
+    JSON.stringify(warnings).slice(0, 1500),
+  ).toEqual(["optionalTest_6_2_11"]);
+  for (const w of (warnings.optionalTest_6_2_3 ?? []) as { instancePath: string }[]) {
+    const i = Number(/^\/vulnerabilities\/(\d+)\//.exec(w.instancePath)![1]);
+    expect(csaf.vulnerabilities[i]!.scores).toBeUndefined();
+  }
   const o = await exported("openvex", who);
   expect(o.statusCode).toBe(200);
   const ovx = o.json() as OpenVex;
@@ -190,6 +202,10 @@ describe("VEX export", () => {
     expect(csafOf(csaf, "CVE-2021-44228").ids).toContainEqual({ system_name: "GitHub Advisory Database", text: "GHSA-jfh8-c2jp-5v3q" });
     expect(csaf.product_tree.full_product_names.find((p) => p.product_identification_helper?.purl === LOG4J)).toBeDefined();
     expect(csaf.product_tree.full_product_names.find((p) => p.product_identification_helper?.cpe === TOMCAT)).toBeDefined();
+    expect(csaf.product_tree.full_product_names.find((p) => p.product_id === "VIGIE-PROJECT")?.product_identification_helper).toEqual({
+      x_generic_uris: [{ namespace: "urn:vigie:project", uri: `urn:vigie:project:${a.projectId}` }],
+    });
+    expect(csaf.document.distribution).toEqual({ tlp: { label: "AMBER", url: "https://www.first.org/tlp/" } });
     expect(stmtOf(ovx, "CVE-2021-44228").products[0]!.subcomponents).toEqual([{ "@id": LOG4J, identifiers: { purl: LOG4J } }]);
     expect(stmtOf(ovx, "CVE-2024-34750").products[0]!.subcomponents[0]!.identifiers).toEqual({ cpe23: TOMCAT });
 
@@ -283,6 +299,13 @@ describe("VEX export", () => {
       { score: 10, severity: "critical", method: "CVSSv31", vector: expect.any(String) },
     ]);
     expect(vulnOf(cdx, "CVE-2021-44228").cwes).toEqual(expect.arrayContaining([502]));
+    // CSAF: the same vector, its score computed from it (the mandatory tests check one against the other).
+    expect(csafOf(csaf, "CVE-2021-44228").scores).toEqual([
+      {
+        products: csafOf(csaf, "CVE-2021-44228").product_status.known_affected,
+        cvss_v3: { version: "3.1", vectorString: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H", baseScore: 10, baseSeverity: "CRITICAL" },
+      },
+    ]);
   });
 
   it("is deterministic: the same state gives the same bytes and ids; a change gives new ids", async () => {
@@ -412,7 +435,9 @@ describe("VEX export", () => {
     const named = c.product_status.under_investigation!.map(
       (id) => csaf.product_tree.relationships.find((rel) => rel.full_product_name.product_id === id)!.product_reference,
     );
-    const helpers = named.map((ref) => csaf.product_tree.full_product_names.find((p) => p.product_id === ref)!.product_identification_helper?.purl);
+    const helpers = named.map(
+      (ref) => csaf.product_tree.full_product_names.find((p) => p.product_id === ref)!.product_identification_helper?.purl,
+    );
     expect(helpers.sort()).toEqual([...coredns].sort());
     expect(csafOf(csaf, "RUSTSEC-2025-0038", "ids").ids).toEqual([
       { system_name: "GitHub Advisory Database", text: "GHSA-wv8j-m3hx-924j" },

@@ -8,7 +8,9 @@
 import { readFileSync } from "node:fs";
 import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
 import * as csafMandatory from "@secvisogram/csaf-validator-lib/mandatoryTests.js";
+import * as csafRecommended from "@secvisogram/csaf-validator-lib/optionalTests.js";
 import { csaf_2_0_strict } from "@secvisogram/csaf-validator-lib/schemaTests.js";
+import validate from "@secvisogram/csaf-validator-lib/validate.js";
 import validateStrict from "@secvisogram/csaf-validator-lib/validateStrict.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -27,6 +29,16 @@ export async function csafFailures(doc: unknown): Promise<{ name: string; errors
     tests: { name: string; isValid: boolean; errors: unknown[] }[];
   };
   return result.tests.filter((t) => !t.isValid).map((t) => ({ name: t.name, errors: t.errors }));
+}
+
+/** CSAF 2.0 recommended tests (§6.2, "optional" in the library): the names of those that warn, with their warnings. */
+export async function csafWarnings(doc: unknown): Promise<Record<string, unknown[]>> {
+  const result = (await validate(Object.values(csafRecommended) as never, doc as never)) as {
+    tests: { name: string; warnings: unknown[]; errors: unknown[] }[];
+  };
+  return Object.fromEntries(
+    result.tests.filter((t) => t.warnings.length || t.errors.length).map((t) => [t.name, [...t.warnings, ...t.errors]]),
+  );
 }
 
 /** The names of the mandatory tests run (to check the csaf_vex ones are among them). */

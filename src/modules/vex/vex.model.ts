@@ -73,6 +73,8 @@ export interface VexModel {
   digest: string;
   /** Vigie's version (tool and generator). */
   tool: string;
+  /** Vigie's public address (VIGIE_PUBLIC_URL, no trailing slash), when set: the documents' links. */
+  publicUrl: string | null;
 }
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -160,7 +162,8 @@ export interface VexMatch {
 /** The products of one alert: its own item and every other the CVE matches, one per key, in key order. */
 function productsOfAlert(a: AlertVexFacts, matches: VexMatch[]): VexProduct[] {
   const byKey = new Map<string, VexProduct>();
-  for (const p of [productOf(a), ...matches.map((m) => productOf({ ...a, item_type: m.item_type, item_value: m.value }))]) byKey.set(p.key, p);
+  for (const p of [productOf(a), ...matches.map((m) => productOf({ ...a, item_type: m.item_type, item_value: m.value }))])
+    byKey.set(p.key, p);
   return [...byKey.values()].sort((x, y) => (x.key < y.key ? -1 : 1));
 }
 
@@ -172,6 +175,7 @@ export function buildModel(input: {
   cases: CaseVexFacts[];
   matches?: VexMatch[];
   tool: string;
+  publicUrl?: string | null;
   now: Date;
 }): VexModel {
   const cases = new Map(input.cases.map((c) => [c.cve_id, c]));
@@ -201,7 +205,8 @@ export function buildModel(input: {
   });
   const timestamp = entries.reduce<string | null>((t, e) => (t === null || e.updated > t ? e.updated : t), null) ?? input.now.toISOString();
   const digest = hash(JSON.stringify([input.organization, input.project, entries]));
-  return { organization: input.organization, project: input.project, entries, timestamp, digest, tool: input.tool };
+  const publicUrl = input.publicUrl ? input.publicUrl.replace(/\/+$/, "") : null;
+  return { organization: input.organization, project: input.project, entries, timestamp, digest, tool: input.tool, publicUrl };
 }
 
 /** A UUID (version 5 layout, from the digest): the CycloneDX serialNumber of a state. */

@@ -37,6 +37,8 @@ export class VexService {
   constructor(
     private readonly db: Db,
     private readonly cases: Pick<CasesService, "acceptVex">,
+    /** VIGIE_PUBLIC_URL: the CSAF document's canonical URL and the project's identifier are under it. */
+    private readonly publicUrl: string | null = null,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -62,6 +64,7 @@ export class VexService {
       cases,
       matches,
       tool: VERSION,
+      publicUrl: this.publicUrl,
       now: this.now(),
     });
     if (format === "cyclonedx")
