@@ -17,7 +17,7 @@ const URI = fullFormats.uri as (s: string) => boolean;
  * `uri`. Not ajv-formats-draft2019's `iri`, which also wants an IANA-registered scheme and so refuses
  * `pkg:` (package URLs), the identifiers the OpenVEX specification's own examples use.
  */
-export const isIri = (value: string): boolean => URI(value.replace(/[^\x00-\x7F]/gu, (c) => encodeURIComponent(c)));
+export const isIri = (value: string): boolean => URI(value.replace(/[^\p{ASCII}]/gu, (c) => encodeURIComponent(c)));
 
 /**
  * A supplier's VEX document read: its format detected from its content, checked against that
