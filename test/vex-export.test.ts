@@ -11,7 +11,9 @@ import { addDays, parisDate } from "../src/platform/paris.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
 import { CSAF_MANDATORY_TESTS, csafFailures, csafWarnings, cycloneDxErrors, openVexErrors } from "./vex-validators.js";
 
-const t = await createTestApp();
+// An https public address: the CSAF documents carry their canonical URL (and the project its address).
+const PUBLIC = "https://vigie.example.org";
+const t = await createTestApp({ VIGIE_PUBLIC_URL: PUBLIC });
 const MATCH = "test/fixtures/matching";
 for (const [source, path] of [
   ["cve5", `${MATCH}/cve5-tomcat.jsonl`],
@@ -60,7 +62,13 @@ type Cdx = {
   }[];
 };
 type Csaf = {
-  document: { category: string; publisher: { name: string }; tracking: { id: string }; distribution?: unknown };
+  document: {
+    category: string;
+    publisher: { name: string };
+    tracking: { id: string };
+    distribution?: unknown;
+    references?: { category: string; url: string }[];
+  };
   product_tree: {
     full_product_names: { name: string; product_id: string; product_identification_helper?: Record<string, unknown> }[];
     relationships: { full_product_name: { product_id: string }; product_reference: string }[];
@@ -103,17 +111,22 @@ async function allThree(who = a): Promise<{ cdx: Cdx; csaf: Csaf; ovx: OpenVex }
   expect(s.headers["content-disposition"]).toBe(`attachment; filename="vex-${who.projectId}.csaf.json"`);
   const csaf = s.json() as Csaf;
   expect(await csafFailures(csaf)).toEqual([]);
-  // The recommended tests: all quiet but the canonical URL (6.2.11: no route serves a document by its
-  // tracking id) and a missing score (6.2.3) where Vigie has no CVSS v3 vector for the record.
+  // The recommended tests: all quiet but a missing score (6.2.3) where Vigie has no CVSS v3 vector for the record.
   const warnings = await csafWarnings(csaf);
   expect(
     Object.keys(warnings).filter((n) => n !== "optionalTest_6_2_3"),
     JSON.stringify(warnings).slice(0, 1500),
-  ).toEqual(["optionalTest_6_2_11"]);
+  ).toEqual([]);
   for (const w of (warnings.optionalTest_6_2_3 ?? []) as { instancePath: string }[]) {
     const i = Number(/^\/vulnerabilities\/(\d+)\//.exec(w.instancePath)![1]);
     expect(csaf.vulnerabilities[i]!.scores).toBeUndefined();
   }
+  // The canonical URL (6.2.11) serves this very document.
+  const self = (csaf.document.references ?? []).find((r) => r.category === "self")!;
+  expect(self.url.startsWith(`${PUBLIC}${who.base}/vex/csaf/`)).toBe(true);
+  const atUrl = await who.call("GET", self.url.slice(PUBLIC.length + who.base.length));
+  expect(atUrl.statusCode, atUrl.body).toBe(200);
+  expect(atUrl.json()).toEqual(csaf);
   const o = await exported("openvex", who);
   expect(o.statusCode).toBe(200);
   const ovx = o.json() as OpenVex;
@@ -203,7 +216,7 @@ describe("VEX export", () => {
     expect(csaf.product_tree.full_product_names.find((p) => p.product_identification_helper?.purl === LOG4J)).toBeDefined();
     expect(csaf.product_tree.full_product_names.find((p) => p.product_identification_helper?.cpe === TOMCAT)).toBeDefined();
     expect(csaf.product_tree.full_product_names.find((p) => p.product_id === "VIGIE-PROJECT")?.product_identification_helper).toEqual({
-      x_generic_uris: [{ namespace: "urn:vigie:project", uri: `urn:vigie:project:${a.projectId}` }],
+      x_generic_uris: [{ namespace: `${PUBLIC}/api/v1`, uri: `${PUBLIC}${a.base.replace(/\/$/, "")}` }],
     });
     expect(csaf.document.distribution).toEqual({ tlp: { label: "AMBER", url: "https://www.first.org/tlp/" } });
     expect(stmtOf(ovx, "CVE-2021-44228").products[0]!.subcomponents).toEqual([{ "@id": LOG4J, identifiers: { purl: LOG4J } }]);
@@ -315,7 +328,12 @@ describe("VEX export", () => {
     const csaf1 = (await exported("csaf")).json() as Csaf;
     const ovx1 = (await exported("openvex")).json() as OpenVex;
     expect(JSON.parse(one.body).serialNumber).toMatch(/^urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const oldSelf = csaf1.document.references![0]!.url.slice(PUBLIC.length + a.base.length);
     await put("CVE-2023-42795", { status: "en_analyse" });
+    // The earlier state's canonical URL names a document that is no more.
+    const gone = await a.call("GET", oldSelf);
+    expect(gone.statusCode).toBe(404);
+    expect(gone.json()).toEqual({ detail: "Document VEX introuvable (l'état du projet a changé depuis : exporter à nouveau)" });
     const three = await exported("cyclonedx");
     expect(JSON.parse(three.body).serialNumber).not.toBe(JSON.parse(one.body).serialNumber);
     expect(((await exported("csaf")).json() as Csaf).document.tracking.id).not.toBe(csaf1.document.tracking.id);

@@ -124,6 +124,26 @@ function projectHelper(model: VexModel): Record<string, unknown> {
   };
 }
 
+/** The file name CSAF gives a document (§5.1): its tracking id in lower case, runs of other characters as "_", ".json". */
+export function csafFileName(trackingId: string): string {
+  return `${trackingId.toLowerCase().replace(/[^+\-a-z0-9]+/g, "_")}.json`;
+}
+
+/** The document's tracking id (derived from the state: the same state, the same id). */
+function trackingId(model: VexModel): string {
+  return `VIGIE-VEX-${model.project.id}-${model.digest.slice(0, 12)}`;
+}
+
+/**
+ * The canonical URL (§3.2.1.10 reference `self`, recommended test 6.2.11): the route that serves
+ * this very document by its file name, under VIGIE_PUBLIC_URL when it is https (CSAF asks https).
+ */
+export function csafCanonicalUrl(model: VexModel): string | null {
+  if (!model.publicUrl?.startsWith("https://")) return null;
+  const path = `/api/v1/organizations/${model.organization.id}/projects/${model.project.id}/vex/csaf`;
+  return `${model.publicUrl}${path}/${csafFileName(trackingId(model))}`;
+}
+
 const collator = new Intl.Collator("en");
 
 /** Keys in alphabetical order at every level (recommended test 6.2.13), arrays kept in their order. */
@@ -147,6 +167,7 @@ export function toCsaf(model: VexModel): Record<string, unknown> {
 }
 
 function csaf(model: VexModel): Record<string, unknown> {
+  const canonical = csafCanonicalUrl(model);
   const products = productsOf(model);
   const ts = model.timestamp;
   const counts = new Map<string, number>();
@@ -158,6 +179,7 @@ function csaf(model: VexModel): Record<string, unknown> {
       csaf_version: "2.0",
       lang: "fr",
       distribution: { tlp: { label: "AMBER", url: "https://www.first.org/tlp/" } },
+      ...(canonical && { references: [{ category: "self", summary: "URL canonique de ce document", url: canonical }] }),
       title: `VEX du projet ${model.project.name}`,
       publisher: { category: "vendor", name: model.organization.name, namespace: `urn:vigie:organization:${model.organization.id}` },
       notes: [
@@ -168,7 +190,7 @@ function csaf(model: VexModel): Record<string, unknown> {
         },
       ],
       tracking: {
-        id: `VIGIE-VEX-${model.project.id}-${model.digest.slice(0, 12)}`,
+        id: trackingId(model),
         status: "final",
         version: "1",
         initial_release_date: ts,

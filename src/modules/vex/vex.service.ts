@@ -8,10 +8,10 @@ import { alertsRead } from "../alerts/alerts.read.js";
 import { casesRead } from "../cases/cases.read.js";
 import type { CasesService } from "../cases/cases.service.js";
 import { projectsRead } from "../projects/projects.read.js";
-import { toCsaf } from "./vex.csaf.js";
+import { csafFileName, toCsaf } from "./vex.csaf.js";
 import { toCycloneDx } from "./vex.cyclonedx.js";
 import { readVexDocument } from "./vex.import.js";
-import { buildModel } from "./vex.model.js";
+import { buildModel, type VexModel } from "./vex.model.js";
 import { toOpenVex } from "./vex.openvex.js";
 import type { ProposalView } from "./vex.presenter.js";
 import { vexRepository as repo, type ProposalRow } from "./vex.repository.js";
@@ -44,6 +44,28 @@ export class VexService {
 
   /** The project's VEX document in `format`; 409 vex_vide for CSAF and OpenVEX when the project has no alert. */
   async export(project: ProjectScope, format: VexFormat): Promise<VexFile> {
+    const model = await this.model(project, format);
+    if (format === "cyclonedx")
+      return { contentType: "application/vnd.cyclonedx+json", fileName: `vex-${project.id}.cdx.json`, body: toCycloneDx(model) };
+    const doc = format === "csaf" ? toCsaf(model) : toOpenVex(model);
+    return {
+      contentType: "application/json; charset=utf-8",
+      fileName: `vex-${project.id}.${format}.json`,
+      body: `${JSON.stringify(doc, null, 2)}\n`,
+    };
+  }
+
+  /**
+   * The CSAF document by the file name CSAF gives it (its canonical URL): the current state's, whose
+   * tracking id derives from that state; 404 for any other name (an older state's, or none).
+   */
+  async csafFile(project: ProjectScope, fileName: string): Promise<VexFile> {
+    const doc = toCsaf(await this.model(project, "csaf")) as { document: { tracking: { id: string } } };
+    if (csafFileName(doc.document.tracking.id) !== fileName) throw new NotFound(NOT_FOUND.vexDocument);
+    return { contentType: "application/json; charset=utf-8", fileName, body: `${JSON.stringify(doc, null, 2)}\n` };
+  }
+
+  private async model(project: ProjectScope, format: VexFormat): Promise<VexModel> {
     const [alerts, cases, org, proj] = await Promise.all([
       alertsRead.vexFacts(this.db, project.id),
       casesRead.vexFacts(this.db, project.id),
@@ -57,7 +79,7 @@ export class VexService {
       project.id,
       alerts.map((a) => a.cve_id),
     );
-    const model = buildModel({
+    return buildModel({
       organization: { id: project.orgId, name: org },
       project: { id: project.id, name: proj },
       alerts,
@@ -67,14 +89,6 @@ export class VexService {
       publicUrl: this.publicUrl,
       now: this.now(),
     });
-    if (format === "cyclonedx")
-      return { contentType: "application/vnd.cyclonedx+json", fileName: `vex-${project.id}.cdx.json`, body: toCycloneDx(model) };
-    const doc = format === "csaf" ? toCsaf(model) : toOpenVex(model);
-    return {
-      contentType: "application/json; charset=utf-8",
-      fileName: `vex-${project.id}.${format}.json`,
-      body: `${JSON.stringify(doc, null, 2)}\n`,
-    };
   }
 
   /**
