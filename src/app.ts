@@ -206,7 +206,7 @@ export function createServices(database: Database, config: Config, options: Serv
     runs,
     reports,
     urls: new UrlsService(database.db, config.urls, scanner, stacks),
-    vex: new VexService(database.db, cases),
+    vex: new VexService(database.db, cases, config.runs.publicUrl),
   };
 }
 

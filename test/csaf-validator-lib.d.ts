@@ -10,3 +10,10 @@ declare module "@secvisogram/csaf-validator-lib/schemaTests.js" {
 declare module "@secvisogram/csaf-validator-lib/validateStrict.js" {
   export default function validateStrict(tests: unknown[], doc: unknown): Promise<unknown>;
 }
+declare module "@secvisogram/csaf-validator-lib/optionalTests.js" {
+  const tests: Record<string, (doc: unknown) => unknown>;
+  export = tests;
+}
+declare module "@secvisogram/csaf-validator-lib/validate.js" {
+  export default function validate(tests: unknown[], doc: unknown): Promise<unknown>;
+}

@@ -172,6 +172,26 @@ describe("VEX import: proposals, never a silent change", () => {
     expect(r2).toMatchObject({ proposees: 1 });
   });
 
+  it("an OpenVEX statement with a justification and an impact statement (Rancher's VEX Hub, the pattern the specification recommends) proposes, both kept", async () => {
+    const doc = fixture("openvex-rancher-vexhub-mangle-test-json.json");
+    expect(openVexErrors(doc)).toEqual([]);
+    const r = await b.call("POST", "/vex", doc);
+    expect(r.statusCode, r.body).toBe(200);
+    // Neither alert nor case yet: read, not refused.
+    expect(r.json()).toMatchObject({ format: "openvex", proposees: 0, ignorees: { count: 1, items: [{ cve_id: "CVE-2026-39824" }] } });
+    await b.call("PUT", "/cases/CVE-2026-39824", {});
+    const again = (await b.call("POST", "/vex", doc)).json();
+    expect(again).toMatchObject({ format: "openvex", document: doc["@id"], proposees: 1 });
+    const p = (await proposals()).items.find((x) => x.cve_id === "CVE-2026-39824")!;
+    expect(p).toMatchObject({
+      vex_status: "not_affected",
+      justification: "vulnerable_code_not_present",
+      impact_statement: "Govulncheck determined that the vulnerable code isn't called",
+      source: { format: "openvex", author: "Rancher Security team" },
+    });
+    expect(p.products).toEqual(expect.arrayContaining(["pkg:golang/golang.org/x/sys@v0.7.0"]));
+  });
+
   it("a document its schema refuses: 422 with the JSON pointer of each fault, nothing written", async () => {
     const e = await project("Epsilon VEX");
     const bad = fixture("csaf-oasis-2022-evd-uc-01-na-001.json") as { document: { category: string } };

@@ -2,15 +2,19 @@
  * The official validators the VEX tests hold Vigie's documents to: CycloneDX 1.6 (the CycloneDX
  * library's strict JSON validator and bundled schema), CSAF 2.0 (the BSI csaf-validator-lib: its
  * strict schema test and every mandatory test, the csaf_vex profile's 6.1.27.x among them) and
- * OpenVEX 0.2 (ajv, JSON Schema 2020-12, the schema of openvex/spec kept in assets/schemas).
+ * OpenVEX 0.2 (ajv, JSON Schema 2020-12, the current schema of openvex/spec kept in assets/schemas,
+ * its `iri` format as the import checks it, vex.import.ts isIri; origin and commit in assets/schemas/README.md).
  */
 import { readFileSync } from "node:fs";
 import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
 import * as csafMandatory from "@secvisogram/csaf-validator-lib/mandatoryTests.js";
+import * as csafRecommended from "@secvisogram/csaf-validator-lib/optionalTests.js";
 import { csaf_2_0_strict } from "@secvisogram/csaf-validator-lib/schemaTests.js";
+import validate from "@secvisogram/csaf-validator-lib/validate.js";
 import validateStrict from "@secvisogram/csaf-validator-lib/validateStrict.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { isIri } from "../src/modules/vex/vex.import.js";
 
 /** CycloneDX 1.6: null when valid, else the validator's errors. */
 export async function cycloneDxErrors(text: string): Promise<unknown> {
@@ -27,11 +31,22 @@ export async function csafFailures(doc: unknown): Promise<{ name: string; errors
   return result.tests.filter((t) => !t.isValid).map((t) => ({ name: t.name, errors: t.errors }));
 }
 
+/** CSAF 2.0 recommended tests (§6.2, "optional" in the library): the names of those that warn, with their warnings. */
+export async function csafWarnings(doc: unknown): Promise<Record<string, unknown[]>> {
+  const result = (await validate(Object.values(csafRecommended) as never, doc as never)) as {
+    tests: { name: string; warnings: unknown[]; errors: unknown[] }[];
+  };
+  return Object.fromEntries(
+    result.tests.filter((t) => t.warnings.length || t.errors.length).map((t) => [t.name, [...t.warnings, ...t.errors]]),
+  );
+}
+
 /** The names of the mandatory tests run (to check the csaf_vex ones are among them). */
 export const CSAF_MANDATORY_TESTS = Object.keys(csafMandatory);
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
+ajv.addFormat("iri", isIri);
 const openVex = ajv.compile(JSON.parse(readFileSync(new URL("../assets/schemas/openvex_json_schema_0.2.0.json", import.meta.url), "utf8")));
 
 /** OpenVEX 0.2: the schema's errors; [] when valid. */

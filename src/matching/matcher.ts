@@ -196,6 +196,18 @@ function mergeByItem(candidates: Candidate[]): Candidate[] {
 /** The real hits among candidates, one per (project, CVE): the most precise reason wins. */
 function decide(candidates: Candidate[], vendorNames: Map<string, string[]>, links: PackageLinks): Hit[] {
   const best = new Map<string, Hit>();
+  for (const hit of decideEach(candidates, vendorNames, links)) {
+    const key = `${hit.project_id} ${hit.cve_id}`;
+    const prev = best.get(key);
+    if (prev && RULE_RANK[prev.match.rule]! <= RULE_RANK[hit.match.rule]!) continue;
+    best.set(key, hit);
+  }
+  return [...best.values()];
+}
+
+/** The real hits among candidates, one per (item, CVE). */
+function decideEach(candidates: Candidate[], vendorNames: Map<string, string[]>, links: PackageLinks): Hit[] {
+  const hits: Hit[] = [];
   for (const c of mergeByItem(candidates)) {
     if (c.state === "REJECTED" || !meetsSeverity(c.severity, c.min_severity)) continue;
     let reason: MatchReason | null;
@@ -208,10 +220,7 @@ function decide(candidates: Candidate[], vendorNames: Map<string, string[]>, lin
       reason = { rule: c.item_type, version: null, range: null, origin: null, vendor: null, product: null };
     } else reason = decideAffected(c.rows ?? [], c.match_vendor, c.match_version, vendorNames.get(c.match_vendor ?? "") ?? []);
     if (!reason) continue;
-    const key = `${c.project_id} ${c.cve_id}`;
-    const prev = best.get(key);
-    if (prev && RULE_RANK[prev.match.rule]! <= RULE_RANK[reason.rule]!) continue;
-    best.set(key, {
+    hits.push({
       project_id: c.project_id,
       org_id: c.org_id,
       item_id: c.item_id,
@@ -228,17 +237,20 @@ function decide(candidates: Candidate[], vendorNames: Map<string, string[]>, lin
       match: { ...reason, item_id: c.item_id, item_type: c.item_type, value: c.value },
     });
   }
-  return [...best.values()];
+  return hits;
 }
 
-/** decide() with the learned vendor equivalents of the candidates' items and their packages' CPE links (a query each). */
-async function decideWith(ex: Executor, candidates: Candidate[]): Promise<Hit[]> {
+/**
+ * decide() (or decideEach()) with the learned vendor equivalents of the candidates' items and their
+ * packages' CPE links (a query each).
+ */
+async function decideWith(ex: Executor, candidates: Candidate[], how = decide): Promise<Hit[]> {
   const vendors = [...new Set(candidates.filter((c) => c.rows && c.match_vendor).map((c) => c.match_vendor!))];
   const viaCpe = candidates
     .filter((c) => c.item_type === "purl" && c.rows)
     .map((c) => ({ key: packageKey(c.match_ecosystem!, c.match_product!), cveId: c.cve_id, rows: c.rows! }));
   const names = await vendorEquivalents(ex, vendors);
-  return decide(candidates, names, await packageLinks(ex, viaCpe));
+  return how(candidates, names, await packageLinks(ex, viaCpe));
 }
 
 /**
@@ -588,6 +600,28 @@ export async function rematchProjectAlerts(ex: Executor, projectId: string, cveI
       where a.project_id = h.project_id and a.cve_id = h.cve_id and a.item_id is null`);
   }
   return flips;
+}
+
+/**
+ * Every item of a project each of these CVEs matches now, one row per (CVE, item): an alert keeps
+ * one item, a VEX statement names them all (three stacks holding three versions of a module). The
+ * candidates and decisions of rematchProjectAlerts; writes nothing.
+ */
+export async function projectMatches(
+  ex: Executor,
+  projectId: string,
+  cveIds: string[],
+): Promise<{ cve_id: string; item_id: string; item_type: string; value: string }[]> {
+  if (!cveIds.length) return [];
+  const ids = sql`${pgArray(cveIds)}::text[]`;
+  const candidates = await rowsOf<Candidate>(
+    ex,
+    candidatesSql(sql`c.cve_id = any(${ids})`, sql`i.project_id = ${projectId}::uuid`, true, sql`a.cve_id = any(${ids})`),
+  );
+  const items = new Map<string, { cve_id: string; item_id: string; item_type: string; value: string }>();
+  for (const h of await decideWith(ex, candidates, decideEach))
+    items.set(`${h.cve_id} ${h.item_id}`, { cve_id: h.cve_id, item_id: h.item_id, item_type: h.match.item_type, value: h.match.value });
+  return [...items.values()].sort((a, b) => (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : a.value < b.value ? -1 : 1));
 }
 
 /**

@@ -33,6 +33,7 @@ export const NOT_FOUND = {
   technology: "Technologie non détectée sur cette URL (dernier scan)",
   plan: (slug: string) => `Plan introuvable : ${slug}`,
   vexProposal: "Proposition VEX introuvable",
+  vexDocument: "Document VEX introuvable (l'état du projet a changé depuis : exporter à nouveau)",
 } as const;
 
 /** 409 codes, each with the message of its conflict. */

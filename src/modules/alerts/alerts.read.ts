@@ -27,6 +27,8 @@ export interface AlertVexFacts {
   cvss_vector: string | null;
   cvss_version: string | null;
   cwe_ids: string[] | null;
+  /** The record's other ids (GHSA, GO, PYSEC, RUSTSEC…, or the CVE of an advisory). */
+  aliases: string[] | null;
   date_published: Date | string | null;
   date_updated: Date | string | null;
 }
@@ -62,7 +64,7 @@ export const alertsRead = {
       ex,
       sql`select a.cve_id, a.triggered_at, si.item_type, si.value as item_value, a.match->>'item_type' as match_type,
         a.match->>'value' as match_value, a.vendor, a.product, v.description, coalesce(v.severity, a.severity) as severity,
-        coalesce(v.cvss_score, a.cvss_score) as cvss_score, v.cvss_vector, v.cvss_version, v.cwe_ids, v.date_published, v.date_updated
+        coalesce(v.cvss_score, a.cvss_score) as cvss_score, v.cvss_vector, v.cvss_version, v.cwe_ids, v.aliases, v.date_published, v.date_updated
       from alerts a left join stack_items si on si.id = a.item_id left join cves v on v.cve_id = a.cve_id
       where a.project_id = ${projectId} order by a.cve_id`,
     );

@@ -1,4 +1,6 @@
 import { exceptionText, JUSTIFICATION_TEXT, productsOf, type VexEntry, type VexModel, type VexProduct } from "./vex.model.js";
+import { cvss3BaseScore, severityFromScore } from "../../feeds/cvss.js";
+import { isCve, sourceOf } from "./vex.sources.js";
 
 /**
  * CSAF 2.0, profile csaf_vex (OASIS CSAF 2.0 §4.5), from the read model. Pure. The product tree
@@ -20,23 +22,56 @@ const productId = (p: VexProduct) => `VIGIE-${p.key}`;
 const label = (p: VexProduct) => (p.version ? `${p.name} ${p.version}` : p.name);
 
 function helper(p: VexProduct): Record<string, string> | undefined {
+  // Recommended test 6.2.16 asks a helper of every product: an item named by neither purl nor CPE has none to give.
   if (p.purl) return { purl: p.purl };
   if (p.cpe && CPE.test(p.cpe)) return { cpe: p.cpe };
   return undefined;
 }
 
+/**
+ * The vulnerability's names: `cve` holds a CVE id only (CSAF 2.0 §3.2.3.2, pattern ^CVE-…); every
+ * other id (the record's own GO-, GHSA-, PYSEC-, RUSTSEC-… and its aliases) goes to `ids` with its
+ * database as system_name (§3.2.3.4), sorted.
+ */
+function names(e: VexEntry): { cve?: string; ids?: { system_name: string; text: string }[] } {
+  const all = [e.cve_id, ...e.aliases];
+  const cve = all.find(isCve);
+  const others = all.filter((id) => id !== cve).sort();
+  return {
+    ...(cve && { cve }),
+    ...(others.length && { ids: others.map((text) => ({ system_name: sourceOf(text).name, text })) }),
+  };
+}
+
+/**
+ * The CVSS v3 score, for the products named (recommended test 6.2.3): the vector as stored, its base
+ * score and severity computed from it (feeds/cvss.ts, FIRST's formula), so that mandatory tests
+ * 6.1.9 and 6.1.10, which check the object against its vector, hold. No v2 or v4 object: Vigie
+ * stores their vector but computes no score of its own.
+ */
+function scores(e: VexEntry, ids: string[]): Record<string, unknown>[] | undefined {
+  const m = e.cvss_vector ? /^CVSS:(3\.[01])\//.exec(e.cvss_vector) : null;
+  const base = m ? cvss3BaseScore(e.cvss_vector!) : null;
+  if (!m || base === null) return undefined;
+  const cvss_v3 = { version: m[1], vectorString: e.cvss_vector, baseScore: base, baseSeverity: severityFromScore(base).toUpperCase() };
+  return [{ products: ids, cvss_v3 }];
+}
+
 /** One vulnerability: status, and what csaf_vex asks beside it (impact for not affected, an action for affected). */
 function vulnerability(e: VexEntry): Record<string, unknown> {
-  const ids = [productId(e.product)];
+  const ids = e.products.map(productId);
   const notes: Record<string, unknown>[] = [
     { category: "description", title: "Description", text: e.description?.trim() || `${e.cve_id} (description non connue de Vigie)` },
   ];
   if (e.notes?.trim()) notes.push({ category: "general", title: "Notes de l'équipe", text: e.notes.trim() });
-  const v: Record<string, unknown> = { cve: e.cve_id, notes };
+  const score = scores(e, ids);
+  const v: Record<string, unknown> = { ...names(e), notes, ...(score && { scores: score }) };
   const a = e.analysis;
   switch (a.kind) {
     case "under_investigation":
       v.product_status = { under_investigation: ids };
+      // Recommended test 6.2.2: every product a status names has a remediation; none yet is the truth.
+      v.remediations = [{ category: "none_available", details: "Analyse en cours par l'équipe du projet.", product_ids: ids }];
       break;
     case "fixed":
       v.product_status = { fixed: ids };
@@ -74,8 +109,65 @@ function vulnerability(e: VexEntry): Record<string, unknown> {
   return v;
 }
 
-/** The CSAF document (a plain object, to serialize as JSON). */
+/**
+ * The project as CSAF identifies a product with no purl nor CPE (§3.1.3.3.6, x_generic_uris): its
+ * address under VIGIE_PUBLIC_URL when set, else its URN (the OpenVEX export's product @id).
+ */
+function projectHelper(model: VexModel): Record<string, unknown> {
+  const path = `/api/v1/organizations/${model.organization.id}/projects/${model.project.id}`;
+  return {
+    x_generic_uris: [
+      model.publicUrl
+        ? { namespace: `${model.publicUrl}/api/v1`, uri: `${model.publicUrl}${path}` }
+        : { namespace: "urn:vigie:project", uri: `urn:vigie:project:${model.project.id}` },
+    ],
+  };
+}
+
+/** The file name CSAF gives a document (§5.1): its tracking id in lower case, runs of other characters as "_", ".json". */
+export function csafFileName(trackingId: string): string {
+  return `${trackingId.toLowerCase().replace(/[^+\-a-z0-9]+/g, "_")}.json`;
+}
+
+/** The document's tracking id (derived from the state: the same state, the same id). */
+function trackingId(model: VexModel): string {
+  return `VIGIE-VEX-${model.project.id}-${model.digest.slice(0, 12)}`;
+}
+
+/**
+ * The canonical URL (§3.2.1.10 reference `self`, recommended test 6.2.11): the route that serves
+ * this very document by its file name, under VIGIE_PUBLIC_URL when it is https (CSAF asks https).
+ */
+export function csafCanonicalUrl(model: VexModel): string | null {
+  if (!model.publicUrl?.startsWith("https://")) return null;
+  const path = `/api/v1/organizations/${model.organization.id}/projects/${model.project.id}/vex/csaf`;
+  return `${model.publicUrl}${path}/${csafFileName(trackingId(model))}`;
+}
+
+const collator = new Intl.Collator("en");
+
+/** Keys in alphabetical order at every level (recommended test 6.2.13), arrays kept in their order. */
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort((a, b) => collator.compare(a, b))
+      .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
+  );
+}
+
+/**
+ * The CSAF document (a plain object, to serialize as JSON), its keys sorted. TLP:AMBER: the document
+ * describes the organization's own stacks and analyses (limited disclosure); a publisher who makes it
+ * public changes the label.
+ */
 export function toCsaf(model: VexModel): Record<string, unknown> {
+  return sortKeys(csaf(model)) as Record<string, unknown>;
+}
+
+function csaf(model: VexModel): Record<string, unknown> {
+  const canonical = csafCanonicalUrl(model);
   const products = productsOf(model);
   const ts = model.timestamp;
   const counts = new Map<string, number>();
@@ -86,6 +178,8 @@ export function toCsaf(model: VexModel): Record<string, unknown> {
       category: "csaf_vex",
       csaf_version: "2.0",
       lang: "fr",
+      distribution: { tlp: { label: "AMBER", url: "https://www.first.org/tlp/" } },
+      ...(canonical && { references: [{ category: "self", summary: "URL canonique de ce document", url: canonical }] }),
       title: `VEX du projet ${model.project.name}`,
       publisher: { category: "vendor", name: model.organization.name, namespace: `urn:vigie:organization:${model.organization.id}` },
       notes: [
@@ -96,7 +190,7 @@ export function toCsaf(model: VexModel): Record<string, unknown> {
         },
       ],
       tracking: {
-        id: `VIGIE-VEX-${model.project.id}-${model.digest.slice(0, 12)}`,
+        id: trackingId(model),
         status: "final",
         version: "1",
         initial_release_date: ts,
@@ -107,18 +201,26 @@ export function toCsaf(model: VexModel): Record<string, unknown> {
     },
     product_tree: {
       full_product_names: [
-        { name: model.project.name, product_id: PROJECT_ID },
+        { name: model.project.name, product_id: PROJECT_ID, product_identification_helper: projectHelper(model) },
         ...products.map((p) => {
           const h = helper(p);
           return { name: label(p), product_id: componentId(p), ...(h && { product_identification_helper: h }) };
         }),
       ],
-      relationships: products.map((p) => ({
-        category: "default_component_of",
-        full_product_name: { name: `${label(p)} dans ${model.project.name}`, product_id: productId(p) },
-        product_reference: componentId(p),
-        relates_to_product_reference: PROJECT_ID,
-      })),
+      relationships: products.map((p) => {
+        const h = helper(p);
+        return {
+          category: "default_component_of",
+          // The item within the project is still that package (or CPE): the same helper.
+          full_product_name: {
+            name: `${label(p)} dans ${model.project.name}`,
+            product_id: productId(p),
+            ...(h && { product_identification_helper: h }),
+          },
+          product_reference: componentId(p),
+          relates_to_product_reference: PROJECT_ID,
+        };
+      }),
     },
     vulnerabilities: model.entries.map(vulnerability),
   };

@@ -2,12 +2,14 @@ import { Enums, Models, Serialize, Spec, Types } from "@cyclonedx/cyclonedx-libr
 import { PackageURL } from "packageurl-js";
 import type { VexJustification } from "../../platform/db/schema/index.js";
 import { exceptionText, productsOf, uuidOf, type VexEntry, type VexModel, type VexProduct } from "./vex.model.js";
+import { sourceOf } from "./vex.sources.js";
 
 /**
  * CycloneDX 1.6 VEX from the read model, built with @cyclonedx/cyclonedx-library's models and its
  * JSON serializer (spec 1.6, lists sorted: the same state gives the same bytes). Pure. The BOM
  * describes the project (metadata.component); its components are the stack items the alerts
- * matched, and each vulnerability `affects` one of them. CycloneDX has its own justification codes:
+ * matched, and each vulnerability `affects` every one its CVE matches. Its `source` is the database
+ * its id belongs to (vex.sources.ts), its aliases are `references` with theirs. CycloneDX has its own justification codes:
  * the CISA justification travels as the standard code nearest to it (ADR 0031) and, whole, in the
  * property `vigie:justification_vex`; an exception's expiry has no field, so it is in
  * analysis.detail and in the properties `vigie:exception:*`. The library's Analysis has no
@@ -123,7 +125,12 @@ function analysis(e: VexEntry): { analysis: Models.Vulnerability.Analysis; prope
   }
 }
 
-function vulnerability(e: VexEntry, ref: Models.BomRef): Models.Vulnerability.Vulnerability {
+function source(id: string): Models.Vulnerability.Source {
+  const s = sourceOf(id);
+  return new Models.Vulnerability.Source({ name: s.name, url: s.url });
+}
+
+function vulnerability(e: VexEntry, refs: Models.BomRef[]): Models.Vulnerability.Vulnerability {
   const { analysis: an, properties } = analysis(e);
   const ratings: Models.Vulnerability.Rating[] = [];
   if (e.cvss_score !== null || e.severity) {
@@ -139,7 +146,8 @@ function vulnerability(e: VexEntry, ref: Models.BomRef): Models.Vulnerability.Vu
   return new Models.Vulnerability.Vulnerability({
     bomRef: `vigie:vulnerability:${e.cve_id}`,
     id: e.cve_id,
-    source: new Models.Vulnerability.Source({ name: "NVD", url: `https://nvd.nist.gov/vuln/detail/${e.cve_id}` }),
+    source: source(e.cve_id),
+    references: new Models.Vulnerability.ReferenceRepository(e.aliases.map((id) => new Models.Vulnerability.Reference(id, source(id)))),
     ratings: new Models.Vulnerability.RatingRepository(ratings),
     cwes: new Types.CweRepository(e.cwes.filter(Types.isCWE)),
     ...(e.description && { description: e.description }),
@@ -147,7 +155,7 @@ function vulnerability(e: VexEntry, ref: Models.BomRef): Models.Vulnerability.Vu
     created: new Date(e.first_seen),
     updated: new Date(e.updated),
     analysis: an,
-    affects: new Models.Vulnerability.AffectRepository([new Models.Vulnerability.Affect(ref)]),
+    affects: new Models.Vulnerability.AffectRepository(refs.map((ref) => new Models.Vulnerability.Affect(ref))),
     properties: new Models.PropertyRepository(properties),
   });
 }
@@ -173,7 +181,12 @@ export function toCycloneDx(model: VexModel): string {
     }),
     components: new Models.ComponentRepository(components.values()),
     vulnerabilities: new Models.Vulnerability.VulnerabilityRepository(
-      model.entries.map((e) => vulnerability(e, components.get(e.product.key)!.bomRef)),
+      model.entries.map((e) =>
+        vulnerability(
+          e,
+          e.products.map((p) => components.get(p.key)!.bomRef),
+        ),
+      ),
     ),
   });
   const serializer = new Serialize.JsonSerializer(new Serialize.JSON.Normalize.Factory(Spec.Spec1dot6));

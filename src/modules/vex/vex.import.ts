@@ -4,10 +4,20 @@ import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
+import { fullFormats } from "ajv-formats/dist/formats.js";
 import { VEX_JUSTIFICATIONS, type VexJustification } from "../../platform/db/schema/index.js";
 import { Invalid, type Issue } from "../../platform/errors.js";
 import { INVALID } from "../../platform/messages.js";
 import type { VexFormat } from "./vex.schemas.js";
+
+const URI = fullFormats.uri as (s: string) => boolean;
+/**
+ * JSON Schema's `iri` (RFC 3987), which OpenVEX's schema asks of every `@id`: the IRI mapped to a URI
+ * (RFC 3987 §3.1, its non-ASCII characters percent-encoded) and checked by ajv-formats' RFC 3986
+ * `uri`. Not ajv-formats-draft2019's `iri`, which also wants an IANA-registered scheme and so refuses
+ * `pkg:` (package URLs), the identifiers the OpenVEX specification's own examples use.
+ */
+export const isIri = (value: string): boolean => URI(value.replace(/[^\p{ASCII}]/gu, (c) => encodeURIComponent(c)));
 
 /**
  * A supplier's VEX document read: its format detected from its content, checked against that
@@ -63,6 +73,7 @@ function openVexValidator(): ValidateFunction {
   if (!openVexValidate) {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);
+    ajv.addFormat("iri", isIri);
     openVexValidate = ajv.compile(loadJson("openvex_json_schema_0.2.0.json"));
   }
   return openVexValidate;
@@ -340,10 +351,10 @@ function readOpenVex(doc: Record<string, unknown>): ReadVexDocument {
     const products = arr(s.products).flatMap((p) => {
       const o = obj(p);
       const id = obj(o.identifiers);
-      const own = str(id.purl) ?? str(id["@cpe23"]) ?? str(id["@cpe22"]) ?? str(o["@id"]);
+      const own = str(id.purl) ?? str(id.cpe23) ?? str(id.cpe22) ?? str(o["@id"]);
       const subs = arr(o.subcomponents).map((c) => {
         const ci = obj(obj(c).identifiers);
-        return str(ci.purl) ?? str(ci["@cpe23"]) ?? str(ci["@cpe22"]) ?? str(obj(c)["@id"]);
+        return str(ci.purl) ?? str(ci.cpe23) ?? str(ci.cpe22) ?? str(obj(c)["@id"]);
       });
       return [own, ...subs].filter((x): x is string => !!x);
     });

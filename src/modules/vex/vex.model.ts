@@ -6,9 +6,10 @@ import type { CaseVexFacts } from "../cases/cases.read.js";
 
 /**
  * The one read model the three VEX serializers write from (vex.cyclonedx.ts, vex.csaf.ts,
- * vex.openvex.ts): each alerted CVE with the product it was found in, what the case says of it,
- * and what Vigie knows of the CVE. Built from two set-based reads (alerts, cases) joined here by
- * CVE id. Pure: no clock, no database.
+ * vex.openvex.ts): each alerted CVE with every product of the project's stacks it is found in (the
+ * alert keeps one item; the matcher names them all), what the case says of it, and what Vigie knows
+ * of the CVE. Built from set-based reads (alerts, cases, the project's matches) joined here by CVE
+ * id. Pure: no clock, no database.
  */
 
 /** A product as the project's stack names it. */
@@ -39,11 +40,16 @@ export type VexAnalysis =
     };
 
 export interface VexEntry {
+  /** The record's id: a CVE id, or an advisory's own (GO-, GHSA-, PYSEC-, RUSTSEC-…) when no advisory names a CVE. */
   cve_id: string;
+  /** The record's other ids, sorted, without its own. */
+  aliases: string[];
   case_status: CaseStatus | null;
+  /** The case's, for every product: a case is one per (project, CVE). */
   analysis: VexAnalysis;
   notes: string | null;
-  product: VexProduct;
+  /** Every stack item of the project the CVE matches, in key order (at least the alert's). */
+  products: VexProduct[];
   description: string | null;
   severity: string | null;
   cvss_score: number | null;
@@ -67,6 +73,8 @@ export interface VexModel {
   digest: string;
   /** Vigie's version (tool and generator). */
   tool: string;
+  /** Vigie's public address (VIGIE_PUBLIC_URL, no trailing slash), when set: the documents' links. */
+  publicUrl: string | null;
 }
 
 const iso = (d: Date | string) => new Date(d).toISOString();
@@ -144,26 +152,46 @@ export function analysisOf(c: CaseVexFacts | undefined): VexAnalysis {
   }
 }
 
-/** The read model: alerts (in CVE order) joined to their cases; deterministic for a given state. */
+/** A stack item a CVE matches now (matcher.ts projectMatches). */
+export interface VexMatch {
+  cve_id: string;
+  item_type: string;
+  value: string;
+}
+
+/** The products of one alert: its own item and every other the CVE matches, one per key, in key order. */
+function productsOfAlert(a: AlertVexFacts, matches: VexMatch[]): VexProduct[] {
+  const byKey = new Map<string, VexProduct>();
+  for (const p of [productOf(a), ...matches.map((m) => productOf({ ...a, item_type: m.item_type, item_value: m.value }))])
+    byKey.set(p.key, p);
+  return [...byKey.values()].sort((x, y) => (x.key < y.key ? -1 : 1));
+}
+
+/** The read model: alerts (in CVE order) joined to their cases and matches; deterministic for a given state. */
 export function buildModel(input: {
   organization: { id: string; name: string };
   project: { id: string; name: string };
   alerts: AlertVexFacts[];
   cases: CaseVexFacts[];
+  matches?: VexMatch[];
   tool: string;
+  publicUrl?: string | null;
   now: Date;
 }): VexModel {
   const cases = new Map(input.cases.map((c) => [c.cve_id, c]));
+  const matches = new Map<string, VexMatch[]>();
+  for (const m of input.matches ?? []) matches.set(m.cve_id, [...(matches.get(m.cve_id) ?? []), m]);
   const entries: VexEntry[] = input.alerts.map((a) => {
     const c = cases.get(a.cve_id);
     const firstSeen = iso(a.triggered_at);
     const updated = c && iso(c.updated_at) > firstSeen ? iso(c.updated_at) : firstSeen;
     return {
       cve_id: a.cve_id,
+      aliases: [...new Set(a.aliases ?? [])].filter((x) => x !== a.cve_id).sort(),
       case_status: c?.status ?? null,
       analysis: analysisOf(c),
       notes: c?.notes ?? null,
-      product: productOf(a),
+      products: productsOfAlert(a, matches.get(a.cve_id) ?? []),
       description: a.description,
       severity: a.severity,
       cvss_score: a.cvss_score,
@@ -177,7 +205,8 @@ export function buildModel(input: {
   });
   const timestamp = entries.reduce<string | null>((t, e) => (t === null || e.updated > t ? e.updated : t), null) ?? input.now.toISOString();
   const digest = hash(JSON.stringify([input.organization, input.project, entries]));
-  return { organization: input.organization, project: input.project, entries, timestamp, digest, tool: input.tool };
+  const publicUrl = input.publicUrl ? input.publicUrl.replace(/\/+$/, "") : null;
+  return { organization: input.organization, project: input.project, entries, timestamp, digest, tool: input.tool, publicUrl };
 }
 
 /** A UUID (version 5 layout, from the digest): the CycloneDX serialNumber of a state. */
@@ -192,7 +221,7 @@ export function uuidOf(digest: string): string {
 /** The distinct products of the entries, in key order. */
 export function productsOf(model: VexModel): VexProduct[] {
   const byKey = new Map<string, VexProduct>();
-  for (const e of model.entries) byKey.set(e.product.key, e.product);
+  for (const e of model.entries) for (const p of e.products) byKey.set(p.key, p);
   return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : 1));
 }
 

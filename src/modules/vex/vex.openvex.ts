@@ -1,10 +1,12 @@
-import { exceptionText, type VexEntry, type VexModel } from "./vex.model.js";
+import { exceptionText, type VexEntry, type VexModel, type VexProduct } from "./vex.model.js";
+import { sourceOf } from "./vex.sources.js";
 
 /**
- * OpenVEX 0.2 from the read model. Pure. Each statement's product is the project, with the stack
- * item as its subcomponent (purl or CPE as identifiers). The schema lets a not_affected statement
- * carry a justification or an impact statement, not both: with a justification, the team's notes
- * go to status_notes. An exception (MITIGATED or an accepted risk) is `affected` with its measure,
+ * OpenVEX 0.2 from the read model. Pure. Each statement's product is the project, with every stack
+ * item the CVE matches as its subcomponents (purl or CPE as identifiers, `cpe23` as the specification and its schema
+ * spell it). A not_affected statement carries the justification label and the team's notes as its
+ * impact statement: the pattern the specification recommends ("Note on justification and
+ * impact_statement"), which the schema allows since March 2024 (openvex/spec 7b78cf1). An exception (MITIGATED or an accepted risk) is `affected` with its measure,
  * justification and expiry in action_statement: OpenVEX has no field for an expiry.
  */
 
@@ -16,18 +18,22 @@ const UNDER_INVESTIGATION: Record<string, string> = {
   en_analyse: "Dossier en analyse.",
 };
 
+function subcomponent(p: VexProduct): Record<string, unknown> {
+  const identifiers = p.purl ? { purl: p.purl } : p.cpe ? { cpe23: p.cpe } : undefined;
+  return { "@id": p.purl ?? `urn:vigie:component:${p.key}`, ...(identifiers && { identifiers }) };
+}
+
 function statement(model: VexModel, e: VexEntry): Record<string, unknown> {
-  const p = e.product;
-  const identifiers = p.purl ? { purl: p.purl } : p.cpe ? { "@cpe23": p.cpe } : undefined;
   const s: Record<string, unknown> = {
-    vulnerability: { name: e.cve_id, ...(e.description && { description: e.description }) },
+    vulnerability: {
+      // The id's page in its own database (vex.sources.ts): an IRI for the vulnerability.
+      "@id": sourceOf(e.cve_id).url,
+      name: e.cve_id,
+      ...(e.aliases.length && { aliases: e.aliases }),
+      ...(e.description && { description: e.description }),
+    },
     timestamp: e.updated,
-    products: [
-      {
-        "@id": `urn:vigie:project:${model.project.id}`,
-        subcomponents: [{ "@id": p.purl ?? `urn:vigie:component:${p.key}`, ...(identifiers && { identifiers }) }],
-      },
-    ],
+    products: [{ "@id": `urn:vigie:project:${model.project.id}`, subcomponents: e.products.map(subcomponent) }],
   };
   const notes = e.notes?.trim() || null;
   const a = e.analysis;
@@ -55,7 +61,7 @@ function statement(model: VexModel, e: VexEntry): Record<string, unknown> {
       s.status = "not_affected";
       if (a.justification) {
         s.justification = a.justification;
-        if (notes) s.status_notes = notes;
+        if (notes) s.impact_statement = notes;
       } else s.impact_statement = notes ?? "Non concerné, selon l'analyse de l'équipe du projet.";
       break;
   }

@@ -3,7 +3,7 @@ import { media, route, type RouteDef } from "../../platform/http/route.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { presentProposal, presentProposalList } from "./vex.presenter.js";
 import {
-  CsafOrOpenVexDocument, CycloneDxVexDocument, VexDecisionIn, VexDocumentIn, VexExportQuery, VexImportOut, VexProposalListOut, VexProposalListQuery, VexProposalOut, VexProposalParams,
+  CsafOrOpenVexDocument, CycloneDxVexDocument, VexCsafFileParams, VexDecisionIn, VexDocumentIn, VexExportQuery, VexImportOut, VexProposalListOut, VexProposalListQuery, VexProposalOut, VexProposalParams,
 } from "./vex.schemas.js";
 import type { VexService } from "./vex.service.js";
 
@@ -32,6 +32,21 @@ export function vexRoutes(service: VexService): RouteDef[] {
         const doc = await service.export(project, query.format);
         reply.header("content-type", doc.contentType);
         reply.header("content-disposition", `attachment; filename="${doc.fileName}"`);
+        return doc.body;
+      },
+    }),
+    route({
+      operationId: "getVexCsafFile",
+      method: "GET", url: `${BASE}/csaf/:file_name`, auth: "both", project: true, tags: TAGS, summary: "The project's CSAF VEX document at its canonical URL",
+      description:
+        "The CSAF document of GET …/vex?format=csaf, at the URL its document.references (category self) gives when VIGIE_PUBLIC_URL is https: the file name is its tracking id in lower case (CSAF 2.0 §5.1). " +
+        "The tracking id derives from the project's state: a name of an earlier state is a 404.",
+      errors: { 409: "the project has no alert (vex_vide)" },
+      params: VexCsafFileParams,
+      responses: { 200: CsafOrOpenVexDocument },
+      handler: async ({ project, params, reply }) => {
+        const doc = await service.csafFile(project, params.file_name);
+        reply.header("content-type", doc.contentType);
         return doc.body;
       },
     }),

@@ -110,3 +110,12 @@ export const VexDecisionIn = z
 export type VexDecisionIn = z.output<typeof VexDecisionIn>;
 
 export const VexProposalParams = ProjectParams.extend({ proposal_id: z.uuid() });
+
+/** A CSAF document's file name (CSAF 2.0 §5.1: its tracking id in lower case). */
+export const VexCsafFileParams = ProjectParams.extend({
+  file_name: z
+    .string()
+    .regex(/^[+\-a-z0-9_]+\.json$/)
+    .max(200)
+    .describe("The CSAF file name, as document.references[category=self] gives it"),
+});

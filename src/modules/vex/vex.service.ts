@@ -2,15 +2,16 @@ import type { Actor, ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { Conflict, NotFound } from "../../platform/errors.js";
 import { CONFLICT, NOT_FOUND } from "../../platform/messages.js";
+import { projectMatches } from "../../matching/matcher.js";
 import { VERSION } from "../../version.js";
 import { alertsRead } from "../alerts/alerts.read.js";
 import { casesRead } from "../cases/cases.read.js";
 import type { CasesService } from "../cases/cases.service.js";
 import { projectsRead } from "../projects/projects.read.js";
-import { toCsaf } from "./vex.csaf.js";
+import { csafFileName, toCsaf } from "./vex.csaf.js";
 import { toCycloneDx } from "./vex.cyclonedx.js";
 import { readVexDocument } from "./vex.import.js";
-import { buildModel } from "./vex.model.js";
+import { buildModel, type VexModel } from "./vex.model.js";
 import { toOpenVex } from "./vex.openvex.js";
 import type { ProposalView } from "./vex.presenter.js";
 import { vexRepository as repo, type ProposalRow } from "./vex.repository.js";
@@ -27,8 +28,8 @@ export interface VexFile {
 }
 
 /**
- * VEX out and in. Out: the project's alerted CVEs and their cases, read in two set-based queries,
- * written by one of three pure serializers. In: a supplier's document, checked against its
+ * VEX out and in. Out: the project's alerted CVEs, their cases and every item each matches, read in
+ * set-based queries, written by one of three pure serializers. In: a supplier's document, checked against its
  * format's schema, whose not_affected statements become proposals; a proposal changes a case only
  * when the team accepts it (through CasesService, in the decision's transaction).
  */
@@ -36,26 +37,14 @@ export class VexService {
   constructor(
     private readonly db: Db,
     private readonly cases: Pick<CasesService, "acceptVex">,
+    /** VIGIE_PUBLIC_URL: the CSAF document's canonical URL and the project's identifier are under it. */
+    private readonly publicUrl: string | null = null,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   /** The project's VEX document in `format`; 409 vex_vide for CSAF and OpenVEX when the project has no alert. */
   async export(project: ProjectScope, format: VexFormat): Promise<VexFile> {
-    const [alerts, cases, org, proj] = await Promise.all([
-      alertsRead.vexFacts(this.db, project.id),
-      casesRead.vexFacts(this.db, project.id),
-      repo.organizationName(this.db, project.orgId),
-      projectsRead.name(this.db, project.id),
-    ]);
-    if (!alerts.length && format !== "cyclonedx") throw new Conflict(CONFLICT.emptyVex.code, CONFLICT.emptyVex.message(format));
-    const model = buildModel({
-      organization: { id: project.orgId, name: org },
-      project: { id: project.id, name: proj },
-      alerts,
-      cases,
-      tool: VERSION,
-      now: this.now(),
-    });
+    const model = await this.model(project, format);
     if (format === "cyclonedx")
       return { contentType: "application/vnd.cyclonedx+json", fileName: `vex-${project.id}.cdx.json`, body: toCycloneDx(model) };
     const doc = format === "csaf" ? toCsaf(model) : toOpenVex(model);
@@ -64,6 +53,42 @@ export class VexService {
       fileName: `vex-${project.id}.${format}.json`,
       body: `${JSON.stringify(doc, null, 2)}\n`,
     };
+  }
+
+  /**
+   * The CSAF document by the file name CSAF gives it (its canonical URL): the current state's, whose
+   * tracking id derives from that state; 404 for any other name (an older state's, or none).
+   */
+  async csafFile(project: ProjectScope, fileName: string): Promise<VexFile> {
+    const doc = toCsaf(await this.model(project, "csaf")) as { document: { tracking: { id: string } } };
+    if (csafFileName(doc.document.tracking.id) !== fileName) throw new NotFound(NOT_FOUND.vexDocument);
+    return { contentType: "application/json; charset=utf-8", fileName, body: `${JSON.stringify(doc, null, 2)}\n` };
+  }
+
+  private async model(project: ProjectScope, format: VexFormat): Promise<VexModel> {
+    const [alerts, cases, org, proj] = await Promise.all([
+      alertsRead.vexFacts(this.db, project.id),
+      casesRead.vexFacts(this.db, project.id),
+      repo.organizationName(this.db, project.orgId),
+      projectsRead.name(this.db, project.id),
+    ]);
+    if (!alerts.length && format !== "cyclonedx") throw new Conflict(CONFLICT.emptyVex.code, CONFLICT.emptyVex.message(format));
+    // Every item each CVE matches, beside the one its alert keeps (one query, the matcher's decisions).
+    const matches = await projectMatches(
+      this.db,
+      project.id,
+      alerts.map((a) => a.cve_id),
+    );
+    return buildModel({
+      organization: { id: project.orgId, name: org },
+      project: { id: project.id, name: proj },
+      alerts,
+      cases,
+      matches,
+      tool: VERSION,
+      publicUrl: this.publicUrl,
+      now: this.now(),
+    });
   }
 
   /**
