@@ -1349,6 +1349,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/eol-past-due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cycles the project subscribes to or its stack runs whose end of life has come (Paris day), oldest first */
+        get: operations["listEolPastDue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{org_id}/projects/{project_id}/eol-notices": {
         parameters: {
             query?: never;
@@ -2345,6 +2362,27 @@ export interface components {
             days_left: number;
             /** Format: date-time */
             created_at: string;
+        };
+        EolPastDueItemOut: {
+            product_id: string;
+            product_name: string;
+            cycle: string;
+            /** @description The end-of-life day; null when endoflife.date says the cycle is over without a date */
+            eol: string | null;
+            link: string | null;
+            /** @description A subscription of the project names this cycle */
+            subscribed: boolean;
+            /** @description The project's stack items running this cycle (CPE, purl or vendor:product with a version) */
+            stack_items: number;
+        };
+        EolPastDueOut: {
+            /**
+             * Format: date
+             * @description The Paris calendar day the end of life was compared with
+             */
+            today: string;
+            /** @description Cycles whose end of life has come, the oldest end first (undated ones first) */
+            items: components["schemas"]["EolPastDueItemOut"][];
         };
         EolProductDetailOut: {
             id: string;
@@ -13641,6 +13679,92 @@ export interface operations {
                 };
             };
             /** @description Not found for this credential: org_id, project_id, subscription_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listEolPastDue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EolPastDueOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id (detail names it, e.g. « Projet introuvable ») */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -5,6 +5,7 @@ import { type Session, sessionQuery } from "../../api/session";
 import { formatDate, formatParisDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { useCurrent } from "../../layout/current";
+import { PastDueList, usePastDue } from "../eol/PastDue";
 import { feedsQuery } from "../Feeds";
 import { words } from "./words";
 
@@ -77,6 +78,7 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
     queryFn: () =>
       data(api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/eol-notices", { params: { path, query: { page_size: 5 } } })),
   });
+  const pastDue = usePastDue(orgId, projectId);
   const feeds = useQuery(feedsQuery);
   const enabled = feeds.data?.sources.filter((s) => s.enabled);
   const summary = enabled && {
@@ -128,6 +130,7 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
       </section>
       <section aria-labelledby="today-eol" className="card">
         <h2 id="today-eol">{w.eol}</h2>
+        {pastDue.data && <PastDueList projectId={projectId} items={pastDue.data.items} />}
         {notices.data &&
           (notices.data.items.length ? (
             <ul>
@@ -136,7 +139,7 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
               ))}
             </ul>
           ) : (
-            <p className="muted">{w.noNotice}</p>
+            !pastDue.data?.items.length && <p className="muted">{w.noNotice}</p>
           ))}
       </section>
       <section aria-labelledby="today-feeds" className="card">
