@@ -117,6 +117,11 @@ export const cvesRepository = {
     );
   },
 
+  /** The PoC evidence each PoC source holds for a CVE (`poc:trickest`, `poc:nomi-sec`: urls, first_seen, stars). */
+  async pocEvidence(ex: Executor, cveId: string): Promise<{ source: string; data: { urls?: string[]; stars?: Record<string, number> } }[]> {
+    return rowsOf(ex, sql`select source, data from cve_sources where cve_id = ${cveId} and source like 'poc:%' order by source`);
+  },
+
   async affected(ex: Executor, cveId: string): Promise<CveAffectedRow[]> {
     return ex.select().from(cveAffected).where(eq(cveAffected.cveId, cveId)).orderBy(asc(cveAffected.id));
   },

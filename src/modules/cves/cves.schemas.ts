@@ -136,3 +136,19 @@ export const ProductSuggestion = z
 
 export type ProductSuggestQuery = z.output<typeof ProductSuggestQuery>;
 export type ProductSuggestion = z.infer<typeof ProductSuggestion>;
+
+export const CvePocOut = z
+  .object({
+    url: z.string().describe("The proof of concept: a GitHub repository, an Exploit-DB or Packet Storm page, a gist"),
+    sources: z.array(z.string()).describe("The PoC sources naming it: trickest, nomi-sec"),
+    stars: z.int().nullable().describe("GitHub stars when a source gives them (nomi-sec), else null"),
+  })
+  .meta({ id: "CvePocOut" });
+
+export const CvePocListOut = z
+  .object({
+    cve_id: z.string(),
+    total: z.int().describe("Equals the CVE's poc_count"),
+    items: z.array(CvePocOut).describe("Most stars first, then by URL"),
+  })
+  .meta({ id: "CvePocListOut" });
