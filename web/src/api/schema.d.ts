@@ -2541,9 +2541,23 @@ export interface components {
             /** @description When the scheduler syncs the source next (null: never synced, or disabled) */
             next_run_at: string | null;
             addresses: components["schemas"]["FeedAddressOut"][];
+            /** @description What the bundled snapshot (fixtures/snapshot) brought to this source; null when it brought nothing */
+            snapshot?: {
+                /**
+                 * Format: date-time
+                 * @description When the first start imported the bundled snapshot of this source
+                 */
+                imported_at: string;
+                /** @description Records the snapshot's files held for this source */
+                records: number;
+                /** @description The publisher's day of the newest record the source holds (until a first sync: the snapshot's date); null when its records carry no date */
+                data_until: string | null;
+            } | null;
         };
         FeedStatusOut: {
             sources: components["schemas"]["FeedSourceOut"][];
+            /** @description VIGIE_FEEDS_SYNC=on: the process that runs jobs syncs each source on its rhythm, a source never synced at once */
+            sync_scheduled?: boolean;
         };
         HTTPConflict: {
             /** @description The code, its message, and facts of the conflict (version_perimee: current_version) */

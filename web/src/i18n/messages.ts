@@ -49,6 +49,11 @@ export const fr = {
   stateStale: "En échec depuis plus d'un jour",
   stateDisabled: "Désactivée",
   stateNever: "Jamais synchronisée",
+  stateSnapshot: "Instantané fourni",
+  fromSnapshot: (until: string | null, imported: string) =>
+    `Données de l'instantané fourni${until ? ` (à jour au ${until})` : ""}, importées le ${imported} ; jamais synchronisée depuis`,
+  firstSyncNow: "Première synchro : dès maintenant (planificateur actif)",
+  firstSyncOff: "Aucune synchro planifiée (VIGIE_FEEDS_SYNC=off) : « vigie feeds sync »",
   every: (d: string) => `rythme : ${d}`,
   never: "jamais",
   unknown: "inconnu",
@@ -112,6 +117,11 @@ export const en: Messages = {
   stateStale: "Failing for more than a day",
   stateDisabled: "Disabled",
   stateNever: "Never synced",
+  stateSnapshot: "Bundled snapshot",
+  fromSnapshot: (until, imported) =>
+    `Data from the bundled snapshot${until ? ` (up to ${until})` : ""}, imported on ${imported}; not synced since`,
+  firstSyncNow: "First sync: now (scheduler on)",
+  firstSyncOff: "No sync scheduled (VIGIE_FEEDS_SYNC=off): “vigie feeds sync”",
   every: (d) => `every ${d}`,
   never: "never",
   unknown: "unknown",

@@ -2,6 +2,7 @@ import { useQuery } from "@tanstack/react-query";
 import { api, data } from "../api/client";
 import type { components } from "../api/schema";
 import { formatDate, formatDuration } from "../format";
+import { formatDay } from "./eol/dates";
 import { useI18n } from "../i18n/i18n";
 import type { Messages } from "../i18n/messages";
 
@@ -15,7 +16,7 @@ export function feedState(s: FeedSource, t: Messages): { label: string; tone: "o
   if (s.running) return { label: t.stateRunning, tone: "ok" };
   if (s.stale) return { label: t.stateStale, tone: "bad" };
   if (s.failures > 0) return { label: t.stateFailing, tone: "warn" };
-  if (!s.last_success_at) return { label: t.stateNever, tone: "idle" };
+  if (!s.last_success_at) return { label: s.snapshot ? t.stateSnapshot : t.stateNever, tone: "idle" };
   return { label: t.stateOk, tone: "ok" };
 }
 
@@ -67,9 +68,26 @@ export function Feeds() {
                     <td>
                       <span className={`badge badge-${state.tone}`}>{state.label}</span>
                     </td>
-                    <td>{s.last_success_at ? formatDate(s.last_success_at, lang) : t.never}</td>
+                    <td>
+                      {s.last_success_at
+                        ? formatDate(s.last_success_at, lang)
+                        : s.snapshot
+                          ? t.fromSnapshot(
+                              s.snapshot.data_until && formatDay(s.snapshot.data_until, lang),
+                              formatDate(s.snapshot.imported_at, lang),
+                            )
+                          : t.never}
+                    </td>
                     <td>{s.lag_seconds === null ? t.unknown : formatDuration(s.lag_seconds, lang)}</td>
-                    <td>{s.next_run_at ? formatDate(s.next_run_at, lang) : t.none}</td>
+                    <td>
+                      {s.next_run_at
+                        ? formatDate(s.next_run_at, lang)
+                        : s.enabled && !s.last_attempt_at
+                          ? feeds.data.sync_scheduled === false
+                            ? t.firstSyncOff
+                            : t.firstSyncNow
+                          : t.none}
+                    </td>
                     <td className="num">{s.last_applied.toLocaleString(lang === "fr" ? "fr-FR" : "en-GB")}</td>
                     <td className="error-cell">{s.last_error ?? t.none}</td>
                   </tr>
