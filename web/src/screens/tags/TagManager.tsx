@@ -57,9 +57,11 @@ export function TagManager({ orgId, projectId, tags }: { orgId: string; projectI
           {w.create}
         </button>
       </form>
-      <p role="status" className="muted">
-        {message}
-      </p>
+      {message && (
+        <p role="status" className="muted">
+          {message}
+        </p>
+      )}
       {create.error && (
         <p role="alert" className="error">
           {create.error.message}
