@@ -17,7 +17,7 @@ const fr = {
   expiring: "Exceptions à échéance sous 14 jours",
   noneExpiring: "Aucune exception n'arrive à échéance.",
   expiresOn: (day: string) => `expire le ${day}`,
-  openCases: "Ouvrir les cas",
+  openCases: "Ouvrir les dossiers",
   eol: "Fins de vie",
   noNotice: "Aucun avis de fin de vie.",
   eolNotice: (product: string, cycle: string, kind: "eol" | "support", day: string) =>
