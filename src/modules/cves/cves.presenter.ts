@@ -123,6 +123,8 @@ export function presentProductSuggestion(p: {
   vendor_name: string | null;
   product_name: string | null;
   cves: number;
+  origins?: string[];
+  latest?: string[];
 }): ProductSuggestion {
   return {
     vendor: p.vendor,
@@ -130,6 +132,8 @@ export function presentProductSuggestion(p: {
     vendor_name: p.vendor_name,
     product_name: p.product_name,
     cve_count: p.cves,
+    origins: p.origins ?? [],
+    latest_cves: p.latest ?? [],
     item: { item_type: "product", value: `${p.vendor}:${p.product}` },
   };
 }

@@ -128,6 +128,11 @@ export const ProductSuggestion = z
     vendor_name: z.string().nullable().describe("A display spelling the sources give"),
     product_name: z.string().nullable(),
     cve_count: z.int().describe("How many CVEs of the corpus name this product"),
+    origins: z
+      .array(z.string())
+      .optional()
+      .describe("The sources naming it this way (cna, adp, nvd, kev, osv): what tells two spellings of one product apart"),
+    latest_cves: z.array(z.string()).optional().describe("Up to three of the CVEs it covers, the highest ids first"),
     item: z
       .object({ item_type: z.literal("product"), value: z.string() })
       .describe("The stack item that watches it, ready for POST …/stacks/{stack_id}/items"),

@@ -2800,6 +2800,10 @@ export interface components {
             product_name: string | null;
             /** @description How many CVEs of the corpus name this product */
             cve_count: number;
+            /** @description The sources naming it this way (cna, adp, nvd, kev, osv): what tells two spellings of one product apart */
+            origins?: string[];
+            /** @description Up to three of the CVEs it covers, the highest ids first */
+            latest_cves?: string[];
             /** @description The stack item that watches it, ready for POST …/stacks/{stack_id}/items */
             item: {
                 /** @constant */
