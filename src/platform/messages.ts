@@ -99,7 +99,8 @@ export const CONFLICT = {
       `Le projet n'a aucune alerte : un document ${format === "csaf" ? "CSAF VEX" : "OpenVEX"} exige au moins une vulnérabilité (le format cyclonedx accepte une liste vide)`,
   },
   /** A bulk change refused as a whole: `n` selected cases cannot move to the status. */
-  bulkTransition: (n: number, first: string) => `${n} dossier${n > 1 ? "s" : ""} ne peu${n > 1 ? "vent" : "t"} pas prendre ce statut, rien n'a été modifié. ${first}`,
+  bulkTransition: (n: number, first: string) =>
+    `${n} dossier${n > 1 ? "s" : ""} ne peu${n > 1 ? "vent" : "t"} pas prendre ce statut, rien n'a été modifié. ${first}`,
 } as const;
 
 /** 401 and 429 messages of the credentials. */

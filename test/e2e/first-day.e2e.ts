@@ -156,7 +156,9 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
         await page.getByRole("button", { name: w.create, exact: true }).click();
         const select = page.getByLabel(w.tagWith);
         await expect.poll(() => select.locator("option").allTextContents()).toContain(name);
-        for (const cve of await grid.locator("tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("aria-label")!.split(",")[0]!)))
+        for (const cve of await grid
+          .locator("tbody tr")
+          .evaluateAll((rows) => rows.map((r) => r.getAttribute("aria-label")!.split(",")[0]!)))
           await page.getByRole("checkbox", { name: w.select(cve) }).check();
         await select.selectOption({ label: name });
         await page.getByRole("button", { name: w.apply }).click();
