@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -80,6 +80,15 @@ describe("first start: the bundled snapshot of real data", () => {
     expect(thin[0]).toEqual({ n: 18546, dated: 18546, scored: 0, affected: 0 });
     expect(await importSnapshotIfEmpty(t.database.db, createLogger("silent"))).toBeNull();
     clean = await counts(t.database);
+  }, 180_000);
+
+  it("migration 0035: the next start imports the snapshot's CVE List files again, and only them, changing no count", async () => {
+    await t.database.executeSql(readFileSync("src/platform/db/migrations/0035_cve5_measures_reimport.sql", "utf8"));
+    const again = await importSnapshotIfEmpty(t.database.db, createLogger("silent"));
+    expect(again!.map((r) => [r.source, r.errors.length])).toEqual([["cve5", 0]]);
+    expect(await counts(t.database)).toEqual(clean);
+    expect((await get("/api/v1/cves/CVE-2024-3400")).mesures_provisoires[0]).toMatchObject({ source: "palo_alto" });
+    expect(await importSnapshotIfEmpty(t.database.db, createLogger("silent"))).toBeNull();
   }, 180_000);
 
   it("the README's stack example raises the alerts of the versions it names, whatever their age", async () => {
