@@ -85,6 +85,7 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
     enabled: enabled.length,
     stale: enabled.filter((s) => s.stale).length,
     never: enabled.filter((s) => !s.last_success_at).length,
+    snapshot: enabled.filter((s) => !s.last_success_at && s.snapshot).length,
   };
   return (
     <div className="cards">
