@@ -33,6 +33,8 @@ const RUNS = [
       pocs: /^Voir les \d+ preuves de concept$/,
       pastDue: "fin de vie atteinte",
       pastDueTitle: "Fin de vie déjà atteinte",
+      suggest: "Rechercher un produit du corpus",
+      covers: /selon .+ · dont CVE-/,
     },
   },
   {
@@ -54,6 +56,8 @@ const RUNS = [
       pocs: /^Show the \d+ proofs of concept$/,
       pastDue: "end of life reached",
       pastDueTitle: "End of life already reached",
+      suggest: "Search a product of the corpus",
+      covers: /named by .+ · e\.g\. CVE-/,
     },
   },
 ] as const;
@@ -63,6 +67,7 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
   let browser: Browser;
   let base = "";
   let key = "";
+  let stackId = "";
 
   beforeAll(async () => {
     vigie = await startVigie((store) => {
@@ -98,6 +103,7 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
       ],
     });
     expect(stack.status).toBe(201);
+    stackId = ((await stack.json()) as { id: string }).id;
     browser = await launchBrowser();
   });
   afterAll(async () => {
@@ -111,10 +117,14 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
     describe(`${run.lang}, ${run.viewport.width}×${run.viewport.height}`, () => {
       let page: Page;
       const consoleErrors: string[] = [];
+      const scripts: { url: string; encoding: string | undefined }[] = [];
       beforeAll(async () => {
         const context = await browser.newContext({ locale: run.locale, timezoneId: "Europe/Paris", viewport: run.viewport });
         await context.addInitScript(`localStorage.setItem("vigie.lang", ${JSON.stringify(run.lang)})`);
         page = await context.newPage();
+        page.on("response", (r) => {
+          if (/\/assets\/.*\.(js|css)$/.test(r.url())) scripts.push({ url: r.url(), encoding: r.headers()["content-encoding"] });
+        });
         page.on("console", (m) => {
           if (m.type() === "error") consoleErrors.push(m.text());
         });
@@ -124,6 +134,9 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
         await page.goto(`${vigie.base}/login`);
         await expect.poll(() => page.getByLabel(w.email).isVisible()).toBe(true);
         expect(consoleErrors).toEqual([]);
+        // The hashed assets come precompressed: brotli, as Chromium accepts it.
+        expect(scripts.length).toBeGreaterThan(0);
+        expect(scripts.filter((s) => s.encoding !== "br")).toEqual([]);
         await page.getByLabel(w.email).fill(EMAIL);
         await page.getByLabel(w.password).fill(PASSWORD);
         await page.getByRole("button", { name: w.signIn }).click();
@@ -165,6 +178,22 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
         await expect.poll(() => page.locator(".inbox-message").textContent()).toBe(w.tagged(name));
         await expect.poll(() => grid.locator(".tag", { hasText: name }).count()).toBe(3);
         await checkScreen(page, shot("inbox-tagged"));
+      });
+
+      it("the product suggestions say what each PAN-OS spelling covers", async () => {
+        await page.goto(`${page.url().replace(/\/alerts.*$/, "")}/stacks/${stackId}`);
+        await page.getByRole("combobox", { name: w.suggest }).fill("pan-os");
+        const options = page.getByRole("listbox").getByRole("option");
+        await expect.poll(() => options.count()).toBeGreaterThan(1);
+        // Each suggestion, PAN-OS's two spellings among them, says which sources name it and some of its CVEs.
+        const texts = await options.allTextContents();
+        expect(texts.filter((t) => /pan-os/i.test(t)).length).toBeGreaterThan(1);
+        // The two PAN-OS spellings differ by who names them: the vendor (CNA) or CISA's ADP.
+        expect(texts.some((t) => t.includes("palo_alto_networks:pan-os"))).toBe(true);
+        expect(texts.find((t) => t.includes("paloaltonetworks:pan-os"))).toMatch(/CISA \(ADP\)/);
+        for (const text of texts) expect(text).toMatch(w.covers);
+        await checkScreen(page, shot("suggestions"));
+        await page.keyboard.press("Escape");
       });
 
       it("CVE-2024-3400 shows Palo Alto's workaround and lists its proofs of concept", async () => {
