@@ -61,7 +61,7 @@ export const JOBS = {
    * date, not from the hour it was due).
    */
   "cases-expiry": job({
-    description: "rouvre les cas dont l'exception ou l'entrée du registre a expiré (heure de Paris) et prévient N jours avant",
+    description: "rouvre les dossiers dont l'exception ou l'entrée du registre a expiré (heure de Paris) et prévient N jours avant",
     payload: z.object({}),
     retryLimit: 2,
     cron: "0 * * * *",

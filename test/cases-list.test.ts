@@ -353,7 +353,7 @@ describe("POST cases/bulk", () => {
       detail: {
         code: "transition_invalide",
         message:
-          "2 cas ne peuvent pas prendre ce statut, rien n'a été modifié. Transition invalide : corrige → en_remediation (depuis corrige : en_analyse)",
+          "2 dossiers ne peuvent pas prendre ce statut, rien n'a été modifié. Transition invalide : corrige → en_remediation (depuis corrige : en_analyse)",
         from: "corrige",
         to: "en_remediation",
         cve_ids: ["CVE-2099-3002", "CVE-2099-3003"],
@@ -463,7 +463,7 @@ describe("POST cases/bulk", () => {
     expect(res.statusCode).toBe(422);
     expect((res.json() as { detail: { loc: string[]; msg: string }[] }).detail[0]).toMatchObject({
       loc: ["body", "filter"],
-      msg: expect.stringContaining("plus de 50000 cas"),
+      msg: expect.stringContaining("plus de 50000 dossiers"),
     });
     expect((await c.call("GET", "/cases?status=nouveau")).json()).toMatchObject({ total: 50001 });
     const noScope = await c.call("POST", "/cases/bulk", { filter: {}, set: { status: "en_analyse" } }, c.readKey);

@@ -407,6 +407,57 @@ describe("EOL on the stack", () => {
   });
 });
 
+describe("EOL already reached (eol-past-due)", () => {
+  it("lists the subscribed and the stack's cycles whose end of life has come, oldest first, in Paris days; tenancy", async () => {
+    const c = await tenantWithScopes(t, "EOL past", ["eol-write", "stacks-write"]);
+    const stack = await c.call("POST", "/stacks", {
+      name: "Prod",
+      items: [
+        { item_type: "purl", value: "pkg:pypi/Django@4.2.11" },
+        { item_type: "purl", value: "pkg:pypi/django@4.2.20" },
+        { item_type: "purl", value: "pkg:deb/debian/nginx@1.28.2-1" },
+        { item_type: "product", value: "php:php@8.3.10" },
+      ],
+    });
+    expect(stack.statusCode).toBe(201);
+    // A subscription to nginx 1.28 made in January: a subscribed cycle is past due once its day has come.
+    await jan.subscribe(c.project, { product_id: "nginx", cycle: "1.28", notify_before_eol_days: 30, notify_before_support_days: 30 });
+    const at = (iso: string) => new EolService(db, () => new Date(iso)).pastDue(c.project);
+    // 2026-04-13 Paris: Django 4.2 ended 2026-04-07; nginx 1.28 ends the next day; PHP 8.3 in 2027.
+    expect(await at("2026-04-13T12:00:00Z")).toEqual({
+      today: "2026-04-13",
+      items: [
+        {
+          product_id: "django",
+          product_name: "Django",
+          cycle: "4.2",
+          eol: "2026-04-07",
+          link: expect.any(String),
+          subscribed: false,
+          stack_items: 2,
+        },
+      ],
+    });
+    // 22:30 UTC on 2026-04-13 is already 2026-04-14 in Paris: nginx 1.28 has reached its end.
+    const later = await at("2026-04-13T22:30:00Z");
+    expect(later.today).toBe("2026-04-14");
+    expect(later.items.map((i) => `${i.product_id} ${i.cycle} ${i.eol} ${i.subscribed} ${i.stack_items}`)).toEqual([
+      "django 4.2 2026-04-07 false 2",
+      "nginx 1.28 2026-04-14 true 1",
+    ]);
+    // The route (today's clock: both dates are past by now) and another tenant's 404.
+    const res = await c.call("GET", "/eol-past-due");
+    expect(res.statusCode).toBe(200);
+    expect(
+      res
+        .json()
+        .items.slice(0, 2)
+        .map((i: { product_id: string }) => i.product_id),
+    ).toEqual(["django", "nginx"]);
+    expect((await t.app.inject({ method: "GET", url: `${c.base}/eol-past-due`, headers: bearer(b.key) })).statusCode).toBe(404);
+  });
+});
+
 describe("workflows on EOL events", () => {
   it("eol.approaching runs the project's workflow, whose conditions read eol.product, eol.cycle and eol.days_left", async () => {
     const c = await tenantWithScopes(t, "EOL runs", ["eol-write", "workflows-write"]);

@@ -219,7 +219,12 @@ describe("PoC, OSV, CERT-FR and RSS imports", () => {
     const cve = (await get("/api/v1/cves/CVE-2024-3400")).json();
     expect(cve.aliases).toContain("CERTFR-2024-AVI-0307");
     expect(cve.mesures_provisoires.length).toBeGreaterThan(0);
-    const m = cve.mesures_provisoires[0];
+    // The CVE 5 record's own measures (Palo Alto's workaround and fix) come first, then the avis'.
+    expect(cve.mesures_provisoires.slice(0, 2).map((x: { source: string; categorie: string }) => `${x.source} ${x.categorie}`)).toEqual([
+      "palo_alto contournement",
+      "palo_alto correctif",
+    ]);
+    const m = cve.mesures_provisoires.find((x: { source: string }) => x.source === "CERT-FR");
     expect(m).toMatchObject({ source: "CERT-FR", reference: "CERTFR-2024-AVI-0307", url: expect.stringContaining("CERTFR-2024-AVI-0307") });
     expect(m.attribution).toMatch(/CERT-FR/);
     expect(["contournement", "correctif"]).toContain(m.categorie);

@@ -265,7 +265,7 @@ describe("MCP server (Streamable HTTP, official SDK client)", () => {
     expect(one).toEqual(await rest("/cases/CVE-2024-3400"));
     expect(one.history.length).toBeGreaterThan(0);
     expect(toolError(await client.callTool({ name: "get_case", arguments: { project_id: a.projectId, cve_id: "CVE-2099-0001" } }))).toBe(
-      "Cas introuvable",
+      "Dossier introuvable",
     );
   });
 

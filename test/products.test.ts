@@ -42,6 +42,17 @@ describe("GET /api/v1/products (stack item suggestions)", () => {
       product: "pan-os",
       item: { item_type: "product", value: "palo_alto_networks:pan-os" },
     });
+    // What each spelling covers (issue 34): the sources naming it and its highest CVE ids, as the rows say.
+    for (const p of (await suggest("pan-os")).json() as { vendor: string; product: string; origins: string[]; latest_cves: string[] }[]) {
+      const { rows } = (await t.database.executeSql(
+        `select array_agg(distinct origin order by origin) as origins, (array_agg(distinct cve_id order by cve_id desc))[1:3] as latest
+         from cve_affected where vendor_norm = $1 and product_norm = $2`,
+        [p.vendor, p.product],
+      )) as { rows: { origins: string[]; latest: string[] }[] };
+      expect([p.origins, p.latest_cves]).toEqual([rows[0]!.origins, rows[0]!.latest]);
+      expect(p.origins.length).toBeGreaterThan(0);
+      expect(p.latest_cves.length).toBeGreaterThan(0);
+    }
   });
 
   it("takes LIKE's wildcards literally and validates its query", async () => {

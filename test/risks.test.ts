@@ -148,7 +148,7 @@ describe("the risk register: an entry's life", () => {
     });
     // Not covered by this entry any more.
     const again = await a.call("DELETE", `/${r.id}/cases/${a.p}/CVE-2099-1003`);
-    expect([again.statusCode, again.json()]).toEqual([404, { detail: "Cas introuvable" }]);
+    expect([again.statusCode, again.json()]).toEqual([404, { detail: "Dossier introuvable" }]);
 
     const deleted = await a.call("DELETE", `/${r.id}`);
     expect(deleted.statusCode).toBe(204);

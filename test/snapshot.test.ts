@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -39,6 +39,32 @@ describe("first start: the bundled snapshot of real data", () => {
     const panos = await get("/api/v1/cves/CVE-2024-3400");
     expect(panos).toMatchObject({ is_kev: true, epss_publie: true, has_poc: true, cvss_score: 10, severity: "critical" });
     expect(panos.affected.length).toBeGreaterThan(0);
+    // Its vendor's own workaround from the CVE 5 record (issue 34): Threat Prevention IDs.
+    expect(panos.mesures_provisoires[0]).toMatchObject({ source: "palo_alto", reference: "CVE-2024-3400", categorie: "contournement" });
+    expect(panos.mesures_provisoires[0].texte).toMatch(/Threat IDs 95187, 95189, and 95191/);
+    expect(panos.contournement_disponible).toBe(true);
+    // The feeds say where their data came from until a first sync: the snapshot, its date.
+    const feeds = await get("/api/v1/feeds");
+    const snap = Object.fromEntries(
+      feeds.sources.map((f: { source: string; snapshot: { records: number; data_until: string | null; imported_at: string } }) => [
+        f.source,
+        `${f.snapshot.records} ${f.snapshot.data_until}`,
+      ]),
+    );
+    expect(snap).toEqual({
+      cve5: "3669 2024-10-24",
+      nvd: "2002 2025-10-24",
+      kev: "1404 2025-08-25",
+      epss: "7130 2026-08-16",
+      poc: "5409 null",
+      osv: "1698 2024-12-04",
+      certfr: "1500 2026-02-20",
+      rss: "72 2025-07-25",
+      eol: "464 2026-08-21",
+    });
+    expect(Date.parse(feeds.sources[0].snapshot.imported_at)).toBeGreaterThan(Date.now() - 600_000);
+    expect(feeds.sources[0].last_success_at).toBeNull();
+    expect(feeds.sync_scheduled).toBe(false);
     // 8,665 CVEs of the CVE List, NVD, KEV and OSV subsets, listed by default, and 18,546 thin records
     // from the avis (below), reference-only: listed on request.
     expect((await get("/api/v1/cves?page_size=1")).total).toBe(8665);
@@ -56,6 +82,15 @@ describe("first start: the bundled snapshot of real data", () => {
     expect(thin[0]).toEqual({ n: 18546, dated: 18546, scored: 0, affected: 0 });
     expect(await importSnapshotIfEmpty(t.database.db, createLogger("silent"))).toBeNull();
     clean = await counts(t.database);
+  }, 180_000);
+
+  it("migration 0035: the next start imports the snapshot's CVE List files again, and only them, changing no count", async () => {
+    await t.database.executeSql(readFileSync("src/platform/db/migrations/0035_cve5_measures_reimport.sql", "utf8"));
+    const again = await importSnapshotIfEmpty(t.database.db, createLogger("silent"));
+    expect(again!.map((r) => [r.source, r.errors.length])).toEqual([["cve5", 0]]);
+    expect(await counts(t.database)).toEqual(clean);
+    expect((await get("/api/v1/cves/CVE-2024-3400")).mesures_provisoires[0]).toMatchObject({ source: "palo_alto" });
+    expect(await importSnapshotIfEmpty(t.database.db, createLogger("silent"))).toBeNull();
   }, 180_000);
 
   it("the README's stack example raises the alerts of the versions it names, whatever their age", async () => {

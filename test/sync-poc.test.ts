@@ -112,6 +112,7 @@ describe("PoC sync from nomi-sec/PoC-in-GitHub (GitHub API: commits/HEAD, zipbal
     expect(rows.rows[1]!.data).toEqual({
       urls: ["https://github.com/RobloxSecurityResearcher/RobloxVulnerabilityCVE-2024-0001"],
       first_seen: "2024-03-04T05:40:39.000Z",
+      stars: { "https://github.com/RobloxSecurityResearcher/RobloxVulnerabilityCVE-2024-0001": 0 },
     });
     const status = (await feeds.status()).find((s) => s.source === "poc")!;
     expect(status.addresses[0]).toMatchObject({ records_applied: 2, applied_until: new Date("2025-05-10T00:00:00Z") });

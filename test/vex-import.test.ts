@@ -165,7 +165,7 @@ describe("VEX import: proposals, never a silent change", () => {
     const r1 = (await d.call("POST", "/vex", fixture("csaf-oasis-2022-evd-uc-01-na-001.json"))).json();
     expect(r1).toMatchObject({
       proposees: 0,
-      ignorees: { count: 1, items: [{ cve_id: "CVE-2021-44228", raison: expect.stringContaining("ni alerte ni cas") }] },
+      ignorees: { count: 1, items: [{ cve_id: "CVE-2021-44228", raison: expect.stringContaining("ni alerte ni dossier") }] },
     });
     await d.call("PUT", "/cases/CVE-2021-44228", {});
     const r2 = (await d.call("POST", "/vex", fixture("csaf-oasis-2022-evd-uc-01-na-001.json"))).json();

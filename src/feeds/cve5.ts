@@ -26,7 +26,7 @@
 import { cpe22UriTo23, parseCpe } from "../matching/cpe.js";
 import type { AffectedEntry, Origin } from "../matching/affected.js";
 import { compareVersions } from "../matching/version.js";
-import { RecordError, type CveContribution, type CvssMetric } from "./types.js";
+import { RecordError, type CveContribution, type CvssMetric, type RecordMesure } from "./types.js";
 
 type Obj = Record<string, unknown>;
 
@@ -800,6 +800,8 @@ export function parseCve5(record: unknown): CveContribution | { reserved: string
   collectCwes(cna.problemTypes, cwes);
   addReferences(cna.references, references);
   collectAffected(cna.affected, "cna", affected, seen);
+  const mesures: RecordMesure[] = [];
+  collectMesures(cna, cnaProvider ?? "CNA", cveId, mesures);
 
   let kevContent: Obj | null = null;
   let ssvcContent: Obj | null = null;
@@ -811,6 +813,7 @@ export function parseCve5(record: unknown): CveContribution | { reserved: string
     collectCwes(adp.problemTypes, cwes);
     addReferences(adp.references, references);
     collectAffected(adp.affected, "adp", affected, seen);
+    collectMesures(adp, provider ?? "ADP", cveId, mesures);
     kevContent ??= findOther(adp.metrics, "kev");
     ssvcContent ??= findOther(adp.metrics, "ssvc");
   }
@@ -837,5 +840,42 @@ export function parseCve5(record: unknown): CveContribution | { reserved: string
     kev,
     ssvc: ssvcContent === null ? null : parseSsvc(ssvcContent),
     assigner: assigner ?? cnaProvider,
+    ...(mesures.length ? { mesures } : {}),
   };
+}
+
+/** The notice the CVE Terms of Use ask to reproduce with CVE content (https://www.cve.org/Legal/TermsOfUse). */
+export const CVE_ATTRIBUTION =
+  "CVE® content © The MITRE Corporation, reproduced under the CVE Program Terms of Use; CVE is a registered trademark of The MITRE Corporation.";
+
+/**
+ * A container's `workarounds` (contournement) and `solutions` (correctif), each entry's English
+ * text (else its first), credited to the container's provider: those a vendor publishes in its own
+ * record (CVE-2024-3400: the Threat Prevention IDs) are interim measures beside CERT-FR's.
+ */
+function collectMesures(container: Obj, provider: string, cveId: string, into: RecordMesure[]): void {
+  const pm = isObj(container.providerMetadata) ? container.providerMetadata : null;
+  const date = pm !== null ? normalizeTimestamp(pm.dateUpdated) : null;
+  for (const [field, categorie] of [
+    ["workarounds", "contournement"],
+    ["solutions", "correctif"],
+  ] as const) {
+    const list = arr(container[field]).filter(isObj);
+    const english = list.filter((e) => typeof e.lang === "string" && e.lang.toLowerCase().startsWith("en"));
+    for (const e of english.length ? english : list.slice(0, 1)) {
+      const texte = str(e.value);
+      if (!texte) continue;
+      into.push({
+        source: provider,
+        reference: cveId,
+        categorie,
+        attribution: CVE_ATTRIBUTION,
+        date: date ? date.slice(0, 10) : null,
+        url: `https://www.cve.org/CVERecord?id=${cveId}`,
+        texte,
+        lien_seulement: false,
+        produits: [],
+      });
+    }
+  }
 }

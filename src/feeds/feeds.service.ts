@@ -6,7 +6,7 @@ import { createLogger } from "../platform/log.js";
 import { importFeed } from "./import.js";
 import type { Source } from "./importers/index.js";
 import type { ImportOptions, ImportResult } from "./records.js";
-import { importSnapshotIfEmpty } from "./snapshot.js";
+import { importSnapshotIfEmpty, type SnapshotStatus, snapshotStatus } from "./snapshot.js";
 import { feedStore } from "./store.js";
 import type { NamedBy } from "./sync/publisher.js";
 import { FeedSync, type SourceStatus, type SyncOutcome } from "./sync/sync.js";
@@ -53,6 +53,16 @@ export class FeedsService {
   /** Each source's sync state: addresses, checkpoints, last outcome, lag, next run. */
   status(now?: Date): Promise<SourceStatus[]> {
     return this.feedSync.status(now);
+  }
+
+  /** What the bundled snapshot brought to each source (see snapshotStatus). */
+  snapshots(): Promise<Map<string, SnapshotStatus>> {
+    return snapshotStatus(this.db);
+  }
+
+  /** Whether this configuration syncs the sources on their rhythm (VIGIE_FEEDS_SYNC). */
+  get syncScheduled(): boolean {
+    return this.settings.sync;
   }
 
   /** Deletes the EPSS scores past VIGIE_EPSS_HISTORY_DAYS, a batch per statement; returns how many. */

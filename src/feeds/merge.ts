@@ -31,7 +31,7 @@ import type { CveContribution, CvssMetric, KevFacts } from "./types.js";
  * - PoC: distinct PoC URLs over trickest and nomi-sec; maturity from KEV and PoC evidence.
  * - advisories (GHSA, GO, PYSEC, RUSTSEC) listing the CVE as an alias are merged into it:
  *   their ids go to `aliases` and `fusion_de`; CERT-FR avis naming the CVE go to `aliases` and
- *   bring `mesures_provisoires`.
+ *   bring `mesures_provisoires`, after the CVE 5 record's own workarounds and solutions (CNA, ADP).
  */
 
 /** An advisory naming the CVE (or, for a record keyed by an advisory id, that advisory). */
@@ -131,11 +131,14 @@ export function pocPart(contributions: { source: string; data: unknown }[], isKe
   };
 }
 
-/** The fields the advisories naming a CVE decide: OSV ones are merged into it, CERT-FR avis bring measures. */
-export function advisoryPart(cveId: string, advisories: MergeInput["advisories"]) {
+/**
+ * The fields the advisories naming a CVE decide: OSV ones are merged into it, CERT-FR avis bring
+ * measures, after the record's own (`recordMesures`: the CVE 5 workarounds and solutions).
+ */
+export function advisoryPart(cveId: string, advisories: MergeInput["advisories"], recordMesures: unknown[] = []) {
   const osv = advisories.filter((a) => a.source !== "certfr");
   const certfr = advisories.filter((a) => a.source === "certfr");
-  const mesures = certfr.flatMap((a) => (a.data as { mesures?: unknown[] }).mesures ?? []);
+  const mesures = [...recordMesures, ...certfr.flatMap((a) => (a.data as { mesures?: unknown[] }).mesures ?? [])];
   // An avis names the CVE (it is listed under aliases) but covers others too: it is not merged into it.
   const aliases = new Set<string>(certfr.map((a) => a.id));
   for (const a of osv) {
@@ -401,7 +404,7 @@ export function mergeCve(input: MergeInput): { cve: MergedCve; affected: MergedA
     is_kev: isKev,
     kev,
     ...pocPart(input.contributions, isKev),
-    ...advisoryPart(input.cve_id, input.advisories),
+    ...advisoryPart(input.cve_id, input.advisories, cve5?.mesures),
     references: [
       ...new Set(main.length ? main.flatMap((c) => c.references) : (thin?.references ?? built.flatMap((a) => osvData(a).references ?? []))),
     ],

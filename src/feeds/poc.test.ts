@@ -144,6 +144,8 @@ describe("nomi-sec", () => {
       urls: ["https://github.com/RobloxSecurityResearcher/RobloxVulnerabilityCVE-2024-0001"],
       first_seen: "2024-03-04T05:40:39.000Z",
       references: [],
+      // Its stargazers_count, shown in the CVE's PoC list.
+      stars: { "https://github.com/RobloxSecurityResearcher/RobloxVulnerabilityCVE-2024-0001": 0 },
     } satisfies PocRecord);
     expect(() => parseNomiSecFile("README.md", v)).toThrow(RecordError);
   });

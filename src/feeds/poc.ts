@@ -28,6 +28,8 @@ export interface PocRecord {
    * (vendor advisories, Oracle CPU pages, VulDB, mailing lists…). Empty for nomi-sec.
    */
   references: string[];
+  /** nomi-sec: each repository's GitHub stars (stargazers_count) when the record gives them, by URL. */
+  stars?: Record<string, number>;
 }
 
 export type ExploitMaturity = "none" | "poc" | "functional" | "weaponised" | "in_the_wild";
@@ -232,6 +234,7 @@ function nomiSecRecord(cve_id: string, repos: unknown): PocRecord {
   const urls: string[] = [];
   const seen = new Set<string>();
   let first: string | null = null;
+  const stars: Record<string, number> = {};
   for (const r of repos) {
     if (typeof r !== "object" || r === null) throw new RecordError("nomi-sec repo is not an object");
     const repo = r as Record<string, unknown>;
@@ -242,10 +245,11 @@ function nomiSecRecord(cve_id: string, repos: unknown): PocRecord {
     if (!url) throw new RecordError("nomi-sec repo without html_url");
     if (isAggregatorRepo(url)) continue;
     pushUnique(urls, seen, url);
+    if (typeof repo.stargazers_count === "number" && Number.isInteger(repo.stargazers_count)) stars[url] = repo.stargazers_count;
     const created = isoDate(repo.created_at);
     if (created !== null && (first === null || created < first)) first = created;
   }
-  return { cve_id, source: "nomi-sec", urls, first_seen: first, references: [] };
+  return { cve_id, source: "nomi-sec", urls, first_seen: first, references: [], ...(Object.keys(stars).length ? { stars } : {}) };
 }
 
 /**

@@ -125,8 +125,8 @@ export async function* jsonRecords(files: string[], arrayKeys: string[]): AsyncI
   }
 }
 
-/** Bump when a parser changes what it extracts: every record is then parsed again on re-import (3: CVE 5 `changes`, VMware update bounds). */
-const PARSER_VERSION = "3";
+/** Bump when a parser changes what it extracts: every record is then parsed again on re-import (3: CVE 5 `changes`, VMware update bounds; 4: CVE 5 workarounds and solutions). */
+const PARSER_VERSION = "4";
 
 /**
  * Passes on only the records whose exact text is not the one already stored for their CVE (the

@@ -288,11 +288,16 @@ export const feedStore = {
   },
 
   /** The held CVEs among these, with their sources and the advisories naming them. */
-  async advisoryInputs(ex: Executor, ids: string[]): Promise<{ cve_id: string; sources: string[]; advisories: Advisory[] }[]> {
+  async advisoryInputs(
+    ex: Executor,
+    ids: string[],
+  ): Promise<{ cve_id: string; sources: string[]; mesures: unknown[]; advisories: Advisory[] }[]> {
     const idArray = sql`${pgArray(ids)}::text[]`;
-    const held = await rowsOf<{ cve_id: string; sources: string[] }>(
+    // The CVE 5 record's own measures come before the avis' (see advisoryPart).
+    const held = await rowsOf<{ cve_id: string; sources: string[]; mesures: unknown[] }>(
       ex,
-      sql`select cve_id, sources from cves where cve_id = any(${idArray})`,
+      sql`select c.cve_id, c.sources, coalesce(s.data->'mesures', '[]'::json) as mesures
+        from cves c left join cve_sources s on s.cve_id = c.cve_id and s.source = 'cve5' where c.cve_id = any(${idArray})`,
     );
     const byId = new Map(held.map((h) => [h.cve_id, { ...h, advisories: [] as Advisory[] }]));
     assign(await advisoriesNaming(ex, idArray), (key, a) => byId.get(key)?.advisories.push(a));

@@ -47,6 +47,25 @@ export interface CveContribution {
   /** CISA ADP SSVC decision points, when present. */
   ssvc?: { exploitation: string | null; automatable: string | null; technical_impact: string | null } | null;
   assigner?: string | null;
+  /** The record's own workarounds and solutions (CNA, then ADP containers), as interim measures. */
+  mesures?: RecordMesure[];
+}
+
+/**
+ * A CVE 5 `workarounds`/`solutions` entry in the shape of MesureProvisoire: `source` is the
+ * container's provider (its short name), `reference` the CVE id, `attribution` the notice the CVE
+ * Terms of Use ask to reproduce with the record's text.
+ */
+export interface RecordMesure {
+  source: string;
+  reference: string;
+  categorie: "contournement" | "correctif";
+  attribution: string;
+  date: string | null;
+  url: string;
+  texte: string;
+  lien_seulement: false;
+  produits: string[];
 }
 
 /** A record a parser could not use: reported with its location, never aborting the batch. */

@@ -16,8 +16,8 @@ export const NOT_FOUND = {
   tag: "Tag introuvable",
   alert: "Alerte introuvable",
   cve: "CVE introuvable",
-  case: "Cas introuvable",
-  exception: "Aucune exception propre au cas n'est en vigueur",
+  case: "Dossier introuvable",
+  exception: "Aucune exception propre au dossier n'est en vigueur",
   risk: "Entrée du registre des risques introuvable",
   vulnerability: "Vulnérabilité introuvable",
   apiKey: "Clé d'API introuvable",
@@ -73,7 +73,7 @@ export const CONFLICT = {
     code: "transition_invalide",
     message: (from: string | null, to: string, allowed: readonly string[], viaException: boolean) =>
       viaException
-        ? `Le statut ${to} s'obtient en posant une exception sur le cas (PUT …/exception) ou en le couvrant par une entrée du registre des risques${from ? ` ; depuis ${from}, impossible` : ""}`
+        ? `Le statut ${to} s'obtient en posant une exception sur le dossier (PUT …/exception) ou en le couvrant par une entrée du registre des risques${from ? ` ; depuis ${from}, impossible` : ""}`
         : `Transition invalide : ${from ?? "(aucun)"} → ${to} (depuis ${from ?? "(aucun)"} : ${allowed.join(", ") || "aucune"})`,
   },
   reportFrozen: { code: "rapport_fige", message: "Ce rapport est figé : c'est une preuve, il ne peut être ni modifié ni supprimé" },
@@ -100,7 +100,8 @@ export const CONFLICT = {
       `Le projet n'a aucune alerte : un document ${format === "csaf" ? "CSAF VEX" : "OpenVEX"} exige au moins une vulnérabilité (le format cyclonedx accepte une liste vide)`,
   },
   /** A bulk change refused as a whole: `n` selected cases cannot move to the status. */
-  bulkTransition: (n: number, first: string) => `${n} cas ne peuvent pas prendre ce statut, rien n'a été modifié. ${first}`,
+  bulkTransition: (n: number, first: string) =>
+    `${n} dossier${n > 1 ? "s" : ""} ne peu${n > 1 ? "vent" : "t"} pas prendre ce statut, rien n'a été modifié. ${first}`,
 } as const;
 
 /** 401 and 429 messages of the credentials. */
@@ -114,7 +115,7 @@ export const AUTH = {
   crossSite: "Requête intersite refusée : une écriture authentifiée par le cookie de session doit venir de Vigie lui-même (CSRF)",
   missingScope: (scope: string) => `Scope manquant : cette opération exige le scope « ${scope} » sur la clé d'API`,
   riskBeyondRestriction:
-    "Cette entrée du registre couvre des cas de projets hors de la restriction de la clé d'API : seule une clé sans cette restriction peut la modifier ou la supprimer",
+    "Cette entrée du registre couvre des dossiers de projets hors de la restriction de la clé d'API : seule une clé sans cette restriction peut la modifier ou la supprimer",
   orgReportRestricted: "Les rapports de l'organisation couvrent tous ses projets : ils demandent une clé d'API sans restriction de projets",
   hourlyLimit: (limit: number) => `Limite de ${limit} appels par heure atteinte pour cette organisation`,
   loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,
@@ -157,8 +158,8 @@ export const INVALID = {
   createNeedsIds: "create_missing demande cve_ids",
   idsOrFilter: "fournir soit cve_ids (non vide), soit filter, pas les deux",
   nothingToSet: "set doit contenir au moins un changement : status, severity, justification_vex, add_tags ou remove_tags",
-  unknownCases: (ids: string[]) => `aucun cas dans ce projet pour : ${ids.join(", ")}`,
-  tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} cas : affinez-le`,
+  unknownCases: (ids: string[]) => `aucun dossier dans ce projet pour : ${ids.join(", ")}`,
+  tooManyCases: (max: number) => `le filtre sélectionne plus de ${max} dossiers : affinez-le`,
   reportPeriodUnused: "from et to ne s'appliquent qu'au rapport_projet (les autres rapports donnent l'état du jour)",
   reportPeriodOrder: "from doit précéder to (ou lui être égal)",
   reportPeriodLength: (days: number) => `la période fait au plus ${days} jours`,
@@ -174,9 +175,9 @@ export const INVALID = {
   url: "URL http:// ou https:// invalide",
   urlCredentials: "l'URL ne doit pas contenir d'identifiants (user:password@)",
   justificationNeedsNonConcerne: (status: string) =>
-    `justification_vex ne s'applique qu'à un cas non_concerne (statut ${status}) : passez status à non_concerne dans la même requête`,
+    `justification_vex ne s'applique qu'à un dossier non_concerne (statut ${status}) : passez status à non_concerne dans la même requête`,
   justificationNeedsNonConcerneBulk: (ids: string[]) =>
-    `justification_vex ne s'applique qu'aux cas non_concerne : donnez status non_concerne, ou retirez ces cas : ${ids.join(", ")}`,
+    `justification_vex ne s'applique qu'aux dossiers non_concerne : donnez status non_concerne, ou retirez ces dossiers : ${ids.join(", ")}`,
   vexFormatUnknown:
     "format VEX non reconnu : attendu CycloneDX (bomFormat « CycloneDX »), CSAF 2.0 (document.csaf_version « 2.0 ») ou OpenVEX (@context https://openvex.dev/ns…)",
   vexSchema: (format: string, message: string) => `non conforme au schéma ${format} : ${message}`,

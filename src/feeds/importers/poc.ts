@@ -21,8 +21,8 @@ export const poc = feedSource({
   async importFiles(db, files, tally) {
     const writer = contributionWriter(db, tally);
     const store = (p: PocRecord, file: string) => {
-      // Only the evidence is kept: trickest's other references are NVD references already stored with the CVE.
-      const data = { urls: p.urls, first_seen: p.first_seen };
+      // Only the evidence is kept (with nomi-sec's stars, shown in the CVE's PoC list): trickest's other references are NVD references already stored with the CVE.
+      const data = { urls: p.urls, first_seen: p.first_seen, ...(p.stars && Object.keys(p.stars).length ? { stars: p.stars } : {}) };
       return writer.add({ cve_id: p.cve_id, source: `poc:${p.source}`, data, hash: hashOf(data), source_modified: null, file });
     };
     const jsonl = files.filter((f) => /\.jsonl(\.gz)?$/.test(f));

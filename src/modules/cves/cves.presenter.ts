@@ -125,6 +125,8 @@ export function presentProductSuggestion(p: {
   vendor_name: string | null;
   product_name: string | null;
   cves: number;
+  origins?: string[];
+  latest?: string[];
 }): ProductSuggestion {
   return {
     vendor: p.vendor,
@@ -132,6 +134,8 @@ export function presentProductSuggestion(p: {
     vendor_name: p.vendor_name,
     product_name: p.product_name,
     cve_count: p.cves,
+    origins: p.origins ?? [],
+    latest_cves: p.latest ?? [],
     item: { item_type: "product", value: `${p.vendor}:${p.product}` },
   };
 }

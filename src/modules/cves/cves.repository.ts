@@ -123,10 +123,20 @@ export const cvesRepository = {
   async productsStartingWith(ex: Executor, prefix: string, limit: number) {
     const upper = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
     const like = likeStartsWith(prefix);
-    return rowsOf<{ vendor: string; product: string; vendor_name: string | null; product_name: string | null; cves: number }>(
+    return rowsOf<{
+      vendor: string;
+      product: string;
+      vendor_name: string | null;
+      product_name: string | null;
+      cves: number;
+      origins: string[];
+      latest: string[];
+    }>(
       ex,
+      // What each covers, to choose between two spellings of one product: which sources name it, its newest CVE ids.
       sql`select vendor_norm as vendor, product_norm as product, min(vendor) as vendor_name, min(product) as product_name,
-                 count(distinct cve_id)::int as cves
+                 count(distinct cve_id)::int as cves, array_agg(distinct origin order by origin) as origins,
+                 (array_agg(distinct cve_id order by cve_id desc))[1:3] as latest
           from cve_affected
           where vendor_norm is not null and product_norm is not null and (
             (product_norm >= ${prefix} and product_norm < ${upper} and product_norm like ${like})
@@ -151,6 +161,11 @@ export const cvesRepository = {
       .where(sql`${publicVulns.aliases} @> array[${cveId}]::text[]`)
       .orderBy(sql`${publicVulns.published} asc nulls last`, asc(publicVulns.id))
       .limit(100);
+  },
+
+  /** The PoC evidence each PoC source holds for a CVE (`poc:trickest`, `poc:nomi-sec`: urls, first_seen, stars). */
+  async pocEvidence(ex: Executor, cveId: string): Promise<{ source: string; data: { urls?: string[]; stars?: Record<string, number> } }[]> {
+    return rowsOf(ex, sql`select source, data from cve_sources where cve_id = ${cveId} and source like 'poc:%' order by source`);
   },
 
   async affected(ex: Executor, cveId: string): Promise<CveAffectedRow[]> {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { presentCveDetail, presentCveList, presentProductSuggestion } from "./cves.presenter.js";
-import { CveDetailOut, CveListOut, CveListQuery, CveParams, ProductSuggestion, ProductSuggestQuery } from "./cves.schemas.js";
+import { CveDetailOut, CveListOut, CveListQuery, CveParams, CvePocListOut, ProductSuggestion, ProductSuggestQuery } from "./cves.schemas.js";
 import type { CvesService } from "./cves.service.js";
 
 /** GET /api/v1/cves, GET /api/v1/cves/{cve_id} and the corpus's products: reads, no scope needed. */
@@ -24,6 +24,17 @@ export function cvesRoutes(service: CvesService): RouteDef[] {
       handler: async ({ params }) => {
         const { cve, affected, referencedBy } = await service.get(params.cve_id);
         return presentCveDetail(cve, affected, referencedBy);
+      },
+    }),
+    route({
+      operationId: "listCvePocs",
+      method: "GET", url: "/api/v1/cves/:cve_id/pocs", auth: "both", tags: ["cves"],
+      summary: "The CVE's proofs of concept (the URLs poc_count counts), with their sources and GitHub stars where known",
+      params: CveParams,
+      responses: { 200: CvePocListOut },
+      handler: async ({ params }) => {
+        const { cve_id, items } = await service.pocs(params.cve_id);
+        return { cve_id, total: items.length, items };
       },
     }),
     route({

@@ -160,6 +160,11 @@ export const ProductSuggestion = z
     vendor_name: z.string().nullable().describe("A display spelling the sources give"),
     product_name: z.string().nullable(),
     cve_count: z.int().describe("How many CVEs of the corpus name this product"),
+    origins: z
+      .array(z.string())
+      .optional()
+      .describe("The sources naming it this way (cna, adp, nvd, kev, osv): what tells two spellings of one product apart"),
+    latest_cves: z.array(z.string()).optional().describe("Up to three of the CVEs it covers, the highest ids first"),
     item: z
       .object({ item_type: z.literal("product"), value: z.string() })
       .describe("The stack item that watches it, ready for POST …/stacks/{stack_id}/items"),
@@ -168,3 +173,19 @@ export const ProductSuggestion = z
 
 export type ProductSuggestQuery = z.output<typeof ProductSuggestQuery>;
 export type ProductSuggestion = z.infer<typeof ProductSuggestion>;
+
+export const CvePocOut = z
+  .object({
+    url: z.string().describe("The proof of concept: a GitHub repository, an Exploit-DB or Packet Storm page, a gist"),
+    sources: z.array(z.string()).describe("The PoC sources naming it: trickest, nomi-sec"),
+    stars: z.int().nullable().describe("GitHub stars when a source gives them (nomi-sec), else null"),
+  })
+  .meta({ id: "CvePocOut" });
+
+export const CvePocListOut = z
+  .object({
+    cve_id: z.string(),
+    total: z.int().describe("Equals the CVE's poc_count"),
+    items: z.array(CvePocOut).describe("Most stars first, then by URL"),
+  })
+  .meta({ id: "CvePocListOut" });

@@ -40,6 +40,28 @@ export class CvesService {
     return { cve, affected, referencedBy };
   }
 
+  /**
+   * The CVE's proofs of concept: each distinct URL the PoC sources hold (the same ones `poc_count`
+   * counts), with the sources naming it and its GitHub stars where a source gives them (nomi-sec),
+   * most stars first, then by URL.
+   */
+  async pocs(idOrAlias: string): Promise<{ cve_id: string; items: { url: string; sources: string[]; stars: number | null }[] }> {
+    const { cve } = await this.get(idOrAlias);
+    const byUrl = new Map<string, { url: string; sources: string[]; stars: number | null }>();
+    for (const e of await repo.pocEvidence(this.db, cve.cveId)) {
+      const source = e.source.replace(/^poc:/, "");
+      for (const url of e.data.urls ?? []) {
+        const item = byUrl.get(url) ?? { url, sources: [], stars: null };
+        byUrl.set(url, item);
+        if (!item.sources.includes(source)) item.sources.push(source);
+        const stars = e.data.stars?.[url];
+        if (typeof stars === "number") item.stars = Math.max(item.stars ?? 0, stars);
+      }
+    }
+    const items = [...byUrl.values()].sort((a, b) => (b.stars ?? -1) - (a.stars ?? -1) || a.url.localeCompare(b.url));
+    return { cve_id: cve.cveId, items };
+  }
+
   /** Products of the corpus a stack item may name, from the start of their vendor or product name, most CVEs first. */
   async suggestProducts(q: ProductSuggestQuery) {
     return repo.productsStartingWith(this.db, productKey(q.q), q.limit);

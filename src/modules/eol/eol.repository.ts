@@ -122,6 +122,22 @@ export const eolRepository = {
     ).map((r) => r.id);
   },
 
+  /** The subscribed cycles of the project whose end of life is on or before `today` (the product named, with its name). */
+  async subscribedPastDue(
+    ex: Executor,
+    projectId: string,
+    today: string,
+  ): Promise<{ product_id: string; product_name: string; cycle: string; eol: string | boolean | null; link: string | null }[]> {
+    return rowsOf(
+      ex,
+      sql`select distinct c.product_id, p.name as product_name, c.cycle, c.eol, c.link
+        from eol_subscriptions s
+        join eol_cycles c on c.product_id = s.product_id and (s.cycle is null or c.cycle = s.cycle)
+        join eol_products p on p.id = c.product_id
+        where s.project_id = ${projectId} and (c.eol_date <= ${today}::date or c.eol = 'true'::jsonb)`,
+    );
+  },
+
   async subscriptions(ex: Executor, projectId: string): Promise<EolSubRow[]> {
     return rowsOf(ex, sql`select ${SUB_COLUMNS} from eol_subscriptions where project_id = ${projectId} order by created_at, id`);
   },

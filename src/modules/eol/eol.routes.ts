@@ -2,7 +2,7 @@ import { route, type RouteDef } from "../../platform/http/route.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { presentNotice, presentProduct, presentProductDetail, presentSub } from "./eol.presenter.js";
 import {
-  EolFromStackOut, EolNoticeListOut, EolNoticeListQuery, EolProductDetailOut, EolProductListOut, EolProductListQuery, EolProductParams,
+  EolFromStackOut, EolNoticeListOut, EolPastDueOut, EolNoticeListQuery, EolProductDetailOut, EolProductListOut, EolProductListQuery, EolProductParams,
   EolSubIn, EolSubOut, EolSubParams,
 } from "./eol.schemas.js";
 import type { EolService } from "./eol.service.js";
@@ -80,6 +80,14 @@ export function eolRoutes(service: EolService): RouteDef[] {
       handler: async ({ project, params }) => {
         await service.unsubscribe(project, params.subscription_id);
       },
+    }),
+    route({
+      operationId: "listEolPastDue",
+      method: "GET", url: "/api/v1/organizations/:org_id/projects/:project_id/eol-past-due", auth: "both", project: true, tags: TAGS,
+      summary: "The cycles the project subscribes to or its stack runs whose end of life has come (Paris day), oldest first",
+      params: ProjectParams,
+      responses: { 200: EolPastDueOut },
+      handler: ({ project }) => service.pastDue(project),
     }),
     route({
       operationId: "listEolNotices",

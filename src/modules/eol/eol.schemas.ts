@@ -111,6 +111,26 @@ export const StackItemEol = z
   })
   .meta({ id: "StackItemEolOut" });
 
+export const EolPastDueItem = z
+  .object({
+    product_id: z.string(),
+    product_name: z.string(),
+    cycle: z.string(),
+    eol: z.iso.date().nullable().describe("The end-of-life day; null when endoflife.date says the cycle is over without a date"),
+    link: z.string().nullable(),
+    subscribed: z.boolean().describe("A subscription of the project names this cycle"),
+    stack_items: z.int().describe("The project's stack items running this cycle (CPE, purl or vendor:product with a version)"),
+  })
+  .meta({ id: "EolPastDueItemOut" });
+
+export const EolPastDueOut = z
+  .object({
+    today: z.iso.date().describe("The Paris calendar day the end of life was compared with"),
+    items: z.array(EolPastDueItem).describe("Cycles whose end of life has come, the oldest end first (undated ones first)"),
+  })
+  .meta({ id: "EolPastDueOut" });
+
+export type EolPastDueItem = z.output<typeof EolPastDueItem>;
 export type EolProductListQuery = z.output<typeof EolProductListQuery>;
 export type EolSubIn = z.output<typeof EolSubIn>;
 export type EolSubOut = z.output<typeof EolSubOut>;

@@ -5,7 +5,7 @@ import { Conflict, Invalid, NotFound, type Issue } from "../../platform/errors.j
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { parisDate } from "../../platform/paris.js";
 import { type EolCycleRow, eolRepository as repo, type EolSubRow } from "./eol.repository.js";
-import { EOL_DEFAULT_DAYS, type EolNoticeListQuery, type EolProductListQuery, type EolSubIn } from "./eol.schemas.js";
+import { EOL_DEFAULT_DAYS, type EolNoticeListQuery, type EolPastDueItem, type EolProductListQuery, type EolSubIn } from "./eol.schemas.js";
 import { cyclesOfItems } from "./eol.stack.js";
 
 /**
@@ -100,6 +100,43 @@ export class EolService {
       const existing = (await repo.subscriptionsTo(tx, project.id, wanted)).filter((s) => !ids.has(s.id));
       return { created, existing };
     });
+  }
+
+  /**
+   * The cycles the project depends on whose end of life has come (Paris day): those it subscribes
+   * to and those its stack items run. Notices only announce the dates that come after a
+   * subscription (no flood of old news); this is what is already past, for home and the calendar.
+   */
+  async pastDue(project: ProjectScope): Promise<{ today: string; items: EolPastDueItem[] }> {
+    const today = parisDate(this.clock());
+    const byCycle = new Map<string, EolPastDueItem>();
+    const key = (productId: string, cycle: string) => JSON.stringify([productId, cycle]);
+    const over = (eol: string | boolean | null) => eol === true || (typeof eol === "string" && eol <= today);
+    const day = (eol: string | boolean | null) => (typeof eol === "string" ? eol.slice(0, 10) : null);
+    for (const c of await repo.subscribedPastDue(this.db, project.id, today)) {
+      byCycle.set(key(c.product_id, c.cycle), { ...c, eol: day(c.eol), subscribed: true, stack_items: 0 });
+    }
+    const items = await cyclesOfItems(this.db, await repo.projectItems(this.db, project.id));
+    for (const c of items.values()) {
+      if (!over(c.eol)) continue;
+      const k = key(c.product_id, c.cycle);
+      const seen = byCycle.get(k);
+      if (seen) seen.stack_items++;
+      else
+        byCycle.set(k, {
+          product_id: c.product_id,
+          product_name: c.product_name,
+          cycle: c.cycle,
+          eol: day(c.eol),
+          link: c.link,
+          subscribed: false,
+          stack_items: 1,
+        });
+    }
+    const list = [...byCycle.values()].sort(
+      (a, b) => (a.eol ?? "").localeCompare(b.eol ?? "") || a.product_name.localeCompare(b.product_name) || a.cycle.localeCompare(b.cycle),
+    );
+    return { today, items: list };
   }
 
   /** The project's EOL notices, newest first (what the eol-notices job wrote). */

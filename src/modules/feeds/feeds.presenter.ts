@@ -1,9 +1,10 @@
+import type { SnapshotStatus } from "../../feeds/snapshot.js";
 import type { SourceStatus } from "../../feeds/sync/sync.js";
 import type { FeedSourceOut } from "./feeds.schemas.js";
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
-export function presentFeedSource(s: SourceStatus): FeedSourceOut {
+export function presentFeedSource(s: SourceStatus, snapshot?: SnapshotStatus): FeedSourceOut {
   return {
     ...s,
     last_attempt_at: iso(s.last_attempt_at),
@@ -17,5 +18,8 @@ export function presentFeedSource(s: SourceStatus): FeedSourceOut {
       applied_until: iso(a.applied_until),
       updated_at: iso(a.updated_at),
     })),
+    snapshot: snapshot
+      ? { imported_at: snapshot.imported_at.toISOString(), records: snapshot.records, data_until: snapshot.data_until }
+      : null,
   };
 }

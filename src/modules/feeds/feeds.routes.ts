@@ -13,7 +13,10 @@ export function feedsRoutes(service: FeedsService): RouteDef[] {
       description:
         "The sources Vigie keeps current from their publishers (README, Feeds). A source failing for more than a day is flagged stale; its error says why.",
       responses: { 200: FeedStatusOut },
-      handler: async () => ({ sources: (await service.status()).map(presentFeedSource) }),
+      handler: async () => {
+        const [status, snapshots] = await Promise.all([service.status(), service.snapshots()]);
+        return { sources: status.map((s) => presentFeedSource(s, snapshots.get(s.source))), sync_scheduled: service.syncScheduled };
+      },
     }),
   ];
 }

@@ -45,9 +45,31 @@ export const FeedSourceOut = z
       ),
     held_reason: z.string().optional().describe("Why the source is held (present with held_until)"),
     addresses: z.array(FeedAddressOut),
+    snapshot: z
+      .object({
+        imported_at: z.iso.datetime().describe("When the first start imported the bundled snapshot of this source"),
+        records: z.number().int().describe("Records the snapshot's files held for this source"),
+        data_until: z.iso
+          .date()
+          .nullable()
+          .describe(
+            "The publisher's day of the newest record the source holds (until a first sync: the snapshot's date); null when its records carry no date",
+          ),
+      })
+      .nullable()
+      .optional()
+      .describe("What the bundled snapshot (fixtures/snapshot) brought to this source; null when it brought nothing"),
   })
   .meta({ id: "FeedSourceOut" });
 
-export const FeedStatusOut = z.object({ sources: z.array(FeedSourceOut) }).meta({ id: "FeedStatusOut" });
+export const FeedStatusOut = z
+  .object({
+    sources: z.array(FeedSourceOut),
+    sync_scheduled: z
+      .boolean()
+      .optional()
+      .describe("VIGIE_FEEDS_SYNC=on: the process that runs jobs syncs each source on its rhythm, a source never synced at once"),
+  })
+  .meta({ id: "FeedStatusOut" });
 
 export type FeedSourceOut = z.infer<typeof FeedSourceOut>;

@@ -105,7 +105,7 @@ export class VexService {
       const rows = [];
       for (const s of candidates) {
         if (!alerted.has(s.cve_id) && !cased.has(s.cve_id)) {
-          ignored.push({ cve_id: s.cve_id, raison: "le projet n'a ni alerte ni cas pour cette CVE" });
+          ignored.push({ cve_id: s.cve_id, raison: "le projet n'a ni alerte ni dossier pour cette CVE" });
           continue;
         }
         rows.push({

@@ -22,7 +22,7 @@ export function isClientRoute(req: FastifyRequest): boolean {
 
 /**
  * Serves the web application built in `dir` (default WEB_DIR): `/assets/*` (hashed names, cached
- * for a year) and `index.html` (revalidated each time) for `/` and every client route. Without a
+ * for a year, precompressed) and `index.html` (revalidated each time) for `/` and every client route. Without a
  * build (no `dir/.vite/manifest.json`, as when the server runs from its sources) nothing is
  * registered and those paths keep answering 404.
  */
@@ -36,6 +36,9 @@ export async function registerWeb(app: FastifyInstance, dir: string = WEB_DIR): 
     decorateReply: false,
     index: false,
     cacheControl: false,
+    // The build writes .br and .gz beside each text asset (scripts/copy-assets.mjs): sent as the
+    // request's Accept-Encoding allows (brotli first), with Content-Encoding and Vary: Accept-Encoding.
+    preCompressed: true,
     setHeaders: (reply) => reply.header("Cache-Control", "public, max-age=31536000, immutable"),
   });
   // A client route is no server route: the not-found handler asks here first (no hook on every request).

@@ -325,6 +325,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/cves/{cve_id}/pocs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The CVE's proofs of concept (the URLs poc_count counts), with their sources and GitHub stars where known */
+        get: operations["listCvePocs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/products": {
         parameters: {
             query?: never;
@@ -1386,6 +1403,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/eol-past-due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The cycles the project subscribes to or its stack runs whose end of life has come (Paris day), oldest first */
+        get: operations["listEolPastDue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{org_id}/projects/{project_id}/eol-notices": {
         parameters: {
             query?: never;
@@ -2252,6 +2286,21 @@ export interface components {
             page: number;
             page_size: number;
         };
+        CvePocListOut: {
+            cve_id: string;
+            /** @description Equals the CVE's poc_count */
+            total: number;
+            /** @description Most stars first, then by URL */
+            items: components["schemas"]["CvePocOut"][];
+        };
+        CvePocOut: {
+            /** @description The proof of concept: a GitHub repository, an Exploit-DB or Packet Storm page, a gist */
+            url: string;
+            /** @description The PoC sources naming it: trickest, nomi-sec */
+            sources: string[];
+            /** @description GitHub stars when a source gives them (nomi-sec), else null */
+            stars: number | null;
+        };
         CveReferenceOut: {
             /** @description The advisory's id (CERTFR-2025-AVI-0123, GHSA-…) */
             id: string;
@@ -2402,6 +2451,27 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        EolPastDueItemOut: {
+            product_id: string;
+            product_name: string;
+            cycle: string;
+            /** @description The end-of-life day; null when endoflife.date says the cycle is over without a date */
+            eol: string | null;
+            link: string | null;
+            /** @description A subscription of the project names this cycle */
+            subscribed: boolean;
+            /** @description The project's stack items running this cycle (CPE, purl or vendor:product with a version) */
+            stack_items: number;
+        };
+        EolPastDueOut: {
+            /**
+             * Format: date
+             * @description The Paris calendar day the end of life was compared with
+             */
+            today: string;
+            /** @description Cycles whose end of life has come, the oldest end first (undated ones first) */
+            items: components["schemas"]["EolPastDueItemOut"][];
+        };
         EolProductDetailOut: {
             id: string;
             name: string;
@@ -2534,9 +2604,23 @@ export interface components {
             /** @description Why the source is held (present with held_until) */
             held_reason?: string;
             addresses: components["schemas"]["FeedAddressOut"][];
+            /** @description What the bundled snapshot (fixtures/snapshot) brought to this source; null when it brought nothing */
+            snapshot?: {
+                /**
+                 * Format: date-time
+                 * @description When the first start imported the bundled snapshot of this source
+                 */
+                imported_at: string;
+                /** @description Records the snapshot's files held for this source */
+                records: number;
+                /** @description The publisher's day of the newest record the source holds (until a first sync: the snapshot's date); null when its records carry no date */
+                data_until: string | null;
+            } | null;
         };
         FeedStatusOut: {
             sources: components["schemas"]["FeedSourceOut"][];
+            /** @description VIGIE_FEEDS_SYNC=on: the process that runs jobs syncs each source on its rhythm, a source never synced at once */
+            sync_scheduled?: boolean;
         };
         HTTPConflict: {
             /** @description The code, its message, and facts of the conflict (version_perimee: current_version) */
@@ -2781,6 +2865,10 @@ export interface components {
             product_name: string | null;
             /** @description How many CVEs of the corpus name this product */
             cve_count: number;
+            /** @description The sources naming it this way (cna, adp, nvd, kev, osv): what tells two spellings of one product apart */
+            origins?: string[];
+            /** @description Up to three of the CVEs it covers, the highest ids first */
+            latest_cves?: string[];
             /** @description The stack item that watches it, ready for POST …/stacks/{stack_id}/items */
             item: {
                 /** @constant */
@@ -5731,6 +5819,91 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["CveDetailOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: cve_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listCvePocs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                cve_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CvePocListOut"];
                 };
             };
             /** @description a path parameter is not valid percent-encoded UTF-8 */
@@ -13941,6 +14114,92 @@ export interface operations {
                 };
             };
             /** @description Not found for this credential: org_id, project_id, subscription_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listEolPastDue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EolPastDueOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id (detail names it, e.g. « Projet introuvable ») */
             404: {
                 headers: {
                     [name: string]: unknown;

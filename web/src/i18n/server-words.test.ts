@@ -15,5 +15,7 @@ describe("the application's words for the server's codes", () => {
     expect(workflowName(wf, "fr")).toBe("Nouvelle correspondance → dossier");
     expect(workflowName({ ...wf, name: "Tri SOC" }, "en")).toBe("Tri SOC");
     expect(workflowName({ ...wf, is_default: false }, "en")).toBe("Nouvelle correspondance → dossier");
+    // Today's default name (verified P1/P2 matches open a case), from the server's createDefault.
+    expect(workflowName({ name: "Correspondance vérifiée P1/P2 → dossier", is_default: true }, "en")).toBe("Verified P1/P2 match → case");
   });
 });

@@ -36,11 +36,16 @@ export function sourceProtocol(source: string, serverWords: string, lang: Lang):
   return PROTOCOLS[lang][source] ?? serverWords;
 }
 
-/** The name the server gives each project's default workflow (src/modules/workflows/workflows.service.ts). */
-const DEFAULT_WORKFLOW = "Nouvelle correspondance → dossier";
-const DEFAULT_WORKFLOW_NAME: Record<Lang, string> = { fr: DEFAULT_WORKFLOW, en: "New match → case" };
+/**
+ * The names the server gives each project's default workflow (src/modules/workflows/workflows.service.ts):
+ * today's, and the one projects made before issue 34 still carry.
+ */
+const DEFAULT_WORKFLOW_NAMES: Record<string, Record<Lang, string>> = {
+  "Correspondance vérifiée P1/P2 → dossier": { fr: "Correspondance vérifiée P1/P2 → dossier", en: "Verified P1/P2 match → case" },
+  "Nouvelle correspondance → dossier": { fr: "Nouvelle correspondance → dossier", en: "New match → case" },
+};
 
 /** A workflow's name on screen: the default one, still under the server's name, in `lang`; any other as named. */
 export function workflowName(wf: { name: string; is_default: boolean }, lang: Lang): string {
-  return wf.is_default && wf.name === DEFAULT_WORKFLOW ? DEFAULT_WORKFLOW_NAME[lang] : wf.name;
+  return (wf.is_default && DEFAULT_WORKFLOW_NAMES[wf.name]?.[lang]) || wf.name;
 }

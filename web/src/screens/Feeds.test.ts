@@ -25,6 +25,15 @@ const source = (over: Partial<FeedSource>): FeedSource => ({
 });
 
 describe("a feed source's state", () => {
+  it("a source never synced whose data came from the bundled snapshot says so", () => {
+    const never = { last_attempt_at: null, last_success_at: null, next_run_at: null };
+    expect(feedState(source(never), fr)).toEqual({ label: "Jamais synchronisée", tone: "idle" });
+    const snapshot = { imported_at: "2026-11-28T08:52:36Z", records: 3669, data_until: "2024-10-24" };
+    expect(feedState(source({ ...never, snapshot }), fr)).toEqual({ label: "Instantané fourni", tone: "idle" });
+    // Once synced, the sync's state wins.
+    expect(feedState(source({ snapshot }), fr)).toEqual({ label: "À jour", tone: "ok" });
+  });
+
   it("puts disabled, running, stale and failing before success", () => {
     expect(feedState(source({}), fr)).toEqual({ label: "À jour", tone: "ok" });
     expect(feedState(source({ enabled: false, stale: true }), fr)).toEqual({ label: "Désactivée", tone: "idle" });

@@ -7,6 +7,7 @@ import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { alertsRoute, projectRoute } from "../../routes";
 import { percent, score } from "../cves/numbers";
+import { TagManager } from "../tags/TagManager";
 import { type Correspondance, explain } from "./explain";
 import {
   type AlertSearch,
@@ -241,6 +242,7 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
           onTag={(tagId) => tag.mutate({ ids: [...selected], tagId })}
         />
       )}
+      {canWrite && <TagManager orgId={orgId} projectId={projectId} tags={tags.data ?? []} />}
       <div className="inbox-message" role="status">
         {message && !message.error && message.text}
         {message?.caseOf && (

@@ -7,7 +7,18 @@ import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { projectRoute } from "../../routes";
-import { type CaseStatus, Countdown, canTriage, Failed, type Refused, SeverityBadge, send, StatusBadge, useProjectTags } from "./common";
+import {
+  type CaseStatus,
+  Countdown,
+  canTriage,
+  Failed,
+  ProjectTagManager,
+  type Refused,
+  SeverityBadge,
+  send,
+  StatusBadge,
+  useProjectTags,
+} from "./common";
 import { JustificationSelect } from "../vex/JustificationSelect";
 import { type Justification, justificationLabel, justificationWords } from "../vex/justifications";
 import { addDays, parisToday } from "./paris";
@@ -520,6 +531,7 @@ function TagsPanel({ ids, c, writable }: { ids: Ids; c: Detail; writable: boolea
           {error.message}
         </p>
       )}
+      {writable && <ProjectTagManager orgId={ids.orgId} projectId={ids.projectId} />}
     </section>
   );
 }

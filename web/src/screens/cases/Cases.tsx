@@ -7,7 +7,18 @@ import type { operations } from "../../api/schema";
 import { formatDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { projectRoute } from "../../routes";
-import { type Case, type CaseStatus, Countdown, canTriage, Failed, SeverityBadge, send, StatusBadge, useProjectTags } from "./common";
+import {
+  type Case,
+  type CaseStatus,
+  Countdown,
+  canTriage,
+  Failed,
+  ProjectTagManager,
+  SeverityBadge,
+  send,
+  StatusBadge,
+  useProjectTags,
+} from "./common";
 import { JustificationSelect } from "../vex/JustificationSelect";
 import type { Justification } from "../vex/justifications";
 import { effectiveExpiry } from "./paris";
@@ -110,6 +121,7 @@ function CasesOf({ orgId, projectId, writable }: { orgId: string; projectId: str
       {!writable && <p className="notice">{w.readOnly}</p>}
       <FiltersBar {...ids} filters={filters} onChange={change} sort={sort} onSort={setSort} showStatus={view === "table"} />
       {writable && <BulkBar {...ids} selected={selected} onDone={() => setSelected(new Set())} />}
+      {writable && <ProjectTagManager {...ids} />}
       {view === "board" ? (
         <Board {...ids} filters={filters} sort={sort} selected={writable ? selected : undefined} onToggle={toggle} />
       ) : (

@@ -5,6 +5,7 @@ import type { components } from "../../api/schema";
 import type { Role } from "../../api/session";
 import { formatParisDate } from "../../format";
 import { activeLang, useI18n, useWords } from "../../i18n/i18n";
+import { TagManager } from "../tags/TagManager";
 import { parisDaysLeft } from "./paris";
 import { words } from "./words";
 
@@ -55,6 +56,12 @@ export function useProjectTags(orgId: string, projectId: string) {
       ),
     staleTime: 60_000,
   });
+}
+
+/** The project's tags to create, rename, recolour or delete (the cases list and a case's page). */
+export function ProjectTagManager({ orgId, projectId }: { orgId: string; projectId: string }) {
+  const tags = useProjectTags(orgId, projectId);
+  return <TagManager orgId={orgId} projectId={projectId} tags={tags.data ?? []} />;
 }
 
 export function StatusBadge({ status }: { status: string }) {

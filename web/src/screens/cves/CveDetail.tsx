@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
+import { useState } from "react";
 import { ApiError, api, data } from "../../api/client";
 import type { components } from "../../api/schema";
 import { formatDate } from "../../format";
@@ -134,7 +135,7 @@ export function CveDetail() {
               <dt>{w.kevDue}</dt>
               <dd>{c.kev.due_date ? formatDay(c.kev.due_date, lang) : "—"}</dd>
               <dt>{w.kevRansomware}</dt>
-              <dd>{c.kev.ransomware ?? "—"}</dd>
+              <dd>{c.kev.ransomware ? (w.kevRansomwareValues[c.kev.ransomware] ?? c.kev.ransomware) : "—"}</dd>
               <dt>{w.kevAction}</dt>
               <dd>{c.kev.required_action ?? "—"}</dd>
               <dt>{w.kevSource}</dt>
@@ -180,9 +181,12 @@ export function CveDetail() {
             <p>{w.noMesures}</p>
           ) : (
             <ul className="plain-list">
-              {c.mesures_provisoires.map((m) => (
-                <li key={`${m.source}-${m.reference}`}>
-                  <strong>{m.categorie}</strong> — {m.url ? <a href={m.url}>{m.reference}</a> : m.reference} ({m.source}
+              {c.mesures_provisoires.map((m, i) => (
+                // A source publishes several measures under one reference (a workaround and a fix).
+                // biome-ignore lint/suspicious/noArrayIndexKey: the list is the record's, in its order.
+                <li key={i}>
+                  <strong>{w.mesureCategories[m.categorie] ?? m.categorie}</strong> —{" "}
+                  {m.url ? <a href={m.url}>{m.reference}</a> : m.reference} ({m.source}
                   {m.date ? `, ${formatDay(m.date, lang)}` : ""}){m.texte && <p>{m.texte}</p>}
                   <span className="sub">{w.by(m.attribution)}</span>
                 </li>
@@ -192,6 +196,7 @@ export function CveDetail() {
 
           <h2>{w.pocs}</h2>
           <p>{w.pocCount(c.poc_count, c.poc_first_date && formatDay(c.poc_first_date, lang))}</p>
+          {c.poc_count > 0 && <PocList cveId={c.cve_id} count={c.poc_count} />}
           {c.maturite_exploit && (
             <p>
               {w.maturity} : {w.maturities[c.maturite_exploit] ?? c.maturite_exploit}
@@ -242,5 +247,36 @@ export function CveDetail() {
         </>
       )}
     </section>
+  );
+}
+
+/** The CVE's proofs of concept (GET …/pocs), asked for when opened: their links, sources and stars where known. */
+function PocList({ cveId, count }: { cveId: string; count: number }) {
+  const w = useWords(words);
+  const [open, setOpen] = useState(false);
+  const pocs = useQuery({
+    queryKey: ["cve-pocs", cveId],
+    enabled: open,
+    queryFn: () => data(api.GET("/api/v1/cves/{cve_id}/pocs", { params: { path: { cve_id: cveId } } })),
+  });
+  return (
+    <details className="poc-list" onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>{w.pocList(count)}</summary>
+      {pocs.data && (
+        <ul className="plain-list">
+          {pocs.data.items.map((p) => (
+            <li key={p.url}>
+              <a href={p.url} rel="noopener noreferrer">
+                {p.url}
+              </a>{" "}
+              <span className="sub">
+                {w.pocSources(p.sources.join(", "))}
+                {p.stars !== null && ` · ${w.pocStars(p.stars)}`}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </details>
   );
 }

@@ -7,6 +7,7 @@ import { useI18n, useWords } from "../../i18n/i18n";
 import { Combobox } from "../stacks/Combobox";
 import { errorText, useDebounced, useProject } from "../stacks/project";
 import { calendarMonths } from "./calendar";
+import { PastDueList, usePastDue } from "./PastDue";
 import { addMonths, formatDay, formatMonth } from "./dates";
 import { EolBadge } from "./EolBadge";
 import { dateOf, parisToday } from "./status";
@@ -50,6 +51,7 @@ export function Eol() {
           </button>
         </div>
       )}
+      <PastDue orgId={path.org_id} projectId={path.project_id} />
       {subs.data && (
         <>
           <Calendar subs={subs.data} products={products} />
@@ -58,6 +60,19 @@ export function Eol() {
       )}
       {canManage && <Subscribe />}
       <Notices products={products} />
+    </section>
+  );
+}
+
+/** The cycles whose end of life has come (subscribed or run by the stack): first, before the months to come. */
+function PastDue({ orgId, projectId }: { orgId: string; projectId: string }) {
+  const w = useWords(words);
+  const pastDue = usePastDue(orgId, projectId);
+  if (!pastDue.data?.items.length) return null;
+  return (
+    <section className="panel" aria-labelledby="eol-past-due-title">
+      <h2 id="eol-past-due-title">{w.pastDueTitle}</h2>
+      <PastDueList projectId={projectId} items={pastDue.data.items} />
     </section>
   );
 }

@@ -5,6 +5,7 @@ import { type Session, sessionQuery } from "../../api/session";
 import { formatDate, formatParisDate } from "../../format";
 import { useI18n, useWords } from "../../i18n/i18n";
 import { useCurrent } from "../../layout/current";
+import { PastDueList, usePastDue } from "../eol/PastDue";
 import { feedsQuery } from "../Feeds";
 import { alertQuery } from "../alerts/search";
 import { words } from "./words";
@@ -82,12 +83,14 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
     queryFn: () =>
       data(api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/eol-notices", { params: { path, query: { page_size: 5 } } })),
   });
+  const pastDue = usePastDue(orgId, projectId);
   const feeds = useQuery(feedsQuery);
   const enabled = feeds.data?.sources.filter((s) => s.enabled);
   const summary = enabled && {
     enabled: enabled.length,
     stale: enabled.filter((s) => s.stale).length,
     never: enabled.filter((s) => !s.last_success_at).length,
+    snapshot: enabled.filter((s) => !s.last_success_at && s.snapshot).length,
   };
   return (
     <div className="cards">
@@ -141,6 +144,7 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
       </section>
       <section aria-labelledby="today-eol" className="card">
         <h2 id="today-eol">{w.eol}</h2>
+        {pastDue.data && <PastDueList projectId={projectId} items={pastDue.data.items} />}
         {notices.data &&
           (notices.data.items.length ? (
             <ul>
@@ -149,7 +153,7 @@ function Today({ orgId, projectId }: { orgId: string; projectId: string }) {
               ))}
             </ul>
           ) : (
-            <p className="muted">{w.noNotice}</p>
+            !pastDue.data?.items.length && <p className="muted">{w.noNotice}</p>
           ))}
       </section>
       <section aria-labelledby="today-feeds" className="card">

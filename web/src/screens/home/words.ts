@@ -5,6 +5,8 @@ export interface FeedsSummary {
   enabled: number;
   stale: number;
   never: number;
+  /** Of those never synced, the ones whose data came from the bundled snapshot. */
+  snapshot?: number;
 }
 
 const fr = {
@@ -18,7 +20,7 @@ const fr = {
   expiring: "Exceptions à échéance sous 14 jours",
   noneExpiring: "Aucune exception n'arrive à échéance.",
   expiresOn: (day: string) => `expire le ${day}`,
-  openCases: "Ouvrir les cas",
+  openCases: "Ouvrir les dossiers",
   eol: "Fins de vie",
   noNotice: "Aucun avis de fin de vie.",
   eolNotice: (product: string, cycle: string, kind: "eol" | "support", day: string) =>
@@ -29,9 +31,11 @@ const fr = {
       ? `${f.stale} source(s) en retard sur leur éditeur.`
       : f.enabled === 0
         ? "Synchronisation automatique désactivée sur ce serveur."
-        : f.never > 0
-          ? `${f.never} source(s) encore jamais synchronisée(s).`
-          : "Toutes les sources sont à jour.",
+        : f.never > 0 && f.snapshot === f.never
+          ? `Données de l'instantané fourni : ${f.never} source(s) pas encore synchronisée(s).`
+          : f.never > 0
+            ? `${f.never} source(s) encore jamais synchronisée(s).`
+            : "Toutes les sources sont à jour.",
   openFeeds: "Voir les flux",
 };
 
@@ -58,9 +62,11 @@ export const words: Words<typeof fr> = {
         ? `${f.stale} source(s) behind their publisher.`
         : f.enabled === 0
           ? "Automatic sync is off on this server."
-          : f.never > 0
-            ? `${f.never} source(s) never synced yet.`
-            : "Every source is up to date.",
+          : f.never > 0 && f.snapshot === f.never
+            ? `Data from the bundled snapshot: ${f.never} source(s) not synced yet.`
+            : f.never > 0
+              ? `${f.never} source(s) never synced yet.`
+              : "Every source is up to date.",
     openFeeds: "See the feeds",
   },
 };

@@ -257,6 +257,29 @@ describe("a stack's SBOM import", () => {
     expect(new URL(calls.find((c) => c.method === "DELETE")!.url).pathname).toBe(`${STACKS}/${STACK}/sboms/${SBOM}`);
   });
 
+  it("puts the add-item form before the SBOM panels, and starts each new item's severity from none", async () => {
+    const added: unknown[] = [];
+    const { calls } = await renderAt(`/p/${PROJECT}/stacks/${STACK}`, "admin", (req, u) => {
+      if (u.pathname === `${STACKS}/${STACK}/items` && req.method === "POST") {
+        added.push(null);
+        return json(201, { ...item("bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb", "pkg:pypi/flask@2.0.0", null), alertes_creees: 0 });
+      }
+      return server()(req, u);
+    });
+    const form = (await screen.findByRole("button", { name: "Ajouter l'élément" })).closest("form")!;
+    const sbomPanel = screen.getByLabelText("Choisir un fichier SBOM", { selector: "input" });
+    // The form comes first in the document.
+    expect(form.compareDocumentPosition(sbomPanel) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    const severity = within(form).getByLabelText("Sévérité minimale") as HTMLSelectElement;
+    fireEvent.change(within(form).getByLabelText("Valeur"), { target: { value: "pkg:pypi/flask@2.0.0" } });
+    fireEvent.change(severity, { target: { value: "high" } });
+    fireEvent.click(within(form).getByRole("button", { name: "Ajouter l'élément" }));
+    await waitFor(() => expect(added.length).toBe(1));
+    const post = calls.find((c) => c.method === "POST" && new URL(c.url).pathname.endsWith("/items"))!;
+    expect(await post.json()).toMatchObject({ min_severity: "high" });
+    await waitFor(() => expect(severity.value).toBe(""));
+  });
+
   it("shows a member the import and the removal disabled, with the role they need", async () => {
     await renderAt(`/p/${PROJECT}/stacks/${STACK}`, "member", server());
     await screen.findByRole("table", { name: "SBOM chargés dans la pile, du plus ancien au plus récent" });

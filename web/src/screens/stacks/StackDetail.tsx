@@ -53,10 +53,11 @@ export function StackDetail() {
       {stack.data && (
         <>
           {canManage && <StackActions stack={stack.data} />}
+          {/* The form first: on a new stack it is what the user came for, not the SBOM panels. */}
+          {canManage && <AddItem stack={stack.data} />}
           <SbomImportPanel stackId={stack.data.id} />
           <SbomDocuments stackId={stack.data.id} onFilter={setSbomId} />
           <Items stackId={stack.data.id} sbomId={sbomId} onSbom={setSbomId} />
-          {canManage && <AddItem stack={stack.data} />}
           {canManage && <DetectedTechnologies stack={stack.data} />}
         </>
       )}
@@ -388,6 +389,8 @@ function AddItem({ stack }: { stack: Stack }) {
       setValue("");
       setVersion("");
       setText("");
+      // Each item's threshold is chosen for it: the next starts from none again.
+      setSeverity("");
       // The new item's alerts: the inbox and the figures change too.
       await Promise.all([changed(), invalidateAlerts(path.project_id)]);
     },
@@ -419,6 +422,10 @@ function AddItem({ stack }: { stack: Stack }) {
             <span className="option-sub">
               {s.vendor_name ?? s.vendor} · <span className="mono">{s.item.value}</span> · {w.cves(s.cve_count)}
             </span>
+            {/* What this spelling covers: two suggestions of one product differ by their sources and CVEs. */}
+            {s.origins && s.origins.length > 0 && (
+              <span className="option-sub">{w.covers(s.origins.map((o) => w.origins[o] ?? o).join(", "), s.latest_cves ?? [])}</span>
+            )}
           </>
         )}
         onPick={pick}

@@ -98,7 +98,7 @@ const fr = {
     publication_to_epss: "Publication → EPSS",
     reservation_to_publication: "Réservation → publication",
     publication_to_alert: "Publication → alerte du projet",
-    alert_to_case_closed: "Alerte → cas clos",
+    alert_to_case_closed: "Alerte → dossier clos",
   } as Record<string, string>,
   delaysOverall: (count: number, median: string, p90: string) =>
     `${count} ${count > 1 ? "délais" : "délai"} ; médiane ${median} j, 90e centile ${p90} j`,

@@ -132,7 +132,7 @@ const fr = {
     echec: "échec",
   } as Record<string, string>,
   actions: {
-    create_case: "Ouvrir un cas",
+    create_case: "Ouvrir un dossier",
     add_tag: "Étiqueter l'alerte",
     set_alert_read: "Marquer l'alerte lue",
     generate_report: "Générer un rapport",
