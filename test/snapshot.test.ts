@@ -84,8 +84,8 @@ describe("first start: the bundled snapshot of real data", () => {
     clean = await counts(t.database);
   }, 180_000);
 
-  it("migration 0035: the next start imports the snapshot's CVE List files again, and only them, changing no count", async () => {
-    await t.database.executeSql(readFileSync("src/platform/db/migrations/0035_cve5_measures_reimport.sql", "utf8"));
+  it("migration 0036: the next start imports the snapshot's CVE List files again, and only them, changing no count", async () => {
+    await t.database.executeSql(readFileSync("src/platform/db/migrations/0036_cve5_measures_reimport.sql", "utf8"));
     const again = await importSnapshotIfEmpty(t.database.db, createLogger("silent"));
     expect(again!.map((r) => [r.source, r.errors.length])).toEqual([["cve5", 0]]);
     expect(await counts(t.database)).toEqual(clean);

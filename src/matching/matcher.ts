@@ -103,7 +103,7 @@ const CORE_ROWS = sql`a.origin in ('cna', 'adp', 'kev') and i.match_product <> a
 /*
  * A CNA display name that is the item's product followed by edition words, under the item's vendor
  * ("NGINX Open Source" of F5 for f5:nginx, "Bamboo Server" for atlassian:bamboo; names.ts productBase,
- * migration 0037): from a changed CVE through the items' product key, from a new item through
+ * migration 0033): from a changed CVE through the items' product key, from a new item through
  * cve_affected_product_base_idx.
  */
 const EDITION_ROWS = sql`a.origin = 'cna' and i.match_vendor is not null and a.vendor_norm not in ('n/a', '')
@@ -111,7 +111,7 @@ const EDITION_ROWS = sql`a.origin = 'cna' and i.match_vendor is not null and a.v
 /*
  * A row naming no vendor ("n/a") whose product is the display name, the vendor's words first
  * ("VMware vCenter Server" for vmware:vcenter_server, "Draytek VigorConnect" for draytek:vigorconnect):
- * the item's vendor and product folded, one after the other (names.ts nameTails, migration 0037).
+ * the item's vendor and product folded, one after the other (names.ts nameTails, migration 0033).
  */
 const DISPLAY_NAME_ROWS = sql`a.origin in ('cna', 'adp', 'kev') and (a.vendor_norm is null or a.vendor_norm in ('n/a', '')) and i.match_vendor is not null
   and vigie_product_core(a.vendor_norm, a.product_norm) = vigie_vendor_key(i.match_vendor) || vigie_vendor_key(i.match_product)

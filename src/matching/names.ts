@@ -65,7 +65,7 @@ const EDITION_TAILS = [["open", "source", "edition"], ["open", "source"], ["comm
  * Open Source" of F5 → "nginx", "Bamboo Server" of Atlassian → "bamboo", "UvDesk Community" of
  * Webkul Software → "uvdesk". Null when no edition word trails, or nothing is left. Never "Enterprise"
  * (Vault Enterprise is not hashicorp:vault's open-source line). In SQL:
- * `vigie_product_base(vendor_norm, product_norm)` (migration 0037).
+ * `vigie_product_base(vendor_norm, product_norm)` (migration 0033).
  */
 export function productBase(vendor: string | null, product: string): string | null {
   const words = nameWords(product);

@@ -41,7 +41,7 @@ const ORDER: Record<AlertListQuery["sort"], SQL> = {
   "epss": sql`a.epss nulls first, ${NEWEST}`,
   // What to handle first: the tier, a verified match before a "non vérifiable" one (KEV names the
   // product, no source gives versions), then severity (unscored after low), then the newest. The
-  // expressions are those of alerts_project_priority_idx (migration 0034), which serves the order.
+  // expressions are those of alerts_project_priority_idx (migration 0032), which serves the order.
   "palier": sql`a.palier, ((a.match ->> 'rule') = 'unversioned'),
     (case a.severity when 'critical' then 0 when 'high' then 1 when 'medium' then 2 when 'low' then 3 when 'unknown' then 4 else 5 end),
     ${NEWEST}`,

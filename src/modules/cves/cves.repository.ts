@@ -8,7 +8,7 @@ import type { CveListQuery } from "./cves.schemas.js";
 
 /**
  * Whether the CVE has a record of its own (a source of RECORD_SOURCES), written as a literal: the
- * partial index cves_record_published_idx (migration 0034) has this very predicate, which the
+ * partial index cves_record_published_idx (migration 0032) has this very predicate, which the
  * planner matches only in this form.
  */
 const HAS_RECORD = sql.raw(`"cves"."sources" && '{${RECORD_SOURCES.join(",")}}'::text[]`);

@@ -149,7 +149,7 @@ export const cveAffected = pgTable(
       .on(sql`vigie_product_core(${t.vendorNorm}, ${t.productNorm})`)
       .where(sql`${t.origin} in ('cna', 'adp', 'kev')`),
     // A new product item → the CNA display names that are its product and edition words ("NGINX Open
-    // Source" → nginx: names.ts productBase = SQL vigie_product_base, migration 0037); only the rows
+    // Source" → nginx: names.ts productBase = SQL vigie_product_base, migration 0033); only the rows
     // that carry such words are kept.
     index("cve_affected_product_base_idx")
       .on(sql`vigie_product_base(${t.vendorNorm}, ${t.productNorm})`)
