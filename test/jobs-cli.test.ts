@@ -140,7 +140,7 @@ describe("vigie jobs run cases-expiry, in a process whose time zone is not Paris
       stderr: expect.stringContaining("ISO-8601"),
     });
     const listed = (await cli("UTC", "jobs", "list")).stdout;
-    expect(listed).toMatch(/^cases-expiry +0 \* \* \* \* \(UTC\) +rouvre les cas/m);
+    expect(listed).toMatch(/^cases-expiry +0 \* \* \* \* \(UTC\) +rouvre les dossiers/m);
     expect(listed).toMatch(/^feeds-sync +non planifiée/m);
 
     // The server holds the data directory: the command goes through its admin socket and runs there.
