@@ -254,11 +254,14 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
           await page.goto(`${vigie.base}/p/${projectId}`);
           const nav = page.getByRole("navigation", { name: lang === "fr" ? "Navigation principale" : "Main navigation" });
           const menu = page.getByRole("button", { name: "Menu" });
+          // The shell draws once the session is known: wait for it before asking what is visible.
+          await page.locator("main h1").first().waitFor();
           if (size.width === 1280) {
             expect(await nav.isVisible()).toBe(true);
             expect(await menu.isVisible()).toBe(false);
             return;
           }
+          await menu.waitFor();
           expect(await nav.isVisible()).toBe(false);
           await menu.click();
           expect(await menu.getAttribute("aria-expanded")).toBe("true");
