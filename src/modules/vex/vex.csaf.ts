@@ -1,6 +1,7 @@
 import { exceptionText, JUSTIFICATION_TEXT, productsOf, type VexEntry, type VexModel, type VexProduct } from "./vex.model.js";
 import { cvss3BaseScore, severityFromScore } from "../../feeds/cvss.js";
-import { isCve, sourceOf } from "./vex.sources.js";
+import { isCveId } from "../../feeds/merge.js";
+import { sourceOf } from "./vex.sources.js";
 
 /**
  * CSAF 2.0, profile csaf_vex (OASIS CSAF 2.0 §4.5), from the read model. Pure. The product tree
@@ -35,7 +36,7 @@ function helper(p: VexProduct): Record<string, string> | undefined {
  */
 function names(e: VexEntry): { cve?: string; ids?: { system_name: string; text: string }[] } {
   const all = [e.cve_id, ...e.aliases];
-  const cve = all.find(isCve);
+  const cve = all.find(isCveId);
   const others = all.filter((id) => id !== cve).sort();
   return {
     ...(cve && { cve }),

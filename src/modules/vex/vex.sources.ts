@@ -1,3 +1,5 @@
+import { isCveId } from "../../feeds/merge.js";
+
 /**
  * The database a vulnerability id belongs to, with the page that shows it: what the three VEX
  * serializers say of each id (CycloneDX `source`, CSAF `ids[].system_name`, the alias list). An
@@ -13,8 +15,6 @@ export interface VulnSource {
   url: string;
 }
 
-const CVE = /^CVE-\d{4}-\d{4,}$/;
-
 /** Prefix → database; any other id is OSV's (the aggregator every one of these feeds into). */
 const BY_PREFIX: Record<string, (id: string) => VulnSource> = {
   CVE: (id) => ({ name: "NVD", url: `https://nvd.nist.gov/vuln/detail/${id}` }),
@@ -24,13 +24,9 @@ const BY_PREFIX: Record<string, (id: string) => VulnSource> = {
   RUSTSEC: (id) => ({ name: "RustSec Advisory Database", url: `https://rustsec.org/advisories/${id}.html` }),
 };
 
-export function isCve(id: string): boolean {
-  return CVE.test(id);
-}
-
 export function sourceOf(id: string): VulnSource {
   const prefix = /^([A-Z]+)-/.exec(id)?.[1] ?? "";
-  if (prefix === "CVE" && !isCve(id)) return osv(id);
+  if (prefix === "CVE" && !isCveId(id)) return osv(id);
   return (BY_PREFIX[prefix] ?? osv)(id);
 }
 
