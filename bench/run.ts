@@ -1,5 +1,6 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read|sbom|roles runs one (roles: PostgreSQL, DATABASE_URL). */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read|sbom|roles|broad-item runs one (roles: PostgreSQL, DATABASE_URL). */
 import { benchApi } from "./api.js";
+import { benchBroadItem } from "./broad-item.js";
 import { benchCases } from "./cases.js";
 import { benchEngine } from "./engine.js";
 import { benchEol } from "./eol.js";
@@ -35,3 +36,4 @@ if (!only || only === "web-stats") await benchWebStats();
 if (!only || only === "sbom-read") await benchSbomRead();
 if (!only || only === "sbom") await benchSbom();
 if (!only || only === "roles") await benchRoles();
+if (!only || only === "broad-item") await benchBroadItem();
