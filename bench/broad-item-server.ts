@@ -17,7 +17,7 @@ import { startJobs } from "../src/jobs.js";
 import { openDatabase } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
 
-const config = loadConfig({ ...process.env, LOG_LEVEL: "warn", VIGIE_JOBS: "on" });
+const config = loadConfig({ ...process.env, LOG_LEVEL: "warn", VIGIE_JOBS: "on", VIGIE_FEEDS_SYNC: "off" });
 const database = await openDatabase({ databaseUrl: process.env.BENCH_DB_URL, dataDir: process.env.BENCH_DATA_DIR });
 const logger = createLogger("warn", 2);
 if (process.argv[2] === "prepare") {

@@ -40,6 +40,7 @@ import { stacksRepository } from "./modules/stacks/stacks.repository.js";
 import { urlsRepository } from "./modules/urls/urls.repository.js";
 import { StacksService } from "./modules/stacks/stacks.service.js";
 import { SbomService } from "./modules/sbom/sbom.service.js";
+import { ItemMatching } from "./matching/background.js";
 import { sbomRoutes } from "./modules/sbom/sbom.routes.js";
 import { stacksRoutes } from "./modules/stacks/stacks.routes.js";
 import { tagsRepository } from "./modules/tags/tags.repository.js";
@@ -102,6 +103,8 @@ export interface Services {
   stacks: StacksService;
   /** SBOMs in stacks: uploads by difference, the CycloneDX export. */
   sbom: SbomService;
+  /** Broad stack items: their alerts raised in batches by the items-match job, with their progress. */
+  itemMatching: ItemMatching;
   tags: TagsService;
   alerts: AlertsService;
   cases: CasesService;
@@ -164,7 +167,9 @@ export function createServices(database: Database, config: Config, options: Serv
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
-  const stacks = new StacksService(database.db, tagsRepository, cvesRepository, cyclesOfItems);
+  // Broad items' alerts in bounded batches (the items-match job; ADR 0037).
+  const itemMatching = new ItemMatching(database.db, config.matching, options.logger);
+  const stacks = new StacksService(database.db, tagsRepository, cvesRepository, itemMatching, cyclesOfItems);
   // The fingerprints (7,586 technologies, ~0.4 s to compile) are read at the first scan, not at start-up.
   let fingerprints: Fingerprints | null = null;
   const scanner = createScanner(
@@ -193,7 +198,8 @@ export function createServices(database: Database, config: Config, options: Serv
     // The EOL sync asks first for the products the stacks and subscriptions name (feeds import no module).
     feeds: new FeedsService(database.db, config.feeds, options.logger, { eol: productsNamed }),
     stacks,
-    sbom: new SbomService(database.db, stacksRepository, organizationsRepository),
+    sbom: new SbomService(database.db, stacksRepository, organizationsRepository, itemMatching),
+    itemMatching,
     tags,
     alerts,
     cases,

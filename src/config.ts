@@ -112,6 +112,15 @@ const EnvSchema = z.object({
   VIGIE_URLS_CERT_WARNING_DAYS: z.coerce.number().int().min(0).max(365).default(30),
   /** Wappalyzer-format fingerprints (technologies/*.json, categories.json); unset: the bundled set. */
   VIGIE_FINGERPRINTS_DIR: z.string().min(1).optional(),
+  /**
+   * Stack items (docs/broad-items.md): the (item, CVE) candidates a request matches in its own
+   * transaction; past it the items' alerts are raised by the items-match job, VIGIE_MATCH_BATCH
+   * CVEs per transaction. An item with more candidates than VIGIE_ITEM_ALERT_WARN is answered with
+   * an `avertissement`.
+   */
+  VIGIE_MATCH_INLINE_MAX: z.coerce.number().int().min(0).max(100_000).default(500),
+  VIGIE_MATCH_BATCH: z.coerce.number().int().min(1).max(10_000).default(200),
+  VIGIE_ITEM_ALERT_WARN: z.coerce.number().int().min(1).max(10_000_000).default(1_000),
   /** Key of the secrets stored encrypted (webhook secrets, Slack/Teams URLs): 32 bytes, hex or base64. */
   VIGIE_SECRET_KEY: z.string().optional(),
 });
@@ -190,6 +199,9 @@ export type NotifySettings = Readonly<{
   smtpTlsInsecure: boolean;
 }>;
 
+/** VIGIE_MATCH_INLINE_MAX, VIGIE_MATCH_BATCH, VIGIE_ITEM_ALERT_WARN (docs/broad-items.md). */
+export type MatchSettings = Readonly<{ inlineMax: number; batch: number; warnAbove: number }>;
+
 /** What a process does: serve the API, run the jobs, or both (ROLE in the README). */
 export type Role = "all" | "api" | "worker";
 
@@ -222,6 +234,8 @@ export type Config = Readonly<{
    * how many days finished runs and processed events are kept.
    */
   runs: { leaseSeconds: number; publicUrl: string | null; retentionDays: number; eventsRetentionDays: number };
+  /** How stack items are matched: inline up to `inlineMax` candidates, else in batches of `batch` CVEs; `warnAbove` candidates: a warning. */
+  matching: MatchSettings;
   /** VIGIE_SECRET_KEY decoded; undefined: the key file in the data directory (platform/secrets.ts). */
   secretKey: Buffer | undefined;
   /** Derived: which database driver runs. */
@@ -373,6 +387,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionDays: e.VIGIE_RUNS_RETENTION_DAYS,
       eventsRetentionDays: e.VIGIE_EVENTS_RETENTION_DAYS,
     }),
+    matching: Object.freeze({ inlineMax: e.VIGIE_MATCH_INLINE_MAX, batch: e.VIGIE_MATCH_BATCH, warnAbove: e.VIGIE_ITEM_ALERT_WARN }),
     secretKey,
     driver: e.DATABASE_URL ? "postgres" : "pglite",
   });

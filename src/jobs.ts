@@ -168,6 +168,24 @@ export const JOBS = {
     },
   }),
   /**
+   * Broad stack items (ADR 0037): the alerts of the items their request left to the background
+   * (stack_item_matching), VIGIE_MATCH_BATCH CVEs per transaction. Sent when such a request
+   * commits; every minute as the floor (a process killed mid-way: the next run resumes after the
+   * last batch committed).
+   */
+  "items-match": job({
+    description: "crée les alertes des éléments de pile trop larges pour leur requête, par lots (VIGIE_MATCH_BATCH CVE par transaction)",
+    payload: z.object({}),
+    retryLimit: 2,
+    cron: "* * * * *",
+    pollSeconds: 1,
+    handler: async (_p, services, logger) => {
+      const r = await services.itemMatching.runPending();
+      if (r.batches) logger.info(r, "items-match done");
+      return { ...r };
+    },
+  }),
+  /**
    * Monitored URLs due at `now` (each every scan_interval_hours, ±10 % by id so they spread out),
    * taken with FOR UPDATE SKIP LOCKED — several processes share them — and scanned
    * VIGIE_URLS_SCAN_CONCURRENCY at a time in this process. Every minute.
@@ -221,11 +239,17 @@ export async function startJobs(
     },
   };
   services.urls.useQueue(scans);
+  services.itemMatching.useQueue({
+    wake: async () => {
+      await jobs.send("items-match", {});
+    },
+  });
   if (!opts.work) {
     return {
       ...jobs,
       stop: async (timeoutMs) => {
         services.urls.useQueue(null);
+        services.itemMatching.useQueue(null);
         await jobs.stop(timeoutMs);
       },
     };
@@ -261,6 +285,7 @@ export async function startJobs(
       await dispatch.idle();
       services.runs.useQueue(null);
       services.urls.useQueue(null);
+      services.itemMatching.useQueue(null);
       await jobs.stop(timeoutMs);
     },
   };

@@ -127,25 +127,30 @@ const VENDOR_ROWS = sql`a.version_status = 'affected' and a.vulnerable`;
  * probes one index from either side; `fromCves` adds what only that side can probe (an item
  * naming an alias Vigie did not know when it was added).
  */
-function candidatesSql(cves: SQL, items: SQL, fromCves: boolean, affected: SQL = sql`true`): SQL {
-  const tail = sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id where ${cves} and ${items}`;
+function candidatesSql(cves: SQL, items: SQL, fromCves: boolean, affected: SQL = sql`true`, pairs = false): SQL {
+  const tail = pairs
+    ? sql`join projects p on p.id = i.project_id where ${cves} and ${items}`
+    : sql`join projects p on p.id = i.project_id left join epss_current e on e.cve_id = c.cve_id where ${cves} and ${items}`;
+  // `pairs`: only (item_id, cve_id), once per row reached, without the aggregates (countCandidates).
+  const cols = (more: SQL) => (pairs ? sql`i.id as item_id, c.cve_id` : sql`${ITEM_COLS}, ${CVE_COLS}, ${more}`);
+  const group = pairs ? sql`` : GROUP;
   // Items found from a CVE's affected products (one branch per index: an OR would probe none).
   // `via` joins a learned name equivalence q between the affected row and the item (equivalences.ts).
   const byAffected = (on: SQL, via?: "product" | "vendor") => sql`
-    select ${ITEM_COLS}, ${CVE_COLS}, ${AFFECTED_JSON} as rows, null::json as packages
+    select ${cols(sql`${AFFECTED_JSON} as rows, null::json as packages`)}
     from cve_affected a join cves c on c.cve_id = a.cve_id
     ${via ? sql`join name_equivalences q on q.kind = ${via} and q.name = ${via === "product" ? sql`a.product_norm` : sql`a.vendor_norm`}` : sql``}
-    join stack_items i on ${on} ${tail} and ${affected} ${GROUP}`;
+    join stack_items i on ${on} ${tail} and ${affected} ${group}`;
   // purl items found from the packages of the advisories merged into the record.
   const byPackage = (on: SQL) => sql`
-    select ${ITEM_COLS}, ${CVE_COLS}, null, ${PACKAGE_JSON}
+    select ${cols(sql`null, ${PACKAGE_JSON}`)}
     from public_vulns pv cross join lateral jsonb_array_elements(case when jsonb_typeof(pv.data->'packages') = 'array' then pv.data->'packages' else '[]'::jsonb end) pkg
     join stack_items i on i.item_type = 'purl' and i.match_ecosystem = lower(pkg->>'ecosystem') and i.match_product = vigie_package_name(pkg->>'ecosystem', pkg->>'name')
       and vigie_package_keys(pv.data) @> array[i.match_ecosystem || ':' || i.match_product]
     join cves c on ${on}
-    ${tail} and pv.data->>'withdrawn' is null ${GROUP}`;
+    ${tail} and pv.data->>'withdrawn' is null ${group}`;
   // Items found from the CVE record itself.
-  const byCve = (on: SQL) => sql`select ${ITEM_COLS}, ${CVE_COLS}, null, null from cves c join stack_items i on ${on} ${tail}`;
+  const byCve = (on: SQL) => sql`select ${cols(sql`null, null`)} from cves c join stack_items i on ${on} ${tail}`;
   const branches = [
     byAffected(sql`i.item_type in ('cpe', 'product') and i.match_product = a.product_norm and ${PRODUCT_ROWS}`),
     byAffected(sql`i.item_type = 'vendor' and i.match_vendor = a.vendor_norm and ${VENDOR_ROWS}`),
@@ -270,10 +275,18 @@ export async function followCaseSeverities(ex: Executor, cveIds: string[]): Prom
 
 /** Raises the alerts of these hits that do not exist yet, each with its cve.new_match event. Returns how many. */
 async function raise(ex: Executor, hits: Hit[]): Promise<number> {
-  if (!hits.length) return 0;
+  let n = 0;
+  for (const v of (await raiseByItem(ex, hits)).values()) n += v;
+  return n;
+}
+
+/** raise(), saying how many alerts each item raised. */
+async function raiseByItem(ex: Executor, hits: Hit[]): Promise<Map<string, number>> {
+  const byItem = new Map<string, number>();
+  if (!hits.length) return byItem;
   // In (project, CVE) order: concurrent writers of the same alerts take their locks in one order.
   hits.sort((a, b) => (a.project_id + a.cve_id < b.project_id + b.cve_id ? -1 : 1));
-  const rows = await rowsOf<{ project_id: string; n: number }>(
+  const rows = await rowsOf<{ project_id: string; item_id: string; n: number }>(
     ex,
     sql`
     with h as (
@@ -284,7 +297,7 @@ async function raise(ex: Executor, hits: Hit[]): Promise<number> {
       insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id)
       select org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id from h
       on conflict (project_id, cve_id) do nothing
-      returning id, org_id, project_id, cve_id, severity, is_kev, has_poc, palier, source, match),
+      returning id, org_id, project_id, cve_id, item_id, severity, is_kev, has_poc, palier, source, match),
     ev as (${insertEvents("cve.new_match", {
       org_id: sql`org_id`,
       project_id: sql`project_id`,
@@ -303,13 +316,12 @@ async function raise(ex: Executor, hits: Hit[]): Promise<number> {
       from: sql`from ins`,
       returning: sql`project_id`,
     })})
-    select project_id, count(*)::int as n from ev group by project_id`,
+    -- ev runs whether read or not (a data-modifying CTE): one event per inserted alert.
+    select project_id, item_id, count(*)::int as n from ins group by project_id, item_id`,
   );
-  await bumpVersions(
-    ex,
-    rows.map((r) => alertsVersion(r.project_id)),
-  );
-  return rows.reduce((n, r) => n + r.n, 0);
+  await bumpVersions(ex, [...new Set(rows.map((r) => r.project_id))].map(alertsVersion));
+  for (const r of rows) byItem.set(r.item_id, (byItem.get(r.item_id) ?? 0) + r.n);
+  return byItem;
 }
 
 interface AlertFacts {
@@ -556,6 +568,58 @@ async function matchItems(ex: Executor, items: SQL): Promise<number> {
 /** New (or changed) stack items against the stored corpus. Returns the alerts raised. */
 export async function matchNewItems(ex: Executor, itemIds: string[]): Promise<number> {
   return itemIds.length ? matchItems(ex, sql`i.id = any(${pgArray(itemIds)}::uuid[])`) : 0;
+}
+
+/** An item's candidates: the stored CVEs (in its project's backfill scope, not rejected) it may match. */
+export interface ItemCandidates {
+  item_id: string;
+  project_id: string;
+  candidates: number;
+}
+
+const LIVE_SCOPE = sql`${BACKFILL_SCOPE} and c.state <> 'REJECTED'`;
+
+/**
+ * How many CVEs each of these items may match, in one query that reads the same indexes as the
+ * matcher but neither aggregates nor returns the affected rows (ADR 0037): what decides whether
+ * the request raises the alerts or the items-match job does. An upper bound of what is raised
+ * (decide.ts still drops ranges that exclude the version, severities under the item's threshold).
+ * Items without a candidate are left out.
+ */
+export async function countCandidates(ex: Executor, itemIds: string[]): Promise<ItemCandidates[]> {
+  if (!itemIds.length) return [];
+  const pairs = candidatesSql(LIVE_SCOPE, sql`i.id = any(${pgArray(itemIds)}::uuid[])`, false, sql`true`, true);
+  return rowsOf<ItemCandidates>(
+    ex,
+    sql`select x.item_id, i.project_id, count(distinct x.cve_id)::int as candidates from (${pairs}) x
+      join stack_items i on i.id = x.item_id group by x.item_id, i.project_id order by x.item_id`,
+  );
+}
+
+/** The next `limit` candidate CVEs of one item after `after` (a CVE id; null: from the first), in id order. */
+export async function nextCandidateCves(ex: Executor, itemId: string, after: string | null, limit: number): Promise<string[]> {
+  const scope = after === null ? LIVE_SCOPE : sql`${LIVE_SCOPE} and c.cve_id > ${after}`;
+  const pairs = candidatesSql(scope, sql`i.id = ${itemId}::uuid`, false, sql`true`, true);
+  const rows = await rowsOf<{ cve_id: string }>(ex, sql`select distinct x.cve_id from (${pairs}) x order by x.cve_id limit ${limit}`);
+  return rows.map((r) => r.cve_id);
+}
+
+/** One batch of a broad item: its alerts on these CVEs (nextCandidateCves), raised once. Returns how many. */
+export async function matchItemOnCves(ex: Executor, itemId: string, cveIds: string[]): Promise<number> {
+  if (!cveIds.length) return 0;
+  const ids = sql`${pgArray(cveIds)}::text[]`;
+  const candidates = await rowsOf<Candidate>(
+    ex,
+    candidatesSql(sql`c.cve_id = any(${ids}) and ${BACKFILL_SCOPE}`, sql`i.id = ${itemId}::uuid`, false, sql`a.cve_id = any(${ids})`),
+  );
+  return raise(ex, await decideWith(ex, candidates));
+}
+
+/** Items matched whole (a group of small ones), saying how many alerts each raised. */
+export async function matchItemsByItem(ex: Executor, itemIds: string[]): Promise<Map<string, number>> {
+  if (!itemIds.length) return new Map();
+  const candidates = await rowsOf<Candidate>(ex, candidatesSql(BACKFILL_SCOPE, sql`i.id = any(${pgArray(itemIds)}::uuid[])`, false));
+  return raiseByItem(ex, await decideWith(ex, candidates));
 }
 
 /** The CVEs of the alerts these items are the match of (read before the items go: alerts.item_id is then set null). */

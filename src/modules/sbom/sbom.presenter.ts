@@ -56,6 +56,8 @@ export function presentImport(r: SbomImportResult) {
     ignores: sample(r.ignored, (g) => ({ ref: g.ref, name: g.name, version: g.version, raison: g.raison })),
     identifiants_ignores: sample(r.partial, (g) => ({ ref: g.ref, name: g.name, version: g.version, raison: g.raison })),
     alertes_creees: r.raised,
+    correspondances_en_arriere_plan: r.deferred,
+    avertissement: r.avertissement,
     alertes_plus_correspondantes: r.flips.unmatched,
     alertes_correspondantes_a_nouveau: r.flips.rematched,
   };

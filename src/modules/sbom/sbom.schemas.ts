@@ -124,7 +124,22 @@ export const SbomImport = z
       "SbomPartialListOut",
       "components made an item of one identifier while the other (an old purl type such as pkg:alpine or pkg:dotnet beside a CPE, an unreadable CPE beside a purl) could not be matched; `raison` says which and why",
     ),
-    alertes_creees: z.int().describe("Alerts raised by the added and changed items"),
+    alertes_creees: z
+      .int()
+      .describe(
+        "Alerts raised by the added and changed items in this request (see correspondances_en_arriere_plan for those raised after it)",
+      ),
+    correspondances_en_arriere_plan: z
+      .int()
+      .optional()
+      .describe(
+        "Added and changed items whose candidates were more than VIGIE_MATCH_INLINE_MAX together: their alerts are raised after the answer by the items-match job, in batches (each item's `matching` in GET …/stacks/{stack_id}/items says how far); 0: every item was matched in this request",
+      ),
+    avertissement: z
+      .string()
+      .nullable()
+      .optional()
+      .describe("Set when an item may match more than VIGIE_ITEM_ALERT_WARN stored CVEs: it names them and their candidates"),
     alertes_plus_correspondantes: z
       .int()
       .describe(

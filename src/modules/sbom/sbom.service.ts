@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Readable } from "node:stream";
-import { alertedCvesOfItems, matchNewItems, rematchProjectAlerts, type Flips } from "../../matching/matcher.js";
+import { broadWarning, type ItemMatching } from "../../matching/background.js";
+import { alertedCvesOfItems, rematchProjectAlerts, type Flips } from "../../matching/matcher.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
@@ -39,8 +40,12 @@ export interface SbomImportResult {
   ignored: IgnoredComponent[];
   /** Components kept through one identifier, the other refused. */
   partial: IgnoredComponent[];
-  /** Alerts raised by added and changed items. */
+  /** Alerts raised by added and changed items, in the upload's transaction. */
   raised: number;
+  /** Added and changed items whose alerts the items-match job raises (their candidates were past VIGIE_MATCH_INLINE_MAX). */
+  deferred: number;
+  /** Items past VIGIE_ITEM_ALERT_WARN candidates, named; else null. */
+  avertissement: string | null;
   /** Alerts marked as matching no more, or matching again. */
   flips: Flips;
 }
@@ -115,6 +120,7 @@ export class SbomService {
     private readonly db: Db,
     private readonly stacks: StackItems,
     private readonly orgs: Pick<typeof organizationsRepository, "orgsByIds">,
+    private readonly matching: ItemMatching,
   ) {}
 
   private async stackOf(ex: Executor, project: ProjectScope, stackId: string): Promise<StackRow> {
@@ -168,7 +174,16 @@ export class SbomService {
     const addedIds = await this.stacks.insertSbomItems(tx, stack.id, project.id, sbom.id, diff.added.map(newItem));
     // The matcher plans on stack_items' statistics: a product's SBOM is a bulk write.
     await analyzeAfterBulkWrite(tx, "stack_items", diff.added.length + diff.changed.length + diff.removed.length);
-    const raised = await matchNewItems(tx, [...addedIds, ...changedIds]);
+    // Bounded (ADR 0037): past VIGIE_MATCH_INLINE_MAX candidates, the items-match job raises them after the commit.
+    const match = await this.matching.matchOrDefer(tx, [...addedIds, ...changedIds]);
+    const values = new Map([
+      ...diff.added.map((w, i) => [addedIds[i]!, w.value] as const),
+      ...diff.changed.map((c) => [c.held.id, c.wanted.value] as const),
+    ]);
+    const avertissement = broadWarning(
+      match.broad.map((b) => ({ value: values.get(b.item_id) ?? "", candidates: b.candidates })),
+      this.matching.settings.warnAbove,
+    );
     const touched = diff.added.length + diff.removed.length + diff.changed.length > 0;
     const flips = touched ? await rematchProjectAlerts(tx, project.id, cves) : { unmatched: 0, rematched: 0 };
     if (touched || !existing) await bumpVersions(tx, [stackVersion(stack.id)]);
@@ -179,7 +194,18 @@ export class SbomService {
       sbom.id,
       ignored.map((g) => ({ ref: g.ref, name: g.name, version: g.version, purl: g.purl, cpe: g.cpe, raison: g.raison })),
     );
-    return { sbom: { ...row, inventoryCount: ignored.length }, created: !existing, diff, addedIds, ignored, partial, raised, flips };
+    return {
+      sbom: { ...row, inventoryCount: ignored.length },
+      created: !existing,
+      diff,
+      addedIds,
+      ignored,
+      partial,
+      raised: match.raised,
+      deferred: match.deferred.length,
+      avertissement,
+      flips,
+    };
   }
 
   /** Loads a document into a stack of the project (201 when new to it, else the difference). */
@@ -187,11 +213,13 @@ export class SbomService {
     // The stack is checked before a byte of the document is read, and locked once it is.
     await this.stackOf(this.db, project, stackId);
     const doc = await this.read(src);
-    return this.db.transaction(async (tx) => {
+    const r = await this.db.transaction(async (tx) => {
       const stack = await this.stacks.lock(tx, project.id, stackId);
       if (!stack) throw new NotFound(NOT_FOUND.stack);
       return this.load(tx, project, stack, doc);
     });
+    if (r.deferred) this.matching.wake();
+    return r;
   }
 
   /** Creates a stack (named `name`, else after the software the document describes) from a document. */
@@ -200,11 +228,13 @@ export class SbomService {
     const stackName = name ?? doc.name?.trim().slice(0, 100);
     if (!stackName) throw new Invalid([{ loc: ["query", "name"], message: INVALID.sbomStackName, input: null }]);
     try {
-      return await this.db.transaction(async (tx) => {
+      const r = await this.db.transaction(async (tx) => {
         const stack = await this.stacks.insert(tx, { orgId: project.orgId, projectId: project.id, name: stackName });
         const r = await this.load(tx, project, stack, doc);
         return { ...r, stack, itemCount: await this.stacks.countItems(tx, stack.id) };
       });
+      if (r.deferred) this.matching.wake();
+      return r;
     } catch (err) {
       if (isUniqueViolation(err, "stacks_project_name_uq")) throw nameTaken(stackName);
       throw err;

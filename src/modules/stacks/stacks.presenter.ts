@@ -1,3 +1,4 @@
+import type { ItemMatchingProgress } from "../../matching/background.js";
 import type { TagRow } from "../tags/tags.repository.js";
 import { presentTag } from "../tags/tags.presenter.js";
 import type { StackItemRow } from "./stacks.repository.js";
@@ -10,8 +11,8 @@ function strip(e: StackItemEol): StackItemEol {
   return { product_id, product_name, cycle, release_date, eol, lts, support, extended_support, latest, link };
 }
 
-/** StackItemOut; `eol`: the endoflife.date cycle the item runs, or null. */
-export function presentItem(i: StackItemRow, tags: TagRow[] = [], eol: StackItemEol | null = null) {
+/** StackItemOut; `eol`: the endoflife.date cycle the item runs, or null; `matching`: its background matching, or null. */
+export function presentItem(i: StackItemRow, tags: TagRow[] = [], eol: StackItemEol | null = null, matching: ItemMatchingProgress | null = null) {
   return {
     id: i.id,
     item_type: i.itemType,
@@ -21,6 +22,7 @@ export function presentItem(i: StackItemRow, tags: TagRow[] = [], eol: StackItem
     created_at: i.createdAt.toISOString(),
     eol: eol ? strip(eol) : null,
     sbom_id: i.sbomId,
+    matching: matching && { state: matching.state, candidates: matching.candidates, processed: matching.processed, raised: matching.raised },
   };
 }
 
@@ -29,17 +31,23 @@ export function presentStack(v: StackView) {
     id: v.stack.id,
     name: v.stack.name,
     project_id: v.stack.projectId,
-    items: v.items.map((i) => presentItem(i, v.tags.get(i.id), v.eol.get(i.id) ?? null)),
+    items: v.items.map((i) => presentItem(i, v.tags.get(i.id), v.eol.get(i.id) ?? null, v.matching.get(i.id) ?? null)),
   };
 }
 
 /** StackItemPageOut. */
 export function presentItemPage(
-  p: { items: StackItemRow[]; tags: Map<string, TagRow[]>; eol: Map<string, StackItemEol>; total: number },
+  p: {
+    items: StackItemRow[];
+    tags: Map<string, TagRow[]>;
+    eol: Map<string, StackItemEol>;
+    matching: Map<string, ItemMatchingProgress>;
+    total: number;
+  },
   query: { page: number; page_size: number },
 ) {
   return {
-    items: p.items.map((i) => presentItem(i, p.tags.get(i.id), p.eol.get(i.id) ?? null)),
+    items: p.items.map((i) => presentItem(i, p.tags.get(i.id), p.eol.get(i.id) ?? null, p.matching.get(i.id) ?? null)),
     total: p.total,
     page: query.page,
     page_size: query.page_size,

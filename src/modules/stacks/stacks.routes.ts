@@ -32,7 +32,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       responses: { 201: StackCreated },
       handler: async ({ project, body }) => {
         const v = await service.create(project, body);
-        return { ...presentStack(v), alertes_creees: v.raised };
+        return { ...presentStack(v), alertes_creees: v.raised, avertissement: v.avertissement };
       },
     }),
     route({
@@ -76,7 +76,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       responses: { 201: StackItemCreated },
       handler: async ({ project, params, body }) => {
         const r = await service.addItem(project, params.stack_id, body);
-        return { ...presentItem(r.item, r.tags, r.eol), alertes_creees: r.raised };
+        return { ...presentItem(r.item, r.tags, r.eol, r.matching), alertes_creees: r.raised, avertissement: r.avertissement };
       },
     }),
     route({
@@ -87,7 +87,7 @@ export function stacksRoutes(service: StacksService): RouteDef[] {
       responses: { 200: StackItem },
       handler: async ({ project, params, body }) => {
         const r = await service.updateItem(project, params.stack_id, params.item_id, body);
-        return presentItem(r.item, r.tags, r.eol);
+        return presentItem(r.item, r.tags, r.eol, r.matching);
       },
     }),
     route({

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { STACK_ITEM_TYPES } from "../../platform/db/schema/alerting.js";
+import { ITEM_MATCHING_STATES, STACK_ITEM_TYPES } from "../../platform/db/schema/alerting.js";
 import { ProjectParams } from "../projects/projects.schemas.js";
 import { TagBrief } from "../tags/tags.schemas.js";
 import { StackItemEol } from "../eol/eol.schemas.js";
@@ -16,6 +16,18 @@ const MIN_SEVERITY = z
   .enum(MIN_SEVERITIES)
   .nullable()
   .describe("Only CVEs of this severity or above alert (an unscored CVE alerts once scored)");
+
+/** An item's background matching (docs/broad-items.md). */
+export const ItemMatching = z
+  .object({
+    state: z
+      .enum(ITEM_MATCHING_STATES)
+      .describe("pending: waiting for the items-match job; running: raising its alerts in batches; done: every candidate decided"),
+    candidates: z.int().describe("The stored CVEs the item may match, counted when it was added (an upper bound of its alerts)"),
+    processed: z.int().describe("Candidates decided so far"),
+    raised: z.int().describe("Alerts raised so far (a CVE another item of the project already alerted on raises none)"),
+  })
+  .meta({ id: "StackItemMatchingOut" });
 
 export const StackItem = z
   .object({
@@ -35,6 +47,11 @@ export const StackItem = z
       .nullable()
       .optional()
       .describe("The SBOM the item came from (GET …/stacks/{stack_id}/sboms), null for an item added by hand"),
+    matching: ItemMatching.nullable()
+      .optional()
+      .describe(
+        "Null: the item was matched with the request that added it. Otherwise its candidates were more than VIGIE_MATCH_INLINE_MAX (with those of the items added with it) and the items-match job raises its alerts in batches: how far it got",
+      ),
   })
   .meta({ id: "StackItemOut" });
 
@@ -109,10 +126,21 @@ export const StackIn = z
 
 export const StackUpdateIn = z.object({ name: z.string().trim().min(1).max(100) }).meta({ id: "StackUpdateIn" });
 
-const RAISED = z.int().describe("Alerts raised on the stored CVEs by what was added (see the project's alert_backfill setting)");
+const RAISED = z
+  .int()
+  .describe(
+    "Alerts raised on the stored CVEs by what was added (see the project's alert_backfill setting), in this request; those of items left to background matching (their `matching`) are raised after it",
+  );
+const WARNING = z
+  .string()
+  .nullable()
+  .optional()
+  .describe(
+    "Set when an item may match more than VIGIE_ITEM_ALERT_WARN stored CVEs: it names them and their candidates; the items are kept and their alerts raised (in the background)",
+  );
 /** A stack or an item just created, with the alerts it raised. */
-export const StackCreated = Stack.extend({ alertes_creees: RAISED }).meta({ id: "StackCreatedOut" });
-export const StackItemCreated = StackItem.extend({ alertes_creees: RAISED }).meta({ id: "StackItemCreatedOut" });
+export const StackCreated = Stack.extend({ alertes_creees: RAISED, avertissement: WARNING }).meta({ id: "StackCreatedOut" });
+export const StackItemCreated = StackItem.extend({ alertes_creees: RAISED, avertissement: WARNING }).meta({ id: "StackItemCreatedOut" });
 
 export const StackParams = ProjectParams.extend({ stack_id: z.uuid() });
 

@@ -1,5 +1,5 @@
 import { BadItem, itemKeys } from "../../matching/items.js";
-import { matchNewItems } from "../../matching/matcher.js";
+import { broadWarning, type BoundedMatch, type ItemMatching, type ItemMatchingProgress } from "../../matching/background.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import { isUniqueViolation } from "../../platform/db/errors.js";
@@ -21,6 +21,14 @@ export interface StackView {
   tags: Map<string, TagRow[]>;
   /** The endoflife.date cycle each item runs, by item id (absent: none). */
   eol: Map<string, StackItemEol>;
+  /** The background matching of broad items, by item id (absent: matched with their request). */
+  matching: Map<string, ItemMatchingProgress>;
+}
+
+/** What adding items did: alerts raised at once, and the `avertissement` of items past VIGIE_ITEM_ALERT_WARN (else null). */
+export interface Raised {
+  raised: number;
+  avertissement: string | null;
 }
 
 /** The EOL facts of items, by item id, in one query (src/modules/eol/eol.stack.ts). */
@@ -36,6 +44,7 @@ export class StacksService {
     private readonly db: Db,
     private readonly tags: Pick<typeof tagsRepository, "ofItems" | "setItemTags" | "attachToItem" | "detachFromItem">,
     private readonly cves: Pick<typeof cvesRepository, "cveOfAlias">,
+    private readonly matching: ItemMatching,
     private readonly eolOfItems: EolOfItems = async () => new Map(),
   ) {}
 
@@ -71,7 +80,11 @@ export class StacksService {
       items.map((i) => i.id),
     );
     const eol = await this.eolOfItems(ex, items);
-    return stacks.map((stack) => ({ stack, items: items.filter((i) => i.stackId === stack.id), tags, eol }));
+    const matching = await this.matching.progress(
+      ex,
+      items.map((i) => i.id),
+    );
+    return stacks.map((stack) => ({ stack, items: items.filter((i) => i.stackId === stack.id), tags, eol, matching }));
   }
 
   private async stackOf(ex: Executor, project: ProjectScope, stackId: string): Promise<StackRow> {
@@ -89,14 +102,15 @@ export class StacksService {
 
   /**
    * Validates items (every error at once; `at(i)` is where item i sits in the body), inserts them
-   * with their tags and matches them against the corpus.
+   * with their tags and matches them against the corpus: in this transaction up to
+   * VIGIE_MATCH_INLINE_MAX candidates, else in the items-match job (`wake` after the commit).
    */
   private async addItems(
     tx: Executor,
     stack: StackRow,
     items: StackItemIn[],
     at: (i: number) => Loc,
-  ): Promise<{ rows: StackItemRow[]; raised: number }> {
+  ): Promise<{ rows: StackItemRow[]; match: BoundedMatch }> {
     const errors: Issue[] = [];
     const parsed: NewItem[] = [];
     for (const [i, it] of items.entries()) {
@@ -112,11 +126,18 @@ export class StacksService {
     for (const [i, row] of rows.entries()) if (items[i]!.tag_ids.length) await this.tags.setItemTags(tx, row.id, items[i]!.tag_ids);
     return {
       rows,
-      raised: await matchNewItems(
+      match: await this.matching.matchOrDefer(
         tx,
         rows.map((r) => r.id),
       ),
     };
+  }
+
+  /** After the commit: the job takes what was deferred; the answer's count and warning. */
+  private settle(rows: { id: string; value: string }[], match: BoundedMatch): Raised {
+    if (match.deferred.length) this.matching.wake();
+    const broad = match.broad.map((b) => ({ value: rows.find((r) => r.id === b.item_id)?.value ?? "", candidates: b.candidates }));
+    return { raised: match.raised, avertissement: broadWarning(broad, this.matching.settings.warnAbove) };
   }
 
   async list(project: ProjectScope): Promise<StackView[]> {
@@ -128,15 +149,15 @@ export class StacksService {
     return (await this.view(this.db, [stack]))[0]!;
   }
 
-  /** Creates a stack with its items, and raises their alerts, in one transaction. */
-  async create(project: ProjectScope, body: StackIn): Promise<StackView & { raised: number }> {
+  /** Creates a stack with its items, and raises their alerts, in one transaction (broad items: in the items-match job). */
+  async create(project: ProjectScope, body: StackIn): Promise<StackView & Raised> {
     try {
       const created = await this.db.transaction(async (tx) => {
         const stack = await repo.insert(tx, { orgId: project.orgId, projectId: project.id, name: body.name });
-        const { raised } = await this.addItems(tx, stack, body.items, (i) => ["body", "items", i]);
-        return { ...(await this.view(tx, [stack]))[0]!, raised };
+        const { rows, match } = await this.addItems(tx, stack, body.items, (i) => ["body", "items", i]);
+        return { view: (await this.view(tx, [stack]))[0]!, rows, match };
       });
-      return created;
+      return { ...created.view, ...this.settle(created.rows, created.match) };
     } catch (err) {
       if (isUniqueViolation(err, "stacks_project_name_uq")) throw nameTaken(body.name);
       throw err;
@@ -164,15 +185,17 @@ export class StacksService {
     project: ProjectScope,
     stackId: string,
     body: StackItemIn,
-  ): Promise<{ item: StackItemRow; tags: TagRow[]; raised: number; eol: StackItemEol | null }> {
+  ): Promise<{ item: StackItemRow; tags: TagRow[]; eol: StackItemEol | null; matching: ItemMatchingProgress | null } & Raised> {
     const stack = await this.stackOf(this.db, project, stackId);
     const added = await this.db.transaction(async (tx) => {
-      const { rows, raised } = await this.addItems(tx, stack, [body], () => ["body"]);
+      const { rows, match } = await this.addItems(tx, stack, [body], () => ["body"]);
       const item = rows[0]!;
       const eol = (await this.eolOfItems(tx, [item])).get(item.id) ?? null;
-      return { item, tags: (await this.tags.ofItems(tx, [item.id])).get(item.id) ?? [], raised, eol };
+      const matching = (await this.matching.progress(tx, [item.id])).get(item.id) ?? null;
+      return { item, tags: (await this.tags.ofItems(tx, [item.id])).get(item.id) ?? [], eol, matching, match };
     });
-    return added;
+    const { match, ...rest } = added;
+    return { ...rest, ...this.settle([added.item], match) };
   }
 
   /** Changes an item; a changed value or threshold is matched again (new alerts only, none withdrawn). */
@@ -181,9 +204,9 @@ export class StacksService {
     stackId: string,
     itemId: string,
     body: StackItemUpdateIn,
-  ): Promise<{ item: StackItemRow; tags: TagRow[]; eol: StackItemEol | null }> {
+  ): Promise<{ item: StackItemRow; tags: TagRow[]; eol: StackItemEol | null; matching: ItemMatchingProgress | null } & Raised> {
     const current = await this.itemOf(this.db, project, stackId, itemId);
-    return this.db.transaction(async (tx) => {
+    const updated = await this.db.transaction(async (tx) => {
       const errors: Issue[] = [];
       const type = body.item_type ?? current.itemType;
       const minSeverity = body.min_severity === undefined ? current.minSeverity : body.min_severity;
@@ -200,10 +223,13 @@ export class StacksService {
       const item = (await repo.updateItem(tx, stackId, itemId, next))!;
       await bumpVersions(tx, [stackVersion(stackId)]);
       if (body.tag_ids) await this.tags.setItemTags(tx, itemId, body.tag_ids);
-      await matchNewItems(tx, [itemId]);
+      const match = await this.matching.matchOrDefer(tx, [itemId]);
       const eol = (await this.eolOfItems(tx, [item])).get(item.id) ?? null;
-      return { item, tags: (await this.tags.ofItems(tx, [itemId])).get(itemId) ?? [], eol };
+      const matching = (await this.matching.progress(tx, [itemId])).get(itemId) ?? null;
+      return { item, tags: (await this.tags.ofItems(tx, [itemId])).get(itemId) ?? [], eol, matching, match };
     });
+    const { match, ...rest } = updated;
+    return { ...rest, ...this.settle([updated.item], match) };
   }
 
   async deleteItem(project: ProjectScope, stackId: string, itemId: string): Promise<void> {
@@ -219,7 +245,13 @@ export class StacksService {
     project: ProjectScope,
     stackId: string,
     query: StackItemListQuery,
-  ): Promise<{ items: StackItemRow[]; tags: Map<string, TagRow[]>; eol: Map<string, StackItemEol>; total: number }> {
+  ): Promise<{
+    items: StackItemRow[];
+    tags: Map<string, TagRow[]>;
+    eol: Map<string, StackItemEol>;
+    matching: Map<string, ItemMatchingProgress>;
+    total: number;
+  }> {
     await this.stackOf(this.db, project, stackId);
     const { rows, total } = await repo.pageItems(
       this.db,
@@ -232,7 +264,11 @@ export class StacksService {
       this.db,
       rows.map((i) => i.id),
     );
-    return { items: rows, tags, eol: await this.eolOfItems(this.db, rows), total };
+    const matching = await this.matching.progress(
+      this.db,
+      rows.map((i) => i.id),
+    );
+    return { items: rows, tags, eol: await this.eolOfItems(this.db, rows), matching, total };
   }
 
   /** Attaches (or detaches) one of the project's tags to an item. */

@@ -178,6 +178,39 @@ export const stackItems = pgTable(
   ],
 );
 
+export const ITEM_MATCHING_STATES = ["pending", "running", "done"] as const;
+export type ItemMatchingState = (typeof ITEM_MATCHING_STATES)[number];
+
+/**
+ * The background matching of an item whose candidates were too many for its request (ADR 0037,
+ * docs/broad-items.md): the items-match job raises its alerts VIGIE_MATCH_BATCH CVEs per
+ * transaction, after `cursor` (the last CVE id done), counting what it processed and raised in the
+ * same transaction. Kept once done: the item shows what its matching raised.
+ */
+export const stackItemMatching = pgTable(
+  "stack_item_matching",
+  {
+    itemId: uuid("item_id")
+      .primaryKey()
+      .references(() => stackItems.id, { onDelete: "cascade" }),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    state: text("state").$type<ItemMatchingState>().notNull().default("pending"),
+    /** The CVEs the item may match (its candidates), counted when it was added. */
+    candidates: integer("candidates").notNull(),
+    processed: integer("processed").notNull().default(0),
+    raised: integer("raised").notNull().default(0),
+    cursor: text("cursor"),
+    createdAt: tz("created_at").notNull().defaultNow(),
+    updatedAt: tz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [
+    index("stack_item_matching_open_idx").on(t.createdAt).where(sql`${t.state} <> 'done'`),
+    check("stack_item_matching_state_valid", sql`${t.state} in ('pending', 'running', 'done')`),
+  ],
+);
+
 export const stackItemTags = pgTable(
   "stack_item_tags",
   {
