@@ -151,8 +151,15 @@ export function createServices(database: Database, config: Config, options: Serv
   const authenticator = new ApiKeyAuthenticator(database, config.defaultMaxApiCallsPerHour, cacheFeed);
   const tags = new TagsService(database.db);
   const eol = new EolService(database.db);
-  const alerts = new AlertsService(database.db, tagsRepository, stacksRepository, urlsRepository, (projectId) =>
-    eol.countInProject(projectId),
+  // Broad items' alerts in bounded batches (the items-match job; ADR 0037).
+  const itemMatching = new ItemMatching(database.db, config.matching, options.logger);
+  const alerts = new AlertsService(
+    database.db,
+    tagsRepository,
+    stacksRepository,
+    urlsRepository,
+    (projectId) => eol.countInProject(projectId),
+    itemMatching,
   );
   const cases = new CasesService(database.db, tagsRepository);
   const reports = new ReportsService(database.db);
@@ -167,8 +174,6 @@ export function createServices(database: Database, config: Config, options: Serv
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
-  // Broad items' alerts in bounded batches (the items-match job; ADR 0037).
-  const itemMatching = new ItemMatching(database.db, config.matching, options.logger);
   const stacks = new StacksService(database.db, tagsRepository, cvesRepository, itemMatching, cyclesOfItems);
   // The fingerprints (7,586 technologies, ~0.4 s to compile) are read at the first scan, not at start-up.
   let fingerprints: Fingerprints | null = null;

@@ -109,6 +109,15 @@ export class ItemMatching {
     return { raised: 0, deferred: counts, broad };
   }
 
+  /** Every item of a project matched again (its alert_backfill setting changed), bounded as matchOrDefer. */
+  async matchProjectOrDefer(tx: Executor, projectId: string): Promise<BoundedMatch> {
+    const rows = await rowsOf<{ id: string }>(tx, sql`select id from stack_items where project_id = ${projectId}::uuid order by id`);
+    return this.matchOrDefer(
+      tx,
+      rows.map((r) => r.id),
+    );
+  }
+
   /** After the commit of a request that deferred items: the job (or this process, without one) takes them. */
   wake(): void {
     if (!this.queue) return this.local();

@@ -688,10 +688,3 @@ export async function projectMatches(
   return [...items.values()].sort((a, b) => (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : a.value < b.value ? -1 : 1));
 }
 
-/**
- * Every item of a project matched again, after its `alert_backfill` setting changed: raises what
- * the new setting allows and the old did not; never deletes an alert.
- */
-export async function matchProjectItems(ex: Executor, projectId: string): Promise<number> {
-  return matchItems(ex, sql`i.project_id = ${projectId}::uuid`);
-}

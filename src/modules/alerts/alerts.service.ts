@@ -2,7 +2,7 @@ import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db } from "../../platform/db/client.js";
 import { alertsVersion, bumpVersions, readVersion, VersionedCache } from "../../platform/db/versions.js";
 import { invalid, NotFound } from "../../platform/errors.js";
-import { matchProjectItems } from "../../matching/matcher.js";
+import type { ItemMatching } from "../../matching/background.js";
 import { INVALID, NOT_FOUND } from "../../platform/messages.js";
 import type { stacksRepository } from "../stacks/stacks.repository.js";
 import type { urlsRepository } from "../urls/urls.repository.js";
@@ -21,6 +21,7 @@ export class AlertsService {
     private readonly urls: Pick<typeof urlsRepository, "countInProject">,
     /** The project's EOL subscriptions (the eol module's count). */
     private readonly eolSubscriptions: (projectId: string) => Promise<number>,
+    private readonly matching: ItemMatching,
   ) {}
 
   /**
@@ -101,11 +102,13 @@ export class AlertsService {
   }
 
   async updateSettings({ id: projectId }: ProjectScope, body: { alert_backfill?: string; alert_backfill_days?: number }) {
-    // The project's items are matched again under the new setting (new alerts only), in one transaction.
-    await this.db.transaction(async (tx) => {
+    // The project's items are matched again under the new setting (new alerts only), in one
+    // transaction; past VIGIE_MATCH_INLINE_MAX candidates, by the items-match job after it (ADR 0037).
+    const match = await this.db.transaction(async (tx) => {
       await alertSettingsRepository.set(tx, projectId, body);
-      await matchProjectItems(tx, projectId);
+      return this.matching.matchProjectOrDefer(tx, projectId);
     });
+    if (match.deferred.length) this.matching.wake();
     return alertSettingsRepository.get(this.db, projectId);
   }
 }
