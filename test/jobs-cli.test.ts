@@ -44,6 +44,7 @@ describe("jobs list / jobs run (the admin commands)", () => {
         { name: "runs-recover", schedule: "* * * * *", description: expect.any(String), takes_now: false },
         { name: "reports-sync", schedule: "* * * * *", description: expect.any(String), takes_now: true },
         { name: "reports-schedule", schedule: "5 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
+        { name: "items-match", schedule: "* * * * *", description: expect.stringContaining("VIGIE_MATCH_BATCH"), takes_now: false },
         { name: "urls-scan-due", schedule: "* * * * *", description: expect.any(String), takes_now: true },
         { name: "urls-scan", schedule: null, description: expect.any(String), takes_now: false },
       ],

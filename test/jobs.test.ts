@@ -20,6 +20,7 @@ describe("background jobs (pg-boss on the service database)", () => {
       expect(rows).toEqual([
         { name: "cases-expiry", cron: "0 * * * *" },
         { name: "eol-notices", cron: "0 * * * *" },
+        { name: "items-match", cron: "* * * * *" },
         { name: "maintenance-purge", cron: "17 * * * *" },
         { name: "reports-schedule", cron: "5 * * * *" },
         { name: "reports-sync", cron: "* * * * *" },
@@ -47,6 +48,7 @@ describe("background jobs (pg-boss on the service database)", () => {
       expect(rows.map((r) => r.name)).toEqual([
         "cases-expiry",
         "eol-notices",
+        "items-match",
         "maintenance-purge",
         "reports-schedule",
         "reports-sync",
