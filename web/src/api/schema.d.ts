@@ -3229,8 +3229,12 @@ export interface components {
             inchanges: number;
             ignores: components["schemas"]["SbomIgnoredListOut"];
             identifiants_ignores: components["schemas"]["SbomPartialListOut"];
-            /** @description Alerts raised by the added and changed items */
+            /** @description Alerts raised by the added and changed items in this request (see correspondances_en_arriere_plan for those raised after it) */
             alertes_creees: number;
+            /** @description Added and changed items whose candidates were more than VIGIE_MATCH_INLINE_MAX together: their alerts are raised after the answer by the items-match job, in batches (each item's `matching` in GET …/stacks/{stack_id}/items says how far); 0: every item was matched in this request */
+            correspondances_en_arriere_plan?: number;
+            /** @description Set when an item may match more than VIGIE_ITEM_ALERT_WARN stored CVEs: it names them and their candidates */
+            avertissement?: string | null;
             /** @description Alerts of the project whose CVE no item matches any more once removed and changed items are gone: kept, marked matching=false, with a cve.updated event (correspondance: true → false); their read state, tags and case stay */
             alertes_plus_correspondantes: number;
             /** @description Alerts marked matching=false that an item of the project matches again: matching=true, with a cve.updated event */
@@ -3349,8 +3353,10 @@ export interface components {
             name: string;
             project_id: string | null;
             items: components["schemas"]["StackItemOut"][];
-            /** @description Alerts raised on the stored CVEs by what was added (see the project's alert_backfill setting) */
+            /** @description Alerts raised on the stored CVEs by what was added (see the project's alert_backfill setting), in this request; those of items left to background matching (their `matching`) are raised after it */
             alertes_creees: number;
+            /** @description Set when an item may match more than VIGIE_ITEM_ALERT_WARN stored CVEs: it names them and their candidates; the items are kept and their alerts raised (in the background) */
+            avertissement?: string | null;
         };
         StackFromSbomOut: {
             sbom: components["schemas"]["StackSbomOut"];
@@ -3361,8 +3367,12 @@ export interface components {
             inchanges: number;
             ignores: components["schemas"]["SbomIgnoredListOut"];
             identifiants_ignores: components["schemas"]["SbomPartialListOut"];
-            /** @description Alerts raised by the added and changed items */
+            /** @description Alerts raised by the added and changed items in this request (see correspondances_en_arriere_plan for those raised after it) */
             alertes_creees: number;
+            /** @description Added and changed items whose candidates were more than VIGIE_MATCH_INLINE_MAX together: their alerts are raised after the answer by the items-match job, in batches (each item's `matching` in GET …/stacks/{stack_id}/items says how far); 0: every item was matched in this request */
+            correspondances_en_arriere_plan?: number;
+            /** @description Set when an item may match more than VIGIE_ITEM_ALERT_WARN stored CVEs: it names them and their candidates */
+            avertissement?: string | null;
             /** @description Alerts of the project whose CVE no item matches any more once removed and changed items are gone: kept, marked matching=false, with a cve.updated event (correspondance: true → false); their read state, tags and case stay */
             alertes_plus_correspondantes: number;
             /** @description Alerts marked matching=false that an item of the project matches again: matching=true, with a cve.updated event */
@@ -3388,8 +3398,12 @@ export interface components {
             eol?: components["schemas"]["StackItemEolOut"] | null;
             /** @description The SBOM the item came from (GET …/stacks/{stack_id}/sboms), null for an item added by hand */
             sbom_id?: string | null;
-            /** @description Alerts raised on the stored CVEs by what was added (see the project's alert_backfill setting) */
+            /** @description Null: the item was matched with the request that added it. Otherwise its candidates were more than VIGIE_MATCH_INLINE_MAX (with those of the items added with it) and the items-match job raises its alerts in batches: how far it got */
+            matching?: components["schemas"]["StackItemMatchingOut"] | null;
+            /** @description Alerts raised on the stored CVEs by what was added (see the project's alert_backfill setting), in this request; those of items left to background matching (their `matching`) are raised after it */
             alertes_creees: number;
+            /** @description Set when an item may match more than VIGIE_ITEM_ALERT_WARN stored CVEs: it names them and their candidates; the items are kept and their alerts raised (in the background) */
+            avertissement?: string | null;
         };
         StackItemEolOut: {
             product_id: string;
@@ -3415,6 +3429,19 @@ export interface components {
             /** @default [] */
             tag_ids: string[];
         } & (unknown & unknown & unknown & unknown & unknown & unknown);
+        StackItemMatchingOut: {
+            /**
+             * @description pending: waiting for the items-match job; running: raising its alerts in batches; done: every candidate decided
+             * @enum {string}
+             */
+            state: "pending" | "running" | "done";
+            /** @description The stored CVEs the item may match, counted when it was added (an upper bound of its alerts) */
+            candidates: number;
+            /** @description Candidates decided so far */
+            processed: number;
+            /** @description Alerts raised so far (a CVE another item of the project already alerted on raises none) */
+            raised: number;
+        };
         StackItemOut: {
             /** Format: uuid */
             id: string;
@@ -3429,6 +3456,8 @@ export interface components {
             eol?: components["schemas"]["StackItemEolOut"] | null;
             /** @description The SBOM the item came from (GET …/stacks/{stack_id}/sboms), null for an item added by hand */
             sbom_id?: string | null;
+            /** @description Null: the item was matched with the request that added it. Otherwise its candidates were more than VIGIE_MATCH_INLINE_MAX (with those of the items added with it) and the items-match job raises its alerts in batches: how far it got */
+            matching?: components["schemas"]["StackItemMatchingOut"] | null;
         };
         StackItemPageOut: {
             items: components["schemas"]["StackItemOut"][];

@@ -279,6 +279,11 @@ function ItemRow({ stackId, item, origin }: { stackId: string; item: Item; origi
       <td>{w.types[type] ?? item.item_type}</td>
       <th scope="row" className="mono">
         {item.value}
+        {item.matching && (
+          <span className="sub" role="status">
+            {w.matching(item.matching)}
+          </span>
+        )}
       </th>
       <td className={item.sbom_id ? undefined : "muted"}>{origin}</td>
       <td>
@@ -506,6 +511,7 @@ function AddItem({ stack }: { stack: Stack }) {
       <p role="status" className="status-line">
         {add.isSuccess && w.added(add.data.value, add.data.alertes_creees)}
       </p>
+      {add.isSuccess && add.data.avertissement && <p className="notice">{add.data.avertissement}</p>}
       {add.isError && (
         <p role="alert" className="error">
           {errorText(add.error, w.saveError)}

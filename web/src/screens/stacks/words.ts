@@ -49,6 +49,10 @@ const fr = {
   add: "Ajouter l'élément",
   added: (value: string, n: number) =>
     `${value} ajouté : ${n === 0 ? "aucune alerte levée" : n === 1 ? "1 alerte levée" : `${n} alertes levées`}.`,
+  matching: (m: { state: string; candidates: number; processed: number; raised: number }) =>
+    m.state === "done"
+      ? `alertes levées en arrière-plan : ${m.raised}`
+      : `alertes en cours de levée : ${m.processed} CVE sur ${m.candidates} examinées, ${m.raised} alertes`,
   detectedTitle: "Technologies détectées sur les URL surveillées",
   detectedNone: "Aucune technologie versionnée détectée sur les URL du projet.",
   detectedAdd: (name: string) => `Ajouter ${name}`,
@@ -207,6 +211,10 @@ export const words = {
     tags: "Tags",
     add: "Add the item",
     added: (value, n) => `${value} added: ${n === 0 ? "no alert raised" : n === 1 ? "1 alert raised" : `${n} alerts raised`}.`,
+    matching: (m) =>
+      m.state === "done"
+        ? `alerts raised in the background: ${m.raised}`
+        : `raising alerts: ${m.processed} of ${m.candidates} CVEs examined, ${m.raised} alerts`,
     detectedTitle: "Technologies detected on the monitored URLs",
     detectedNone: "No versioned technology detected on the project's URLs.",
     detectedAdd: (name) => `Add ${name}`,
