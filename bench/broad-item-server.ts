@@ -31,7 +31,7 @@ const plan = await services.organizations.upsertPlan({ slug: "bench", name: "Ben
 const { org } = await services.organizations.createOrg({ name: "Bench broad item", planSlug: plan.slug });
 const project = await services.projects.create({ orgId: org.id, name: "Bench broad item" });
 await database.executeSql(`update projects set alert_backfill = 'all' where id = '${project.id}'`);
-for (let i = 1; i <= 4; i++)
+for (let i = 1; i <= Number(process.env.BENCH_WORKFLOWS ?? 4); i++)
   await services.workflows.createAsOperator({
     orgId: org.id,
     projectId: project.id,

@@ -79,6 +79,20 @@ export async function benchBroadItem(): Promise<void> {
     await prepare(target);
     const server = await serve(target);
     const origin = `http://127.0.0.1:${server.port}`;
+    // A poll the server does not answer within 15 s counts as a failure (the phase goes on).
+    let pollFailures = 0;
+    let longestPollMs = 0;
+    const poll = async (path: string, headers: Record<string, string> = {}): Promise<Json | null> => {
+      const t = performance.now();
+      try {
+        return (await (await fetch(`${origin}${path}`, { headers, signal: AbortSignal.timeout(15_000) })).json()) as Json;
+      } catch {
+        pollFailures++;
+        return null;
+      } finally {
+        longestPollMs = Math.max(longestPollMs, performance.now() - t);
+      }
+    };
     const get = async (path: string) => (await (await fetch(`${origin}${path}`)).json()) as Json;
     try {
       const light = `${origin}${server.base}/workflows`;
@@ -104,11 +118,13 @@ export async function benchBroadItem(): Promise<void> {
       let last = -1;
       for (let stable = 0; stable < 3; ) {
         await sleep(250);
-        const item = (await (await fetch(`${origin}${server.base}/stacks/${created.id}/items?page_size=1`, {
-          headers: { authorization: `Bearer ${server.key}` },
-        })).json()) as { items: Json[] };
+        const item = (await poll(`${server.base}/stacks/${created.id}/items?page_size=1`, {
+          authorization: `Bearer ${server.key}`,
+        })) as { items: Json[] } | null;
+        const p = await poll("/bench/progress");
+        if (!item || !p) continue;
         const matching = item.items.find((i) => i.id === itemId)?.matching as Json | undefined;
-        progress = await get("/bench/progress");
+        progress = p;
         if (alertsAt === null && (!matching || matching.state === "done")) alertsAt = (performance.now() - t0) / 1000;
         const settled = alertsAt !== null && progress.pending_events === 0 && progress.open_runs === 0;
         stable = settled && progress.alerts === last ? stable + 1 : 0;
@@ -122,7 +138,7 @@ export async function benchBroadItem(): Promise<void> {
       during.stop();
       const duringLoad = summary(await during.result);
       const duringLoop = await get("/bench/loop");
-      return {
+      const result = {
         rows: [
           { phase: "light requests alone", ...baseline, "loop max stall ms": baselineLoop.max_ms },
           { phase: "light requests, broad item", ...duringLoad, "loop max stall ms": duringLoop.max_ms },
@@ -137,8 +153,14 @@ export async function benchBroadItem(): Promise<void> {
           "runs left": progress.open_runs,
           alerts: progress.alerts,
           cases: progress.cases,
+          "progress polls unanswered (15 s)": pollFailures,
+          "longest poll s": round(longestPollMs / 1000),
         },
       };
+      console.log(`\n${target.driver}:`);
+      console.table(result.rows);
+      console.table([result.item]);
+      return result;
     } finally {
       server.child.kill("SIGTERM");
       await new Promise((resolve) => server.child.once("exit", resolve));
