@@ -55,6 +55,7 @@ export async function ensurePgliteTemplate(key: string): Promise<void> {
   if (existsSync(dir) && existsSync(tar)) return;
   mkdirSync(CACHE_DIR, { recursive: true });
   const tmp = join(CACHE_DIR, `building-${process.pid}-${randomBytes(4).toString("hex")}`);
+  mkdirSync(tmp, { recursive: true });
   try {
     const database = await openDatabase({ dataDir: join(tmp, "data") });
     await database.migrate();
