@@ -5,7 +5,7 @@ import type { Reporter, TestModule } from "vitest/node";
 /**
  * Each test file's whole time (prepare, import with its top-level setup, tests and hooks), the
  * slowest first: `npx vitest run --reporter=default --reporter=./test/durations-reporter.ts` prints
- * the 15 slowest and writes them all to var/test-durations.json (docs/testing.md).
+ * the 15 slowest and writes them all to var/test-durations-<pglite|postgres>.json (docs/testing.md).
  */
 export default class DurationsReporter implements Reporter {
   private readonly rows: { file: string; seconds: number; collect: number; tests: number; state: string }[] = [];
@@ -25,7 +25,7 @@ export default class DurationsReporter implements Reporter {
   onTestRunEnd(): void {
     this.rows.sort((a, b) => b.seconds - a.seconds);
     mkdirSync("var", { recursive: true });
-    writeFileSync("var/test-durations.json", `${JSON.stringify(this.rows, null, 1)}\n`);
+    writeFileSync(`var/test-durations-${process.env.DATABASE_URL ? "postgres" : "pglite"}.json`, `${JSON.stringify(this.rows, null, 1)}\n`);
     const sum = this.rows.reduce((n, r) => n + r.seconds, 0);
     console.log(`\nslowest test files (whole time; import and top-level setup, tests) — ${this.rows.length} files, ${Math.round(sum)} s in all:`);
     for (const r of this.rows.slice(0, 15))
