@@ -38,7 +38,8 @@ function filesUnder(dir: string): string[] {
 /** The hash of what a migrated database depends on: the migration files, the PGlite version. */
 export function templateKey(): string {
   const h = createHash("sha256");
-  for (const file of filesUnder(MIGRATIONS_DIR)) h.update(relative(MIGRATIONS_DIR, file)).update("\0").update(readFileSync(file)).update("\0");
+  for (const file of filesUnder(MIGRATIONS_DIR))
+    h.update(relative(MIGRATIONS_DIR, file)).update("\0").update(readFileSync(file)).update("\0");
   h.update(JSON.parse(readFileSync("node_modules/@electric-sql/pglite/package.json", "utf8")).version as string);
   return h.digest("hex").slice(0, 12);
 }

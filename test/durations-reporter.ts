@@ -27,8 +27,12 @@ export default class DurationsReporter implements Reporter {
     mkdirSync("var", { recursive: true });
     writeFileSync(`var/test-durations-${process.env.DATABASE_URL ? "postgres" : "pglite"}.json`, `${JSON.stringify(this.rows, null, 1)}\n`);
     const sum = this.rows.reduce((n, r) => n + r.seconds, 0);
-    console.log(`\nslowest test files (whole time; import and top-level setup, tests) — ${this.rows.length} files, ${Math.round(sum)} s in all:`);
+    console.log(
+      `\nslowest test files (whole time; import and top-level setup, tests) — ${this.rows.length} files, ${Math.round(sum)} s in all:`,
+    );
     for (const r of this.rows.slice(0, 15))
-      console.log(`${String(r.seconds).padStart(7)} s  ${r.file}  (import ${r.collect} s, tests ${r.tests} s)${r.state === "passed" ? "" : ` ${r.state}`}`);
+      console.log(
+        `${String(r.seconds).padStart(7)} s  ${r.file}  (import ${r.collect} s, tests ${r.tests} s)${r.state === "passed" ? "" : ` ${r.state}`}`,
+      );
   }
 }

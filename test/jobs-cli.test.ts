@@ -110,8 +110,7 @@ describe("vigie jobs run cases-expiry, in a process whose time zone is not Paris
     VIGIE_JOBS: "off",
     VIGIE_SNAPSHOT: "off",
   };
-  const cli = (tz: string, ...args: string[]) =>
-    run(process.execPath, ["dist/cli.js", ...args], { env: { ...env, TZ: tz } });
+  const cli = (tz: string, ...args: string[]) => run(process.execPath, ["dist/cli.js", ...args], { env: { ...env, TZ: tz } });
   const expiryAt = async (tz: string, now: string) =>
     JSON.parse((await cli(tz, "jobs", "run", "cases-expiry", "--now", now, "--json")).stdout) as Record<string, unknown>;
   let server: ChildProcess | undefined;
