@@ -7,6 +7,8 @@ import { join } from "node:path";
 function newest(dir) {
   let t = 0;
   for (const e of readdirSync(dir, { withFileTypes: true })) {
+    // Installed packages are not sources (web/node_modules may be a link to another checkout's, or dangling).
+    if (e.name === "node_modules") continue;
     const p = join(dir, e.name);
     t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
   }

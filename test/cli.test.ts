@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
 import { executeCommand } from "../src/main.js";
+import { copyPgliteTemplate, templateKeyOfRun } from "./db-templates.js";
 import { bearer, createTestApp } from "./helpers.js";
 
 const run = promisify(execFile);
@@ -127,6 +128,9 @@ describe("admin commands (the CLI contract)", () => {
 
 describe("the vigie process", () => {
   const dir = mkdtempSync(join(tmpdir(), "vigie-cli-"));
+  // The embedded database, migrated already (a copy of the run's template): the processes open it as it is.
+  const key = templateKeyOfRun();
+  if (key) copyPgliteTemplate(key, join(dir, "data"));
   const env = {
     ...process.env,
     VIGIE_DATA_DIR: join(dir, "data"),
@@ -135,7 +139,7 @@ describe("the vigie process", () => {
     VIGIE_JOBS: "off",
     VIGIE_SNAPSHOT: "off",
   };
-  const cli = (...args: string[]) => run(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { env });
+  const cli = (...args: string[]) => run(process.execPath, ["dist/cli.js", ...args], { env });
   let server: ChildProcess | undefined;
   afterAll(() => {
     server?.kill("SIGTERM");
@@ -147,7 +151,7 @@ describe("the vigie process", () => {
     expect(org).toMatchObject({ name: "Proc", plan: null });
     await expect(cli("org", "create")).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--name") });
 
-    server = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], {
+    server = spawn(process.execPath, ["dist/cli.js", "serve"], {
       env: { ...env, PORT: "0", LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -6,15 +6,19 @@ import { buildApp, createServices, type ServiceOptions, type Services } from "..
 import { loadConfig, type Config } from "../src/config.js";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
 import { createLogger } from "../src/platform/log.js";
+import { pgliteTemplateTar, pgTemplateName, templateKeyOfRun } from "./db-templates.js";
 
 /**
- * A fresh database for one test file: in-memory PGlite by default, or a new PostgreSQL database
- * (created from DATABASE_URL, dropped afterwards) when DATABASE_URL is set.
+ * A fresh database of one's own, migrated: in-memory PGlite by default, or a new PostgreSQL database
+ * (created from DATABASE_URL, dropped afterwards) when DATABASE_URL is set. Both start as a copy of
+ * the run's migrated template (test/db-templates.ts); `migrate()` then finds nothing to apply.
  */
 export async function openTestDatabase(): Promise<Database> {
   const url = process.env.DATABASE_URL;
+  const key = templateKeyOfRun();
   if (!url) {
-    const database = await openDatabase({ dataDir: "memory://" });
+    const tar = pgliteTemplateTar(key);
+    const database = await openDatabase({ dataDir: "memory://", ...(tar && { loadDataDir: tar }) });
     await database.migrate();
     afterAll(() => database.close());
     return database;
@@ -22,7 +26,7 @@ export async function openTestDatabase(): Promise<Database> {
   const name = `vigie_test_${process.pid}_${randomBytes(4).toString("hex")}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await admin.query(`create database ${name}`);
+  await admin.query(`create database ${name}${key ? ` template ${pgTemplateName(key)}` : ""}`);
   await admin.end();
   const u = new URL(url);
   u.pathname = `/${name}`;

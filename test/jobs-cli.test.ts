@@ -10,6 +10,7 @@ import { executeCommand } from "../src/main.js";
 import { CasesService } from "../src/modules/cases/cases.service.js";
 import { tagsRepository } from "../src/modules/tags/tags.repository.js";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
+import { copyPgliteTemplate, templateKeyOfRun } from "./db-templates.js";
 import { createTenant, createTestApp } from "./helpers.js";
 
 const run = promisify(execFile);
@@ -99,6 +100,9 @@ describe("jobs list / jobs run (the admin commands)", () => {
 
 describe("vigie jobs run cases-expiry, in a process whose time zone is not Paris", () => {
   const dir = mkdtempSync(join(tmpdir(), "vigie-jobs-"));
+  // The embedded database, migrated already (a copy of the run's template): the processes open it as it is.
+  const key = templateKeyOfRun();
+  if (key) copyPgliteTemplate(key, join(dir, "data"));
   const env = {
     ...process.env,
     VIGIE_DATA_DIR: join(dir, "data"),
@@ -107,8 +111,7 @@ describe("vigie jobs run cases-expiry, in a process whose time zone is not Paris
     VIGIE_JOBS: "off",
     VIGIE_SNAPSHOT: "off",
   };
-  const cli = (tz: string, ...args: string[]) =>
-    run(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { env: { ...env, TZ: tz } });
+  const cli = (tz: string, ...args: string[]) => run(process.execPath, ["dist/cli.js", ...args], { env: { ...env, TZ: tz } });
   const expiryAt = async (tz: string, now: string) =>
     JSON.parse((await cli(tz, "jobs", "run", "cases-expiry", "--now", now, "--json")).stdout) as Record<string, unknown>;
   let server: ChildProcess | undefined;
@@ -145,7 +148,7 @@ describe("vigie jobs run cases-expiry, in a process whose time zone is not Paris
     expect(listed).toMatch(/^feeds-sync +non planifiée/m);
 
     // The server holds the data directory: the command goes through its admin socket and runs there.
-    server = spawn(process.execPath, ["--import", "tsx", "src/cli.ts", "serve"], {
+    server = spawn(process.execPath, ["dist/cli.js", "serve"], {
       env: { ...env, TZ: "Pacific/Kiritimati", PORT: "0", LOG_LEVEL: "info" },
       stdio: ["ignore", "pipe", "pipe"],
     });

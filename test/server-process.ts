@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
+import { copyPgliteTemplate, pgTemplateName, templateKeyOfRun } from "./db-templates.js";
 
 /** Where a spawned server keeps its data: a fresh PGlite directory, or a fresh PostgreSQL database when DATABASE_URL is set. */
 export interface ServerStore {
@@ -16,12 +17,18 @@ export interface ServerStore {
   remove(): Promise<void>;
 }
 
-/** A new, empty store for one test file. */
-export async function freshStore(): Promise<ServerStore> {
+/**
+ * A new store for one test file: a copy of the run's migrated template (test/db-templates.ts), so the
+ * processes find their schema in place; `{ empty: true }` for a store as a first start finds it (no
+ * database, or an empty one: the process migrates it).
+ */
+export async function freshStore(opts: { empty?: boolean } = {}): Promise<ServerStore> {
   const dir = mkdtempSync(join(tmpdir(), "vigie-proc-"));
   const dataDir = join(dir, "data");
   const url = process.env.DATABASE_URL;
+  const key = opts.empty ? undefined : templateKeyOfRun();
   if (!url) {
+    if (key) copyPgliteTemplate(key, dataDir);
     return {
       env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: "" },
       open: () => openDatabase({ dataDir }),
@@ -35,7 +42,7 @@ export async function freshStore(): Promise<ServerStore> {
     await c.query(q);
     await c.end();
   };
-  await admin(`create database ${name}`);
+  await admin(`create database ${name}${key ? ` template ${pgTemplateName(key)}` : ""}`);
   const u = new URL(url);
   u.pathname = `/${name}`;
   return {

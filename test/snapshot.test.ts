@@ -129,7 +129,8 @@ describe("first start: the bundled snapshot of real data", () => {
   }, 60_000);
 });
 
-const store = await freshStore();
+// No template: the server's first start finds no database, creates and migrates it, then imports.
+const store = await freshStore({ empty: true });
 afterAll(() => store.remove());
 
 describe("the first-start snapshot survives a crash", () => {

@@ -41,6 +41,8 @@ export interface Database {
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   /** The node-postgres pool, when that driver runs (benchmarks compare against it). */
   pool?: pg.Pool;
+  /** The PGlite instance, when that driver runs (the tests' template is dumped from it). */
+  pglite?: PGlite;
 }
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -54,6 +56,8 @@ export interface OpenOptions {
   /** PGlite data directory; "memory://" for an in-memory database (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** PGlite: start from this data directory tarball (PGlite's dumpDataDir) instead of an empty database (tests). */
+  loadDataDir?: Blob;
 }
 
 /**
@@ -108,13 +112,17 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       close: () => pool.end(),
     };
   }
-  const client = new PGlite(opts.dataDir ?? "memory://", { postgresqlconf: PGLITE_SETTINGS });
+  const client = new PGlite(opts.dataDir ?? "memory://", {
+    postgresqlconf: PGLITE_SETTINGS,
+    ...(opts.loadDataDir && { loadDataDir: opts.loadDataDir }),
+  });
   await client.waitReady;
   await client.exec("set timezone = 'UTC'");
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
     driver: "pglite",
+    pglite: client,
     migrate: () => migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: MIGRATIONS_DIR }),
     exclusive: (_lockId, fn) => fn(),
     // In the same process as the database: the connection cannot be lost.
