@@ -118,7 +118,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       migrate: () => exclusive(MIGRATION_LOCK_ID, () => migratePg(drizzlePg(pool, { schema }), { migrationsFolder: MIGRATIONS_DIR })),
       exclusive,
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
-      listen: (channel, onMessage, onStatus) => listenPg(opts.databaseUrl!, channel, onMessage, onStatus),
+      listen: (channel, onMessage, onStatus) => listenPg(opts.databaseUrl!, connectTimeoutMs, channel, onMessage, onStatus),
       raw: async <T>(name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows as T[],
       close: async () => {
         reachability.stop();
@@ -282,6 +282,7 @@ const LISTEN_PING_TIMEOUT_MS = 5_000;
  */
 async function listenPg(
   url: string,
+  connectTimeoutMs: number,
   channel: string,
   onMessage: (payload: string) => void,
   onStatus: (listening: boolean) => void = () => undefined,
@@ -301,7 +302,8 @@ async function listenPg(
   const retry = () => setTimeout(() => void connect().catch(() => retry()), 1000).unref();
   const connect = async (): Promise<void> => {
     if (stopped) return;
-    const c = new pg.Client({ connectionString: url, keepAlive: true });
+    // A host that does not answer: the attempt ends after the connect timeout and the next one follows.
+    const c = new pg.Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: connectTimeoutMs });
     c.on("notification", (n) => n.channel === channel && onMessage(n.payload ?? ""));
     c.on("error", () => lost(c));
     c.on("end", () => lost(c));
