@@ -14,7 +14,10 @@ import { eventually } from "./two-processes.js";
 describe("VIGIE_DB_POOL_SIZE and VIGIE_DB_CONNECT_TIMEOUT_MS", () => {
   it("default to 10 connections and 3 s, and are checked like every setting", () => {
     expect(loadConfig({}).db).toEqual({ poolSize: 10, connectTimeoutMs: 3000 });
-    expect(loadConfig({ VIGIE_DB_POOL_SIZE: "40", VIGIE_DB_CONNECT_TIMEOUT_MS: "500" }).db).toEqual({ poolSize: 40, connectTimeoutMs: 500 });
+    expect(loadConfig({ VIGIE_DB_POOL_SIZE: "40", VIGIE_DB_CONNECT_TIMEOUT_MS: "500" }).db).toEqual({
+      poolSize: 40,
+      connectTimeoutMs: 500,
+    });
     expect(() => loadConfig({ VIGIE_DB_POOL_SIZE: "0" })).toThrow(ConfigError);
     expect(() => loadConfig({ VIGIE_DB_POOL_SIZE: "dix" })).toThrow(/VIGIE_DB_POOL_SIZE/);
     expect(() => loadConfig({ VIGIE_DB_CONNECT_TIMEOUT_MS: "50" })).toThrow(/VIGIE_DB_CONNECT_TIMEOUT_MS/);
@@ -32,7 +35,9 @@ describe("VIGIE_DB_POOL_SIZE and VIGIE_DB_CONNECT_TIMEOUT_MS", () => {
  * answered (a host that stopped answering, the case that waits the whole connect timeout), the
  * open ones cut. Counts the connections it accepts.
  */
-async function relay(port: number): Promise<{ url: (u: string) => string; blackHole(on: boolean): void; accepted(): number; close(): void }> {
+async function relay(
+  port: number,
+): Promise<{ url: (u: string) => string; blackHole(on: boolean): void; accepted(): number; close(): void }> {
   let dark = false;
   let accepted = 0;
   const open = new Set<Socket>();

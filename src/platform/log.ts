@@ -34,8 +34,6 @@ export function createLogger(level: string, fd: 1 | 2 = 1): Logger {
   return fd === 1 ? pino(options) : pino(options, pino.destination(fd));
 }
 
-const REQUEST_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace"] as const;
-type Level = (typeof REQUEST_LEVELS)[number];
 type LogFn = (...args: unknown[]) => void;
 
 /**
@@ -54,7 +52,8 @@ export class RequestLogger {
 
   /** The pino child, made now if no line was written yet. */
   get logger(): Logger {
-    return (this.#child ??= this.parent.child(this.bindings, this.options));
+    if (this.#child === null) this.#child = this.parent.child(this.bindings, this.options);
+    return this.#child;
   }
 
   get level(): string {
@@ -73,21 +72,35 @@ export class RequestLogger {
     return (this.#child ?? this.parent).isLevelEnabled(level);
   }
 
+  private write(level: "fatal" | "error" | "warn" | "info" | "debug" | "trace", args: unknown[]): void {
+    if (this.isLevelEnabled(level)) (this.logger[level] as LogFn)(...args);
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write("fatal", args);
+  }
+  error(...args: unknown[]): void {
+    this.write("error", args);
+  }
+  warn(...args: unknown[]): void {
+    this.write("warn", args);
+  }
+  info(...args: unknown[]): void {
+    this.write("info", args);
+  }
+  debug(...args: unknown[]): void {
+    this.write("debug", args);
+  }
+  trace(...args: unknown[]): void {
+    this.write("trace", args);
+  }
   silent(): void {}
-}
-export interface RequestLogger extends Record<Level, LogFn> {}
-for (const level of REQUEST_LEVELS) {
-  Object.defineProperty(RequestLogger.prototype, level, {
-    value(this: RequestLogger, ...args: unknown[]) {
-      if (this.isLevelEnabled(level)) (this.logger[level] as LogFn)(...args);
-    },
-  });
 }
 
 /** Fastify's childLoggerFactory: a RequestLogger (its child made on the first line written). */
 export function requestLogger(logger: Logger, bindings: Record<string, unknown>, options: Record<string, unknown>): RequestLogger {
-  // A route's own level needs the child at once (none of Vigie's routes sets one).
   const log = new RequestLogger(logger, bindings, options);
+  // A route's own level needs the child at once (none of Vigie's routes sets one).
   if (options.level !== undefined) void log.logger;
   return log;
 }

@@ -189,27 +189,29 @@ export class RateLimiter {
     quota.reservedAt = now;
     quota.acceptedAtReserve = quota.accepted;
     quota.lastBlock = want;
-    quota.reserving = this.database.raw<{ count: number }>("vigie_rate_reserve", RESERVE_SQL, [orgId, quota.window, want, quota.limit]).then(
-      (rows) => {
-        const count = Number(rows[0]!.count);
-        const granted = Math.min(want, Math.max(0, quota.limit - (count - want)));
-        quota.reserving = null;
-        quota.know(count);
-        quota.held += granted;
-        if (count >= quota.limit) quota.exhausted = true;
-        const served = quota.waiters.splice(0, Math.min(quota.held, quota.waiters.length));
-        quota.held -= served.length;
-        quota.accepted += served.length;
-        for (const w of served) w.resolve(true);
-        if (!quota.waiters.length) return;
-        if (quota.exhausted) for (const w of quota.waiters.splice(0)) w.resolve(false);
-        else this.reserve(orgId, quota);
-      },
-      (err: unknown) => {
-        quota.reserving = null;
-        for (const w of quota.waiters.splice(0)) w.reject(err);
-      },
-    );
+    quota.reserving = this.database
+      .raw<{ count: number }>("vigie_rate_reserve", RESERVE_SQL, [orgId, quota.window, want, quota.limit])
+      .then(
+        (rows) => {
+          const count = Number(rows[0]!.count);
+          const granted = Math.min(want, Math.max(0, quota.limit - (count - want)));
+          quota.reserving = null;
+          quota.know(count);
+          quota.held += granted;
+          if (count >= quota.limit) quota.exhausted = true;
+          const served = quota.waiters.splice(0, Math.min(quota.held, quota.waiters.length));
+          quota.held -= served.length;
+          quota.accepted += served.length;
+          for (const w of served) w.resolve(true);
+          if (!quota.waiters.length) return;
+          if (quota.exhausted) for (const w of quota.waiters.splice(0)) w.resolve(false);
+          else this.reserve(orgId, quota);
+        },
+        (err: unknown) => {
+          quota.reserving = null;
+          for (const w of quota.waiters.splice(0)) w.reject(err);
+        },
+      );
   }
 
   private noteKey(keyId: string) {

@@ -22,7 +22,7 @@ export interface GaugeSource {
   read(): Promise<{ labels: Record<string, string>; value: number }[]>;
 }
 
-const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+export const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const JOB_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800];
 
 /**
@@ -75,21 +75,24 @@ export class Metrics {
   /** Counts and times every answer of the app (route template, not the path: bounded labels). */
   instrument(app: FastifyInstance): void {
     app.addHook("onResponse", (req, reply, done) => {
-      const route = req.routeOptions.url ?? "(aucune)";
-      const key = `${req.method} ${route} ${reply.statusCode}`;
-      let f = this.http.get(key);
-      if (!f) {
-        f = { labels: { method: req.method, route, status: String(reply.statusCode) }, count: 0, sum: 0, buckets: HTTP_BUCKETS.map(() => 0) };
-        this.http.set(key, f);
-      }
-      const seconds = reply.elapsedTime / 1000;
-      f.count++;
-      f.sum += seconds;
-      let i = 0;
-      while (i < HTTP_BUCKETS.length && seconds > HTTP_BUCKETS[i]!) i++;
-      if (i < HTTP_BUCKETS.length) f.buckets[i]!++;
+      this.answered(req.method, req.routeOptions.url ?? "(aucune)", reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
+  }
+
+  /** One HTTP answer: counted and its time put in its bucket (no label validation nor hashing: a Map lookup). */
+  answered(method: string, route: string, status: number, seconds: number): void {
+    const key = `${method} ${route} ${status}`;
+    let f = this.http.get(key);
+    if (!f) {
+      f = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: HTTP_BUCKETS.map(() => 0) };
+      this.http.set(key, f);
+    }
+    f.count++;
+    f.sum += seconds;
+    let i = 0;
+    while (i < HTTP_BUCKETS.length && seconds > HTTP_BUCKETS[i]!) i++;
+    if (i < HTTP_BUCKETS.length) f.buckets[i]!++;
   }
 
   /** One job handled (the job runner calls it). */
