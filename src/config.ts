@@ -14,6 +14,13 @@ const EnvSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "doit commencer par postgres:// ou postgresql://")
     .optional(),
   LOG_LEVEL: LogLevel.default("info"),
+  /** Connections of this process's PostgreSQL pool (DATABASE_URL); the LISTEN connection and pg-boss's come on top. */
+  VIGIE_DB_POOL_SIZE: z.coerce.number().int().min(1).max(1000).default(10),
+  /**
+   * How long a new PostgreSQL connection may take, in milliseconds; past it the request answers 503
+   * and the database counts as unreachable: requests answer 503 at once until a probe connects again.
+   */
+  VIGIE_DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(3_000),
   /** Limit applied to organizations that have no plan. */
   VIGIE_DEFAULT_MAX_API_CALLS_PER_HOUR: z.coerce.number().int().min(1).default(1000),
   /** Lifetime of a session (login) token, in hours. */
@@ -214,6 +221,8 @@ export type Config = Readonly<{
   host: string;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** The PostgreSQL pool: its size and the time a new connection may take (VIGIE_DB_POOL_SIZE, VIGIE_DB_CONNECT_TIMEOUT_MS). */
+  db: Readonly<{ poolSize: number; connectTimeoutMs: number }>;
   logLevel: LogLevel;
   defaultMaxApiCallsPerHour: number;
   sessionTtlHours: number;
@@ -333,6 +342,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     dataDir: e.VIGIE_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
+    db: Object.freeze({ poolSize: e.VIGIE_DB_POOL_SIZE, connectTimeoutMs: e.VIGIE_DB_CONNECT_TIMEOUT_MS }),
     logLevel: e.LOG_LEVEL,
     defaultMaxApiCallsPerHour: e.VIGIE_DEFAULT_MAX_API_CALLS_PER_HOUR,
     sessionTtlHours: e.VIGIE_SESSION_TTL_HOURS,

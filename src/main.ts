@@ -19,7 +19,12 @@ export const ADMIN_SOCKET = "vigie.sock";
 export async function openForProcess(config: Config, socket: string | null): Promise<{ database: Database; release: () => void }> {
   const release = config.driver === "pglite" ? acquireLock(config.dataDir, socket) : () => undefined;
   try {
-    const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      poolSize: config.db.poolSize,
+      connectTimeoutMs: config.db.connectTimeoutMs,
+    });
     await database.migrate();
     return { database, release };
   } catch (err) {

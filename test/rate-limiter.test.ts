@@ -229,6 +229,38 @@ describe("RateLimiter (quota reserved from the database)", () => {
     await l2.close();
   });
 
+  it("api_usage.granted is what was granted: the limit exactly when count passes it, lowered by what is handed back", async () => {
+    const row = async (orgId: string) => {
+      const { rows } = (await database.executeSql("select count, granted from api_usage where org_id = $1", [orgId])) as {
+        rows: { count: number; granted: number }[];
+      };
+      return rows[0]!;
+    };
+    // Two processes racing for the last calls: the last reservations ask more than is left.
+    const t = await tenant(50);
+    const l1 = new RateLimiter(database, 10);
+    const l2 = new RateLimiter(await secondConnection(database), 10);
+    const calls = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 ? l1 : l2).hit(t.orgId, t.keyId, 50)));
+    expect(calls.filter((c) => c.allowed)).toHaveLength(50);
+    const spent = await row(t.orgId);
+    expect(spent.count).toBeGreaterThan(50); // every reservation's ask, past the limit
+    expect(spent.granted).toBe(50); // the calls granted, all accepted
+    await l1.close();
+    await l2.close();
+    expect((await row(t.orgId)).granted).toBe(50); // nothing held: nothing handed back
+
+    // Far from the limit: a process's block is granted whole; what it did not use goes back at close.
+    const far = await tenant(1_000_000);
+    const l3 = new RateLimiter(database, 10);
+    await Promise.all(Array.from({ length: 200 }, () => l3.hit(far.orgId, far.keyId, 1_000_000)));
+    const { quota } = await l3.hit(far.orgId, far.keyId, 1_000_000);
+    const before = await row(far.orgId);
+    expect(before.granted).toBe(before.count); // below the limit every ask is granted
+    expect(before.granted).toBe(201 + quota.held);
+    await l3.close();
+    expect(await row(far.orgId)).toEqual({ count: 201, granted: 201 });
+  });
+
   it("writes last_used_at of the keys it saw", async () => {
     const t = await tenant(100);
     const limiter = new RateLimiter(database, 10);

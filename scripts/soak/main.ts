@@ -10,7 +10,7 @@
  * with the database. Exits 1 when a check fails.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Check, Window } from "./checks.js";
 import { spread, summary } from "./checks.js";
@@ -30,7 +30,10 @@ const KILL_EVERY_MS = Number(env.SOAK_KILL_EVERY ?? 60) * 1000;
 const RATE = Number(env.SOAK_RATE ?? 50);
 const LOOPS = 8;
 const ADMIN_URL = env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test";
+/** The shared data (scripts/soak.sh sets it: VIGIE_SHARED_DATA, else ../shared/data beside the checkout). */
 const DATA = env.VIGIE_SHARED_DATA ?? "../shared/data";
+/** What the soak reads of it: the 2024 CVE List records (bench/harness.ts) and the KEV catalog (its mirror). */
+const DATA_FILES = ["cve-json5/vulnrichment-2024.jsonl.gz", "kev/known_exploited_vulnerabilities.json"];
 /** `feeds import` by the CLI: this many records every IMPORT_EVERY_MS; the mirror: PER_DELTA records every PUBLISH_EVERY_MS. */
 const IMPORT_EVERY_MS = 15_000;
 const BATCH = 5;
@@ -51,13 +54,42 @@ const say = (line: string) => console.log(`[${String(Math.round((Date.now() - t0
 const pick = <T>(xs: T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
 async function main(): Promise<number> {
+  const absent = DATA_FILES.filter((f) => !existsSync(join(DATA, f)));
+  if (absent.length) {
+    throw new Error(
+      `the shared data is not at ${DATA} (${absent.join(", ")} missing): set VIGIE_SHARED_DATA to the shared/data directory ` +
+        "(the default, ../shared/data, holds only when the checkout sits beside shared/); nothing was created",
+    );
+  }
   const stamp = new Date().toISOString().replace(/\D/g, "").slice(0, 14);
   const dir = join("var", "soak", stamp);
   mkdirSync(dir, { recursive: true });
   const db = await createDatabase(ADMIN_URL, `vigie_soak_${stamp}_${process.pid}`);
+  // The database goes on every way out (SOAK_KEEP=1 aside): a failed set-up, a failed or passed run,
+  // Ctrl-C or SIGTERM (the exit handler then stops the server processes).
+  let dropped = false;
+  const dropDatabase = async () => {
+    if (dropped || env.SOAK_KEEP === "1") return;
+    dropped = true;
+    await db.drop().catch((err: Error) => say(`database ${db.name} not dropped: ${err.message}`));
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      say(`${signal}: stopping, database ${db.name} dropped`);
+      void dropDatabase().finally(() => process.exit(130));
+    });
+  }
   const hookSecret = randomBytes(16).toString("hex");
-  const receiver = await startReceiver(hookSecret);
-  const mirrors = await startMirrors(DATA);
+  let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
+  let mirrors: Awaited<ReturnType<typeof startMirrors>>;
+  try {
+    receiver = await startReceiver(hookSecret);
+    mirrors = await startMirrors(DATA);
+  } catch (err) {
+    await receiver?.close();
+    await dropDatabase();
+    throw err;
+  }
   const serverEnv = {
     DATABASE_URL: db.url,
     VIGIE_SECRET_KEY: randomBytes(32).toString("base64"),
@@ -248,19 +280,22 @@ async function main(): Promise<number> {
     console.log(summary(checks));
     code = checks.every((c) => c.pass) ? 0 : 1;
   } finally {
-    await cluster.stop(2000);
-    await client.close();
-    await receiver.close();
-    mirrors.cve5.stop();
-    await mirrors.server.close();
-    if (env.SOAK_KEEP === "1") {
-      await db.sql.end();
-      say(`database kept: ${db.url}; logs in ${dir}/`);
-    } else {
-      await db.drop();
-      // The processes' logs and data directories are kept when a check failed.
-      if (code === 0) rmSync(dir, { recursive: true, force: true });
-      else say(`logs kept in ${dir}/`);
+    try {
+      await cluster.stop(2000);
+      await client.close();
+      await receiver?.close();
+      mirrors.cve5.stop();
+      await mirrors.server.close();
+    } finally {
+      if (env.SOAK_KEEP === "1") {
+        await db.sql.end();
+        say(`database kept: ${db.url}; logs in ${dir}/`);
+      } else {
+        await dropDatabase();
+        // The processes' logs and data directories are kept when a check failed.
+        if (code === 0) rmSync(dir, { recursive: true, force: true });
+        else say(`logs kept in ${dir}/`);
+      }
     }
   }
   return code;

@@ -76,18 +76,22 @@ export class WindowQuota {
 
 // Reserves `want` calls of the organization's window. `count` only grows by what was asked, so what
 // was granted follows from it: the part of [count - want, count) below the limit. Reservations of
-// all processes are serialised on the row, so their grants never add up past the limit. The count
-// reached is notified to every process at commit (one notification per reservation, not per call).
+// all processes are serialised on the row, so their grants never add up past the limit. `granted`
+// adds that part (the existing row's count is the one before this reservation): the calls granted,
+// never above the limit, which billing and quota reports read (count can pass the limit: 51 asked for
+// 50 granted). The count reached is notified to every process at commit (one notification per
+// reservation, not per call).
 const RESERVE_SQL = `
 with r as (
-  insert into api_usage (org_id, window_start, count) values ($1, to_timestamp($2::float8), $3)
-  on conflict (org_id, window_start) do update set count = api_usage.count + excluded.count
+  insert into api_usage (org_id, window_start, count, granted) values ($1, to_timestamp($2::float8), $3::int, least($3::int, $4::int))
+  on conflict (org_id, window_start) do update set count = api_usage.count + excluded.count,
+    granted = api_usage.granted + least(excluded.count, greatest(0, $4::int - api_usage.count))
   returning org_id, window_start, count)
 select r.count from r, pg_notify('${CACHE_CHANNEL}', '${RATE_TOPIC}:' || r.org_id || ':' || extract(epoch from r.window_start)::bigint || ':' || r.count)`;
 
-// Hands back what a stopping process reserved and did not use (safe: see close()).
+// Hands back what a stopping process reserved and did not use (safe: see close()); it had been granted.
 const RELEASE_SQL = `
-update api_usage u set count = u.count - r.n
+update api_usage u set count = u.count - r.n, granted = u.granted - r.n
 from unnest($1::uuid[], $2::float8[], $3::int[]) as r(o, w, n)
 where u.org_id = r.o and u.window_start = to_timestamp(r.w)`;
 
@@ -185,27 +189,29 @@ export class RateLimiter {
     quota.reservedAt = now;
     quota.acceptedAtReserve = quota.accepted;
     quota.lastBlock = want;
-    quota.reserving = this.database.raw<{ count: number }>("vigie_rate_reserve", RESERVE_SQL, [orgId, quota.window, want]).then(
-      (rows) => {
-        const count = Number(rows[0]!.count);
-        const granted = Math.min(want, Math.max(0, quota.limit - (count - want)));
-        quota.reserving = null;
-        quota.know(count);
-        quota.held += granted;
-        if (count >= quota.limit) quota.exhausted = true;
-        const served = quota.waiters.splice(0, Math.min(quota.held, quota.waiters.length));
-        quota.held -= served.length;
-        quota.accepted += served.length;
-        for (const w of served) w.resolve(true);
-        if (!quota.waiters.length) return;
-        if (quota.exhausted) for (const w of quota.waiters.splice(0)) w.resolve(false);
-        else this.reserve(orgId, quota);
-      },
-      (err: unknown) => {
-        quota.reserving = null;
-        for (const w of quota.waiters.splice(0)) w.reject(err);
-      },
-    );
+    quota.reserving = this.database
+      .raw<{ count: number }>("vigie_rate_reserve", RESERVE_SQL, [orgId, quota.window, want, quota.limit])
+      .then(
+        (rows) => {
+          const count = Number(rows[0]!.count);
+          const granted = Math.min(want, Math.max(0, quota.limit - (count - want)));
+          quota.reserving = null;
+          quota.know(count);
+          quota.held += granted;
+          if (count >= quota.limit) quota.exhausted = true;
+          const served = quota.waiters.splice(0, Math.min(quota.held, quota.waiters.length));
+          quota.held -= served.length;
+          quota.accepted += served.length;
+          for (const w of served) w.resolve(true);
+          if (!quota.waiters.length) return;
+          if (quota.exhausted) for (const w of quota.waiters.splice(0)) w.resolve(false);
+          else this.reserve(orgId, quota);
+        },
+        (err: unknown) => {
+          quota.reserving = null;
+          for (const w of quota.waiters.splice(0)) w.reject(err);
+        },
+      );
   }
 
   private noteKey(keyId: string) {

@@ -1,8 +1,11 @@
-import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { hash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto";
 
-/** SHA-256 hex of a high-entropy token (API key, session token): enough, and fast on every request. */
+/**
+ * SHA-256 hex of a high-entropy token (API key, session token): enough, and fast on every request
+ * (crypto.hash, one call: half the time of createHash().update().digest()).
+ */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return hash("sha256", token, "hex");
 }
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

@@ -8,6 +8,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import pg from "pg";
 import * as schema from "./schema/index.js";
+import { DatabaseUnreachable, isConnectionLoss } from "./errors.js";
 
 export type Schema = typeof schema;
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
@@ -43,6 +44,11 @@ export interface Database {
   pool?: pg.Pool;
   /** The PGlite instance, when that driver runs (the tests' template is dumped from it). */
   pglite?: PGlite;
+  /**
+   * false while the last attempt to connect to PostgreSQL failed and no probe has connected since:
+   * requests needing a new connection then fail at once (DatabaseUnreachable, a 503). PGlite: absent.
+   */
+  reachable?: () => boolean;
 }
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -55,9 +61,14 @@ export interface OpenOptions {
   databaseUrl?: string;
   /** PGlite data directory; "memory://" for an in-memory database (tests). */
   dataDir?: string;
+  /** Connections of the pool (VIGIE_DB_POOL_SIZE; default 10). */
   poolSize?: number;
   /** PGlite: start from this data directory tarball (PGlite's dumpDataDir) instead of an empty database (tests). */
   loadDataDir?: Blob;
+  /** How long a new connection may take (VIGIE_DB_CONNECT_TIMEOUT_MS; default 3000). */
+  connectTimeoutMs?: number;
+  /** While the database is unreachable, how often a connection is tried again (default 1000 ms). */
+  probeMs?: number;
 }
 
 /**
@@ -71,13 +82,17 @@ const PGLITE_SETTINGS = ["shared_buffers=16MB"];
 /** Opens the database: node-postgres when a URL is given, else embedded PGlite. */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({
+    const connectTimeoutMs = opts.connectTimeoutMs ?? 3000;
+    const reachability = new Reachability(opts.databaseUrl, connectTimeoutMs, opts.probeMs ?? 1000);
+    const pool = new GuardedPool(reachability, {
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
       options: "-c timezone=UTC",
-      // The database down: a request fails (503) within this instead of waiting for a connection.
-      connectionTimeoutMillis: 3000,
+      // The database down: a request fails (503) within this instead of waiting for a connection,
+      // and those after it at once while it stays down (Reachability).
+      connectionTimeoutMillis: connectTimeoutMs,
       keepAlive: true,
+      Client: reachability.clientClass(),
     });
     pool.on("error", () => {
       /* idle client errors are retried by the pool */
@@ -107,9 +122,13 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       migrate: () => exclusive(MIGRATION_LOCK_ID, () => migratePg(drizzlePg(pool, { schema }), { migrationsFolder: MIGRATIONS_DIR })),
       exclusive,
       executeSql: (text: string, values?: unknown[]) => pool.query(text, values),
-      listen: (channel, onMessage, onStatus) => listenPg(opts.databaseUrl!, channel, onMessage, onStatus),
+      listen: (channel, onMessage, onStatus) => listenPg(opts.databaseUrl!, connectTimeoutMs, channel, onMessage, onStatus),
       raw: async <T>(name: string, text: string, values: unknown[]) => (await pool.query({ name, text, values })).rows as T[],
-      close: () => pool.end(),
+      close: async () => {
+        reachability.stop();
+        await pool.end();
+      },
+      reachable: () => reachability.up,
     };
   }
   const client = new PGlite(opts.dataDir ?? "memory://", {
@@ -141,6 +160,125 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   };
 }
 
+/**
+ * What this process knows of PostgreSQL's reachability. Every new connection of the pool reports its
+ * outcome: one that fails (refused, timed out, the server starting or shutting down, too many
+ * connections) marks the database down; from then on a request that would open a connection fails
+ * at once with DatabaseUnreachable (a 503) instead of waiting VIGIE_DB_CONNECT_TIMEOUT_MS, and a
+ * probe tries a connection every `probeMs` in the background. The first connection that succeeds
+ * (the probe's, or one of the pool's) marks it up again. Idle connections of the pool are still used
+ * while it is down (a database refusing new connections may serve those it has).
+ */
+export class Reachability {
+  up = true;
+  private lastError: Error | null = null;
+  private probe: NodeJS.Timeout | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly url: string,
+    private readonly connectTimeoutMs: number,
+    private readonly probeMs: number,
+  ) {}
+
+  /** The error a request gets while the database is down. */
+  refusal(): DatabaseUnreachable {
+    return new DatabaseUnreachable(this.lastError);
+  }
+
+  connected(): void {
+    this.up = true;
+    this.lastError = null;
+  }
+
+  failed(err: Error): void {
+    if (!isConnectionLoss(err)) return; // a wrong password or database name is no outage
+    this.up = false;
+    this.lastError = err;
+    this.scheduleProbe();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.probe) clearTimeout(this.probe);
+    this.probe = null;
+  }
+
+  /** A pg.Client class whose connections report their outcome here (the pool's `Client` option). */
+  clientClass(): typeof pg.Client {
+    const reachability = this;
+    return class ReportingClient extends pg.Client {
+      // biome-ignore lint/suspicious/noExplicitAny: pg.Client's connect has a promise and a callback overload.
+      override connect(callback?: any): any {
+        const outcome = (err: Error | null | undefined) => (err ? reachability.failed(err) : reachability.connected());
+        if (callback) {
+          return super.connect((err: Error | null, client?: pg.Client) => {
+            outcome(err);
+            (callback as (err: Error | null, client?: pg.Client) => void)(err, client);
+          });
+        }
+        return super.connect().then(
+          (value) => {
+            outcome(null);
+            return value;
+          },
+          (err: Error) => {
+            outcome(err);
+            throw err;
+          },
+        );
+      }
+    };
+  }
+
+  private scheduleProbe(): void {
+    if (this.probe || this.stopped) return;
+    this.probe = setTimeout(() => void this.tryConnect(), this.probeMs);
+    this.probe.unref();
+  }
+
+  private async tryConnect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.connectTimeoutMs });
+    client.on("error", () => undefined);
+    try {
+      await client.connect();
+      this.connected();
+    } catch (err) {
+      if (!this.stopped) this.lastError = err as Error;
+    } finally {
+      this.probe = null;
+      void client.end().catch(() => undefined);
+    }
+    if (!this.up) this.scheduleProbe();
+  }
+}
+
+/**
+ * The pool, refusing at once a request that needs a new connection while the database is known to
+ * be unreachable (see Reachability); a request an idle connection can serve is served.
+ */
+class GuardedPool extends pg.Pool {
+  constructor(
+    private readonly reachability: Reachability,
+    config: pg.PoolConfig,
+  ) {
+    super(config);
+  }
+
+  // biome-ignore lint/suspicious/noExplicitAny: pg.Pool's connect has a promise and a callback overload.
+  override connect(callback?: any): any {
+    if (!this.reachability.up && this.idleCount === 0) {
+      const err = this.reachability.refusal();
+      if (callback) {
+        process.nextTick(() => callback(err, undefined, () => undefined));
+        return undefined;
+      }
+      return Promise.reject(err);
+    }
+    return callback ? super.connect(callback) : super.connect();
+  }
+}
+
 /** How often the listening connection proves it is alive, and how long it may take to answer. */
 const LISTEN_PING_MS = 10_000;
 const LISTEN_PING_TIMEOUT_MS = 5_000;
@@ -152,6 +290,7 @@ const LISTEN_PING_TIMEOUT_MS = 5_000;
  */
 async function listenPg(
   url: string,
+  connectTimeoutMs: number,
   channel: string,
   onMessage: (payload: string) => void,
   onStatus: (listening: boolean) => void = () => undefined,
@@ -171,7 +310,8 @@ async function listenPg(
   const retry = () => setTimeout(() => void connect().catch(() => retry()), 1000).unref();
   const connect = async (): Promise<void> => {
     if (stopped) return;
-    const c = new pg.Client({ connectionString: url, keepAlive: true });
+    // A host that does not answer: the attempt ends after the connect timeout and the next one follows.
+    const c = new pg.Client({ connectionString: url, keepAlive: true, connectionTimeoutMillis: connectTimeoutMs });
     c.on("notification", (n) => n.channel === channel && onMessage(n.payload ?? ""));
     c.on("error", () => lost(c));
     c.on("end", () => lost(c));

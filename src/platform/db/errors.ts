@@ -31,6 +31,18 @@ export async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 4): P
   }
 }
 
+/**
+ * The database is known to be unreachable (the last connection attempt failed and no probe has
+ * connected since): a request that needs a new connection fails with this at once, a 503.
+ */
+export class DatabaseUnreachable extends Error {
+  override name = "DatabaseUnreachable";
+  readonly code = "VIGIE_DB_UNREACHABLE";
+  constructor(readonly lastError: Error | null) {
+    super(`base de données injoignable${lastError ? ` (dernière tentative : ${lastError.message})` : ""}`);
+  }
+}
+
 /** SQLSTATEs of a connection lost or refused by the server: class 08, the server shutting down or starting, too many connections. */
 const CONNECTION_STATES = /^(08...|57P0[1-3]|53300)$/;
 /** Node's socket errors, and node-postgres's own words, when the connection is lost or cannot be made. */
@@ -44,6 +56,7 @@ const PG_WORDS = /Connection terminated|connection error and is not queryable|ti
  */
 export function isConnectionLoss(err: unknown): boolean {
   for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 4; depth++) {
+    if (e instanceof DatabaseUnreachable) return true;
     if (typeof e.code === "string" && (CONNECTION_STATES.test(e.code) || SOCKET_CODES.has(e.code))) return true;
     if (typeof e.message === "string" && PG_WORDS.test(e.message)) return true;
     e = e.cause as typeof e;

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, RequestPayload } from "fastify";
 import { HttpError } from "./error-body.js";
 
 /** 503: the budget of buffered request bodies is spent; the connection is closed after the answer. */
@@ -28,21 +28,30 @@ export class BodyBudget {
     return this.#inFlight;
   }
 
-  /** preParsing hook: reserve the body's bytes, or refuse the request before its body is read. */
-  readonly hook = async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  /**
+   * preParsing hook: reserve the body's bytes, or refuse the request before its body is read.
+   * Callback style, not async: it runs on every request (a GET pays no promise for it).
+   */
+  readonly hook = (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    payload: RequestPayload,
+    done: (err: Error | null, payload?: RequestPayload) => void,
+  ): void => {
     // A route that reads its body as a stream (an SBOM) holds no more of it than its reader does.
-    if (req.routeOptions?.config?.streamedBody) return;
+    if (req.routeOptions?.config?.streamedBody) return done(null, payload);
     const length = req.headers["content-length"];
     // A route may take larger bodies (an upload declares its own limit).
     const limit = req.routeOptions?.bodyLimit ?? this.bodyLimit;
     let bytes = 0;
     if (length !== undefined) bytes = Math.min(Number(length) || 0, limit);
     else if (req.headers["transfer-encoding"] !== undefined) bytes = limit;
-    if (bytes === 0) return;
-    if (this.#inFlight + bytes > this.maxBytes) throw new BodyBudgetExceeded();
+    if (bytes === 0) return done(null, payload);
+    if (this.#inFlight + bytes > this.maxBytes) return done(new BodyBudgetExceeded());
     this.#inFlight += bytes;
     reply.raw.once("close", () => {
       this.#inFlight -= bytes;
     });
+    done(null, payload);
   };
 }

@@ -14,6 +14,7 @@ import { errorAnswer } from "./error-body.js";
 import { uploadBody, type UploadSpec } from "./multipart.js";
 import { rawBodyDoc, type RawBodySpec } from "./raw-body.js";
 import { tidyComponents } from "./openapi.js";
+import { requestLogger } from "../log.js";
 import { registerRoutes, type Authenticators, type RouteDef } from "./route.js";
 
 export interface ServerOptions {
@@ -73,6 +74,9 @@ export async function buildServer(opts: ServerOptions): Promise<FastifyInstance>
   const { limits } = opts;
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
+    // req.log: the request's child logger is made when it writes its first line, not for every request.
+    childLoggerFactory: (logger, bindings, options) =>
+      requestLogger(logger as Logger, bindings, options as Record<string, unknown>) as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     // Slow clients: the whole request must arrive within requestTimeout (Node answers 408 and closes),
     // headers within headersTimeout; idle keep-alive and silent connections are closed. Node checks

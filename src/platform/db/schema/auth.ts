@@ -36,7 +36,14 @@ export const apiKeyProjects = pgTable(
   (t) => [primaryKey({ columns: [t.apiKeyId, t.projectId] })],
 );
 
-/** Per-organization call counter, one row per hourly window; shared by every server process. */
+/**
+ * Per-organization call counter, one row per hourly window; shared by every server process.
+ * `count`: the calls every process asked to reserve (blocks; minus what a stopping process handed
+ * back): it can pass the limit, as the last reservations of a window ask more than is left, and it
+ * is what the limit is decided on. `granted`: the part of those reservations granted (never above
+ * the limit, minus what was handed back): calls accepted or held by a process at that moment. Billing
+ * and quota reports read `granted` (ADR 0033, docs/operations-notes-hotpath.md).
+ */
 export const apiUsage = pgTable(
   "api_usage",
   {
@@ -45,6 +52,7 @@ export const apiUsage = pgTable(
       .references(() => organizations.id, { onDelete: "cascade" }),
     windowStart: timestamp("window_start", { withTimezone: true }).notNull(),
     count: integer("count").notNull(),
+    granted: integer("granted").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.orgId, t.windowStart] })],
 );
