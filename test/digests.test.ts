@@ -469,5 +469,13 @@ describe("digests end to end", () => {
     const wf = await y.workflow([trigger, notify("hook", "notify_webhook", { url: `${base}/y`, delivery: { mode: "digest" } })]);
     expect((await x.call("GET", `/workflows/${wf}/digest-preview`)).statusCode).toBe(404);
     expect((await y.call("GET", `/workflows/${wf}/digest-preview`)).statusCode).toBe(200);
+    // The dry run says the event would wait for the digest, and when it goes.
+    const dry = await y.call("POST", `/workflows/${wf}/dry-run`, { cve_id: "CVE-2024-3400" });
+    expect(dry.statusCode).toBe(201);
+    const node = dry.json().noeuds[1];
+    expect(node.resume).toEqual({ every: "daily", prochain_envoi: expect.stringMatching(/^\d{4}-\d\d-\d\dT0[67]:00:00\.000Z$/) });
+    expect(node.detail).toBe(
+      `mettrait l'événement dans le prochain résumé quotidien (envoi prévu à ${node.resume.prochain_envoi}) au lieu d'envoyer tout de suite`,
+    );
   });
 });
