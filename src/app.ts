@@ -63,6 +63,9 @@ import { notifyHandlers, type NotifyActionName } from "./engine/notify/index.js"
 import type { ActionHandlers } from "./engine/actions.js";
 import { dataActions } from "./modules/runs/runs.actions.js";
 import { RunsService } from "./modules/runs/runs.service.js";
+import { DigestsService } from "./modules/digests/digests.service.js";
+import { digestsRoutes } from "./modules/digests/digests.routes.js";
+import { type DigestSender, digestSender } from "./engine/notify/digest-send.js";
 import { runsRoutes } from "./modules/runs/runs.routes.js";
 import { registerMcp } from "./mcp/http.js";
 import { UrlsService } from "./modules/urls/urls.service.js";
@@ -119,6 +122,8 @@ export interface Services {
   secrets: GraphSecrets;
   /** The workflow engine: outbox events to runs, runs executed through the action handlers. */
   runs: RunsService;
+  /** Digests: notify nodes that gather their events and send them on a schedule (issue 37). */
+  digests: DigestsService;
   /** Evidence reports: generation, versions, sync until frozen, find-again. */
   reports: ReportsService;
   /** Monitored URLs and their scans. */
@@ -131,6 +136,8 @@ export interface Services {
 export interface ServiceOptions {
   /** The notify_* handlers (default: webhook, SMTP, Slack and Teams as configured). */
   notify?: Pick<ActionHandlers, NotifyActionName>;
+  /** How digests are sent (default: the same carriers as notify, as configured). */
+  digestSender?: DigestSender;
   /** Addresses the URL scans may reach whatever the SSRF guard says (tests: their local servers). */
   scanAllowAddresses?: readonly string[];
   /** The process's logger: failed notification attempts and feed sync failures are logged to it at warn. */
@@ -164,13 +171,27 @@ export function createServices(database: Database, config: Config, options: Serv
   const cases = new CasesService(database.db, tagsRepository);
   const reports = new ReportsService(database.db);
   const stats = new StatsService(database.db);
+  // Digests (issue 37): notify nodes whose delivery is a digest record their events; the digests-send job sends them.
+  const digests = new DigestsService(
+    database.db,
+    {
+      send: options.digestSender ?? digestSender(config.notify, { log: options.logger }),
+      decrypt: (action, params) => secrets.decryptParams(action, params),
+      messageFor: (runId) => runs.messageFor(runId),
+      lang: async (projectId) => (await runs.notificationSettings({ id: projectId } as ProjectScope)).language,
+    },
+    workflows,
+    { publicUrl: config.runs.publicUrl },
+  );
   const handlers: ActionHandlers = {
     ...dataActions({ cases, tags, alerts, reports }),
     // Secret params (webhook secret, Slack/Teams URLs) are stored sealed: decrypted just before the call.
-    ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify, { log: options.logger })),
+    ...digests.deferring(secrets.decrypting(options.notify ?? notifyHandlers(config.notify, { log: options.logger }))),
   };
   // Runs (and dry runs) evaluate workflows on the merged CVE record (every field unknown when Vigie holds none).
   const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id), workflows, config.runs);
+  // Throttled runs put their events into the workflow's next digest instead of dropping them.
+  runs.useOverflow(digests.overflow);
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
@@ -215,6 +236,7 @@ export function createServices(database: Database, config: Config, options: Serv
     eolNotices: new EolNotices(database.db),
     secrets,
     runs,
+    digests,
     reports,
     urls: new UrlsService(database.db, config.urls, scanner, stacks),
     vex: new VexService(database.db, cases, config.runs.publicUrl),
@@ -250,6 +272,7 @@ export async function buildApp(opts: {
       ...projectsRoutes(services.projects),
       ...workflowsRoutes(services.workflows),
       ...runsRoutes(services.runs),
+      ...digestsRoutes(services.digests),
       ...cvesRoutes(services.cves),
       ...vulnerabilitiesRoutes(services.vulnerabilities),
       ...articlesRoutes(services.articles),

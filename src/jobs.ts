@@ -29,10 +29,11 @@ export const JOBS = {
       const keys = await services.workflows.purgeIdempotencyKeys();
       await services.sessions.purge();
       const purged = await services.runs.purge(now);
+      const digests = await services.digests.purge(now);
       const usage = await services.authenticator.limiter.purge(now);
       const epss = await services.feeds.purgeEpssHistory();
-      logger.info({ idempotencyKeys: keys, ...purged, apiUsageWindows: usage, epssScores: epss }, "maintenance-purge done");
-      return { idempotency_keys: keys, runs: purged.runs, events: purged.events, api_usage_windows: usage, epss_scores: epss };
+      logger.info({ idempotencyKeys: keys, ...purged, digests, apiUsageWindows: usage, epssScores: epss }, "maintenance-purge done");
+      return { idempotency_keys: keys, runs: purged.runs, events: purged.events, digests, api_usage_windows: usage, epss_scores: epss };
     },
   }),
   /**
@@ -118,6 +119,23 @@ export const JOBS = {
     handler: async (p, services) => {
       if (p.run_id) return { run_id: p.run_id, status: await services.runs.execute(p.run_id) };
       return { executed: await services.runs.executePending() };
+    },
+  }),
+  /**
+   * Digests (issue 37): closes those whose schedule came (Europe/Paris hours; the digest row and the
+   * claim of its events in one transaction), then sends every digest waiting, its id as the
+   * receiver's idempotency key; a digest whose sender died is sent again when its lease runs out.
+   */
+  "digests-send": job({
+    description: "ferme les résumés arrivés à échéance (heure de Paris) et envoie ceux en attente (reprise après arrêt : même identifiant)",
+    payload: z.object({}),
+    retryLimit: 1,
+    cron: "* * * * *",
+    clock: true,
+    handler: async (_p, services, logger, now) => {
+      const r = await services.digests.run(now);
+      if (r.closed || r.sent || r.failed || r.retrying) logger.info(r, "digests-send done");
+      return { ...r };
     },
   }),
   /** Runs whose worker died (lease expired) are resumed, completed steps skipped, or finished failed after their last attempt. */

@@ -1,4 +1,5 @@
 import { DAYS_BEFORE_DEFAULTS, type StoredGraph } from "./graph.js";
+import { digestDelivery, nextSlot } from "./notify/schedule.js";
 import { FIELDS, SEVERITIES, type EventName, type FieldName } from "./vocabulary.js";
 
 /** Values of the fields a condition may test; a field absent from the map is unknown. */
@@ -22,6 +23,8 @@ export interface NodeReport {
   /** For actions: what would have been done. */
   action?: string;
   params?: Record<string, unknown>;
+  /** For a notify action whose delivery is a digest: which digest the event would join, and when it goes. */
+  resume?: { every: "hourly" | "daily" | "weekly"; prochain_envoi: string };
 }
 
 const severityRank = (s: unknown) => (typeof s === "string" ? (SEVERITIES as readonly string[]).indexOf(s) : -1);
@@ -68,6 +71,8 @@ export function evaluateRule(rule: { field: FieldName; op: string; value?: unkno
       return false;
   }
 }
+
+const DIGEST_EVERY = { hourly: "horaire", daily: "quotidien", weekly: "hebdomadaire" } as const;
 
 const ACTION_LABELS: Record<string, string> = {
   create_case: "ouvrirait un dossier pour la CVE",
@@ -147,7 +152,7 @@ export function evaluateCondition(node: Extract<GraphNode, { type: "condition" }
  * hold with these facts, which actions would run. Nodes are visited in topological order; a node
  * is reached when any incoming edge is active.
  */
-export function simulate(graph: StoredGraph, event: EventName, facts: Facts): NodeReport[] {
+export function simulate(graph: StoredGraph, event: EventName, facts: Facts, now: Date = new Date()): NodeReport[] {
   const reports = new Map<string, NodeReport>();
   const it = walk(graph);
   let pass: Pass = null;
@@ -166,13 +171,18 @@ export function simulate(graph: StoredGraph, event: EventName, facts: Facts): No
       reports.set(id, { id, type: "condition", resultat: ok ? "vrai" : "faux", detail, regles });
       pass = ok ? "true" : "false";
     } else {
+      const digest = node.action.startsWith("notify_") ? digestDelivery(node.params) : null;
+      const next = digest && nextSlot(digest, now);
       reports.set(id, {
         id,
         type: "action",
         resultat: "serait_executee",
-        detail: ACTION_LABELS[node.action] ?? node.action,
+        detail: digest
+          ? `mettrait l'événement dans le prochain résumé ${DIGEST_EVERY[digest.every]} (envoi prévu à ${next!.toISOString()}) au lieu d'envoyer tout de suite`
+          : (ACTION_LABELS[node.action] ?? node.action),
         action: node.action,
         params: node.params,
+        ...(digest && { resume: { every: digest.every, prochain_envoi: next!.toISOString() } }),
       });
       pass = "true";
     }

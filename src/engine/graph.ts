@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { REPORT_TYPES } from "../platform/db/schema/reports.js";
+import { Delivery } from "./notify/schedule.js";
 import { validate, valueError, type Loc, type PydanticError } from "../platform/pydantic/validate.js";
 import {
   ACTIONS,
@@ -131,7 +132,11 @@ export const TRIGGER_PARAMS: Partial<Record<EventName, z.ZodObject>> = {
   "url.cert_expiring": DaysBefore(DAYS_BEFORE_DEFAULTS["url.cert_expiring"]!),
 };
 
-/** The parameters of each action (the README's action list is generated from them). */
+/**
+ * The parameters of each action (the README's action list is generated from them). A notify
+ * action's optional `delivery` (issue 37) sends at once (absent, or mode "immediate") or gathers
+ * its events into a digest (docs/digests.md).
+ */
 export const ACTION_PARAMS: Record<ActionName, z.ZodObject> = {
   create_case: z.object({ severity: z.enum(SEVERITIES).optional(), notes: z.string().max(2000).optional() }),
   add_tag: z.object({ tag: z.string().min(1).max(50) }),
@@ -141,10 +146,18 @@ export const ACTION_PARAMS: Record<ActionName, z.ZodObject> = {
     language: z.enum(["fr", "en"]).default("fr"),
     days: z.int().min(1).max(366).default(30),
   }),
-  notify_webhook: z.object({ url: z.string().min(1).max(2000), secret: z.string().min(1).max(200).optional() }),
-  notify_email: z.object({ to: z.array(z.string().min(3).max(254)).min(1).max(20), subject: z.string().max(200).optional() }),
-  notify_slack: z.object({ webhook_url: z.string().min(1).max(2000) }),
-  notify_teams: z.object({ webhook_url: z.string().min(1).max(2000) }),
+  notify_webhook: z.object({
+    url: z.string().min(1).max(2000),
+    secret: z.string().min(1).max(200).optional(),
+    delivery: Delivery.optional(),
+  }),
+  notify_email: z.object({
+    to: z.array(z.string().min(3).max(254)).min(1).max(20),
+    subject: z.string().max(200).optional(),
+    delivery: Delivery.optional(),
+  }),
+  notify_slack: z.object({ webhook_url: z.string().min(1).max(2000), delivery: Delivery.optional() }),
+  notify_teams: z.object({ webhook_url: z.string().min(1).max(2000), delivery: Delivery.optional() }),
 };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -31,9 +31,12 @@ export type AttemptFailed = (attempt: number, reason: string, retrying: boolean)
  * those parts of the URL and every secret given are masked in the reason (a receiver or a
  * library may echo one).
  */
+/** Who a failed attempt's log line names: a run's node (an ActionContext), or a digest (runId: the digest's id, event: null). */
+export type AttemptSubject = Pick<ActionContext, "runId" | "nodeId"> & { workflow: { id: string }; event: { id: number } | null };
+
 export function attemptLogger(
   log: NotifyLog,
-  ctx: ActionContext,
+  ctx: AttemptSubject,
   action: string,
   target: { url: string; secrets: readonly (string | undefined)[]; attempts: number },
 ): AttemptFailed {
@@ -43,7 +46,7 @@ export function attemptLogger(
         run_id: ctx.runId,
         node_id: ctx.nodeId,
         workflow_id: ctx.workflow.id,
-        event_id: ctx.event.id,
+        event_id: ctx.event?.id ?? null,
         action,
         attempt,
         attempts: target.attempts,

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { createTransport, type Transporter } from "nodemailer";
-import { ActionError, type ActionContext, type ActionHandler } from "../actions.js";
-import { attemptLogger, type NotifyLog, type RetryPolicy } from "./deliver.js";
+import { ActionError, type ActionContext, type ActionHandler, type ActionResult } from "../actions.js";
+import { type AttemptSubject, attemptLogger, type NotifyLog, type RetryPolicy } from "./deliver.js";
 import { render, renderHtml, renderText } from "./render.js";
 
 export interface EmailDeps {
@@ -51,14 +51,25 @@ export function messageIdFor(deliveryId: string, from: string): string {
   return `<vigie.${createHash("sha256").update(deliveryId).digest("hex").slice(0, 32)}@${domainOf(from)}>`;
 }
 
-/** notify_email: a plain-text and an HTML body through the configured SMTP server. */
-export function notifyEmail(deps: EmailDeps): ActionHandler {
+/** One e-mail as the mailer sends it. */
+export interface Mail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+  messageId: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Sends e-mails through the configured SMTP server (one transport, made at the first send) with
+ * the retry policy: what notify_email and the digests share. `who` names the run (or digest) in the
+ * log lines of failed attempts.
+ */
+export function smtpMailer(deps: EmailDeps): (mail: Mail, who: AttemptSubject, signal: AbortSignal) => Promise<ActionResult> {
   let transport: Transporter | null = null;
-  return async (ctx: ActionContext, params) => {
+  return async (m, who, signal) => {
     if (!deps.smtpUrl || !deps.from) throw new ActionError("SMTP non configuré : définissez VIGIE_SMTP_URL et VIGIE_SMTP_FROM");
-    const to = params.to;
-    if (!Array.isArray(to) || to.length === 0 || !to.every((x) => typeof x === "string"))
-      throw new ActionError("paramètre to manquant (une liste d'adresses)");
     transport ??= createTransport({
       url: deps.smtpUrl,
       connectionTimeout: deps.timeoutMs,
@@ -69,22 +80,11 @@ export function notifyEmail(deps: EmailDeps): ActionHandler {
       ignoreTLS: deps.startTls === "off",
       tls: { ...(deps.ca !== null && { ca: deps.ca }), ...(deps.tlsInsecure && { rejectUnauthorized: false }) },
     });
-    const r = render(ctx.message, ctx.workflow.name);
-    const subject = typeof params.subject === "string" && params.subject.trim() !== "" ? params.subject : ctx.message.title;
-    const messageId = messageIdFor(ctx.deliveryId, deps.from);
-    const mail = {
-      from: deps.from,
-      to: to as string[],
-      subject,
-      text: renderText(r),
-      html: renderHtml(r),
-      messageId,
-      headers: { "X-Vigie-Delivery": ctx.deliveryId, "X-Vigie-Event": ctx.event.name, "Content-Language": r.lang },
-      signal: ctx.signal,
-    };
+    const { to, subject, messageId } = m;
+    const mail = { from: deps.from, ...m, signal };
     const attempts = deps.policy.delaysMs.length + 1;
     const url = new URL(deps.smtpUrl);
-    const failed = attemptLogger(deps.log, ctx, "notify_email", {
+    const failed = attemptLogger(deps.log, who, "notify_email", {
       url: deps.smtpUrl,
       secrets: [url.username, url.password],
       attempts,
@@ -106,15 +106,40 @@ export function notifyEmail(deps: EmailDeps): ActionHandler {
             ? " (STARTTLS refusé par le serveur, exigé par VIGIE_SMTP_STARTTLS=required)"
             : "";
         const why = `envoi SMTP impossible : ${e.response ?? e.message}${hint}`;
-        const last = !retryable(e) || attempt >= attempts || ctx.signal.aborted;
+        const last = !retryable(e) || attempt >= attempts || signal.aborted;
         failed(attempt, why, !last);
         if (last) throw new ActionError(attempt > 1 ? `${why} (après ${attempt} tentatives)` : why, sent());
         try {
-          await deps.policy.sleep(deps.policy.delaysMs[attempt - 1]!, ctx.signal);
+          await deps.policy.sleep(deps.policy.delaysMs[attempt - 1]!, signal);
         } catch {
           throw new ActionError(`${why} ; nouvelle tentative annulée`, sent());
         }
       }
     }
+  };
+}
+
+/** notify_email: a plain-text and an HTML body through the configured SMTP server. */
+export function notifyEmail(deps: EmailDeps): ActionHandler {
+  const send = smtpMailer(deps);
+  return async (ctx: ActionContext, params) => {
+    if (!deps.smtpUrl || !deps.from) throw new ActionError("SMTP non configuré : définissez VIGIE_SMTP_URL et VIGIE_SMTP_FROM");
+    const to = params.to;
+    if (!Array.isArray(to) || to.length === 0 || !to.every((x) => typeof x === "string"))
+      throw new ActionError("paramètre to manquant (une liste d'adresses)");
+    const r = render(ctx.message, ctx.workflow.name);
+    const subject = typeof params.subject === "string" && params.subject.trim() !== "" ? params.subject : ctx.message.title;
+    return send(
+      {
+        to: to as string[],
+        subject,
+        text: renderText(r),
+        html: renderHtml(r),
+        messageId: messageIdFor(ctx.deliveryId, deps.from),
+        headers: { "X-Vigie-Delivery": ctx.deliveryId, "X-Vigie-Event": ctx.event.name, "Content-Language": r.lang },
+      },
+      ctx,
+      ctx.signal,
+    );
   };
 }

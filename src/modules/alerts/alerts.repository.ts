@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { likeContains, pgArray, rowsOf } from "../../platform/db/sql.js";
+import { digestsRead } from "../digests/digests.read.js";
 import type { AlertListQuery } from "./alerts.schemas.js";
 
 export interface AlertRow {
@@ -50,6 +51,7 @@ const ORDER: Record<AlertListQuery["sort"], SQL> = {
 /** The filters of the alert list, is_read aside (the unread count ignores it). */
 function filters(projectId: string, q: AlertListQuery): SQL[] {
   const where: SQL[] = [sql`a.project_id = ${projectId}`];
+  if (q.resume) where.push(sql`a.id in (${digestsRead.alertIds(q.resume)})`);
   if (q.severity?.length)
     where.push(
       sql`a.severity in (${sql.join(

@@ -65,6 +65,7 @@ export const AlertListQuery = z.object({
     .describe(
       "Repeatable: the rule that raised the alert (correspondance.rule), e.g. unversioned for the versions KEV alone could not check",
     ),
+  resume: z.uuid().optional().describe("A digest's id: exactly the alerts that digest listed (the link a digest carries)"),
   sort: z.enum(ALERT_SORTS).default("-triggered_at"),
   ...PAGING,
 });

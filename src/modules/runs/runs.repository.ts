@@ -106,7 +106,7 @@ export const runsRepository = {
   async insertRuns(
     ex: Executor,
     runs: { workflow_id: string; event_id: number; project_id: string; trigger_event: string; cve_id: string | null; throttled: boolean }[],
-  ): Promise<{ id: string; throttled: boolean }[]> {
+  ): Promise<{ id: string; throttled: boolean; workflow_id: string; event_id: number; project_id: string }[]> {
     if (!runs.length) return [];
     const throttled = { steps: [], raison: "limite horaire de runs du workflow atteinte : rien n'a été exécuté" };
     return rowsOf(
@@ -119,7 +119,16 @@ export const runsRepository = {
         from json_to_recordset(${JSON.stringify(runs)}::json)
           as r(workflow_id uuid, event_id bigint, project_id uuid, trigger_event text, cve_id text, throttled boolean)
         on conflict (event_id, workflow_id) where event_id is not null do nothing
-        returning id, status = 'throttled' as throttled`,
+        returning id, status = 'throttled' as throttled, workflow_id, event_id, project_id`,
+    );
+  },
+
+  /** The reason throttled runs record (their events went into a digest instead: issue 37). */
+  async annotateThrottled(ex: Executor, runIds: string[], raison: string): Promise<void> {
+    if (!runIds.length) return;
+    await ex.execute(
+      sql`update workflow_runs set report = jsonb_set(coalesce(report, '{}'::jsonb), '{raison}', ${JSON.stringify(raison)}::jsonb)
+        where id = any(${pgArray(runIds)}::uuid[]) and status = 'throttled'`,
     );
   },
 

@@ -46,6 +46,12 @@ export const DryRunOut = Run.extend({
         .optional(),
       action: z.string().optional(),
       params: z.record(z.string(), z.unknown()).optional(),
+      resume: z
+        .object({ every: z.enum(["hourly", "daily", "weekly"]), prochain_envoi: z.iso.datetime() })
+        .optional()
+        .describe(
+          "A notify action whose delivery is a digest: the event would join its next digest, sent at prochain_envoi (GET …/digest-preview shows it)",
+        ),
     }),
   ),
 }).meta({ id: "WorkflowDryRunOut" });

@@ -1,4 +1,4 @@
-import type { ActionHandlers } from "../../engine/actions.js";
+import type { ActionHandlers, NotificationMessage } from "../../engine/actions.js";
 import type { StoredGraph } from "../../engine/graph.js";
 import type { Facts } from "../../engine/evaluate.js";
 import { simulate } from "../../engine/evaluate.js";
@@ -16,7 +16,7 @@ import { casesRead } from "../cases/cases.read.js";
 import { projectsRead } from "../projects/projects.read.js";
 import type { WorkflowsService } from "../workflows/workflows.service.js";
 import { buildMessage } from "./runs.message.js";
-import { runsRepository as repo, type ClaimedRun, type RunDetailRow, type RunRow } from "./runs.repository.js";
+import { runsRepository as repo, type ClaimedRun, type RunContextRow, type RunDetailRow, type RunRow } from "./runs.repository.js";
 import type { NotificationSettingsIn, NotificationSettingsOut } from "./runs.schemas.js";
 
 /** Where a run reads what Vigie knows of a CVE (the dry run's loader); null when it knows nothing. */
@@ -53,6 +53,15 @@ const DAY_MS = 86_400_000;
 /** Sends runs to the job queue (pg-boss, `runs-execute`); absent, runs execute in the caller's process. */
 export type RunQueue = { execute(runIds: string[]): Promise<void> };
 
+/**
+ * Takes the runs a dispatch throttled (inside its transaction) and puts their events where they
+ * will be sent later; answers the reason each run records, with the runs it applies to.
+ */
+export type ThrottleOverflow = (
+  tx: Executor,
+  runs: { id: string; workflow_id: string; event_id: number; project_id: string; alert_id: string | null }[],
+) => Promise<Map<string, string[]>>;
+
 class LeaseLost extends Error {}
 
 /**
@@ -63,6 +72,7 @@ class LeaseLost extends Error {}
  */
 export class RunsService {
   private queue: RunQueue | null = null;
+  private overflow: ThrottleOverflow | null = null;
   private readonly opts: RunsOptions;
   /** Lease tokens of the runs this process is executing (released at shutdown: releaseHeld). */
   private readonly held = new Set<string>();
@@ -75,6 +85,11 @@ export class RunsService {
     opts: Partial<RunsOptions> = {},
   ) {
     this.opts = { ...RUN_DEFAULTS, ...opts };
+  }
+
+  /** Where throttled runs' events go (the digests module); absent, they are only recorded `throttled`. */
+  useOverflow(overflow: ThrottleOverflow | null): void {
+    this.overflow = overflow;
   }
 
   /** Attaches the job queue (the server, after its jobs start), or detaches it (null). */
@@ -112,6 +127,16 @@ export class RunsService {
         }
       }
       const created = await repo.insertRuns(tx, runs);
+      // Throttled runs send nothing now: their events go into the workflow's next digest (issue 37), and the run says so.
+      const throttledRuns = created.filter((r) => r.throttled);
+      if (throttledRuns.length && this.overflow) {
+        const alertOf = new Map(events.map((e) => [e.id, e.alert_id]));
+        const reasons = await this.overflow(
+          tx,
+          throttledRuns.map((r) => ({ ...r, event_id: Number(r.event_id), alert_id: alertOf.get(Number(r.event_id)) ?? null })),
+        );
+        for (const [raison, ids] of reasons) await repo.annotateThrottled(tx, ids, raison);
+      }
       await repo.markProcessed(
         tx,
         events.map((e) => e.id),
@@ -203,23 +228,7 @@ export class RunsService {
       await repo.finish(this.db, run.id, run.lease_token, "failed", { steps: [], erreur: `événement inconnu du moteur : ${e.event}` });
       return "failed";
     }
-    const alert = e.alert_id ? await alertsRead.facts(this.db, ctx.project_id, e.alert_id) : null;
-    const kase = e.cve_id ? await casesRead.facts(this.db, ctx.project_id, e.cve_id) : null;
-    const known = e.cve_id ? await this.cveFacts(this.db, e.cve_id) : null;
-    const facts: Facts = {
-      ...(e.cve_id && { "cve.id": e.cve_id }),
-      ...(known ?? {}),
-      // url.*, eol.* facts are read from the payload, as the catalog says (CVE and case facts from the database).
-      ...(payloadFacts(event, e.payload) as Facts),
-      "project.name": ctx.project_name,
-      ...(alert && {
-        "alert.palier": alert.palier,
-        "alert.tags": alert.tags,
-        // The rule that raised it (src/matching/decide.ts): "unversioned" when no source gave versions to check.
-        "alert.rule": typeof alert.match?.rule === "string" ? alert.match.rule : null,
-      }),
-      ...(kase && { "case.status": kase.status, "case.severity": kase.severity }),
-    };
+    const { facts, alert } = await this.factsOf(ctx, event);
     const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };
     const controller = new AbortController();
     const recorded: Step[] = [...done.values()];
@@ -249,6 +258,41 @@ export class RunsService {
     });
     await repo.finish(this.db, run.id, run.lease_token, result.status, { steps: result.steps });
     return result.status;
+  }
+
+  /** What a run reads of its event: the CVE's, alert's, case's and payload's facts. */
+  private async factsOf(ctx: RunContextRow, event: EventName) {
+    const e = ctx.event;
+    const alert = e.alert_id ? await alertsRead.facts(this.db, ctx.project_id, e.alert_id) : null;
+    const kase = e.cve_id ? await casesRead.facts(this.db, ctx.project_id, e.cve_id) : null;
+    const known = e.cve_id ? await this.cveFacts(this.db, e.cve_id) : null;
+    const facts: Facts = {
+      ...(e.cve_id && { "cve.id": e.cve_id }),
+      ...(known ?? {}),
+      // url.*, eol.* facts are read from the payload, as the catalog says (CVE and case facts from the database).
+      ...(payloadFacts(event, e.payload) as Facts),
+      "project.name": ctx.project_name,
+      ...(alert && {
+        "alert.palier": alert.palier,
+        "alert.tags": alert.tags,
+        // The rule that raised it (src/matching/decide.ts): "unversioned" when no source gave versions to check.
+        "alert.rule": typeof alert.match?.rule === "string" ? alert.match.rule : null,
+      }),
+      ...(kase && { "case.status": kase.status, "case.severity": kase.severity }),
+    };
+    return { facts, alert };
+  }
+
+  /**
+   * The notification a run's event makes, built as its execution would (a digest's throttled items:
+   * their runs executed nothing). Null when the run, its event or its workflow is gone.
+   */
+  async messageFor(runId: string): Promise<NotificationMessage | null> {
+    const ctx = await repo.context(this.db, { id: runId } as ClaimedRun);
+    if (!ctx || !EVENTS.includes(ctx.event.event as EventName)) return null;
+    const { facts, alert } = await this.factsOf(ctx, ctx.event.event as EventName);
+    const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };
+    return buildMessage(ctx.event, facts, project, alert, this.opts.publicUrl, ctx.lang);
   }
 
   /**

@@ -291,6 +291,26 @@ export interface paths {
         patch: operations["updateNotificationSettings"];
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/projects/{project_id}/workflows/{workflow_id}/digest-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview the workflow's next digests from the events waiting now (nothing is sent), and list its last digests
+         * @description One entry per notify node whose delivery is a digest, or that holds events of throttled runs. An organization workflow: this project's events. Another project's workflow: 404.
+         */
+        get: operations["previewWorkflowDigest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/cves": {
         parameters: {
             query?: never;
@@ -2380,6 +2400,71 @@ export interface components {
             cpe: string | null;
             website: string | null;
         };
+        DigestGroup: {
+            /** @description P1 … P4; null: events without a tier */
+            palier: string | null;
+            libelle: string;
+            total: number;
+            /** @description By product (vendor and product), most events first */
+            produits: {
+                nom: string;
+                total: number;
+            }[];
+        };
+        DigestPreview: {
+            node_id: string;
+            /** @enum {string} */
+            action: "notify_webhook" | "notify_email" | "notify_slack" | "notify_teams";
+            /** @enum {string} */
+            every: "hourly" | "daily" | "weekly";
+            /** @description true: the node sends at once; this hourly digest holds the events of runs throttled past the workflow's hourly limit */
+            fait_pour_la_limite: boolean;
+            /**
+             * Format: date-time
+             * @description When the digest closes (the job sends it within the minute)
+             */
+            prochain_envoi: string;
+            /** @description When the node's previous digest closed; null before the first */
+            depuis: string | null;
+            /** @description Events waiting for this digest */
+            total: number;
+            /** @description Of them, events of runs throttled past the workflow's hourly limit */
+            reportes_par_limite: number;
+            /** @description An empty period sends « rien à signaler » (delivery.empty) */
+            envoye_si_vide: boolean;
+            /** @description By palier (P1 first), then by product */
+            groupes: components["schemas"]["DigestGroup"][];
+            titre: string;
+            /** @description The digest as the e-mail's text part would read it now */
+            texte: string;
+        };
+        DigestPreviewOut: {
+            /** Format: uuid */
+            workflow_id: string;
+            /** @description One per notify node that sends digests or has events waiting */
+            resumes: components["schemas"]["DigestPreview"][];
+            /** @description The workflow's last 10 digests, newest first */
+            derniers: components["schemas"]["DigestRecord"][];
+        };
+        DigestRecord: {
+            /**
+             * Format: uuid
+             * @description The digest's id: the receiver's idempotency key (X-Vigie-Delivery, the e-mail's Message-ID)
+             */
+            id: string;
+            node_id: string;
+            /**
+             * @description pending: closed, being sent or to be sent again; empty: nothing to send
+             * @enum {string}
+             */
+            statut: "pending" | "sent" | "failed" | "empty";
+            /** Format: date-time */
+            ferme_a: string;
+            envoye_a: string | null;
+            total: number;
+            tentatives: number;
+            erreur: string | null;
+        };
         DistributionBucket: {
             bucket: string;
             total: number;
@@ -3856,6 +3941,13 @@ export interface components {
                 action?: string;
                 params?: {
                     [key: string]: unknown;
+                };
+                /** @description A notify action whose delivery is a digest: the event would join its next digest, sent at prochain_envoi (GET …/digest-preview shows it) */
+                resume?: {
+                    /** @enum {string} */
+                    every: "hourly" | "daily" | "weekly";
+                    /** Format: date-time */
+                    prochain_envoi: string;
                 };
             }[];
         };
@@ -5743,6 +5835,93 @@ export interface operations {
                 };
             };
             /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart); or the budget of request bodies being received is spent (the connection is closed) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    previewWorkflowDigest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                project_id: string;
+                workflow_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DigestPreviewOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, project_id, workflow_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -8429,6 +8608,8 @@ export interface operations {
                 min_epss?: number;
                 /** @description Repeatable: the rule that raised the alert (correspondance.rule), e.g. unversioned for the versions KEV alone could not check */
                 rule?: ("version_range" | "all_versions" | "default_status" | "unversioned" | "osv_range" | "vendor" | "keyword" | "cve")[];
+                /** @description A digest's id: exactly the alerts that digest listed (the link a digest carries) */
+                resume?: string;
                 sort?: "-triggered_at" | "triggered_at" | "-cvss" | "cvss" | "-epss" | "epss" | "palier";
                 page?: number;
                 page_size?: number;

@@ -224,6 +224,17 @@ describe("the inbox's search params", () => {
     expect(alertQuery({ unverified: true, rule: ["vendor"] }).rule).toEqual(["unversioned"]);
   });
 
+  it("a digest's link (?resume=<digest id>) asks for exactly that digest's alerts and says so; the notice's button shows every alert", async () => {
+    const DIGEST = "1ed1c723-d9d1-4616-ae9a-7920e1c4b5f6";
+    expect(validateAlertSearch({ resume: "not-an-id" })).toEqual({});
+    expect(validateAlertSearch({ resume: DIGEST.toUpperCase() })).toEqual({ resume: DIGEST });
+    const { calls, router } = await renderInbox("member", `/p/${PROJECT}/alerts?resume=${DIGEST}`);
+    expect(calls.find((c) => c.path === `${BASE}/alerts` && c.search.get("page_size") === "50")!.search.get("resume")).toBe(DIGEST);
+    expect(await screen.findByText("Seules les alertes d'un résumé envoyé sont affichées.")).toBeTruthy();
+    fireEvent.click(screen.getByRole("button", { name: "Voir toutes les alertes" }));
+    await waitFor(() => expect(router.state.location.search).not.toHaveProperty("resume"));
+  });
+
   it("orders by what to handle first unless the URL names another order", async () => {
     expect(alertQuery({}).sort).toBe("palier");
     expect(alertQuery({ sort: "-triggered_at" }).sort).toBe("-triggered_at");

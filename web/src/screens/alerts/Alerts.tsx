@@ -227,6 +227,14 @@ function Inbox({ orgId, projectId, canWrite }: { orgId: string; projectId: strin
         })}
       </div>
       {search.unverified && <p className="notice">{w.unverifiedIntro}</p>}
+      {search.resume && (
+        <p className="notice">
+          {w.digestOnly}{" "}
+          <button type="button" className="button-secondary" onClick={() => go({ ...search, resume: undefined, page: undefined })}>
+            {w.digestClear}
+          </button>
+        </p>
+      )}
 
       <Filters key={JSON.stringify(search)} search={search} tags={tags.data ?? []} onApply={go} />
 

@@ -29,6 +29,8 @@ export interface AlertSearch {
   is_read?: boolean;
   rule?: VerifiedRule[];
   q?: string;
+  /** A digest's id: exactly the alerts that digest listed (the link a digest carries, docs/digests.md). */
+  resume?: string;
   sort?: Sort;
   page?: number;
 }
@@ -38,6 +40,7 @@ const listOf = <T extends string>(value: unknown, allowed: readonly T[]): T[] | 
   return list.length ? [...new Set(list)] : undefined;
 };
 const bool = (v: unknown): boolean | undefined => (v === true || v === "true" ? true : v === false || v === "false" ? false : undefined);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const text = (v: unknown): string | undefined => (typeof v === "string" && v.trim() && v.length <= 200 ? v.trim() : undefined);
 
 /** The search params, each one checked (an unknown value is dropped, never sent to the server). */
@@ -55,6 +58,7 @@ export function validateAlertSearch(s: Record<string, unknown>): AlertSearch {
     is_read: bool(s.is_read),
     rule: listOf(s.rule, VERIFIED_RULES),
     q: text(s.q),
+    resume: typeof s.resume === "string" && UUID.test(s.resume) ? s.resume.toLowerCase() : undefined,
     sort: SORTS.includes(s.sort as Sort) ? (s.sort as Sort) : undefined,
     page: Number.isInteger(page) && page > 1 && page <= 100_000 ? page : undefined,
   };

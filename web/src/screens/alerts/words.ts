@@ -9,6 +9,8 @@ const fr = {
   tabs: "Vues de la boîte",
   tabVerified: "Versions vérifiées",
   tabUnverified: "Non vérifiables",
+  digestOnly: "Seules les alertes d'un résumé envoyé sont affichées.",
+  digestClear: "Voir toutes les alertes",
   unverifiedIntro:
     "Ces alertes n'ont pas pu être vérifiées : une source (souvent le catalogue KEV) nomme le produit sans dire quelles versions sont touchées. Vérifiez la version à la main.",
   filters: "Filtres",
@@ -117,6 +119,8 @@ const en: AlertWords = {
   tabs: "Inbox views",
   tabVerified: "Versions checked",
   tabUnverified: "Not verifiable",
+  digestOnly: "Only the alerts of a digest that was sent are shown.",
+  digestClear: "Show every alert",
   unverifiedIntro:
     "These alerts could not be checked: a source (often the KEV catalog) names the product without saying which versions are affected. Check the version by hand.",
   filters: "Filters",

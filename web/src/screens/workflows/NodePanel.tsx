@@ -372,6 +372,9 @@ export function NodePanel({ node, event, issues, readOnly, onChange, onClose }: 
                 onChange={(params) => onChange({ ...node, params })}
               />
             ))}
+            {node.action.startsWith("notify_") && (
+              <DeliveryFields params={node.params ?? {}} issues={issues} onChange={(params) => onChange({ ...node, params })} />
+            )}
             <Field label={w.onError} errors={issuesAt(issues, "on_error")}>
               {(id, d) => (
                 <select
@@ -444,6 +447,101 @@ function ConditionFields({
       >
         {w.addRule}
       </button>
+    </>
+  );
+}
+
+type Delivery = {
+  mode: "immediate" | "digest";
+  every?: "hourly" | "daily" | "weekly";
+  hour?: number;
+  weekday?: number;
+  empty?: "skip" | "rien_a_signaler";
+};
+
+/**
+ * A notify action's `delivery` (docs/digests.md): at once, or in an hourly, daily or weekly digest
+ * at a Paris hour, and what an empty period sends. Immediate removes the parameter (what a workflow
+ * written before digests holds).
+ */
+function DeliveryFields({ params, issues, onChange }: { params: Params; issues: NodeIssue[]; onChange(p: Params): void }) {
+  const w = useWords(words);
+  const current = (params.delivery ?? { mode: "immediate" }) as Delivery;
+  const digest = current.mode === "digest";
+  const every = current.every ?? "daily";
+  const set = (next: Partial<Delivery>) => {
+    const merged = { ...current, ...next };
+    const out = { ...params };
+    if (merged.mode === "immediate") delete out.delivery;
+    else out.delivery = merged;
+    onChange(out);
+  };
+  return (
+    <>
+      <Field label={w.delivery} errors={issuesAt(issues, "params.delivery.mode")}>
+        {(id, d) => (
+          <select
+            id={id}
+            {...d}
+            value={current.mode}
+            onChange={(e) =>
+              set(e.target.value === "digest" ? { mode: "digest", every: "daily", hour: 8, empty: "skip" } : { mode: "immediate" })
+            }
+          >
+            <option value="immediate">{w.deliveryImmediate}</option>
+            <option value="digest">{w.deliveryDigest}</option>
+          </select>
+        )}
+      </Field>
+      {digest && (
+        <>
+          <Field label={w.every} errors={issuesAt(issues, "params.delivery.every")}>
+            {(id, d) => (
+              <select id={id} {...d} value={every} onChange={(e) => set({ every: e.target.value as Delivery["every"] })}>
+                <option value="hourly">{w.everyHourly}</option>
+                <option value="daily">{w.everyDaily}</option>
+                <option value="weekly">{w.everyWeekly}</option>
+              </select>
+            )}
+          </Field>
+          {every === "weekly" && (
+            <Field label={w.weekday} errors={issuesAt(issues, "params.delivery.weekday")}>
+              {(id, d) => (
+                <select id={id} {...d} value={current.weekday ?? 1} onChange={(e) => set({ weekday: Number(e.target.value) })}>
+                  {w.weekdays.map((day, i) => (
+                    <option key={day} value={i + 1}>
+                      {day}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          )}
+          {every !== "hourly" && (
+            <Field label={w.hour} errors={issuesAt(issues, "params.delivery.hour")}>
+              {(id, d) => (
+                <input
+                  id={id}
+                  type="number"
+                  {...d}
+                  min={0}
+                  max={23}
+                  value={current.hour ?? 8}
+                  onChange={(e) => set({ hour: e.target.value === "" ? 8 : Number(e.target.value) })}
+                />
+              )}
+            </Field>
+          )}
+          <Field label={w.emptyPeriod} errors={issuesAt(issues, "params.delivery.empty")}>
+            {(id, d) => (
+              <select id={id} {...d} value={current.empty ?? "skip"} onChange={(e) => set({ empty: e.target.value as Delivery["empty"] })}>
+                <option value="skip">{w.emptySkip}</option>
+                <option value="rien_a_signaler">{w.emptyNothing}</option>
+              </select>
+            )}
+          </Field>
+        </>
+      )}
     </>
   );
 }

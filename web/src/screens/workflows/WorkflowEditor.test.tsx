@@ -143,6 +143,34 @@ describe("the workflow editor", () => {
     expect(screen.getByText("version 4")).toBeTruthy();
   });
 
+  it("chooses a digest on a notify node (weekly, a day and a Paris hour, « rien à signaler ») and back to immediate", async () => {
+    const { calls } = await renderAt(`/p/${PROJECT}/workflows/${WF}`, "admin", (req) =>
+      req.method === "PATCH" ? json(200, { ...workflow, version: 4 }) : undefined,
+    );
+    fireEvent.click(await screen.findByRole("button", { name: "Modifier hook" }));
+    const delivery = screen.getByLabelText("Envoi") as HTMLSelectElement;
+    expect(delivery.value).toBe("immediate");
+    expect(screen.queryByLabelText("Fréquence du résumé")).toBeNull();
+    fireEvent.change(delivery, { target: { value: "digest" } });
+    fireEvent.change(screen.getByLabelText("Fréquence du résumé"), { target: { value: "weekly" } });
+    fireEvent.change(screen.getByLabelText("Jour"), { target: { value: "5" } });
+    fireEvent.change(screen.getByLabelText("Heure (heure de Paris)"), { target: { value: "17" } });
+    fireEvent.change(screen.getByLabelText("Période sans événement"), { target: { value: "rien_a_signaler" } });
+    fireEvent.click(screen.getByRole("button", { name: "Enregistrer" }));
+    await waitFor(() => expect(calls.some((c) => c.method === "PATCH")).toBe(true));
+    const sent = calls.find((c) => c.method === "PATCH")!.body as typeof workflow;
+    expect(sent.graph.nodes[1]!.params).toEqual({
+      url: "https://hooks.example.org/x",
+      secret: "••••long",
+      delivery: { mode: "digest", every: "weekly", weekday: 5, hour: 17, empty: "rien_a_signaler" },
+    });
+    // Back to immediate: the parameter goes, as in a workflow written before digests.
+    fireEvent.click(await screen.findByRole("button", { name: "Modifier hook" }));
+    fireEvent.change(screen.getByLabelText("Envoi"), { target: { value: "digest" } });
+    fireEvent.change(screen.getByLabelText("Envoi"), { target: { value: "immediate" } });
+    expect(screen.queryByLabelText("Fréquence du résumé")).toBeNull();
+  });
+
   it("says a 409 version_perimee and offers to reload", async () => {
     let reads = 0;
     await renderAt(`/p/${PROJECT}/workflows/${WF}`, "admin", (req, path) => {
