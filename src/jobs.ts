@@ -290,7 +290,11 @@ export async function startJobs(
   await services.cacheFeed.start();
   await jobs.send("runs-dispatch", {});
   // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed.
-  if (database.driver === "pglite") await services.runs.releaseLeases();
+  if (database.driver === "pglite") {
+    await services.runs.releaseLeases();
+    // Likewise the digests it was sending: sent again at once, with the same id (the receiver's idempotency key).
+    await services.digests.releaseLeases();
+  }
   // Runs whose lease ran out while no worker held them (a killed process) are resumed now, not at the next minute.
   await jobs.send("runs-recover", {});
   const feeds = config.feeds.sync ? new FeedScheduler(services.feeds, logger) : null;

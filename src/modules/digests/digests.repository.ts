@@ -183,6 +183,15 @@ export const digestsRepository = {
     );
   },
 
+  /** Every digest lease ends now (the embedded database at start-up: no other process can hold one). */
+  async expireLeases(ex: Executor): Promise<number> {
+    const rows = await rowsOf(
+      ex,
+      sql`update digests set lease_until = now() - interval '1 second' where status = 'pending' and lease_until > now() returning 1`,
+    );
+    return rows.length;
+  },
+
   async items(ex: Executor, digestId: string): Promise<ItemRow[]> {
     const rows = await rowsOf<ItemRow & { event_id: string | number; id: string | number }>(
       ex,

@@ -196,6 +196,14 @@ export class DigestsService {
     return out;
   }
 
+  /**
+   * At the start of the only process of an embedded database: the digests its killed predecessor was
+   * sending are nobody's, so the job sends them again now (same id) rather than when their lease ends.
+   */
+  async releaseLeases(): Promise<number> {
+    return repo.expireLeases(this.db);
+  }
+
   private async itemsOf(rows: ItemRow[]): Promise<DigestItem[]> {
     const out: DigestItem[] = [];
     for (const r of rows)

@@ -171,6 +171,49 @@ describe("the workflow editor", () => {
     expect(screen.queryByLabelText("Fréquence du résumé")).toBeNull();
   });
 
+  it("previews the next digest from the events waiting, and lists the last ones", async () => {
+    await renderAt(`/p/${PROJECT}/workflows/${WF}`, "viewer", (_req, path) =>
+      path === `${patchPath}/digest-preview`
+        ? json(200, {
+            workflow_id: WF,
+            resumes: [
+              {
+                node_id: "hook",
+                action: "notify_webhook",
+                every: "daily",
+                fait_pour_la_limite: false,
+                prochain_envoi: "2026-11-29T07:00:00.000Z",
+                depuis: null,
+                total: 2,
+                reportes_par_limite: 1,
+                envoye_si_vide: false,
+                groupes: [{ palier: "P1", libelle: "P1", total: 2, produits: [{ nom: "Palo Alto Networks PAN-OS", total: 2 }] }],
+                titre: "Résumé Vigie : 2 événements",
+                texte: "Résumé Vigie : 2 événements\n",
+              },
+            ],
+            derniers: [
+              {
+                id: "55555555-5555-4555-8555-555555555555",
+                node_id: "hook",
+                statut: "sent",
+                ferme_a: "2026-11-28T07:00:10.000Z",
+                envoye_a: "2026-11-28T07:00:11.000Z",
+                total: 5,
+                tentatives: 1,
+                erreur: null,
+              },
+            ],
+          })
+        : undefined,
+    );
+    const panel = await screen.findByRole("region", { name: "Prochains résumés" });
+    expect(panel.textContent).toMatch(/hook · chaque jour · envoi prévu le .+ · 2 événements en attente/);
+    expect(panel.textContent).toContain("dont 1 reporté par la limite horaire du workflow");
+    expect(panel.textContent).toContain("P1 : 2 — Palo Alto Networks PAN-OS (2)");
+    expect(panel.textContent).toMatch(/hook · envoyé · 5/);
+  });
+
   it("says a 409 version_perimee and offers to reload", async () => {
     let reads = 0;
     await renderAt(`/p/${PROJECT}/workflows/${WF}`, "admin", (req, path) => {

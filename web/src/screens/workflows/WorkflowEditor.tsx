@@ -10,6 +10,7 @@ import { ACTIONS, type ActionName, type ApiGraph, type ApiNode } from "./catalog
 import { GraphList } from "./GraphList";
 import { connect, emptyGraph, type Issue, issuesByNode, layout, newNode, removeEdge, removeNode, replaceNode, type XY } from "./model";
 import { NodePanel } from "./NodePanel";
+import { DigestPanel } from "./Digests";
 import { DryRunPanel, RunsPanel } from "./Runs";
 import { words } from "./words";
 
@@ -316,6 +317,7 @@ function Editor({ scope, workflow, readOnly, reload, justSaved = false }: Editor
         <div className="wf-bottom">
           {dirty && <p className="notice">{w.dryDirty}</p>}
           <DryRunPanel scope={scope} workflowId={workflow.id} readOnly={readOnly} />
+          <DigestPanel scope={scope} workflowId={workflow.id} />
           <RunsPanel scope={scope} workflowId={workflow.id} />
         </div>
       ) : (

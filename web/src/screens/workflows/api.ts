@@ -8,6 +8,7 @@ export type WorkflowItem = components["schemas"]["WorkflowItem"];
 export type Run = components["schemas"]["WorkflowRun"];
 export type RunDetail = components["schemas"]["WorkflowRunDetailOut"];
 export type DryRun = components["schemas"]["WorkflowDryRunOut"];
+export type DigestPreview = components["schemas"]["DigestPreviewOut"];
 
 /** An error answer with its whole body: a 409's `{code, message, current_version}`, a 422's issues. */
 export class WorkflowApiError extends ApiError {
@@ -53,6 +54,7 @@ export const keys = {
   one: (projectId: string, id: string) => ["workflows", projectId, "one", id] as const,
   runs: (projectId: string, id: string) => ["workflow-runs", projectId, id] as const,
   run: (projectId: string, id: string, runId: string) => ["workflow-runs", projectId, id, runId] as const,
+  digests: (projectId: string, id: string) => ["workflow-digests", projectId, id] as const,
 };
 
 export const calls = {
@@ -97,6 +99,12 @@ export const calls = {
     result(
       api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/workflows/{workflow_id}/runs/{run_id}", {
         params: { path: { ...path(s), workflow_id: id, run_id: runId } },
+      }),
+    ),
+  digestPreview: (s: Scope, id: string) =>
+    result(
+      api.GET("/api/v1/organizations/{org_id}/projects/{project_id}/workflows/{workflow_id}/digest-preview", {
+        params: { path: { ...path(s), workflow_id: id } },
       }),
     ),
   dryRun: (s: Scope, id: string, cveId: string) =>
