@@ -1,13 +1,13 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { axeViolations, cli, launchBrowser, SCREENSHOTS, startVigie, type Vigie } from "./harness.js";
+import { axeViolations, connectBrowser, EVERY_SCREENSHOT, screenshot, startVigie, type Vigie } from "./harness.js";
 
 // Every screen at 1280×800 and 390×844, in French and in English (issue 34, section 5): no page
 // scrolls sideways (`document.documentElement.scrollWidth <= innerWidth`), axe-core finds nothing
 // serious, and each screen's screenshot is saved (e2e-artifacts/screenshots/layout/<size>-<lang>-<name>.png).
-// The widths measured are written to e2e-artifacts/layout.json.
+// The widths measured are written to e2e-artifacts/layout.json. The four size × language runs go
+// side by side (one browser context each, `describe.concurrent`); within one, its tests in order.
 
 const OWNER = "owner@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -42,7 +42,7 @@ function breakingOut(page: Page): Promise<string[]> {
   })()`);
 }
 
-describe("layout: every screen at 1280×800 and 390×844, in French and in English", () => {
+describe.concurrent("layout: every screen at 1280×800 and 390×844, in French and in English", () => {
   let vigie: Vigie;
   let browser: Browser;
   let orgId = "";
@@ -63,13 +63,12 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
   const P = () => `/api/v1/organizations/${orgId}/projects/${projectId}`;
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
+    vigie = await startVigie(async (cli) => {
+      const org = await cli("org", "create", "--name", "ACME Sécurité");
       orgId = String(org.id);
-      projectId = String(cli(store, "project", "create", "--org", orgId, "--name", "Production").id);
-      cli(store, "user", "create", "--email", OWNER, "--password", PASSWORD, "--org", orgId, "--role", "owner");
-      cli(
-        store,
+      projectId = String((await cli("project", "create", "--org", orgId, "--name", "Production")).id);
+      await cli("user", "create", "--email", OWNER, "--password", PASSWORD, "--org", orgId, "--role", "owner");
+      await cli(
         "user",
         "create",
         "--email",
@@ -93,7 +92,7 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
         ["osv", `${MATCH}/osv-django.jsonl`],
         ["eol", "test/fixtures/eol"],
       ] as const) {
-        cli(store, "feeds", "import", "--source", source, path);
+        await cli("feeds", "import", "--source", source, path);
       }
     });
     const login = await fetch(`${vigie.base}/auth/login`, {
@@ -123,10 +122,12 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
     const workflows = await call("GET", `${P()}/workflows`);
     const list = (Array.isArray(workflows.json) ? workflows.json : workflows.json!.items) as { id: string }[];
     workflowId = String(list[0]!.id);
-    browser = await launchBrowser();
+    browser = await connectBrowser();
   });
   afterAll(async () => {
     mkdirSync("e2e-artifacts", { recursive: true });
+    const order = (m: (typeof measured)[number]) => `${m.size} ${m.lang} ${String(screens.findIndex((x) => x.name === m.screen)).padStart(2, "0")}`;
+    measured.sort((a, b) => order(a).localeCompare(order(b)));
     writeFileSync("e2e-artifacts/layout.json", `${JSON.stringify(measured, null, 2)}\n`);
     await browser?.close();
     await vigie?.stop();
@@ -196,7 +197,7 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
           await context?.close();
         });
 
-        it("draws every screen within the window's width, without a serious axe violation", async () => {
+        it.sequential("draws every screen within the window's width, without a serious axe violation", async () => {
           const wide: string[] = [];
           const serious: string[] = [];
           for (const screen of screens) {
@@ -209,21 +210,23 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
               "({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth })",
             );
             measured.push({ size: `${size.width}x${size.height}`, lang, screen: screen.name, scrollWidth, innerWidth });
+            const faults = wide.length + serious.length;
             if (scrollWidth > innerWidth) wide.push(`${screen.name}: ${scrollWidth} px (${(await breakingOut(page)).join(", ")})`);
-            const dir = join(SCREENSHOTS, "layout");
-            mkdirSync(dir, { recursive: true });
-            await page.screenshot({ path: join(dir, `${size.name}-${lang}-${screen.name}.png`), fullPage: true });
+            const shot = `layout/${size.name}-${lang}-${screen.name}.png`;
+            if (EVERY_SCREENSHOT) await screenshot(page, shot);
             for (const v of await axeViolations(page)) {
               if (v.impact === "serious" || v.impact === "critical")
                 serious.push(`${screen.name}: ${v.id} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
             }
+            // E2E_SCREENSHOTS=off: the screens that fail are still recorded.
+            if (!EVERY_SCREENSHOT && wide.length + serious.length > faults) await screenshot(page, shot);
           }
           expect(wide).toEqual([]);
           expect(serious).toEqual([]);
           expect(pageErrors).toEqual([]);
         });
 
-        it("shows alerts first: the filters folded, the active ones as chips a click removes", async () => {
+        it.sequential("shows alerts first: the filters folded, the active ones as chips a click removes", async () => {
           await page.goto(`${vigie.base}/p/${projectId}/alerts?severity=%5B%22critical%22%5D&is_kev=true`);
           const rows = page.getByRole("grid").getByRole("row");
           await expect.poll(() => rows.count()).toBe(2);
@@ -247,10 +250,10 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
             const second = await rows.nth(2).boundingBox();
             expect(second!.y + second!.height).toBeLessThanOrEqual(size.height);
           }
-          await page.screenshot({ path: join(SCREENSHOTS, "layout", `${size.name}-${lang}-inbox-chips.png`) });
+          if (EVERY_SCREENSHOT) await screenshot(page, `layout/${size.name}-${lang}-inbox-chips.png`, false);
         });
 
-        it("folds the navigation behind « Menu » on a phone, and shows it beside the screen at 1280", async () => {
+        it.sequential("folds the navigation behind « Menu » on a phone, and shows it beside the screen at 1280", async () => {
           await page.goto(`${vigie.base}/p/${projectId}`);
           const nav = page.getByRole("navigation", { name: lang === "fr" ? "Navigation principale" : "Main navigation" });
           const menu = page.getByRole("button", { name: "Menu" });
@@ -272,7 +275,7 @@ describe("layout: every screen at 1280×800 and 390×844, in French and in Engli
           expect(await menu.getAttribute("aria-expanded")).toBe("false");
         });
 
-        it("shows a focus ring on every Tab stop", async () => {
+        it.sequential("shows a focus ring on every Tab stop", async () => {
           const bare: string[] = [];
           for (const screen of screens.filter((x) => !x.open)) {
             await page.goto(`${vigie.base}${screen.path()}`);
