@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirst } from "./test/e2e/sequencer.js";
 
 // End-to-end tests (`npm run test:e2e`): the built server (dist/, `npm run build` first) driven by
 // Debian's Chromium through playwright-core (docs/testing-e2e.md). global-setup.ts starts one
@@ -14,6 +15,7 @@ export default defineConfig({
     hookTimeout: 240_000,
     // expect.poll waits up to 10 s (Vitest's default is 1 s): a loaded machine draws a screen late, not wrongly.
     expect: { poll: { timeout: 10_000 } },
+    sequence: { sequencer: LongestFirst },
     pool: "forks",
     fileParallelism: workers > 1,
     maxWorkers: workers,

@@ -36,8 +36,20 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
       const project = await cli("project", "create", "--org", String(org.id), "--name", "Production");
       await cli("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "member");
       key = String(
-        (await cli("apikey", "create", "--org", String(org.id), "--scope", "stacks-write", "--scope", "tags-write", "--name", "préparation"))
-          .key,
+        (
+          await cli(
+            "apikey",
+            "create",
+            "--org",
+            String(org.id),
+            "--scope",
+            "stacks-write",
+            "--scope",
+            "tags-write",
+            "--name",
+            "préparation",
+          )
+        ).key,
       );
       base = `/api/v1/organizations/${org.id}/projects/${project.id}`;
       // Real records (test/fixtures, see their SOURCES.md): PAN-OS and Django CVEs, NVD, KEV, EPSS, a PoC, OSV.
