@@ -4,10 +4,11 @@
 // axe-core on each screen and a screenshot of it in e2e-artifacts/screenshots/ (E2E_SCREENSHOTS=off:
 // only of a screen that fails its check).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import { type Browser, chromium, type Download, type Page } from "playwright-core";
 import { expect, inject } from "vitest";
 import { type ServerProcess, type ServerStore, startServer } from "../server-process.js";
 import { type CliSession, cliSession, copiedStore } from "./store.js";
@@ -106,4 +107,16 @@ export async function screenshot(page: Page, path: string, fullPage = true): Pro
   const file = join(SCREENSHOTS, path);
   mkdirSync(dirname(file), { recursive: true });
   await page.screenshot({ path: file, fullPage });
+}
+
+/** A download's bytes. The browser is the run's, reached remotely: the file is copied here (saveAs), then read. */
+export async function downloaded(download: Download): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), "vigie-e2e-download-"));
+  try {
+    const file = join(dir, download.suggestedFilename());
+    await download.saveAs(file);
+    return readFileSync(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Browser, Download, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csafFailures, cycloneDxErrors, openVexErrors } from "../vex-validators.js";
-import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, downloaded, startVigie, type Vigie } from "./harness.js";
 
 const ADMIN = "rssi@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -37,7 +37,7 @@ describe("SBOM import and VEX: the stack and cases screens", () => {
   /** The file a click makes the browser save: its name and text. */
   async function saved(click: () => Promise<void>): Promise<{ name: string; text: string }> {
     const [download] = (await Promise.all([page.waitForEvent("download"), click()])) as [Download, undefined];
-    return { name: download.suggestedFilename(), text: readFileSync((await download.path())!, "utf8") };
+    return { name: download.suggestedFilename(), text: (await downloaded(download)).toString("utf8") };
   }
 
   beforeAll(async () => {

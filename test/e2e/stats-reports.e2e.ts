@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, downloaded, startVigie, type Vigie } from "./harness.js";
 
 const EMAIL = "rssi@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -158,7 +157,7 @@ describe("the statistics wall and the evidence reports", () => {
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: `PDF de « ${title} »` }).click()]);
     expect(download.suggestedFilename()).toMatch(/^conformite_kev-[0-9a-f-]{36}-v1\.pdf$/);
-    const bytes = readFileSync((await download.path())!);
+    const bytes = await downloaded(download);
     expect(bytes.subarray(0, 5).toString()).toBe("%PDF-");
 
     await drop(download.suggestedFilename(), bytes);
