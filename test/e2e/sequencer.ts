@@ -5,16 +5,17 @@ import { basename } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const LONGEST_FIRST = [
-  "layout",
+  // Its server imports the bundled snapshot at start.
   "first-day",
-  "stacks",
-  "settings",
-  "sbom-vex",
+  "layout",
   "first-day-features",
-  "inbox",
-  "cases",
   "stats-reports",
   "shell",
+  "settings",
+  "stacks",
+  "sbom-vex",
+  "inbox",
+  "cases",
   "workflows",
 ].map((name) => `${name}.e2e.ts`);
 
