@@ -1,7 +1,7 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addDays, parisDate } from "../../src/platform/paris.js";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
 
 const EMAIL = "triage@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -25,13 +25,13 @@ describe("cases: board, table, a case with an exception in Paris days, the risk 
   }
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
+    vigie = await startVigie(async (cli) => {
+      const org = await cli("org", "create", "--name", "ACME Sécurité");
       orgId = String(org.id);
-      projectId = String(cli(store, "project", "create", "--org", orgId, "--name", "Site public").id);
+      projectId = String((await cli("project", "create", "--org", orgId, "--name", "Site public")).id);
       // CVE-2024-3400 known (NVD record): its case takes the CVE's severity, critical.
-      cli(store, "feeds", "import", "--source", "nvd", "test/fixtures/import/nvd2-CVE-2024-3400.json");
-      cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", orgId, "--role", "member");
+      await cli("feeds", "import", "--source", "nvd", "test/fixtures/import/nvd2-CVE-2024-3400.json");
+      await cli("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", orgId, "--role", "member");
     });
     const login = await fetch(`${vigie.base}/auth/login`, {
       method: "POST",
@@ -51,7 +51,7 @@ describe("cases: board, table, a case with an exception in Paris days, the risk 
       (await call("POST", `/api/v1/organizations/${orgId}/projects/${projectId}/tags`, { name: "urgent", color: "#b91c1c" })).status,
     ).toBe(201);
 
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     const context = await browser.newContext({ locale: "fr-FR", timezoneId: "America/New_York", viewport: { width: 1440, height: 900 } });
     page = await context.newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
 
 /**
  * Issue 34, a security engineer's first day (sections 4 to 6): a tag created from the inbox and put
@@ -70,11 +70,11 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
   let stackId = "";
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
-      const project = cli(store, "project", "create", "--org", String(org.id), "--name", "Production");
-      cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "owner");
-      key = String(cli(store, "apikey", "create", "--org", String(org.id), "--scope", "stacks-write", "--name", "préparation").key);
+    vigie = await startVigie(async (cli) => {
+      const org = await cli("org", "create", "--name", "ACME Sécurité");
+      const project = await cli("project", "create", "--org", String(org.id), "--name", "Production");
+      await cli("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "owner");
+      key = String((await cli("apikey", "create", "--org", String(org.id), "--scope", "stacks-write", "--name", "préparation")).key);
       base = `/api/v1/organizations/${org.id}/projects/${project.id}`;
       for (const [source, path] of [
         ["cve5", `${IMPORT}/cve5-sample.jsonl`],
@@ -85,7 +85,7 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
         ["osv", `${MATCH}/osv-django.jsonl`],
         ["eol", "test/fixtures/eol"],
       ] as const) {
-        cli(store, "feeds", "import", "--source", source, path);
+        await cli("feeds", "import", "--source", source, path);
       }
     });
     const call = (method: string, path: string, body?: unknown) =>
@@ -104,7 +104,7 @@ describe("a security engineer's first day in the browser (issue 34)", () => {
     });
     expect(stack.status).toBe(201);
     stackId = ((await stack.json()) as { id: string }).id;
-    browser = await launchBrowser();
+    browser = await connectBrowser();
   });
   afterAll(async () => {
     await browser?.close();

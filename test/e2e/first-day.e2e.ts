@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshStore, type ServerProcess, type ServerStore, startServer } from "../server-process.js";
-import { checkScreen, cli, launchBrowser } from "./harness.js";
+import { type ServerProcess, type ServerStore, startServer } from "../server-process.js";
+import { checkScreen, connectBrowser, e2eStore } from "./harness.js";
+import { cliSession } from "./store.js";
 
 /**
  * Issue 34, a security engineer's first day in the browser: a fresh start with the bundled snapshot
@@ -44,14 +45,16 @@ describe("a first day on the bundled snapshot", () => {
     );
 
   beforeAll(async () => {
-    store = await freshStore();
-    const org = cli(store, "org", "create", "--name", "ACME Sécurité");
-    projectId = String(cli(store, "project", "create", "--org", String(org.id), "--name", "Production").id);
-    cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "admin");
+    store = await e2eStore();
+    const session = cliSession(store.env);
+    const org = await session.run("org", "create", "--name", "ACME Sécurité");
+    projectId = String((await session.run("project", "create", "--org", String(org.id), "--name", "Production")).id);
+    await session.run("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "admin");
+    await session.close();
     api = `/api/v1/organizations/${org.id}/projects/${projectId}`;
     server = startServer({ ...store.env, VIGIE_SNAPSHOT: "auto" });
     origin = await server.ready(600_000);
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     const context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris", viewport: VIEWPORTS[0] });
     page = await context.newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));

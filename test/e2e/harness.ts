@@ -1,17 +1,23 @@
 // The end-to-end harness: the built server (`node dist/cli.js serve`) on a fresh store (PGlite, or a
-// PostgreSQL database when DATABASE_URL is set), the CLI on the same store, Debian's Chromium driven
-// by playwright-core, axe-core on each screen and a screenshot of it in e2e-artifacts/screenshots/.
+// PostgreSQL database when DATABASE_URL is set; a copy of the run's migrated template, store.ts), the
+// CLI's commands on the same store, the run's Chromium (global-setup.ts) driven by playwright-core,
+// axe-core on each screen and a screenshot of it in e2e-artifacts/screenshots/ (E2E_SCREENSHOTS=off:
+// only of a screen that fails its check).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
-import { join } from "node:path";
-import type { Page } from "playwright-core";
-import { expect } from "vitest";
-import { freshStore, type ServerProcess, type ServerStore, startServer } from "../server-process.js";
+import { dirname, join } from "node:path";
+import { type Browser, chromium, type Download, type Page } from "playwright-core";
+import { expect, inject } from "vitest";
+import { type ServerProcess, type ServerStore, startServer } from "../server-process.js";
+import { type CliSession, cliSession, copiedStore } from "./store.js";
 
 export { launchBrowser } from "./browser.js";
 
 export const SCREENSHOTS = "e2e-artifacts/screenshots";
+/** Screenshots of every checked screen (default), or with E2E_SCREENSHOTS=off only of a screen that fails. */
+export const EVERY_SCREENSHOT = process.env.E2E_SCREENSHOTS !== "off";
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 export interface Vigie {
@@ -31,14 +37,29 @@ export function cli(store: ServerStore, ...args: string[]): Record<string, unkno
   return JSON.parse(out) as Record<string, unknown>;
 }
 
+/** The run's Chromium (global-setup.ts): `close()` disconnects and closes this file's contexts. */
+export function connectBrowser(): Promise<Browser> {
+  return chromium.connect(inject("wsEndpoint"));
+}
+
+/** A new store for this file: a copy of the run's migrated empty store. */
+export function e2eStore(): Promise<ServerStore> {
+  return copiedStore(inject("storeTemplate"));
+}
+
 /**
- * A fresh store, `prepare` run on it with the CLI (before the server: an embedded store admits one
- * process at a time), then the server started on it.
+ * A fresh store, `prepare` run on it with the CLI's commands in one process (before the server: an
+ * embedded store admits one process at a time), then the server started on it.
  */
-export async function startVigie(prepare: (store: ServerStore) => void = () => {}): Promise<Vigie> {
+export async function startVigie(prepare: (cli: CliSession["run"], store: ServerStore) => Promise<void> = async () => {}): Promise<Vigie> {
   if (!existsSync("dist/cli.js") || !existsSync("dist/web/index.html")) throw new Error("dist/ is missing: run `npm run build` first");
-  const store = await freshStore();
-  prepare(store);
+  const store = await e2eStore();
+  const session = cliSession(store.env);
+  try {
+    await prepare(session.run, store);
+  } finally {
+    await session.close();
+  }
   const server = startServer(store.env);
   const base = await server.ready();
   return {
@@ -72,11 +93,30 @@ export async function axeViolations(page: Page): Promise<AxeViolation[]> {
  * screenshot saved as e2e-artifacts/screenshots/<name>.png.
  */
 export async function checkScreen(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  if (EVERY_SCREENSHOT) await screenshot(page, `${name}.png`);
   const serious = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+  if (serious.length && !EVERY_SCREENSHOT) await screenshot(page, `${name}.png`);
   expect(
     serious.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`),
     name,
   ).toEqual([]);
+}
+
+/** The page as it is now, full length, saved as e2e-artifacts/screenshots/<path>. */
+export async function screenshot(page: Page, path: string, fullPage = true): Promise<void> {
+  const file = join(SCREENSHOTS, path);
+  mkdirSync(dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage });
+}
+
+/** A download's bytes. The browser is the run's, reached remotely: the file is copied here (saveAs), then read. */
+export async function downloaded(download: Download): Promise<Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), "vigie-e2e-download-"));
+  try {
+    const file = join(dir, download.suggestedFilename());
+    await download.saveAs(file);
+    return readFileSync(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

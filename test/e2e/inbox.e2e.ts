@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
 
 const EMAIL = "trieur@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -31,13 +31,25 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
     );
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
-      const project = cli(store, "project", "create", "--org", String(org.id), "--name", "Production");
-      cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "member");
+    vigie = await startVigie(async (cli) => {
+      const org = await cli("org", "create", "--name", "ACME Sécurité");
+      const project = await cli("project", "create", "--org", String(org.id), "--name", "Production");
+      await cli("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "member");
       key = String(
-        cli(store, "apikey", "create", "--org", String(org.id), "--scope", "stacks-write", "--scope", "tags-write", "--name", "préparation")
-          .key,
+        (
+          await cli(
+            "apikey",
+            "create",
+            "--org",
+            String(org.id),
+            "--scope",
+            "stacks-write",
+            "--scope",
+            "tags-write",
+            "--name",
+            "préparation",
+          )
+        ).key,
       );
       base = `/api/v1/organizations/${org.id}/projects/${project.id}`;
       // Real records (test/fixtures, see their SOURCES.md): PAN-OS and Django CVEs, NVD, KEV, EPSS, a PoC, OSV.
@@ -51,7 +63,7 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
         ["poc", `${MATCH}/poc-panos.jsonl`],
         ["osv", `${MATCH}/osv-django.jsonl`],
       ] as const) {
-        cli(store, "feeds", "import", "--source", source, path);
+        await cli("feeds", "import", "--source", source, path);
       }
     });
     // Every stored CVE counts for a new item (the default is the recent ones and the KEV), then the stack.
@@ -67,7 +79,7 @@ describe("the alert inbox and the CVE explorer: a member triages from the keyboa
     expect(stack.json!.alertes_creees).toBe(3);
     expect((await call("POST", "/tags", { name: "à corriger", color: "#b91c1c" })).status).toBe(201);
 
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     const context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris", viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import type { Browser, Download, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { csafFailures, cycloneDxErrors, openVexErrors } from "../vex-validators.js";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, downloaded, startVigie, type Vigie } from "./harness.js";
 
 const ADMIN = "rssi@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -37,19 +37,19 @@ describe("SBOM import and VEX: the stack and cases screens", () => {
   /** The file a click makes the browser save: its name and text. */
   async function saved(click: () => Promise<void>): Promise<{ name: string; text: string }> {
     const [download] = (await Promise.all([page.waitForEvent("download"), click()])) as [Download, undefined];
-    return { name: download.suggestedFilename(), text: readFileSync((await download.path())!, "utf8") };
+    return { name: download.suggestedFilename(), text: (await downloaded(download)).toString("utf8") };
   }
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      orgId = String(cli(store, "org", "create", "--name", "ACME Sécurité").id);
-      projectId = String(cli(store, "project", "create", "--org", orgId, "--name", "Site public").id);
-      cli(store, "user", "create", "--email", ADMIN, "--password", PASSWORD, "--org", orgId, "--role", "admin");
+    vigie = await startVigie(async (cli) => {
+      orgId = String((await cli("org", "create", "--name", "ACME Sécurité")).id);
+      projectId = String((await cli("project", "create", "--org", orgId, "--name", "Site public")).id);
+      await cli("user", "create", "--email", ADMIN, "--password", PASSWORD, "--org", orgId, "--role", "admin");
       // Real advisories the known-answer SBOM's packages meet (test/fixtures/sbom/known-answer.mjs):
       // Log4Shell (GitHub advisory), Django's PYSEC-2023-100 (fixed in 4.2.3), PAN-OS's CVE records.
-      cli(store, "feeds", "import", "--source", "osv", "test/fixtures/feeds/osv/GHSA-jfh8-c2jp-5v3q.json");
-      cli(store, "feeds", "import", "--source", "osv", "test/fixtures/matching/osv-django.jsonl");
-      cli(store, "feeds", "import", "--source", "cve5", "test/fixtures/matching/cve5-panos.jsonl");
+      await cli("feeds", "import", "--source", "osv", "test/fixtures/feeds/osv/GHSA-jfh8-c2jp-5v3q.json");
+      await cli("feeds", "import", "--source", "osv", "test/fixtures/matching/osv-django.jsonl");
+      await cli("feeds", "import", "--source", "cve5", "test/fixtures/matching/cve5-panos.jsonl");
     });
     const login = await fetch(`${vigie.base}/auth/login`, {
       method: "POST",
@@ -57,7 +57,7 @@ describe("SBOM import and VEX: the stack and cases screens", () => {
       body: JSON.stringify({ email: ADMIN, password: PASSWORD }),
     });
     token = ((await login.json()) as { token: string }).token;
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     const context = await browser.newContext({
       locale: "fr-FR",
       timezoneId: "Europe/Paris",

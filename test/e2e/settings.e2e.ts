@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
 
 const ADMIN = { email: "admin@example.org", password: "admin horse battery staple" };
 const VIEWER = { email: "lecteur@example.org", password: "viewer horse battery staple" };
@@ -16,12 +16,11 @@ describe("settings: API keys, members, organization, project settings; a viewer 
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
+    vigie = await startVigie(async (cli) => {
+      const org = await cli("org", "create", "--name", "ACME Sécurité");
       orgId = String(org.id);
-      projectId = String(cli(store, "project", "create", "--org", orgId, "--name", "Site public").id);
-      cli(
-        store,
+      projectId = String((await cli("project", "create", "--org", orgId, "--name", "Site public")).id);
+      await cli(
         "user",
         "create",
         "--email",
@@ -33,10 +32,10 @@ describe("settings: API keys, members, organization, project settings; a viewer 
         "--role",
         "owner",
       );
-      cli(store, "user", "create", "--email", ADMIN.email, "--password", ADMIN.password, "--org", orgId, "--role", "admin");
-      cli(store, "user", "create", "--email", VIEWER.email, "--password", VIEWER.password, "--org", orgId, "--role", "viewer");
+      await cli("user", "create", "--email", ADMIN.email, "--password", ADMIN.password, "--org", orgId, "--role", "admin");
+      await cli("user", "create", "--email", VIEWER.email, "--password", VIEWER.password, "--org", orgId, "--role", "viewer");
     });
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     adminToken = await accountToken(ADMIN);
   });
   afterAll(async () => {

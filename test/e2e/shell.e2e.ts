@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
 
 const EMAIL = "analyste@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -14,13 +14,13 @@ describe("the shell: sign-in, switchers, language, feeds, session end, sign-out"
   let chosen = "";
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
-      cli(store, "project", "create", "--org", String(org.id), "--name", "Site public");
-      cli(store, "project", "create", "--org", String(org.id), "--name", "Intranet");
-      cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "owner");
+    vigie = await startVigie(async (cli) => {
+      const org = await cli("org", "create", "--name", "ACME Sécurité");
+      await cli("project", "create", "--org", String(org.id), "--name", "Site public");
+      await cli("project", "create", "--org", String(org.id), "--name", "Intranet");
+      await cli("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "owner");
     });
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris", viewport: { width: 1280, height: 800 } });
     page = await context.newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));

@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type LocalServer, localServer } from "../urls-servers.js";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
 
 const ADMIN = "admin@example.org";
 const VIEWER = "lecteur@example.org";
@@ -28,16 +28,15 @@ describe("stacks, end of life and monitored URLs: an administrator's screens", (
           .writeHead(200, { "content-type": "text/html; charset=utf-8", server: "nginx/1.24.0" })
           .end("<!DOCTYPE html><html><head><title>Boutique</title></head><body>Bienvenue</body></html>"),
     });
-    vigie = await startVigie((store) => {
+    vigie = await startVigie(async (cli, store) => {
       store.env.VIGIE_ALLOW_PRIVATE_TARGETS = "true";
-      const o = cli(store, "org", "create", "--name", "ACME Sécurité");
+      const o = await cli("org", "create", "--name", "ACME Sécurité");
       org = String(o.id);
-      project = String(cli(store, "project", "create", "--org", org, "--name", "Site public").id);
-      cli(store, "user", "create", "--email", ADMIN, "--password", PASSWORD, "--org", org, "--role", "admin");
-      cli(store, "user", "create", "--email", VIEWER, "--password", PASSWORD, "--org", org, "--role", "viewer");
+      project = String((await cli("project", "create", "--org", org, "--name", "Site public")).id);
+      await cli("user", "create", "--email", ADMIN, "--password", PASSWORD, "--org", org, "--role", "admin");
+      await cli("user", "create", "--email", VIEWER, "--password", PASSWORD, "--org", org, "--role", "viewer");
       // Real records (test/fixtures/matching/SOURCES.md, test/fixtures/eol/SOURCES.txt).
-      cli(
-        store,
+      await cli(
         "feeds",
         "import",
         "--source",
@@ -45,10 +44,10 @@ describe("stacks, end of life and monitored URLs: an administrator's screens", (
         "test/fixtures/matching/cve5-panos.jsonl",
         "test/fixtures/matching/cve5-django.jsonl",
       );
-      cli(store, "feeds", "import", "--source", "osv", "test/fixtures/matching/osv-django.jsonl");
-      cli(store, "feeds", "import", "--source", "eol", "test/fixtures/eol");
+      await cli("feeds", "import", "--source", "osv", "test/fixtures/matching/osv-django.jsonl");
+      await cli("feeds", "import", "--source", "eol", "test/fixtures/eol");
     });
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris", viewport: { width: 1280, height: 900 } });
     await context.clock.setFixedTime(NOW);
     page = await context.newPage();

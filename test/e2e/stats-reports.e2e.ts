@@ -1,7 +1,6 @@
-import { readFileSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, downloaded, startVigie, type Vigie } from "./harness.js";
 
 const EMAIL = "rssi@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -21,11 +20,11 @@ describe("the statistics wall and the evidence reports", () => {
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
+    vigie = await startVigie(async (cli) => {
+      const org = await cli("org", "create", "--name", "ACME Sécurité");
       orgId = String(org.id);
-      projectId = String(cli(store, "project", "create", "--org", orgId, "--name", "Site public").id);
-      cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", orgId, "--role", "admin");
+      projectId = String((await cli("project", "create", "--org", orgId, "--name", "Site public")).id);
+      await cli("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", orgId, "--role", "admin");
       for (const [source, file] of [
         ["cve5", "cve5.jsonl"],
         ["nvd", "nvd2-CVE-2024-3400.json"],
@@ -33,10 +32,10 @@ describe("the statistics wall and the evidence reports", () => {
         ["epss", "epss_scores-2026-08-16.csv"],
         ["poc", "poc-trickest.jsonl"],
       ]) {
-        cli(store, "feeds", "import", "--source", source!, `${STATS}/${file}`);
+        await cli("feeds", "import", "--source", source!, `${STATS}/${file}`);
       }
     });
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     const context = await browser.newContext({
       locale: "fr-FR",
       timezoneId: "Europe/Paris",
@@ -158,7 +157,7 @@ describe("the statistics wall and the evidence reports", () => {
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: `PDF de « ${title} »` }).click()]);
     expect(download.suggestedFilename()).toMatch(/^conformite_kev-[0-9a-f-]{36}-v1\.pdf$/);
-    const bytes = readFileSync((await download.path())!);
+    const bytes = await downloaded(download);
     expect(bytes.subarray(0, 5).toString()).toBe("%PDF-");
 
     await drop(download.suggestedFilename(), bytes);

@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkScreen, cli, launchBrowser, startVigie, type Vigie } from "./harness.js";
+import { checkScreen, connectBrowser, startVigie, type Vigie } from "./harness.js";
 
 const EMAIL = "admin@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -12,13 +12,13 @@ describe("workflows: list, a graph built on the canvas, a 422 on its node, dry r
   const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    vigie = await startVigie((store) => {
-      const org = cli(store, "org", "create", "--name", "ACME Sécurité");
-      cli(store, "project", "create", "--org", String(org.id), "--name", "Production");
-      cli(store, "user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "admin");
-      cli(store, "feeds", "import", "--source", "kev", "test/fixtures/import/kev-sample.json");
+    vigie = await startVigie(async (cli) => {
+      const org = await cli("org", "create", "--name", "ACME Sécurité");
+      await cli("project", "create", "--org", String(org.id), "--name", "Production");
+      await cli("user", "create", "--email", EMAIL, "--password", PASSWORD, "--org", String(org.id), "--role", "admin");
+      await cli("feeds", "import", "--source", "kev", "test/fixtures/import/kev-sample.json");
     });
-    browser = await launchBrowser();
+    browser = await connectBrowser();
     const context = await browser.newContext({ locale: "fr-FR", timezoneId: "Europe/Paris", viewport: { width: 1400, height: 900 } });
     page = await context.newPage();
     page.on("pageerror", (err) => pageErrors.push(err.message));
