@@ -138,6 +138,14 @@ describe("the documentation follows the code", () => {
     expect(TEXT["README.md"]!.join("\n")).toContain("(docs/README.md)");
   });
 
+  it("the web application's help menu links pages that exist, each in the index", () => {
+    const help = readFileSync(join(ROOT, "web/src/layout/help.tsx"), "utf8");
+    const pages = [...(/DOC_PAGES = \[([^\]]*)\]/.exec(help)?.[1] ?? "").matchAll(/"([\w-]+)"/g)].map((m) => `docs/${m[1]}.md`);
+    expect(pages.length).toBeGreaterThan(10);
+    expect(pages.filter((p) => !FILES.includes(p))).toEqual([]);
+    expect(pages.filter((p) => !runOrder().includes(p))).toEqual([]);
+  });
+
   it("the README stays a front door: at most 300 lines, no dated figure", () => {
     expect(TEXT["README.md"]!.length).toBeLessThanOrEqual(300);
     expect(TEXT["README.md"]!.filter((l) => /\b20\d\d-\d\d-\d\d\b/.test(l))).toEqual([]);
@@ -192,7 +200,7 @@ describe("the documentation's examples work as written", () => {
     store = fresh;
     const server = startServer({ ...fresh.env, VIGIE_SNAPSHOT: "auto" });
     try {
-      const base = await server.ready(300_000);
+      const base = await server.ready(540_000);
       const calls = join(work, "calls");
       // bash line → page and line, for the curl wrapper's BASH_LINENO.
       const map: { file: string; line: number }[] = [];
@@ -240,5 +248,5 @@ describe("the documentation's examples work as written", () => {
     } finally {
       await server.stop();
     }
-  }, 400_000);
+  }, 900_000);
 });
