@@ -167,10 +167,7 @@ export function documentationFiles(): string[] {
  * Every documentation file with its generated blocks rewritten: `changed` names `file: block` for
  * each block out of date. Each block must appear exactly once in the documentation as a whole.
  */
-export function syncDocs(
-  files: Record<string, string>,
-  blocks = generatedBlocks(),
-): { texts: Record<string, string>; changed: string[] } {
+export function syncDocs(files: Record<string, string>, blocks = generatedBlocks()): { texts: Record<string, string>; changed: string[] } {
   const texts: Record<string, string> = {};
   const changed: string[] = [];
   const where = new Map<string, string[]>();

@@ -34,8 +34,9 @@ const SECRET = "secret-du-webhook-0042";
 /** Makes the data through the command line, on a stopped store; returns what to find again. */
 async function makeData(env: Record<string, string>) {
   const cli = async (...args: string[]) =>
-    // biome-ignore lint/suspicious/noExplicitAny: a command's JSON result, read field by field.
-    JSON.parse((await run(process.execPath, ["dist/cli.js", ...args, "--json"], { env: { ...process.env, ...env }, timeout: 120_000 })).stdout) as any;
+    JSON.parse(
+      (await run(process.execPath, ["dist/cli.js", ...args, "--json"], { env: { ...process.env, ...env }, timeout: 120_000 })).stdout,
+    ) as { id: string; key: string };
   const org = await cli("org", "create", "--name", "Sauvegarde SA", "--plan", "pro");
   const project = await cli("project", "create", "--org", org.id, "--name", "Recette");
   const key = await cli("apikey", "create", "--org", org.id, "--name", "restauration");

@@ -44,4 +44,3 @@ describe("the help menu", () => {
     expect(pageFor("/p/1")).toBeNull();
   });
 });
-
