@@ -1,11 +1,12 @@
 /**
- * `npm run readme`: rewrites the README's generated blocks — the text between
- * `<!-- generated: NAME -->` and `<!-- /generated -->` — from the sources they document, so a list
+ * `npm run readme`: rewrites the generated blocks of README.md and of every page of docs/ — the text
+ * between `<!-- generated: NAME -->` and `<!-- /generated -->` — from the sources they document, so a list
  * cannot fall behind the code: the workflow vocabulary (src/engine/vocabulary.ts and the parameter
  * schemas of src/engine/graph.ts), the job catalog (src/jobs.ts) and the error catalogue
  * (src/platform/messages.ts). test/readme.test.ts fails while a block is out of date.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { ACTION_PARAMS, TRIGGER_PARAMS } from "../src/engine/graph.js";
@@ -13,7 +14,8 @@ import { ACTIONS, EVENT_NAMESPACES, EVENTS, FIELDS } from "../src/engine/vocabul
 import { JOBS } from "../src/jobs.js";
 import { CONFLICT, NOT_FOUND } from "../src/platform/messages.js";
 
-export const README_PATH = fileURLToPath(new URL("../README.md", import.meta.url));
+/** The repository's root. */
+export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
 const MARKED = /<!-- generated: ([\w-]+) -->\n([\s\S]*?)<!-- \/generated -->/g;
 const code = (s: string) => `\`${s}\``;
@@ -133,29 +135,58 @@ function errorsBlock(): string {
   ].join("\n");
 }
 
-/** Every generated block of the README, by name. */
+/** Every generated block of the documentation, by name. */
 export function generatedBlocks(): Record<string, string> {
   return { "workflow-vocabulary": vocabularyBlock(), jobs: jobsBlock(), errors: errorsBlock() };
 }
 
-/** The README with its generated blocks rewritten, and the names of those that changed. */
-export function syncReadme(text: string, blocks = generatedBlocks()): { text: string; changed: string[] } {
+/** A text with its generated blocks rewritten, the names of those that changed, and of those it holds. */
+export function syncText(text: string, blocks = generatedBlocks()): { text: string; changed: string[]; seen: string[] } {
   const changed: string[] = [];
-  const seen = new Set<string>();
+  const seen: string[] = [];
   const out = text.replace(MARKED, (_all, name: string, body: string) => {
     const fresh = blocks[name];
-    if (fresh === undefined) throw new Error(`README: unknown generated block « ${name} » (known: ${Object.keys(blocks).join(", ")})`);
-    seen.add(name);
+    if (fresh === undefined) throw new Error(`unknown generated block « ${name} » (known: ${Object.keys(blocks).join(", ")})`);
+    seen.push(name);
     if (body !== `${fresh}\n`) changed.push(name);
     return `<!-- generated: ${name} -->\n${fresh}\n<!-- /generated -->`;
   });
-  const missing = Object.keys(blocks).filter((n) => !seen.has(n));
-  if (missing.length) throw new Error(`README: no <!-- generated: … --> block for ${missing.join(", ")}`);
-  return { text: out, changed };
+  return { text: out, changed, seen };
+}
+
+/** README.md and every page of docs/ (not docs/adr/), as paths relative to the repository. */
+export function documentationFiles(): string[] {
+  const pages = readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .sort()
+    .map((f) => `docs/${f}`);
+  return ["README.md", ...pages];
+}
+
+/**
+ * Every documentation file with its generated blocks rewritten: `changed` names `file: block` for
+ * each block out of date. Each block must appear exactly once in the documentation as a whole.
+ */
+export function syncDocs(files: Record<string, string>, blocks = generatedBlocks()): { texts: Record<string, string>; changed: string[] } {
+  const texts: Record<string, string> = {};
+  const changed: string[] = [];
+  const where = new Map<string, string[]>();
+  for (const [file, text] of Object.entries(files)) {
+    const r = syncText(text, blocks);
+    texts[file] = r.text;
+    changed.push(...r.changed.map((b) => `${file}: ${b}`));
+    for (const b of r.seen) where.set(b, [...(where.get(b) ?? []), file]);
+  }
+  const missing = Object.keys(blocks).filter((n) => !where.has(n));
+  if (missing.length) throw new Error(`documentation: no <!-- generated: … --> block for ${missing.join(", ")}`);
+  const twice = [...where].filter(([, f]) => f.length > 1).map(([b, f]) => `${b} (${f.join(", ")})`);
+  if (twice.length) throw new Error(`documentation: a generated block appears more than once: ${twice.join("; ")}`);
+  return { texts, changed };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { text, changed } = syncReadme(readFileSync(README_PATH, "utf8"));
-  if (changed.length) writeFileSync(README_PATH, text);
-  console.log(changed.length ? `README.md: rewrote ${changed.join(", ")}` : "README.md: generated blocks up to date");
+  const files = Object.fromEntries(documentationFiles().map((f) => [f, readFileSync(join(ROOT, f), "utf8")]));
+  const { texts, changed } = syncDocs(files);
+  for (const [f, text] of Object.entries(texts)) if (text !== files[f]) writeFileSync(join(ROOT, f), text);
+  console.log(changed.length ? `rewrote ${changed.join(", ")}` : "documentation: generated blocks up to date");
 }

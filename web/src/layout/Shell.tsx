@@ -7,9 +7,10 @@ import { useI18n, useWords } from "../i18n/i18n";
 import type { Lang } from "../i18n/messages";
 import { useCellLabels } from "./cellLabels";
 import { useCurrent } from "./current";
+import { HelpMenu } from "./help";
 import { navWords } from "./nav";
 
-/** The signed-in layout: header (brand, navigation, switchers, language, sign-out) and the screen. */
+/** The signed-in layout: header (brand, navigation, switchers, help, language, sign-out) and the screen. */
 export function Shell() {
   const { data: session } = useQuery(sessionQuery);
   return session ? <ShellOf session={session} /> : null;
@@ -46,6 +47,7 @@ function ShellOf({ session }: { session: Session }) {
         </button>
         <div className="topbar-tools">
           <ProjectSwitcher session={session} />
+          <HelpMenu />
           <LanguageSwitch />
           <SignOut email={session.user.email} />
         </div>
