@@ -17,12 +17,12 @@ const whole = args.every((a) => /^--(reporter|outputFile)=/.test(a));
 const started = Date.now();
 const child = spawn(join("node_modules", ".bin", "vitest"), ["run", ...args], { stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => {
+child.on("exit", (code) => {
   const seconds = Math.round((Date.now() - started) / 1000);
   const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite";
   if (code !== 0) {
     console.error(`npm test: failed after ${seconds} s (${db})`);
-    process.exit(code ?? (signal ? 1 : 1));
+    process.exit(code ?? 1);
   }
   if (!whole || budget === 0) {
     console.error(`npm test: ${seconds} s (${db}${whole ? ", budget check off" : ", part of the suite: no budget"})`);
