@@ -64,14 +64,28 @@ interface Load {
 
 /** The steady load of light requests, until stopped (or `seconds`). */
 function load(url: string, key: string, seconds: number): Load {
-  const instance = autocannon({ url, connections: CONNECTIONS, duration: seconds, timeout: 10, headers: { authorization: `Bearer ${key}` } });
+  const instance = autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    timeout: 10,
+    headers: { authorization: `Bearer ${key}` },
+  });
   const result = new Promise<Json>((resolve) => instance.once("done", resolve));
   return { result, stop: () => instance.stop() };
 }
 
 function summary(r: Json): Json {
   const l = r.latency as Json;
-  return { requests: (r.requests as Json).total, p50_ms: l.p50, p99_ms: l.p99, max_ms: l.max, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx };
+  return {
+    requests: (r.requests as Json).total,
+    p50_ms: l.p50,
+    p99_ms: l.p99,
+    max_ms: l.max,
+    errors: r.errors,
+    timeouts: r.timeouts,
+    non2xx: r.non2xx,
+  };
 }
 
 export async function benchBroadItem(): Promise<void> {
@@ -129,7 +143,8 @@ export async function benchBroadItem(): Promise<void> {
         const settled = alertsAt !== null && progress.pending_events === 0 && progress.open_runs === 0;
         stable = settled && progress.alerts === last ? stable + 1 : 0;
         last = progress.alerts as number;
-        if (alertsAt === null && (performance.now() - t0) / 1000 > 280) throw new Error(`alerts not raised after 280 s: ${JSON.stringify(progress)}`);
+        if (alertsAt === null && (performance.now() - t0) / 1000 > 280)
+          throw new Error(`alerts not raised after 280 s: ${JSON.stringify(progress)}`);
         // The runs are the engine's pace (bench/engine.ts), not this one's subject: measured up to RUNS_WAIT.
         if (alertsAt !== null && (performance.now() - t0) / 1000 > alertsAt + RUNS_WAIT) break;
       }

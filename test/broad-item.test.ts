@@ -128,7 +128,9 @@ describe("broad stack items", () => {
     expect(await newMatchEvents(x.projectId)).toBe(expected.length);
 
     // Run again from the start (a job whose progress was lost), and twice at once: nothing is raised twice.
-    await db.execute(sql`update stack_item_matching set state = 'pending', cursor = null, processed = 0, raised = 0 where item_id = ${item.id}::uuid`);
+    await db.execute(
+      sql`update stack_item_matching set state = 'pending', cursor = null, processed = 0, raised = 0 where item_id = ${item.id}::uuid`,
+    );
     const other = new ItemMatching(db, t.services.itemMatching.settings);
     const [a, b] = await Promise.all([t.services.itemMatching.runPending(), other.runPending()]);
     expect(a.raised + b.raised).toBe(0);

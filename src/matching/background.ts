@@ -18,14 +18,7 @@ import { coalesced, type Coalesced } from "../platform/coalesce.js";
 import type { Db, Executor } from "../platform/db/client.js";
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import type { ItemMatchingState } from "../platform/db/schema/index.js";
-import {
-  countCandidates,
-  matchItemOnCves,
-  matchItemsByItem,
-  matchNewItems,
-  nextCandidateCves,
-  type ItemCandidates,
-} from "./matcher.js";
+import { countCandidates, matchItemOnCves, matchItemsByItem, matchNewItems, nextCandidateCves, type ItemCandidates } from "./matcher.js";
 
 /** An item's background matching, as the API shows it (StackItemOut.matching). */
 export interface ItemMatchingProgress {

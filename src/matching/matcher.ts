@@ -687,4 +687,3 @@ export async function projectMatches(
     items.set(`${h.cve_id} ${h.item_id}`, { cve_id: h.cve_id, item_id: h.item_id, item_type: h.match.item_type, value: h.match.value });
   return [...items.values()].sort((a, b) => (a.cve_id < b.cve_id ? -1 : a.cve_id > b.cve_id ? 1 : a.value < b.value ? -1 : 1));
 }
-

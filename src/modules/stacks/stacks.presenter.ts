@@ -12,7 +12,12 @@ function strip(e: StackItemEol): StackItemEol {
 }
 
 /** StackItemOut; `eol`: the endoflife.date cycle the item runs, or null; `matching`: its background matching, or null. */
-export function presentItem(i: StackItemRow, tags: TagRow[] = [], eol: StackItemEol | null = null, matching: ItemMatchingProgress | null = null) {
+export function presentItem(
+  i: StackItemRow,
+  tags: TagRow[] = [],
+  eol: StackItemEol | null = null,
+  matching: ItemMatchingProgress | null = null,
+) {
   return {
     id: i.id,
     item_type: i.itemType,
@@ -22,7 +27,12 @@ export function presentItem(i: StackItemRow, tags: TagRow[] = [], eol: StackItem
     created_at: i.createdAt.toISOString(),
     eol: eol ? strip(eol) : null,
     sbom_id: i.sbomId,
-    matching: matching && { state: matching.state, candidates: matching.candidates, processed: matching.processed, raised: matching.raised },
+    matching: matching && {
+      state: matching.state,
+      candidates: matching.candidates,
+      processed: matching.processed,
+      raised: matching.raised,
+    },
   };
 }
 
