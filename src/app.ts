@@ -160,7 +160,7 @@ export function createServices(database: Database, config: Config, options: Serv
     ...secrets.decrypting(options.notify ?? notifyHandlers(config.notify, { log: options.logger })),
   };
   // Runs (and dry runs) evaluate workflows on the merged CVE record (every field unknown when Vigie holds none).
-  const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id), workflows, config.runs);
+  const runs = new RunsService(database.db, handlers, (ex, ids) => cves.factsMany(ex, ids), workflows, config.runs);
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers
   // notify every process at commit, this one included).
   const authChanged = async () => authenticator.invalidate();
