@@ -306,16 +306,6 @@ export const runsRepository = {
     return rows.map((r) => r.id);
   },
 
-  /** Unfinished runs never taken (their execute job may be queued): for an in-process drain. */
-  async pending(ex: Executor, limit: number): Promise<string[]> {
-    const rows = await rowsOf<{ id: string }>(
-      ex,
-      sql`select id from workflow_runs where finished_at is null and event_id is not null and lease_until is null
-        order by started_at limit ${limit}`,
-    );
-    return rows.map((r) => r.id);
-  },
-
   /**
    * One run of a workflow as the project sees it: a run of the project's workflow, or of its
    * organization's workflow for this project. Undefined otherwise (another tenant's: 404).
