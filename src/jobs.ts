@@ -219,6 +219,10 @@ export async function startJobs(
   config: Config,
   opts: JobQueueOptions = { work: true },
 ): Promise<Jobs<typeof JOBS>> {
+  // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed,
+  // before this process's workers start (a lease freed after they claimed a run would let runs-recover
+  // execute it a second time).
+  if (opts.work && database.driver === "pglite") await services.runs.releaseLeases();
   const jobs = await startJobQueue(database, JOBS, services, logger, config, opts);
   const scans = {
     scan: async (url_id: string) => {
@@ -254,8 +258,6 @@ export async function startJobs(
   const unsubscribe = services.cacheFeed.on(OUTBOX_TOPIC, dispatch);
   await services.cacheFeed.start();
   await jobs.send("runs-dispatch", {});
-  // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed.
-  if (database.driver === "pglite") await services.runs.releaseLeases();
   // Runs whose lease ran out while no worker held them (a killed process) are resumed now, not at the next minute.
   await jobs.send("runs-recover", {});
   const feeds = config.feeds.sync ? new FeedScheduler(services.feeds, logger) : null;
