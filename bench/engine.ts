@@ -11,6 +11,11 @@
  *    matching CVE each) while this process serves the jobs: the dispatch is woken by the NOTIFY of
  *    the commit (ADR 0016), not the minute's cron; webhook arrival − the CLI's exit, and − the event
  *    row's created_at, p50/p95.
+ * 5. PostgreSQL only (BENCH_ENGINE_TWO=on): a second burst served by two job runners (two pg-boss
+ *    instances, two pools, as two worker processes would), to compare with step 1's single runner.
+ * Transactions and round trips per run are counted in this process during the burst (node-postgres:
+ * every statement sent, and BEGIN or a statement outside a transaction as one transaction; PGlite:
+ * each top-level query, exec or transaction), pg-boss's own work included.
  * On PostgreSQL (BENCH_DATABASE_URL) and on embedded PGlite (BENCH_PGLITE=off to skip it).
  */
 import { execFile } from "node:child_process";
@@ -19,6 +24,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
 import { createServices, type Services } from "../src/app.js";
 import { loadConfig } from "../src/config.js";
 import { startJobs } from "../src/jobs.js";
@@ -33,6 +40,36 @@ const CLI_ROUNDS = Number(process.env.BENCH_ENGINE_CLI_ROUNDS ?? 20);
 const run = promisify(execFile);
 
 type Row = Record<string, string | number>;
+
+/** Statements and transactions sent by this process (see the header). */
+const counted = { statements: 0, transactions: 0 };
+{
+  const inBlock = new WeakSet<object>();
+  const textOf = (q: unknown) => (typeof q === "string" ? q : ((q as { text?: string } | null)?.text ?? ""));
+  const query = pg.Client.prototype.query as (...a: unknown[]) => unknown;
+  pg.Client.prototype.query = function (this: object, ...args: unknown[]) {
+    const text = textOf(args[0]).trimStart().slice(0, 10).toLowerCase();
+    counted.statements++;
+    if (text.startsWith("begin")) {
+      counted.transactions++;
+      inBlock.add(this);
+    } else if (text.startsWith("commit") || text.startsWith("rollback")) inBlock.delete(this);
+    else if (!inBlock.has(this)) counted.transactions++;
+    return query.apply(this, args);
+  } as never;
+  const proto = PGlite.prototype as unknown as Record<string, (...a: unknown[]) => unknown>;
+  for (const name of ["query", "exec", "transaction"]) {
+    const original = proto[name]!;
+    proto[name] = function (this: unknown, ...args: unknown[]) {
+      counted.transactions++;
+      return original.apply(this, args);
+    };
+  }
+}
+const perRun = (from: typeof counted, runs: number) => ({
+  "transactions/run": +((counted.transactions - from.transactions) / runs).toFixed(1),
+  "statements/run": from.statements === counted.statements ? "n/a" : +((counted.statements - from.statements) / runs).toFixed(1),
+});
 
 async function sql<T>(database: Database, text: string, values: unknown[] = []): Promise<T[]> {
   return (await database.executeSql(text, values)).rows as T[];
@@ -59,11 +96,13 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
     stops.push(() => services.cacheFeed.close());
     stops.push((await startJobs(database, services, logger, config)).stop);
     const steps: Row[] = [];
-    const all = await records(BURST + SINGLES * 2 + CLI_ROUNDS);
+    const two = t.driver === "postgres" && process.env.BENCH_ENGINE_TWO === "on";
+    const all = await records(BURST + SINGLES * 2 + CLI_ROUNDS + (two ? BURST : 0));
     const burst = all.slice(0, BURST);
     const singles = all.slice(BURST, BURST + SINGLES);
     const second = all.slice(BURST + SINGLES, BURST + SINGLES * 2);
-    const byCli = all.slice(BURST + SINGLES * 2);
+    const byCli = all.slice(BURST + SINGLES * 2, BURST + SINGLES * 2 + CLI_ROUNDS);
+    const burst2 = all.slice(BURST + SINGLES * 2 + CLI_ROUNDS);
 
     const { org } = await services.organizations.createOrg({ name: "Bench engine" });
     const setup = async (name: string, watched: { id: string }[]) => {
@@ -97,6 +136,7 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
 
     // 1. The burst.
     const committed = await importLines(burst.map((r) => r.line));
+    const from = { ...counted };
     await waitFor(async () => (await runsDone(projectId)) >= BURST * 2, 600_000);
     const elapsed = (performance.now() - committed) / 1000;
     const arrivals = [...rcv.arrivals.values()].map((a) => a - committed);
@@ -104,6 +144,7 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
       step: `burst: ${BURST} events → ${BURST * 2} runs (create_case + webhook)`,
       "runs/s": Math.round((BURST * 2) / elapsed),
       "s to the last run": +elapsed.toFixed(1),
+      ...perRun(from, BURST * 2),
       webhooks: rcv.arrivals.size,
       "duplicate deliveries": rcv.duplicates(),
       "arrival p50 ms": pct(arrivals, 0.5),
@@ -127,18 +168,20 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
     console.log(JSON.stringify(steps.at(-1)));
 
     // 3. Two job runners on one PostgreSQL: nothing twice.
+    let services2: Services | null = null;
     if (t.driver === "postgres") {
       const other = await openDatabase({ databaseUrl: t.databaseUrl });
       stops.push(() => other.close());
-      const services2 = createServices(other, config);
-      stops.push(() => services2.cacheFeed.close());
-      stops.push((await startJobs(other, services2, logger, config)).stop);
+      const s2 = createServices(other, config);
+      services2 = s2;
+      stops.push(() => s2.cacheFeed.close());
+      stops.push((await startJobs(other, s2, logger, config)).stop);
       const p2 = await setup("Recette", second);
       const before = rcv.arrivals.size;
       const dupBefore = rcv.duplicates();
       const at = await importLines(
         second.map((r) => r.line),
-        services2,
+        s2,
       );
       await waitFor(async () => (await runsDone(p2)) >= second.length * 2, 120_000);
       const doubled = await sql<{ n: number }>(
@@ -156,7 +199,7 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
       console.log(JSON.stringify(steps.at(-1)));
     }
     // 4. The CLI in another process: NOTIFY at its commit wakes this process's dispatch.
-    if (t.driver === "postgres") {
+    if (t.driver === "postgres" && CLI_ROUNDS > 0) {
       const env = { ...process.env, DATABASE_URL: t.databaseUrl!, VIGIE_SECRET_KEY: "0".repeat(64), LOG_LEVEL: "silent" };
       const afterExit: number[] = [];
       const afterCommit: number[] = [];
@@ -183,6 +226,29 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
         "after CLI exit p95 ms": pct(afterExit, 0.95),
         "after event row p50 ms": pct(afterCommit, 0.5),
         "after event row p95 ms": pct(afterCommit, 0.95),
+      });
+      console.log(JSON.stringify(steps.at(-1)));
+    }
+    // 5. A second burst served by two job runners.
+    if (two && services2) {
+      const p3 = await setup("Burst à deux", burst2);
+      const dupBefore = rcv.duplicates();
+      const at = await importLines(burst2.map((r) => r.line));
+      const from2 = { ...counted };
+      await waitFor(async () => (await runsDone(p3)) >= BURST * 2, 600_000);
+      const s = (performance.now() - at) / 1000;
+      const doubled = await sql<{ n: number }>(
+        database,
+        "select count(*)::int as n from (select event_id, workflow_id from workflow_runs where project_id = $1 group by 1, 2 having count(*) > 1) d",
+        [p3],
+      );
+      steps.push({
+        step: `burst with two job runners: ${BURST} events → ${BURST * 2} runs`,
+        "runs/s": Math.round((BURST * 2) / s),
+        "s to the last run": +s.toFixed(1),
+        ...perRun(from2, BURST * 2),
+        "duplicate deliveries": rcv.duplicates() - dupBefore,
+        "runs created twice": doubled[0]!.n,
       });
       console.log(JSON.stringify(steps.at(-1)));
     }

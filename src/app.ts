@@ -189,7 +189,7 @@ export function createServices(database: Database, config: Config, options: Serv
     ...digests.deferring(secrets.decrypting(options.notify ?? notifyHandlers(config.notify, { log: options.logger }))),
   };
   // Runs (and dry runs) evaluate workflows on the merged CVE record (every field unknown when Vigie holds none).
-  const runs = new RunsService(database.db, handlers, (ex, id) => cves.facts(ex, id), workflows, config.runs);
+  const runs = new RunsService(database.db, handlers, (ex, ids) => cves.factsMany(ex, ids), workflows, config.runs);
   // Throttled runs put their events into the workflow's next digest instead of dropping them.
   runs.useOverflow(digests.overflow);
   // A key revoked or a plan changed: drop cached key contexts here at once (the database's triggers

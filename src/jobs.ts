@@ -7,6 +7,7 @@ import { FeedScheduler } from "./feeds/sync/scheduler.js";
 import { coalesced } from "./platform/coalesce.js";
 import { OUTBOX_TOPIC } from "./platform/db/cache-feed.js";
 import { jobOf, startJobQueue, type JobQueueOptions, type Jobs } from "./platform/jobs/jobs.js";
+import { RUN_DEFAULTS } from "./modules/runs/runs.service.js";
 
 const job = jobOf<Services>();
 
@@ -108,9 +109,13 @@ export const JOBS = {
       return { ...r };
     },
   }),
-  /** Executes one run (or, without run_id, every run nobody took yet); a run held by another worker is left to it. */
+  /**
+   * The engine's loop: without run_id, claims the runs nobody took yet by batches (P1 first) and
+   * executes them until none is left (`runs.drain`); with one, executes that run. A run held by
+   * another worker is left to it.
+   */
   "runs-execute": job({
-    description: "exécute un run (sans run_id : tous les runs pas encore pris)",
+    description: "exécute les runs pas encore pris, par lots, P1 d'abord (avec run_id : ce run)",
     payload: z.object({ run_id: z.uuid().optional() }),
     retryLimit: 2,
     pollSeconds: 1,
@@ -118,7 +123,7 @@ export const JOBS = {
     workers: (config) => (config.driver === "pglite" ? 1 : 4),
     handler: async (p, services) => {
       if (p.run_id) return { run_id: p.run_id, status: await services.runs.execute(p.run_id) };
-      return { executed: await services.runs.executePending() };
+      return { executed: await services.runs.drain() };
     },
   }),
   /**
@@ -250,6 +255,15 @@ export async function startJobs(
   config: Config,
   opts: JobQueueOptions = { work: true },
 ): Promise<Jobs<typeof JOBS>> {
+  // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed,
+  // before this process's workers start (a lease freed after they claimed a run would let runs-recover
+  // execute it a second time).
+  // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed
+  // before any worker starts (runs), and the digests it was sending are sent again with the same id.
+  if (opts.work && database.driver === "pglite") {
+    await services.runs.releaseLeases();
+    await services.digests.releaseLeases();
+  }
   const jobs = await startJobQueue(database, JOBS, services, logger, config, opts);
   const scans = {
     scan: async (url_id: string) => {
@@ -272,11 +286,13 @@ export async function startJobs(
       },
     };
   }
+  // Runs created: as many draining jobs as batches to claim, up to what the workers of two
+  // processes take at once (each job drains until nothing is left; one that finds nothing ends at once).
   services.runs.useQueue({
-    execute: (ids) =>
+    wake: (runs) =>
       jobs.sendMany(
         "runs-execute",
-        ids.map((run_id) => ({ run_id })),
+        Array.from({ length: Math.min(8, Math.ceil(runs / RUN_DEFAULTS.claim)) }, () => ({})),
       ),
   });
   const dispatch = coalesced(
@@ -289,12 +305,6 @@ export async function startJobs(
   const unsubscribe = services.cacheFeed.on(OUTBOX_TOPIC, dispatch);
   await services.cacheFeed.start();
   await jobs.send("runs-dispatch", {});
-  // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed.
-  if (database.driver === "pglite") {
-    await services.runs.releaseLeases();
-    // Likewise the digests it was sending: sent again at once, with the same id (the receiver's idempotency key).
-    await services.digests.releaseLeases();
-  }
   // Runs whose lease ran out while no worker held them (a killed process) are resumed now, not at the next minute.
   await jobs.send("runs-recover", {});
   const feeds = config.feeds.sync ? new FeedScheduler(services.feeds, logger) : null;

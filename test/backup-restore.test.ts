@@ -66,10 +66,10 @@ async function readBack(env: Record<string, string>, made: Awaited<ReturnType<ty
     expect(me.status).toBe(200);
     expect(me.body).toMatchObject({ org_id: made.org.id, org_name: "Sauvegarde SA", plan: { slug: "pro" } });
     const projects = await get(`/organizations/${made.org.id}/projects`);
-    expect(projects.body.map((p: { name: string }) => p.name)).toContain("Recette");
+    expect((projects.body as { name: string }[]).map((p) => p.name)).toContain("Recette");
     const workflows = await get(`/organizations/${made.org.id}/projects/${made.project.id}/workflows`);
     expect(workflows.status).toBe(200);
-    const names = (workflows.body.items ?? workflows.body).map((w: { name: string }) => w.name);
+    const names = (workflows.body as { name: string }[]).map((w) => w.name);
     expect(names).toContain("Webhook signé");
   } finally {
     await server.stop();

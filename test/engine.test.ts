@@ -395,6 +395,48 @@ describe("the workflow engine: outbox events to runs", () => {
     expect(t2).toMatchObject({ status: "throttled", steps: [], erreur: expect.stringContaining("limite horaire") });
   });
 
+  it("a burst does not delay a P1: runs are claimed P1 first, then oldest, by batches", async () => {
+    const p = await tenant("Engine Priority");
+    await p.call("PATCH", `/workflows/${p.defaultWorkflowId}/enabled`, { enabled: false });
+    const hook = await p.workflow({
+      name: "Hook",
+      ...graph([trigger(), action("w", "notify_webhook", { url: "https://example.test/priority" })], [{ from: "t", to: "w" }]),
+    });
+    await t.database.executeSql("update workflows set max_runs_per_hour = 100000 where id = $1", [hook]);
+    const burst = (n: number, palier: string) =>
+      t.database.executeSql(
+        `insert into outbox_events (org_id, project_id, event, cve_id, payload)
+          select $1, $2, 'cve.new_match', 'CVE-2024-' || (100000 + g), jsonb_build_object('palier', $3::text) from generate_series(1, ${n}) g`,
+        [p.orgId, p.projectId, palier],
+      );
+    // 2,000 P4 events become runs; a P1 event arrives after them.
+    await burst(2000, "P4");
+    while ((await t.services.runs.dispatch()).events > 0);
+    await burst(1, "P1");
+    while ((await t.services.runs.dispatch()).events > 0);
+    const ranks = await sqlRows<{ priority: number; n: number }>(
+      "select priority, count(*)::int as n from workflow_runs where project_id = $1 and finished_at is null group by 1 order by 1",
+      [p.projectId],
+    );
+    expect(ranks).toEqual([
+      { priority: 1, n: 1 },
+      { priority: 4, n: 2000 },
+    ]);
+    // The first batch a worker claims holds the P1, though it is the newest run.
+    expect(await t.services.runs.drain(32)).toBe(32);
+    const done = await sqlRows<{ priority: number; status: string }>(
+      "select priority, status from workflow_runs where project_id = $1 and finished_at is not null",
+      [p.projectId],
+    );
+    expect(done).toHaveLength(32);
+    expect(done.filter((r) => r.priority === 1)).toEqual([{ priority: 1, status: "success" }]);
+    expect(calls.filter((c) => c.project === p.projectId)).toHaveLength(32);
+    // The rest are the oldest P4 (not these tests' business to execute all 2,000: finished here).
+    await t.database.executeSql("update workflow_runs set finished_at = now() where project_id = $1 and finished_at is null", [
+      p.projectId,
+    ]);
+  });
+
   it("organization workflows run for every project of the organization, after the project's own", async () => {
     const d = await tenant("Engine D");
     const second = await t.services.projects.create({ orgId: d.orgId, name: "Staging" });

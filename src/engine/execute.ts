@@ -43,8 +43,15 @@ export interface ExecuteInput {
    * done again (an action recorded is never executed twice; a condition keeps the branch it chose).
    */
   done?: ReadonlyMap<string, Step>;
-  /** Called with each new step as soon as it is known (the run's store records it before the next node). */
+  /** Called with each new step as soon as it is known (the run's store keeps it for its next write). */
   record?: (step: Step) => Promise<void>;
+  /**
+   * Called before each action is performed: the run's store writes the steps kept so far if an
+   * action finished since its last write, so that a resumed run never performs a recorded action
+   * again. Steps of triggers and conditions cost no write of their own (they are written with the
+   * next action's, or with the run's end).
+   */
+  checkpoint?: () => Promise<void>;
   /** An action's error that is no outcome of the step (the store's connection lost): rethrown, the step not recorded. */
   abandons?: (err: unknown) => boolean;
   attempt?: number;
@@ -105,7 +112,7 @@ export async function execute(input: ExecuteInput): Promise<{ steps: Step[]; sta
       if (r.stop) stoppedBy = node.id;
       continue;
     }
-    const startedMs = clock();
+    let startedMs = clock();
     const base = { node: node.id, type: node.type, started_at: new Date().toISOString(), attempt } as const;
     let step: Step;
     if (node.type === "trigger") {
@@ -133,6 +140,8 @@ export async function execute(input: ExecuteInput): Promise<{ steps: Step[]; sta
         nodeId: node.id,
         deliveryId: `${input.context.event.id}:${input.context.workflow.id}:${node.id}`,
       };
+      await input.checkpoint?.();
+      startedMs = clock();
       try {
         const result = await handler(ctx, node.params);
         step = {

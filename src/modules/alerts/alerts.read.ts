@@ -56,6 +56,34 @@ export const alertsRead = {
   },
 
   /**
+   * `facts` for many alerts in one query (a batch of workflow runs), by alert id; an alert absent,
+   * or not of the project given with it, is left out.
+   */
+  async factsMany(ex: Executor, alerts: { projectId: string; alertId: string }[]): Promise<Map<string, AlertFacts>> {
+    if (!alerts.length) return new Map();
+    const rows = await rowsOf<AlertFacts & { id: string; project_id: string }>(
+      ex,
+      sql`select a.id, a.project_id, a.palier, a.match, a.is_read, coalesce((select array_agg(t.name order by t.name) from alert_tags x
+          join tags t on t.id = x.tag_id where x.alert_id = a.id), '{}') as tags
+        from alerts a where a.id = any(${pgArray(alerts.map((a) => a.alertId))}::uuid[])`,
+    );
+    const projectOf = new Map(alerts.map((a) => [a.alertId, a.projectId]));
+    return new Map(
+      rows.filter((r) => projectOf.get(r.id) === r.project_id).map(({ id, project_id: _, ...facts }) => [id, facts as AlertFacts]),
+    );
+  },
+
+  /** The tiers (P1…P4) of these alerts, by id: one query (the dispatch ranks runs by them). */
+  async paliers(ex: Executor, alertIds: string[]): Promise<Map<string, string>> {
+    if (!alertIds.length) return new Map();
+    const rows = await rowsOf<{ id: string; palier: string }>(
+      ex,
+      sql`select id, palier from alerts where id = any(${pgArray(alertIds)}::uuid[])`,
+    );
+    return new Map(rows.map((r) => [r.id, r.palier]));
+  },
+
+  /**
    * Every alert of the project with its matched stack item and the CVE's facts, in CVE order: one
    * set-based query (a 50,000-alert project reads 50,000 rows once, never a query per alert).
    */

@@ -42,6 +42,18 @@ export const casesRead = {
     return row ?? null;
   },
 
+  /** `facts` for many (project, CVE) pairs in one query, keyed `${projectId}:${CVE id}`; absent when there is no case. */
+  async factsMany(ex: Executor, pairs: { projectId: string; cveId: string }[]): Promise<Map<string, CaseFacts>> {
+    if (!pairs.length) return new Map();
+    const rows = await rowsOf<CaseFacts & { project_id: string; cve_id: string }>(
+      ex,
+      sql`select c.project_id, c.cve_id, c.status, c.severity from cases c
+        join unnest(${pgArray(pairs.map((p) => p.projectId))}::uuid[], ${pgArray(pairs.map((p) => p.cveId.toUpperCase()))}::text[]) as k(project_id, cve_id)
+          on c.project_id = k.project_id and c.cve_id = k.cve_id`,
+    );
+    return new Map(rows.map((r) => [`${r.project_id}:${r.cve_id}`, { status: r.status, severity: r.severity }]));
+  },
+
   /** The statuses of the project's cases for these CVEs (absent: no case). One query. */
   async statuses(ex: Executor, projectId: string, cveIds: string[]): Promise<Map<string, CaseStatus>> {
     if (!cveIds.length) return new Map();

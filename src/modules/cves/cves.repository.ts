@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, getTableColumns, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, getTableColumns, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { likeStartsWith, rowsOf } from "../../platform/db/sql.js";
 import { cveAffected, cves, epssCurrent, publicVulns } from "../../platform/db/schema/index.js";
@@ -113,6 +113,11 @@ export const cvesRepository = {
       .leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId))
       .where(eq(cves.cveId, cveId));
     return row;
+  },
+
+  /** `get` for many CVEs in one query (absent ones left out). */
+  async getMany(ex: Executor, cveIds: string[]): Promise<CveRow[]> {
+    return ex.select(DETAIL_COLUMNS).from(cves).leftJoin(epssCurrent, eq(epssCurrent.cveId, cves.cveId)).where(inArray(cves.cveId, cveIds));
   },
 
   /**

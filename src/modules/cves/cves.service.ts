@@ -70,23 +70,32 @@ export class CvesService {
   /** The CVE fields a workflow condition may test, or null when Vigie holds no record of it. */
   async facts(ex: Executor, cveId: string): Promise<Facts | null> {
     const c = await repo.get(ex, cveId);
-    if (!c) return null;
-    return {
-      "cve.id": c.cveId,
-      "cve.severity": c.severity,
-      "cve.cvss_score": c.cvssScore,
-      "cve.epss_score": c.epssScore,
-      "cve.epss_percentile": c.epssPercentile,
-      "cve.is_kev": c.isKev,
-      "cve.has_poc": c.hasPoc,
-      "cve.poc_count": c.pocCount,
-      "cve.vendor": c.vendor,
-      "cve.product": c.product,
-      "cve.description": c.description,
-      "cve.cwe_ids": c.cweIds,
-      "cve.maturite_exploit": c.maturiteExploit,
-      "cve.contournement_disponible": c.contournementDisponible,
-      "cve.age_days": c.datePublished ? Math.floor((Date.now() - c.datePublished.getTime()) / 86_400_000) : null,
-    };
+    return c ? factsOf(c) : null;
   }
+
+  /** `facts` of many CVEs in one query (a batch of workflow runs), by id; a CVE Vigie holds no record of is absent. */
+  async factsMany(ex: Executor, cveIds: string[]): Promise<Map<string, Facts>> {
+    if (!cveIds.length) return new Map();
+    return new Map((await repo.getMany(ex, cveIds)).map((c) => [c.cveId, factsOf(c)]));
+  }
+}
+
+function factsOf(c: CveRow): Facts {
+  return {
+    "cve.id": c.cveId,
+    "cve.severity": c.severity,
+    "cve.cvss_score": c.cvssScore,
+    "cve.epss_score": c.epssScore,
+    "cve.epss_percentile": c.epssPercentile,
+    "cve.is_kev": c.isKev,
+    "cve.has_poc": c.hasPoc,
+    "cve.poc_count": c.pocCount,
+    "cve.vendor": c.vendor,
+    "cve.product": c.product,
+    "cve.description": c.description,
+    "cve.cwe_ids": c.cweIds,
+    "cve.maturite_exploit": c.maturiteExploit,
+    "cve.contournement_disponible": c.contournementDisponible,
+    "cve.age_days": c.datePublished ? Math.floor((Date.now() - c.datePublished.getTime()) / 86_400_000) : null,
+  };
 }

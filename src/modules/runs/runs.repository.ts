@@ -33,6 +33,8 @@ export interface ClaimedRun {
   attempts: number;
   lease_token: string;
   report: { steps?: Step[] } | null;
+  /** The event's tier (1 for P1 … 4 for P4, 3 without an alert). */
+  priority: number;
 }
 
 export interface RunContextRow {
@@ -44,6 +46,15 @@ export interface RunContextRow {
   /** The project's notification language. */
   lang: "fr" | "en";
   event: EventRow;
+}
+
+/** What a run's holder writes: its steps so far (`final`: the run is finished with this status and report). */
+export interface RunReport {
+  id: string;
+  token: string;
+  status: RunStatus;
+  report: Record<string, unknown>;
+  final: boolean;
 }
 
 export interface RunDetailRow {
@@ -105,19 +116,28 @@ export const runsRepository = {
    */
   async insertRuns(
     ex: Executor,
-    runs: { workflow_id: string; event_id: number; project_id: string; trigger_event: string; cve_id: string | null; throttled: boolean }[],
+    runs: {
+      workflow_id: string;
+      event_id: number;
+      project_id: string;
+      trigger_event: string;
+      cve_id: string | null;
+      throttled: boolean;
+      priority: number;
+    }[],
   ): Promise<{ id: string; throttled: boolean; workflow_id: string; event_id: number; project_id: string }[]> {
     if (!runs.length) return [];
     const throttled = { steps: [], raison: "limite horaire de runs du workflow atteinte : rien n'a été exécuté" };
     return rowsOf(
       ex,
-      sql`insert into workflow_runs (workflow_id, event_id, project_id, trigger_event, cve_id, status, finished_at, report)
+      sql`insert into workflow_runs (workflow_id, event_id, project_id, trigger_event, cve_id, status, finished_at, report, priority)
         select r.workflow_id, r.event_id, r.project_id, r.trigger_event, r.cve_id,
           case when r.throttled then 'throttled' else 'success' end,
           case when r.throttled then now() end,
-          case when r.throttled then ${JSON.stringify(throttled)}::jsonb else '{"steps": []}'::jsonb end
+          case when r.throttled then ${JSON.stringify(throttled)}::jsonb else '{"steps": []}'::jsonb end,
+          r.priority
         from json_to_recordset(${JSON.stringify(runs)}::json)
-          as r(workflow_id uuid, event_id bigint, project_id uuid, trigger_event text, cve_id text, throttled boolean)
+          as r(workflow_id uuid, event_id bigint, project_id uuid, trigger_event text, cve_id text, throttled boolean, priority smallint)
         on conflict (event_id, workflow_id) where event_id is not null do nothing
         returning id, status = 'throttled' as throttled, workflow_id, event_id, project_id`,
     );
@@ -138,6 +158,28 @@ export const runsRepository = {
   },
 
   /**
+   * Takes up to `limit` runs no worker took yet, for `leaseSeconds`, in one statement: those of P1
+   * events first, then the oldest (workflow_runs_queue_idx); rows another worker is taking are
+   * skipped (FOR UPDATE SKIP LOCKED), so workers take disjoint batches. Each take counts an attempt.
+   * Runs whose lease expired are runs-recover's (claimRun), not this claim's.
+   */
+  async claimBatch(ex: Executor, limit: number, leaseSeconds: number): Promise<ClaimedRun[]> {
+    const rows = await rowsOf<ClaimedRun & { event_id: string | number; started_at: unknown }>(
+      ex,
+      sql`update workflow_runs r set lease_until = now() + make_interval(secs => ${leaseSeconds}), lease_token = gen_random_uuid(),
+          attempts = r.attempts + 1
+        from (select id from workflow_runs where finished_at is null and lease_until is null and event_id is not null
+          order by priority, started_at limit ${limit} for update skip locked) c
+        where r.id = c.id
+        returning r.id, r.workflow_id, r.event_id, r.project_id, r.attempts, r.lease_token, r.report, r.priority, r.started_at`,
+    );
+    return rows
+      .map(({ started_at, ...r }) => ({ run: { ...r, event_id: Number(r.event_id) }, at: date(started_at).getTime() }))
+      .sort((a, b) => a.run.priority - b.run.priority || a.at - b.at)
+      .map((r) => r.run);
+  },
+
+  /**
    * Takes a run for `leaseSeconds`: a run nobody holds (never started, or its holder's lease
    * expired). Undefined when it is finished or held. Each take counts an attempt.
    */
@@ -147,7 +189,7 @@ export const runsRepository = {
       sql`update workflow_runs set lease_until = now() + make_interval(secs => ${leaseSeconds}), lease_token = gen_random_uuid(),
           attempts = attempts + 1
         where id = ${runId} and finished_at is null and event_id is not null and (lease_until is null or lease_until < now())
-        returning id, workflow_id, event_id, project_id, attempts, lease_token, report`,
+        returning id, workflow_id, event_id, project_id, attempts, lease_token, report, priority`,
     );
     return row && { ...row, event_id: Number(row.event_id) };
   },
@@ -162,35 +204,41 @@ export const runsRepository = {
     await ex.execute(sql`update projects set notification_lang = ${lang} where id = ${projectId}`);
   },
 
-  /** What a run needs to execute: its workflow, project and event. */
-  async context(ex: Executor, run: ClaimedRun): Promise<RunContextRow | undefined> {
-    const [row] = await rowsOf<Omit<RunContextRow, "event"> & { event: EventRow }>(
+  /** What runs need to execute, by run id: their workflow, project and event, in one query. */
+  async contexts(ex: Executor, runIds: string[]): Promise<Map<string, RunContextRow>> {
+    if (!runIds.length) return new Map();
+    const rows = await rowsOf<Omit<RunContextRow, "event"> & { id: string; event: EventRow }>(
       ex,
-      sql`select w.name as workflow_name, w.graph, p.org_id, p.id as project_id, p.name as project_name, p.notification_lang as lang,
+      sql`select r.id, w.name as workflow_name, w.graph, p.org_id, p.id as project_id, p.name as project_name, p.notification_lang as lang,
           json_build_object('id', e.id, 'org_id', e.org_id, 'project_id', e.project_id, 'event', e.event, 'cve_id', e.cve_id,
             'alert_id', e.alert_id, 'payload', e.payload) as event
         from workflow_runs r
         join workflows w on w.id = r.workflow_id
         join projects p on p.id = r.project_id
         join outbox_events e on e.id = r.event_id
-        where r.id = ${run.id}`,
+        where r.id = any(${pgArray(runIds)}::uuid[])`,
     );
-    return row && { ...row, event: { ...row.event, id: Number(row.event.id) } };
+    return new Map(rows.map(({ id, ...row }) => [id, { ...row, event: { ...row.event, id: Number(row.event.id) } }]));
   },
 
   /**
-   * Records one step (and the status so far) while the lease is held, extending it; false when
-   * the lease was lost (another worker took the run over): the caller must stop.
+   * Writes what the holders of these runs recorded, in one statement: each run's steps so far (its
+   * lease extended) or, `final`, its end (status, report, lease released). A run whose lease is no
+   * longer the holder's (another worker took it over) or that is finished is left alone. Returns
+   * the ids written.
    */
-  async recordStep(ex: Executor, runId: string, token: string, step: Step, status: RunStatus, leaseSeconds: number): Promise<boolean> {
-    const rows = await rowsOf(
+  async writeReports(ex: Executor, reports: RunReport[], leaseSeconds: number): Promise<Set<string>> {
+    if (!reports.length) return new Set();
+    const rows = await rowsOf<{ id: string }>(
       ex,
-      sql`update workflow_runs set
-          report = jsonb_set(coalesce(report, '{}'::jsonb), '{steps}', coalesce(report->'steps', '[]'::jsonb) || ${JSON.stringify([step])}::jsonb),
-          status = ${status}, lease_until = now() + make_interval(secs => ${leaseSeconds})
-        where id = ${runId} and lease_token = ${token} and finished_at is null returning 1`,
+      sql`update workflow_runs r set status = x.status, report = x.report,
+          finished_at = case when x.final then now() end,
+          lease_until = case when x.final then null else now() + make_interval(secs => ${leaseSeconds}) end
+        from json_to_recordset(${JSON.stringify(reports)}::json) as x(id uuid, token uuid, status text, report jsonb, final boolean)
+        where r.id = x.id and r.lease_token = x.token and r.finished_at is null
+        returning r.id`,
     );
-    return rows.length > 0;
+    return new Set(rows.map((r) => r.id));
   },
 
   /** Finishes a run (its status, steps, reason) if this holder still has it; false otherwise. */
@@ -262,16 +310,6 @@ export const runsRepository = {
       ex,
       sql`select id from workflow_runs where finished_at is null and event_id is not null
           and coalesce(lease_until, started_at + make_interval(secs => ${graceSeconds})) < now()
-        order by started_at limit ${limit}`,
-    );
-    return rows.map((r) => r.id);
-  },
-
-  /** Unfinished runs never taken (their execute job may be queued): for an in-process drain. */
-  async pending(ex: Executor, limit: number): Promise<string[]> {
-    const rows = await rowsOf<{ id: string }>(
-      ex,
-      sql`select id from workflow_runs where finished_at is null and event_id is not null and lease_until is null
         order by started_at limit ${limit}`,
     );
     return rows.map((r) => r.id);

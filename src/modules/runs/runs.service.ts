@@ -7,20 +7,28 @@ import { EVENTS, type EventName } from "../../engine/vocabulary.js";
 import { payloadFacts } from "../../events/catalog.js";
 import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
+import type { RunStatus } from "../../platform/db/schema/index.js";
 import { isConnectionLoss } from "../../platform/db/errors.js";
 import { purgeInBatches } from "../../platform/db/sql.js";
 import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
-import { alertsRead } from "../alerts/alerts.read.js";
-import { casesRead } from "../cases/cases.read.js";
+import { alertsRead, type AlertFacts } from "../alerts/alerts.read.js";
+import { casesRead, type CaseFacts } from "../cases/cases.read.js";
 import { projectsRead } from "../projects/projects.read.js";
 import type { WorkflowsService } from "../workflows/workflows.service.js";
 import { buildMessage } from "./runs.message.js";
-import { runsRepository as repo, type ClaimedRun, type RunContextRow, type RunDetailRow, type RunRow } from "./runs.repository.js";
+import {
+  runsRepository as repo,
+  type ClaimedRun,
+  type RunContextRow,
+  type RunDetailRow,
+  type RunReport,
+  type RunRow,
+} from "./runs.repository.js";
 import type { NotificationSettingsIn, NotificationSettingsOut } from "./runs.schemas.js";
 
-/** Where a run reads what Vigie knows of a CVE (the dry run's loader); null when it knows nothing. */
-export type CveFactsLoader = (ex: Executor, cveId: string) => Promise<Facts | null>;
+/** Where runs read what Vigie knows of CVEs, by id (one query for a batch); a CVE it knows nothing of is absent. */
+export type CveFactsLoader = (ex: Executor, cveIds: string[]) => Promise<Map<string, Facts>>;
 
 export interface RunsOptions {
   /** How long a worker holds a run without news (each step recorded extends it). */
@@ -29,6 +37,8 @@ export interface RunsOptions {
   maxAttempts: number;
   /** Events claimed per dispatch transaction. */
   batch: number;
+  /** Runs a worker claims at once (one statement), then executes together. */
+  claim: number;
   /** Absolute links in notifications (VIGIE_PUBLIC_URL), else links are paths. */
   publicUrl: string | null;
   /** Finished runs older than this many days are purged (VIGIE_RUNS_RETENTION_DAYS). */
@@ -41,17 +51,27 @@ export const RUN_DEFAULTS: RunsOptions = {
   leaseSeconds: 120,
   maxAttempts: 3,
   batch: 200,
+  claim: 32,
   publicUrl: null,
   retentionDays: 90,
   eventsRetentionDays: 30,
 };
 
+/** A run's rank from its event's tier: 1 for P1 … 4 for P4; 3 for an event about no alert (an EOL notice, a URL scan, a case). */
+export function priorityOf(palier: string | undefined): number {
+  const m = palier ? /^P([1-4])$/.exec(palier) : null;
+  return m ? Number(m[1]) : 3;
+}
+
 /** Rows deleted per purge statement: each is a short transaction, so the purge never holds many locks long. */
 const PURGE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 
-/** Sends runs to the job queue (pg-boss, `runs-execute`); absent, runs execute in the caller's process. */
-export type RunQueue = { execute(runIds: string[]): Promise<void> };
+/**
+ * Wakes the workers (pg-boss, `runs-execute` jobs that drain the runs nobody took yet, by batches):
+ * `runs` were just created. Absent, runs execute in the caller's process.
+ */
+export type RunQueue = { wake(runs: number): Promise<void> };
 
 /**
  * Takes the runs a dispatch throttled (inside its transaction) and puts their events where they
@@ -63,6 +83,62 @@ export type ThrottleOverflow = (
 ) => Promise<Map<string, string[]>>;
 
 class LeaseLost extends Error {}
+
+/** What the runs of one claimed batch read before executing: contexts and facts, one query each. */
+interface BatchFacts {
+  contexts: Map<string, RunContextRow>;
+  alerts: Map<string, AlertFacts>;
+  cases: Map<string, CaseFacts>;
+  cves: Map<string, Facts>;
+}
+
+/**
+ * Group commit of run reports: the writes asked while one statement is in flight go together in
+ * the next (`writeReports`), so runs executing at once in this process cost one statement between
+ * them instead of one each. Each caller learns whether its run was still its own.
+ */
+class ReportWriter {
+  private queue: (RunReport & { resolve: (ok: boolean) => void; reject: (err: unknown) => void })[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly leaseSeconds: number,
+  ) {}
+
+  write(report: RunReport): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ ...report, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length) {
+        // The writes asked in this turn of the event loop join the statement.
+        await new Promise((r) => setImmediate(r));
+        const items = this.queue.splice(0, WRITE_BATCH);
+        try {
+          const written = await repo.writeReports(
+            this.db,
+            items.map(({ id, token, status, report, final }) => ({ id, token, status, report, final })),
+            this.leaseSeconds,
+          );
+          for (const i of items) i.resolve(written.has(i.id));
+        } catch (err) {
+          for (const i of items) i.reject(err);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+}
+
+/** Run reports written per statement at most. */
+const WRITE_BATCH = 500;
 
 /**
  * The workflow engine's service: outbox events become runs (dispatch), runs execute their
@@ -76,6 +152,7 @@ export class RunsService {
   private readonly opts: RunsOptions;
   /** Lease tokens of the runs this process is executing (released at shutdown: releaseHeld). */
   private readonly held = new Set<string>();
+  private readonly writer: ReportWriter;
 
   constructor(
     private readonly db: Db,
@@ -85,6 +162,7 @@ export class RunsService {
     opts: Partial<RunsOptions> = {},
   ) {
     this.opts = { ...RUN_DEFAULTS, ...opts };
+    this.writer = new ReportWriter(db, this.opts.leaseSeconds);
   }
 
   /** Where throttled runs' events go (the digests module); absent, they are only recorded `throttled`. */
@@ -114,8 +192,14 @@ export class RunsService {
         [...new Set(events.map((e) => e.org_id))],
       );
       const counts = new Map(candidates.map((w) => [w.id, w.recent_runs]));
+      // The event's tier ranks its runs (P1 first): the payload's (cve.new_match), else its alert's.
+      const unranked = events.filter((e) => e.alert_id && typeof e.payload.palier !== "string").map((e) => e.alert_id!);
+      const paliers = await alertsRead.paliers(tx, [...new Set(unranked)]);
       const runs = [];
       for (const e of events) {
+        const priority = priorityOf(
+          typeof e.payload.palier === "string" ? e.payload.palier : e.alert_id ? paliers.get(e.alert_id) : undefined,
+        );
         const matching = candidates.filter(
           (w) => w.trigger_event === e.event && (w.project_id === e.project_id || (w.project_id === null && w.org_id === e.org_id)),
         );
@@ -123,7 +207,15 @@ export class RunsService {
           const n = counts.get(w.id)!;
           const throttled = n >= w.max_runs_per_hour;
           if (!throttled) counts.set(w.id, n + 1);
-          runs.push({ workflow_id: w.id, event_id: e.id, project_id: e.project_id, trigger_event: e.event, cve_id: e.cve_id, throttled });
+          runs.push({
+            workflow_id: w.id,
+            event_id: e.id,
+            project_id: e.project_id,
+            trigger_event: e.event,
+            cve_id: e.cve_id,
+            throttled,
+            priority,
+          });
         }
       }
       const created = await repo.insertRuns(tx, runs);
@@ -150,8 +242,8 @@ export class RunsService {
   }
 
   /**
-   * Dispatches every pending event, batch after batch; the runs created go to the queue, or
-   * (no queue: the CLI, tests) execute here, one after the other.
+   * Dispatches every pending event, batch after batch; the workers are woken for the runs created,
+   * or (no queue: the CLI, tests) the runs execute here once every event is dispatched (`drain`).
    */
   async dispatchAll(): Promise<{ events: number; runs: number; throttled: number }> {
     const total = { events: 0, runs: 0, throttled: 0 };
@@ -160,41 +252,98 @@ export class RunsService {
       total.events += r.events;
       total.runs += r.runs.length;
       total.throttled += r.throttled;
-      if (r.runs.length) {
-        if (this.queue) await this.queue.execute(r.runs);
-        else for (const id of r.runs) await this.execute(id);
-      }
-      if (r.events < this.opts.batch) return total;
+      if (r.runs.length && this.queue) await this.queue.wake(r.runs.length);
+      if (r.events < this.opts.batch) break;
     }
+    if (total.runs && !this.queue) await this.drain();
+    return total;
+  }
+
+  /**
+   * The engine's loop (a `runs-execute` job without a run id): claims the runs nobody took yet by
+   * batches of `claim` — P1 first, then the oldest; SKIP LOCKED, so other workers take other
+   * batches — and executes each batch together, until none is left or `limit` runs were taken.
+   * Returns how many were taken.
+   */
+  async drain(limit = Number.POSITIVE_INFINITY): Promise<number> {
+    let n = 0;
+    while (n < limit) {
+      const claimed = await repo.claimBatch(this.db, Math.min(this.opts.claim, limit - n), this.opts.leaseSeconds);
+      if (!claimed.length) break;
+      n += claimed.length;
+      await this.executeBatch(claimed);
+    }
+    return n;
   }
 
   /**
    * Executes one run if nobody holds it: takes its lease, rebuilds its facts, walks its graph
-   * (steps recorded by an earlier attempt are kept, not redone), records each step and finishes
+   * (steps recorded by an earlier attempt are kept, not redone), records its steps and finishes
    * it. A run taken more than `maxAttempts` times is finished `failed` with the reason. Returns the
    * final status, or null when the run was not ours to execute.
    */
   async execute(runId: string): Promise<string | null> {
     const run = await repo.claimRun(this.db, runId, this.opts.leaseSeconds);
     if (!run) return null;
-    this.held.add(run.lease_token);
+    const [status] = await this.executeBatch([run]);
+    return status ?? null;
+  }
+
+  /**
+   * Runs this worker holds, executed together: their contexts and facts read in one query each,
+   * their graphs walked at once (actions wait on the network), their steps and ends written by
+   * group commit (ReportWriter). Statuses in the order of `runs` (null: not ours any more).
+   */
+  private async executeBatch(runs: ClaimedRun[]): Promise<(string | null)[]> {
+    for (const r of runs) this.held.add(r.lease_token);
     try {
-      return await this.executeClaimed(run);
+      let facts: BatchFacts;
+      try {
+        facts = await this.load(runs.filter((r) => r.attempts <= this.opts.maxAttempts));
+      } catch (err) {
+        if (!isConnectionLoss(err)) throw err;
+        // The database is gone: the leases end now if it answers again, else when they run out.
+        await repo
+          .expireLeases(
+            this.db,
+            runs.map((r) => r.lease_token),
+          )
+          .catch(() => 0);
+        return runs.map(() => null);
+      }
+      return await Promise.all(runs.map((r) => this.executeClaimed(r, facts)));
     } finally {
-      this.held.delete(run.lease_token);
+      for (const r of runs) this.held.delete(r.lease_token);
     }
   }
 
-  private async executeClaimed(run: ClaimedRun): Promise<string | null> {
+  /** The contexts of these runs and the facts of their events' alerts, cases and CVEs: four queries for the batch. */
+  private async load(runs: ClaimedRun[]): Promise<BatchFacts> {
+    const contexts = await repo.contexts(
+      this.db,
+      runs.map((r) => r.id),
+    );
+    const events = [...contexts.values()].map((c) => ({ projectId: c.project_id, e: c.event }));
+    const withAlert = events.filter((x) => x.e.alert_id).map((x) => ({ projectId: x.projectId, alertId: x.e.alert_id! }));
+    const withCve = events.filter((x) => x.e.cve_id).map((x) => ({ projectId: x.projectId, cveId: x.e.cve_id! }));
+    const alerts = await alertsRead.factsMany(this.db, withAlert);
+    const cases = await casesRead.factsMany(this.db, withCve);
+    const cves = await this.cveFacts(this.db, [...new Set(withCve.map((x) => x.cveId))]);
+    return { contexts, alerts, cases, cves };
+  }
+
+  private async executeClaimed(run: ClaimedRun, facts: BatchFacts): Promise<string | null> {
     const done = new Map((run.report?.steps ?? []).map((s) => [s.node, s]));
+    const end = async (status: RunStatus, report: Record<string, unknown>) =>
+      (await this.writer.write({ id: run.id, token: run.lease_token, status, report, final: true })) ? status : null;
     if (run.attempts > this.opts.maxAttempts) {
       const steps = [...done.values()];
       const reason = `abandonné après ${this.opts.maxAttempts} tentatives interrompues (bail expiré à chaque fois)`;
-      await repo.finish(this.db, run.id, run.lease_token, "failed", { steps, erreur: reason });
+      await end("failed", { steps, erreur: reason });
       return "failed";
     }
     try {
-      return await this.run(run, done);
+      return await this.run(run, done, facts, end);
     } catch (err) {
       if (err instanceof LeaseLost) return null;
       // The database connection was lost (a restart, a failover, pg_terminate_backend): no fault of
@@ -212,26 +361,24 @@ export class RunsService {
     }
   }
 
-  private async run(run: ClaimedRun, done: Map<string, Step>): Promise<string> {
-    const ctx = await repo.context(this.db, run);
-    if (!ctx) {
-      await repo.finish(this.db, run.id, run.lease_token, "failed", {
-        steps: [...done.values()],
-        erreur: "workflow, projet ou événement disparu",
-      });
-      return "failed";
-    }
+  private async run(
+    run: ClaimedRun,
+    done: Map<string, Step>,
+    loaded: BatchFacts,
+    end: (status: RunStatus, report: Record<string, unknown>) => Promise<string | null>,
+  ): Promise<string | null> {
+    const ctx = loaded.contexts.get(run.id);
+    if (!ctx) return end("failed", { steps: [...done.values()], erreur: "workflow, projet ou événement disparu" });
     const e = ctx.event;
     // An event the engine does not know fails before any fact is read.
     const event = EVENTS.includes(e.event as EventName) ? (e.event as EventName) : null;
-    if (!event) {
-      await repo.finish(this.db, run.id, run.lease_token, "failed", { steps: [], erreur: `événement inconnu du moteur : ${e.event}` });
-      return "failed";
-    }
-    const { facts, alert } = await this.factsOf(ctx, event);
+    if (!event) return end("failed", { steps: [], erreur: `événement inconnu du moteur : ${e.event}` });
+    const { facts, alert } = this.factsOf(ctx, event, loaded);
     const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };
     const controller = new AbortController();
     const recorded: Step[] = [...done.values()];
+    // An action finished and not written yet: written before the next action is performed (checkpoint) or with the run's end.
+    let unwritten = false;
     const result = await execute({
       graph: ctx.graph,
       event,
@@ -250,22 +397,27 @@ export class RunsService {
       },
       record: async (step) => {
         recorded.push(step);
-        if (!(await repo.recordStep(this.db, run.id, run.lease_token, step, statusOf(recorded), this.opts.leaseSeconds))) {
+        if (step.type === "action" && (step.outcome === "succes" || step.outcome === "echec")) unwritten = true;
+      },
+      checkpoint: async () => {
+        if (!unwritten) return;
+        unwritten = false;
+        const report = { id: run.id, token: run.lease_token, status: statusOf(recorded), report: { steps: recorded }, final: false };
+        if (!(await this.writer.write(report))) {
           controller.abort();
           throw new LeaseLost();
         }
       },
     });
-    await repo.finish(this.db, run.id, run.lease_token, result.status, { steps: result.steps });
-    return result.status;
+    return end(result.status, { steps: result.steps });
   }
 
-  /** What a run reads of its event: the CVE's, alert's, case's and payload's facts. */
-  private async factsOf(ctx: RunContextRow, event: EventName) {
+  /** What a run reads of its event: the CVE's, alert's, case's (from its batch's facts) and payload's facts. */
+  private factsOf(ctx: RunContextRow, event: EventName, loaded: BatchFacts) {
     const e = ctx.event;
-    const alert = e.alert_id ? await alertsRead.facts(this.db, ctx.project_id, e.alert_id) : null;
-    const kase = e.cve_id ? await casesRead.facts(this.db, ctx.project_id, e.cve_id) : null;
-    const known = e.cve_id ? await this.cveFacts(this.db, e.cve_id) : null;
+    const alert = e.alert_id ? (loaded.alerts.get(e.alert_id) ?? null) : null;
+    const kase = e.cve_id ? (loaded.cases.get(`${ctx.project_id}:${e.cve_id.toUpperCase()}`) ?? null) : null;
+    const known = e.cve_id ? (loaded.cves.get(e.cve_id) ?? null) : null;
     const facts: Facts = {
       ...(e.cve_id && { "cve.id": e.cve_id }),
       ...(known ?? {}),
@@ -288,9 +440,10 @@ export class RunsService {
    * their runs executed nothing). Null when the run, its event or its workflow is gone.
    */
   async messageFor(runId: string): Promise<NotificationMessage | null> {
-    const ctx = await repo.context(this.db, { id: runId } as ClaimedRun);
+    const loaded = await this.load([{ id: runId } as ClaimedRun]);
+    const ctx = loaded.contexts.get(runId);
     if (!ctx || !EVENTS.includes(ctx.event.event as EventName)) return null;
-    const { facts, alert } = await this.factsOf(ctx, ctx.event.event as EventName);
+    const { facts, alert } = this.factsOf(ctx, ctx.event.event as EventName, loaded);
     const project = { id: ctx.project_id, orgId: ctx.org_id, name: ctx.project_name };
     return buildMessage(ctx.event, facts, project, alert, this.opts.publicUrl, ctx.lang);
   }
@@ -331,11 +484,9 @@ export class RunsService {
     return repo.gauges(this.db);
   }
 
-  /** Executes unfinished runs nobody took yet (the `runs-execute` job without a run id: the CLI). */
+  /** Executes unfinished runs nobody took yet (the CLI's `jobs run runs-execute`): `drain`. */
   async executePending(limit = 1000): Promise<number> {
-    let n = 0;
-    for (const id of await repo.pending(this.db, limit)) if ((await this.execute(id)) !== null) n++;
-    return n;
+    return this.drain(limit);
   }
 
   /**
@@ -377,7 +528,7 @@ export class RunsService {
     const cveId = cveIdInput.trim().toUpperCase();
     // Its secrets masked: the simulation shows the parameters as every answer does.
     const workflow = await this.workflows.get(project, workflowId);
-    const known = await this.cveFacts(this.db, cveId);
+    const known = (await this.cveFacts(this.db, [cveId])).get(cveId) ?? null;
     const facts: Facts = { "cve.id": cveId, "project.name": await projectsRead.name(this.db, project.id), ...(known ?? {}) };
     const noeuds = simulate(workflow.graph as StoredGraph, "cve.new_match", facts);
     const avertissement = known ? null : `Vigie ne détient aucune donnée sur ${cveId} : les champs de la CVE ont été évalués comme vides.`;

@@ -8,6 +8,7 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -75,6 +76,8 @@ export const workflowRuns = pgTable(
     leaseToken: uuid("lease_token"),
     /** How many times a worker took the run (a run past its limit is finished failed). */
     attempts: integer("attempts").notNull().default(0),
+    /** The event's tier at dispatch (1 for P1 … 4 for P4, 3 for an event about no alert): runs are claimed by it, then by age. */
+    priority: smallint("priority").notNull().default(3),
   },
   (t) => [
     // The run list: newest first per workflow; also the hourly count of the throttle.
@@ -83,6 +86,10 @@ export const workflowRuns = pgTable(
     uniqueIndex("workflow_runs_event_workflow_uq").on(t.eventId, t.workflowId).where(sql`${t.eventId} is not null`),
     // runs-recover: unfinished runs by lease.
     index("workflow_runs_unfinished_idx").on(t.leaseUntil).where(sql`${t.finishedAt} is null`),
+    // The engine's claim: runs no worker took yet, P1 first, then oldest (migration 0037).
+    index("workflow_runs_queue_idx")
+      .on(t.priority, t.startedAt)
+      .where(sql`${t.finishedAt} is null and ${t.leaseUntil} is null and ${t.eventId} is not null`),
     // maintenance-purge: finished runs past retention (VIGIE_RUNS_RETENTION_DAYS), oldest first.
     index("workflow_runs_finished_idx").on(t.finishedAt).where(sql`${t.finishedAt} is not null`),
     check("workflow_runs_status_valid", sql`${t.status} in ('success', 'partial', 'failed', 'throttled', 'dry_run')`),
