@@ -89,6 +89,8 @@ describe("the statistics wall and the evidence reports", () => {
     await page.waitForURL(`${vigie.base}/stats`);
     await expect.poll(() => page.getByRole("heading", { name: "Statistiques", level: 1 }).isVisible()).toBe(true);
     expect(await page.getByRole("radio", { name: "Tout le corpus" }).isChecked()).toBe(true);
+    // The form shows the default period once the totals answer (it is drawn again then): fill it after.
+    await expect.poll(() => page.getByLabel("Du", { exact: true }).inputValue()).not.toBe("");
     await page.getByLabel("Du", { exact: true }).fill(FROM);
     await page.getByLabel("Au", { exact: true }).fill(TO);
     await page.getByLabel("Pas").selectOption("quarter");
