@@ -42,7 +42,7 @@ export const apiKeyProjects = pgTable(
  * back): it can pass the limit, as the last reservations of a window ask more than is left, and it
  * is what the limit is decided on. `granted`: the part of those reservations granted (never above
  * the limit, minus what was handed back): calls accepted or held by a process at that moment. Billing
- * and quota reports read `granted` (ADR 0033, docs/operations-notes-hotpath.md).
+ * and quota reports read `granted` (ADR 0033, docs/operations.md).
  */
 export const apiUsage = pgTable(
   "api_usage",
