@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  bigserial,
   boolean,
   check,
   index,
@@ -86,7 +87,7 @@ export const workflowRuns = pgTable(
     uniqueIndex("workflow_runs_event_workflow_uq").on(t.eventId, t.workflowId).where(sql`${t.eventId} is not null`),
     // runs-recover: unfinished runs by lease.
     index("workflow_runs_unfinished_idx").on(t.leaseUntil).where(sql`${t.finishedAt} is null`),
-    // The engine's claim: runs no worker took yet, P1 first, then oldest (migration 0037).
+    // The engine's claim: runs no worker took yet, P1 first, then oldest (migration 0040).
     index("workflow_runs_queue_idx")
       .on(t.priority, t.startedAt)
       .where(sql`${t.finishedAt} is null and ${t.leaseUntil} is null and ${t.eventId} is not null`),
@@ -114,5 +115,69 @@ export const idempotencyKeys = pgTable(
     primaryKey({ columns: [t.orgId, t.route, t.key] }),
     // The purge job deletes expired keys by age.
     index("idempotency_keys_created_idx").on(t.createdAt),
+  ],
+);
+
+/**
+ * A digest of a notify node (issue 37, migration 0039): closed when its schedule came, with the
+ * events it claimed (digest_items.digest_id), then sent with its id as the receiver's idempotency key.
+ */
+export const digests = pgTable(
+  "digests",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    workflowId: uuid("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    nodeId: text("node_id").notNull(),
+    projectId: uuid("project_id"),
+    slot: timestamp("slot", { withTimezone: true }).notNull(),
+    periodStart: timestamp("period_start", { withTimezone: true }),
+    closedAt: timestamp("closed_at", { withTimezone: true }).notNull().defaultNow(),
+    status: text("status").notNull().default("pending"),
+    itemCount: integer("item_count").notNull().default(0),
+    attempts: integer("attempts").notNull().default(0),
+    leaseUntil: timestamp("lease_until", { withTimezone: true }),
+    sentAt: timestamp("sent_at", { withTimezone: true }),
+    lastError: text("last_error"),
+    sent: jsonb("sent"),
+  },
+  (t) => [
+    // One digest per node, project and schedule slot (an organization workflow's project may be null).
+    uniqueIndex("digests_workflow_node_slot_uq").on(
+      t.workflowId,
+      t.nodeId,
+      sql`coalesce(${t.projectId}, '00000000-0000-0000-0000-000000000000'::uuid)`,
+      t.slot,
+    ),
+    index("digests_pending_idx").on(t.closedAt).where(sql`${t.status} = 'pending'`),
+    check("digests_status_valid", sql`${t.status} in ('pending', 'sent', 'failed', 'empty')`),
+  ],
+);
+
+/** An event a digest notify node holds until its digest closes; in one digest of its workflow's node at most. */
+export const digestItems = pgTable(
+  "digest_items",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    workflowId: uuid("workflow_id")
+      .notNull()
+      .references(() => workflows.id, { onDelete: "cascade" }),
+    nodeId: text("node_id").notNull(),
+    projectId: uuid("project_id")
+      .notNull()
+      .references(() => projects.id, { onDelete: "cascade" }),
+    eventId: bigint("event_id", { mode: "number" }).notNull(),
+    runId: uuid("run_id"),
+    alertId: uuid("alert_id"),
+    message: jsonb("message"),
+    throttled: boolean("throttled").notNull().default(false),
+    addedAt: timestamp("added_at", { withTimezone: true }).notNull().defaultNow(),
+    digestId: uuid("digest_id").references(() => digests.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    uniqueIndex("digest_items_event_uq").on(t.workflowId, t.nodeId, t.eventId),
+    index("digest_items_pending_idx").on(t.workflowId, t.nodeId).where(sql`${t.digestId} is null`),
+    index("digest_items_digest_idx").on(t.digestId),
   ],
 );
