@@ -217,7 +217,7 @@ describe("a provider followed by its domain", () => {
       statut: "a_jour",
       documents: 3,
       refus: 5,
-      // RHSA-2021:5186 is the newest (current_release_date 2022-03-17T13:03:42.105Z).
+      // BSI-2022-0001 is the newest (its current_release_date).
       dernier_document: "2022-03-17T13:03:42.105Z",
     });
     expect(body.synchronisation).toMatchObject({ status: "synced", appliquees: 3, inchangees: 0 });
