@@ -10,6 +10,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as openpgp from "openpgp";
 import { afterAll, describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
@@ -355,6 +357,24 @@ describe("a provider followed by its domain", () => {
     files.set("/liar/provider-metadata.json", { body: JSON.stringify({ ...meta, public_openpgp_keys: [] }) });
     const r = (await api("POST", "/csaf/providers", { fournisseur: `${base}/liar/provider-metadata.json` })).json();
     expect(r.fournisseur).toMatchObject({ statut: "en_echec", derniere_erreur: expect.stringContaining("exige des clés OpenPGP") });
+  });
+});
+
+describe("MCP read tools", () => {
+  it("list_csaf_providers and list_csaf_advisories answer what the REST routes answer", async () => {
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    const client = new Client({ name: "vigie-test", version: "1.0.0" });
+    const mcp = new URL(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/mcp`);
+    await client.connect(new StreamableHTTPClientTransport(mcp, { requestInit: { headers: bearer(a.readKey) } }));
+    try {
+      const providers = await client.callTool({ name: "list_csaf_providers", arguments: { org_id: a.orgId } });
+      expect(providers.structuredContent).toEqual((await api("GET", "/csaf/providers")).json());
+      const advisories = await client.callTool({ name: "list_csaf_advisories", arguments: { org_id: a.orgId, cve: "CVE-2021-44228" } });
+      expect(advisories.structuredContent).toEqual((await api("GET", "/csaf/advisories?cve=CVE-2021-44228")).json());
+      expect((advisories.structuredContent as { total: number }).total).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 });
 
