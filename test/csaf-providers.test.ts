@@ -317,6 +317,18 @@ describe("a provider followed by its domain", () => {
     expect(requests.filter((u) => u.endsWith(".json") && !u.includes("provider-metadata") && !u.includes("feed-tlp-white"))).toEqual([]);
   });
 
+  it("a stack item added after the sync meets the advisories already kept at the next sync", async () => {
+    const gamma = await t.services.projects.create({ orgId: a.orgId, name: "Gamma" });
+    const gammaCall = (method: "GET" | "POST", path: string, payload?: object) =>
+      t.app.inject({ method, url: `${org}/projects/${gamma.id}${path}`, headers: bearer(a.key), ...(payload && { payload }) });
+    const item = { item_type: "cpe", value: "cpe:2.3:a:csaf-tools:cvrf-csaf-converter:1.0.0-dev1:*:*:*:*:*:*:*" };
+    expect((await gammaCall("POST", "/stacks", { name: "Outils", items: [item] })).statusCode).toBe(201);
+    expect(await alertsOf(gammaCall)).toEqual([]);
+    const r = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
+    expect(r).toMatchObject({ status: "synced", appliquees: 0, alertes: 1 });
+    expect((await alertsOf(gammaCall)).map((x) => x.cve_id)).toEqual(["CVE-2022-27193"]);
+  });
+
   it("a revised advisory replaces the older version (kept in its history); a lower version is refused", async () => {
     const doc = JSON.parse(fixture("bsi-2022-0001.json").toString("utf8"));
     // Revision 2 of the same advisory (the tracking changed in the test, the vulnerability data as published).

@@ -37,6 +37,7 @@ describe("jobs list / jobs run (the admin commands)", () => {
         { name: "maintenance-purge", schedule: "17 * * * *", description: expect.stringContaining("runs"), takes_now: true },
         // Scheduled only when VIGIE_FEEDS_SYNC=on.
         { name: "feeds-sync", schedule: null, description: expect.any(String), takes_now: false },
+        { name: "csaf-sync", schedule: "41 * * * *", description: expect.stringContaining("CSAF"), takes_now: false },
         { name: "cases-expiry", schedule: "0 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
         { name: "eol-notices", schedule: "0 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
         { name: "runs-dispatch", schedule: "* * * * *", description: expect.any(String), takes_now: false },

@@ -19,6 +19,7 @@ describe("background jobs (pg-boss on the service database)", () => {
       // the engine's dispatch and recovery every minute.
       expect(rows).toEqual([
         { name: "cases-expiry", cron: "0 * * * *" },
+        { name: "csaf-sync", cron: "41 * * * *" },
         { name: "eol-notices", cron: "0 * * * *" },
         { name: "maintenance-purge", cron: "17 * * * *" },
         { name: "reports-schedule", cron: "5 * * * *" },
@@ -46,6 +47,7 @@ describe("background jobs (pg-boss on the service database)", () => {
       const { rows } = (await t.database.executeSql("select name from pgboss.schedule order by name", [])) as { rows: { name: string }[] };
       expect(rows.map((r) => r.name)).toEqual([
         "cases-expiry",
+        "csaf-sync",
         "eol-notices",
         "maintenance-purge",
         "reports-schedule",

@@ -193,6 +193,10 @@ export const csafRepository = {
     return rowsOf(ex, sql`select url, raison, at from csaf_refusals where provider_id = ${providerId} order by at desc, url limit ${limit}`);
   },
 
+  async advisoryIdsOfProvider(ex: Executor, providerId: string): Promise<string[]> {
+    return (await rowsOf<{ id: string }>(ex, sql`select id from csaf_advisories where provider_id = ${providerId} order by id`)).map((r) => r.id);
+  },
+
   async advisoriesByIds(ex: Executor, ids: string[]): Promise<AdvisoryRow[]> {
     if (!ids.length) return [];
     return rowsOf(ex, sql`select * from csaf_advisories where id = any(${pgArray(ids)}::uuid[]) order by tracking_id`);

@@ -16,6 +16,8 @@ import { checkKey, digestOf, hashFileDigest, type ProviderKey, signatureFault } 
 const LEASE_SECONDS = 300;
 /** The checkpoint is saved after this many documents (and at the end). */
 const SAVE_EVERY = 50;
+/** Advisories matched per read (their trees in memory at once). */
+const MATCH_BATCH = 200;
 
 /** What was applied last of a provider: the metadata's validators, each listing's validators and what it listed. */
 export interface CsafCheckpoint {
@@ -98,10 +100,13 @@ export class CsafSync {
         }
       }
       await repo.saveCheckpoint(this.db, provider.id, cp);
-      if (applied.length) {
-        const m = await matchAdvisories(this.db, provider.org_id, applied);
-        out.alertes = m.alerts;
-        out.propositions = m.proposals;
+      // Every advisory of the provider, not only those just kept: stack items added since the last
+      // sync meet them too (alerts and proposals already made are left as they are).
+      const ids = await repo.advisoryIdsOfProvider(this.db, provider.id);
+      for (let i = 0; i < ids.length; i += MATCH_BATCH) {
+        const m = await matchAdvisories(this.db, provider.org_id, ids.slice(i, i + MATCH_BATCH));
+        out.alertes += m.alerts;
+        out.propositions += m.proposals;
       }
       this.log.info({ provider: provider.id, metadataUrl, ...out, refusees: out.refusees.length }, "csaf-sync");
     } catch (err) {
