@@ -49,6 +49,7 @@ import { CasesService } from "./modules/cases/cases.service.js";
 import { casesRoutes } from "./modules/cases/cases.routes.js";
 import { casesRepository } from "./modules/cases/cases.repository.js";
 import { CsafService } from "./modules/csaf/csaf.service.js";
+import { vexRepository } from "./modules/vex/vex.repository.js";
 import { csafRoutes } from "./modules/csaf/csaf.routes.js";
 import { VexService } from "./modules/vex/vex.service.js";
 import { vexRoutes } from "./modules/vex/vex.routes.js";
@@ -210,7 +211,7 @@ export function createServices(database: Database, config: Config, options: Serv
     reports,
     urls: new UrlsService(database.db, config.urls, scanner, stacks),
     vex: new VexService(database.db, cases, config.runs.publicUrl),
-    csaf: new CsafService(database.db, config.feeds, options.logger, config.csafAllowHttp),
+    csaf: new CsafService(database.db, config.feeds, vexRepository, options.logger, config.csafAllowHttp),
   };
 }
 

@@ -58,7 +58,8 @@ export const JOBS = {
    * under its lease: an unchanged provider costs its metadata, keys and a 304 per listing.
    */
   "csaf-sync": job({
-    description: "synchronise les fournisseurs CSAF suivis par les organisations (avis des éditeurs : empreintes, signatures, correspondances)",
+    description:
+      "synchronise les fournisseurs CSAF suivis par les organisations (avis des éditeurs : empreintes, signatures, correspondances)",
     payload: z.object({}),
     retryLimit: 0,
     cron: "41 * * * *",

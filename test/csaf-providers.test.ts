@@ -34,10 +34,25 @@ const FIXTURES = [
 // The local provider
 // ---------------------------------------------------------------------------------------------
 
-const key = await openpgp.generateKey({ type: "ecc", curve: "curve25519Legacy", userIDs: [{ name: "Test CSAF provider", email: "psirt@example.org" }], format: "object" });
-const stranger = await openpgp.generateKey({ type: "ecc", curve: "curve25519Legacy", userIDs: [{ name: "Someone else" }], format: "object" });
+const key = await openpgp.generateKey({
+  type: "ecc",
+  curve: "curve25519Legacy",
+  userIDs: [{ name: "Test CSAF provider", email: "psirt@example.org" }],
+  format: "object",
+});
+const stranger = await openpgp.generateKey({
+  type: "ecc",
+  curve: "curve25519Legacy",
+  userIDs: [{ name: "Someone else" }],
+  format: "object",
+});
 const sign = async (bytes: Uint8Array, signer = key.privateKey) =>
-  (await openpgp.sign({ message: await openpgp.createMessage({ binary: bytes }), signingKeys: signer, detached: true, format: "armored" })) as string;
+  (await openpgp.sign({
+    message: await openpgp.createMessage({ binary: bytes }),
+    signingKeys: signer,
+    detached: true,
+    format: "armored",
+  })) as string;
 const sha = (alg: "sha256" | "sha512", bytes: Uint8Array) => createHash(alg).update(bytes).digest("hex");
 
 /** Path → body (and status); requests are logged. */
@@ -73,7 +88,10 @@ async function publish(path: string, bytes: Buffer, fault?: "hash" | "signature"
     files.set(`${path}.sha256`, { body: `${sha("sha256", hashed)}  ${path.split("/").pop()}\n`, type: "text/plain" });
   }
   const signed = fault === "signature" ? Buffer.from(bytes.toString("utf8").replace("Red Hat", "Red Hot")) : bytes;
-  files.set(`${path}.asc`, { body: await sign(signed, fault === "unknown-key" ? stranger.privateKey : key.privateKey), type: "text/plain" });
+  files.set(`${path}.asc`, {
+    body: await sign(signed, fault === "unknown-key" ? stranger.privateKey : key.privateKey),
+    type: "text/plain",
+  });
 }
 
 const rolieEntry = (id: string, path: string, updated: string) => ({
@@ -110,7 +128,10 @@ files.set(`${WK}/openpgp/${fingerprint}.asc`, { body: key.publicKey.armor(), typ
 files.set(`${WK}/provider-metadata.json`, {
   body: JSON.stringify({
     canonical_url: `${base}${WK}/provider-metadata.json`,
-    distributions: [{ rolie: { feeds: [{ summary: "TLP:WHITE advisories", tlp_label: "WHITE", url: `${base}${WK}/white/feed-tlp-white.json` }] } }, { directory_url: `${base}${WK}/2022/` }],
+    distributions: [
+      { rolie: { feeds: [{ summary: "TLP:WHITE advisories", tlp_label: "WHITE", url: `${base}${WK}/white/feed-tlp-white.json` }] } },
+      { directory_url: `${base}${WK}/2022/` },
+    ],
     last_updated: "2024-01-01T00:00:00Z",
     list_on_CSAF_aggregators: true,
     metadata_version: "2.0",
@@ -242,11 +263,21 @@ describe("a provider followed by its domain", () => {
   it("keeps each advisory with its tracking, its flattened tree and its vulnerabilities; filters by CVE", async () => {
     const list = (await api("GET", "/csaf/advisories")).json();
     expect(list.total).toBe(3);
-    expect(list.items.map((x: { tracking_id: string }) => x.tracking_id).sort()).toEqual(["2022-EVD-UC-06-001", "BSI-2022-0001", "RHSA-2021:5186"]);
+    expect(list.items.map((x: { tracking_id: string }) => x.tracking_id).sort()).toEqual([
+      "2022-EVD-UC-06-001",
+      "BSI-2022-0001",
+      "RHSA-2021:5186",
+    ]);
     const byCve = (await api("GET", "/csaf/advisories?cve=CVE-2022-27193")).json();
     expect(byCve.items).toHaveLength(1);
     const bsi = (await api("GET", `/csaf/advisories/${byCve.items[0].id}`)).json();
-    expect(bsi).toMatchObject({ tracking_id: "BSI-2022-0001", version: "1", tlp: "WHITE", editeur: expect.any(String), cves: ["CVE-2022-27193"] });
+    expect(bsi).toMatchObject({
+      tracking_id: "BSI-2022-0001",
+      version: "1",
+      tlp: "WHITE",
+      editeur: expect.any(String),
+      cves: ["CVE-2022-27193"],
+    });
     expect(bsi.sha256).toBe(sha("sha256", fixture("bsi-2022-0001.json")));
     expect(bsi.products.find((p: { product_id: string }) => p.product_id === "CSAFPID-0005")).toMatchObject({
       vendor: "CSAF Tools",
@@ -257,12 +288,27 @@ describe("a provider followed by its domain", () => {
     const v = bsi.vulnerabilities[0];
     expect(v).toMatchObject({ cve: "CVE-2022-27193", cwe: { id: "CWE-611" }, statuses: { first_fixed: ["CSAFPID-0006"] } });
     expect(v.scores[0]).toMatchObject({ version: "3.1", base_score: 6.1, base_severity: "medium" });
-    expect(v.remediations[0]).toMatchObject({ category: "vendor_fix", url: "https://github.com/csaf-tools/CVRF-CSAF-Converter/releases/tag/1.0.0-rc2" });
+    expect(v.remediations[0]).toMatchObject({
+      category: "vendor_fix",
+      url: "https://github.com/csaf-tools/CVRF-CSAF-Converter/releases/tag/1.0.0-rc2",
+    });
     // Another organization sees none of it.
     const other = await tenantWithScopes(t, "Other org", []);
-    const r = await t.app.inject({ method: "GET", url: `/api/v1/organizations/${other.orgId}/csaf/advisories/${bsi.id}`, headers: bearer(other.key) });
+    const r = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/${other.orgId}/csaf/advisories/${bsi.id}`,
+      headers: bearer(other.key),
+    });
     expect(r.statusCode).toBe(404);
-    expect((await t.app.inject({ method: "GET", url: `/api/v1/organizations/${other.orgId}/csaf/providers/${providerId}`, headers: bearer(other.key) })).statusCode).toBe(404);
+    expect(
+      (
+        await t.app.inject({
+          method: "GET",
+          url: `/api/v1/organizations/${other.orgId}/csaf/providers/${providerId}`,
+          headers: bearer(other.key),
+        })
+      ).statusCode,
+    ).toBe(404);
   });
 
   it("a vendor's known_affected raises the alert « selon l'avis de l'éditeur » with its fix; a fixed version raises none", async () => {
@@ -287,7 +333,12 @@ describe("a provider followed by its domain", () => {
     const log4shell = alerts.find((x) => x.cve_id === "CVE-2021-44228")!;
     expect(log4shell.correspondance).toMatchObject({
       rule: "vendor_advisory",
-      avis_editeur: { tracking_id: "2022-EVD-UC-06-001", statut: "known_affected", par: "names", correctifs: [{ details: "Update to version 4.2 or later." }] },
+      avis_editeur: {
+        tracking_id: "2022-EVD-UC-06-001",
+        statut: "known_affected",
+        par: "names",
+        correctifs: [{ details: "Update to version 4.2 or later." }],
+      },
     });
     // The rule filter knows it.
     expect((await a.call("GET", "/alerts?rule=vendor_advisory")).json().total).toBe(2);
@@ -341,14 +392,19 @@ describe("a provider followed by its domain", () => {
     const r = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
     expect(r).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
     const [adv] = (await api("GET", "/csaf/advisories?cve=CVE-2022-27193")).json().items;
-    expect(adv).toMatchObject({ version: "2", versions_remplacees: [{ version: "1", sha256: sha("sha256", fixture("bsi-2022-0001.json")) }] });
+    expect(adv).toMatchObject({
+      version: "2",
+      versions_remplacees: [{ version: "1", sha256: sha("sha256", fixture("bsi-2022-0001.json")) }],
+    });
     expect(adv.revision_history.map((x: { number: string }) => x.number)).toEqual(["1", "2"]);
 
     // The provider then serves version 1 again: refused, version 2 stays.
     await publish(`${WK}/2022/bsi-2022-0001.json`, fixture("bsi-2022-0001.json"));
     changes([["bsi-2022-0001.json", "2022-07-01T00:00:00Z"]]);
     const again = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
-    expect(again.refusees).toEqual([{ url: `${base}${WK}/2022/bsi-2022-0001.json`, raison: "version 1 inférieure à la version 2 déjà lue : refusée" }]);
+    expect(again.refusees).toEqual([
+      { url: `${base}${WK}/2022/bsi-2022-0001.json`, raison: "version 1 inférieure à la version 2 déjà lue : refusée" },
+    ]);
     expect((await api("GET", "/csaf/advisories?cve=CVE-2022-27193")).json().items[0].version).toBe("2");
   });
 
@@ -360,7 +416,16 @@ describe("a provider followed by its domain", () => {
     const none = (await api("POST", "/csaf/providers", { fournisseur: `${base}/nothing/provider-metadata.json` })).json();
     expect(none.fournisseur).toMatchObject({ statut: "en_echec", derniere_erreur: expect.stringContaining("HTTP 404"), documents: 0 });
     // A key without the scope cannot follow a provider; reading needs none.
-    expect((await t.app.inject({ method: "POST", url: `${org}/csaf/providers`, headers: bearer(a.readKey), payload: { fournisseur: "example.org" } })).statusCode).toBe(403);
+    expect(
+      (
+        await t.app.inject({
+          method: "POST",
+          url: `${org}/csaf/providers`,
+          headers: bearer(a.readKey),
+          payload: { fournisseur: "example.org" },
+        })
+      ).statusCode,
+    ).toBe(403);
     expect((await t.app.inject({ method: "GET", url: `${org}/csaf/providers`, headers: bearer(a.readKey) })).json().items).toHaveLength(2);
   });
 
@@ -409,10 +474,29 @@ describe("the pure parts", () => {
   });
 
   it("meets a product by its purl whatever the spelling, by CPE 2.2 or 2.3, and not another package", () => {
-    const item = { id: "i", project_id: "p", item_type: "purl", value: "pkg:PyPI/Django_Rest@3.1", match_vendor: null, match_product: null, match_version: "3.1" };
-    const product = (purl: string) => ({ product_id: purl, name: purl, vendor: null, product_name: null, version: null, version_range: null, purl, cpe: null, helper: { purl }, relationship: null });
-    expect(productsMet(item, [product("pkg:pypi/django-rest@3.1"), product("pkg:pypi/django@3.1")]).map((m) => m.product.product_id)).toEqual([
-      "pkg:pypi/django-rest@3.1",
-    ]);
+    const item = {
+      id: "i",
+      project_id: "p",
+      item_type: "purl",
+      value: "pkg:PyPI/Django_Rest@3.1",
+      match_vendor: null,
+      match_product: null,
+      match_version: "3.1",
+    };
+    const product = (purl: string) => ({
+      product_id: purl,
+      name: purl,
+      vendor: null,
+      product_name: null,
+      version: null,
+      version_range: null,
+      purl,
+      cpe: null,
+      helper: { purl },
+      relationship: null,
+    });
+    expect(
+      productsMet(item, [product("pkg:pypi/django-rest@3.1"), product("pkg:pypi/django@3.1")]).map((m) => m.product.product_id),
+    ).toEqual(["pkg:pypi/django-rest@3.1"]);
   });
 });

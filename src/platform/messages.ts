@@ -122,7 +122,8 @@ export const AUTH = {
   missingScope: (scope: string) => `Scope manquant : cette opération exige le scope « ${scope} » sur la clé d'API`,
   riskBeyondRestriction:
     "Cette entrée du registre couvre des dossiers de projets hors de la restriction de la clé d'API : seule une clé sans cette restriction peut la modifier ou la supprimer",
-  csafRestricted: "Cette clé est limitée à des projets : suivre un fournisseur CSAF touche toute l'organisation (clé sans restriction de projets requise)",
+  csafRestricted:
+    "Cette clé est limitée à des projets : suivre un fournisseur CSAF touche toute l'organisation (clé sans restriction de projets requise)",
   orgReportRestricted: "Les rapports de l'organisation couvrent tous ses projets : ils demandent une clé d'API sans restriction de projets",
   hourlyLimit: (limit: number) => `Limite de ${limit} appels par heure atteinte pour cette organisation`,
   loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,

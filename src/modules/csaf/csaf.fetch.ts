@@ -42,7 +42,11 @@ export class CsafHttp {
     const headers: Record<string, string> = {};
     if (opts.conditional?.etag) headers["if-none-match"] = opts.conditional.etag;
     if (opts.conditional?.lastModified) headers["if-modified-since"] = opts.conditional.lastModified;
-    const res = await getWithRetries({ settings: this.settings, signal: this.signal, log: this.log, dir: "", endings: [], defaultEnding: "" }, url, headers);
+    const res = await getWithRetries(
+      { settings: this.settings, signal: this.signal, log: this.log, dir: "", endings: [], defaultEnding: "" },
+      url,
+      headers,
+    );
     if (res.status < 200 || res.status > 299 || !res.body) {
       await res.body?.cancel();
       return { status: res.status, headers: res.headers };

@@ -61,7 +61,12 @@ function purlOf(value: string | null): Purl | null {
 function itemIdentity(item: CsafItem): { purl: string | null; vendor: string | null; product: string | null; version: string | null } {
   if (item.item_type === "purl") {
     const p = purlOf(item.value);
-    return { purl: p ? canonicalPurl(p, { withVersion: false }) : null, vendor: null, product: null, version: p?.version ?? item.match_version };
+    return {
+      purl: p ? canonicalPurl(p, { withVersion: false }) : null,
+      vendor: null,
+      product: null,
+      version: p?.version ?? item.match_version,
+    };
   }
   if (item.item_type === "cpe" || item.item_type === "product")
     return { purl: null, vendor: item.match_vendor, product: item.match_product, version: item.match_version };
@@ -75,7 +80,8 @@ export function productsMet(item: CsafItem, products: CsafProduct[]): Met[] {
   for (const p of products) {
     if (id.purl && p.purl) {
       const pp = purlOf(p.purl);
-      if (pp && canonicalPurl(pp, { withVersion: false }) === id.purl) out.push({ product: p, via: "purl", version: pp.version ?? p.version });
+      if (pp && canonicalPurl(pp, { withVersion: false }) === id.purl)
+        out.push({ product: p, via: "purl", version: pp.version ?? p.version });
       continue;
     }
     if (!id.vendor || !id.product) continue;
@@ -140,7 +146,9 @@ export function decide(item: CsafItem, v: CsafVulnerability, products: CsafProdu
   const version = itemIdentity(item).version;
   const at = (s: ProductStatus) => met.filter((m) => v.statuses[s]?.includes(m.product.product_id));
   const fixedMet = [...at("fixed"), ...at("first_fixed")];
-  const fixedVersions = [...new Set(fixedMet.map((m) => m.version).filter((x): x is string => !!x && isConcreteVersion(x)))].sort(compareVersions);
+  const fixedVersions = [...new Set(fixedMet.map((m) => m.version).filter((x): x is string => !!x && isConcreteVersion(x)))].sort(
+    compareVersions,
+  );
   const verdict = (status: ProductStatus, kind: CsafVerdict, list: Met[]): CsafDecision => {
     const ids = new Set(list.map((m) => m.product.product_id));
     const flag = v.flags.find((f) => f.product_ids.some((id) => ids.has(id)));

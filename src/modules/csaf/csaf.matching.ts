@@ -4,7 +4,8 @@ import { VEX_JUSTIFICATIONS } from "../../platform/db/schema/index.js";
 import { severityFromScore } from "../../feeds/cvss.js";
 import { alertsRead } from "../alerts/alerts.read.js";
 import { casesRead } from "../cases/cases.read.js";
-import { vexRepository, type ProposalIn } from "../vex/vex.repository.js";
+import type { Executor } from "../../platform/db/client.js";
+import type { ProposalIn } from "../vex/vex.repository.js";
 import type { CsafVulnerability } from "./csaf.document.js";
 import { type CsafDecision, type CsafItem, decide } from "./csaf.match.js";
 import { type AdvisoryRow, csafRepository as repo, type CsafHit } from "./csaf.repository.js";
@@ -36,7 +37,9 @@ function measuresOf(d: CsafDecision, a: AdvisoryRow) {
 /** The vulnerability's severity for these products: the CVSS the vendor gives (v3 first), highest score. */
 function vendorSeverity(v: CsafVulnerability, productIds: Set<string>): { severity: string; score: number | null } {
   const scores = v.scores.filter((s) => s.product_ids.some((id) => productIds.has(id)) || !s.product_ids.length);
-  const best = [...scores].sort((a, b) => (b.version.startsWith("3") ? 1 : 0) - (a.version.startsWith("3") ? 1 : 0) || b.base_score - a.base_score)[0];
+  const best = [...scores].sort(
+    (a, b) => (b.version.startsWith("3") ? 1 : 0) - (a.version.startsWith("3") ? 1 : 0) || b.base_score - a.base_score,
+  )[0];
   if (!best) return { severity: "unknown", score: null };
   return { severity: best.base_severity ?? severityFromScore(best.base_score), score: best.base_score };
 }
@@ -47,7 +50,17 @@ function sourceLine(item: CsafItem, d: CsafDecision, a: AdvisoryRow, version: st
   return `${item.item_type} ${item.value} : ${what} selon l'avis de l'éditeur ${a.publisher} (${a.tracking_id} version ${a.version}, ${d.status})${fix}`;
 }
 
-export async function matchAdvisories(db: Db, orgId: string, advisoryIds: string[]): Promise<{ alerts: number; proposals: number }> {
+/** Writes VEX proposals (vex.repository.ts insertMany): received, as another module's repository is (app.ts). */
+export interface ProposalWriter {
+  insertMany(ex: Executor, orgId: string, projectId: string, rows: ProposalIn[]): Promise<string[]>;
+}
+
+export async function matchAdvisories(
+  db: Db,
+  vexProposals: ProposalWriter,
+  orgId: string,
+  advisoryIds: string[],
+): Promise<{ alerts: number; proposals: number }> {
   const [advisories, items] = await Promise.all([repo.advisoriesByIds(db, advisoryIds), repo.items(db, orgId)]);
   if (!items.length) return { alerts: 0, proposals: 0 };
   const cveIds = [...new Set(advisories.flatMap((a) => a.cves))];
@@ -114,7 +127,9 @@ export async function matchAdvisories(db: Db, orgId: string, advisoryIds: string
             project_id: item.project_id,
             cve_id: v.cve,
             vex_status: "known_not_affected",
-            justification: (VEX_JUSTIFICATIONS as readonly string[]).includes(d.justification ?? "") ? (d.justification as ProposalIn["justification"]) : null,
+            justification: (VEX_JUSTIFICATIONS as readonly string[]).includes(d.justification ?? "")
+              ? (d.justification as ProposalIn["justification"])
+              : null,
             impact_statement: d.impact,
             products: [item.value],
             source_format: "csaf",
@@ -141,7 +156,7 @@ export async function matchAdvisories(db: Db, orgId: string, advisoryIds: string
         if (prev) prev.products = [...new Set([...prev.products, ...r.products])];
         else byCve.set(`${r.cve_id} ${r.source_document}`, r);
       }
-      proposed += (await vexRepository.insertMany(tx, orgId, projectId, [...byCve.values()])).length;
+      proposed += (await vexProposals.insertMany(tx, orgId, projectId, [...byCve.values()])).length;
     }
     return { alerts, proposals: proposed };
   });

@@ -86,7 +86,10 @@ export const csafRepository = {
   },
 
   async provider(ex: Executor, orgId: string, id: string): Promise<ProviderRow | undefined> {
-    const [row] = await rowsOf<ProviderRow>(ex, sql`select ${PROVIDER_COLS} from csaf_providers p where p.org_id = ${orgId} and p.id = ${id}`);
+    const [row] = await rowsOf<ProviderRow>(
+      ex,
+      sql`select ${PROVIDER_COLS} from csaf_providers p where p.org_id = ${orgId} and p.id = ${id}`,
+    );
     return row;
   },
 
@@ -190,11 +193,16 @@ export const csafRepository = {
   },
 
   async refusals(ex: Executor, providerId: string, limit: number): Promise<{ url: string; raison: string; at: Date | string }[]> {
-    return rowsOf(ex, sql`select url, raison, at from csaf_refusals where provider_id = ${providerId} order by at desc, url limit ${limit}`);
+    return rowsOf(
+      ex,
+      sql`select url, raison, at from csaf_refusals where provider_id = ${providerId} order by at desc, url limit ${limit}`,
+    );
   },
 
   async advisoryIdsOfProvider(ex: Executor, providerId: string): Promise<string[]> {
-    return (await rowsOf<{ id: string }>(ex, sql`select id from csaf_advisories where provider_id = ${providerId} order by id`)).map((r) => r.id);
+    return (await rowsOf<{ id: string }>(ex, sql`select id from csaf_advisories where provider_id = ${providerId} order by id`)).map(
+      (r) => r.id,
+    );
   },
 
   async advisoriesByIds(ex: Executor, ids: string[]): Promise<AdvisoryRow[]> {
@@ -245,7 +253,14 @@ export const csafRepository = {
     cveIds: string[],
   ): Promise<Map<string, { severity: string; cvss_score: number | null; is_kev: boolean; has_poc: boolean; epss: number | null }>> {
     if (!cveIds.length) return new Map();
-    const rows = await rowsOf<{ cve_id: string; severity: string; cvss_score: number | null; is_kev: boolean; has_poc: boolean; epss: number | null }>(
+    const rows = await rowsOf<{
+      cve_id: string;
+      severity: string;
+      cvss_score: number | null;
+      is_kev: boolean;
+      has_poc: boolean;
+      epss: number | null;
+    }>(
       ex,
       sql`select c.cve_id, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss from cves c left join epss_current e on e.cve_id = c.cve_id
         where c.cve_id = any(${pgArray(cveIds)}::text[])`,

@@ -43,7 +43,9 @@ export const CsafProviderOut = z
     editeur: z.string().nullable().describe("The metadata's publisher name"),
     namespace: z.string().nullable(),
     role: z.string().nullable().describe("csaf_publisher, csaf_provider or csaf_trusted_provider"),
-    cles: z.array(z.object({ fingerprint: z.string(), url: z.string() })).describe("The OpenPGP keys read and checked against their fingerprints"),
+    cles: z
+      .array(z.object({ fingerprint: z.string(), url: z.string() }))
+      .describe("The OpenPGP keys read and checked against their fingerprints"),
     statut: z.enum(["nouveau", "a_jour", "en_echec"]),
     derniere_tentative: z.iso.datetime().nullable(),
     dernier_succes: z.iso.datetime().nullable(),
@@ -105,9 +107,17 @@ export const CsafVulnerabilityOut = z
     cwe: z.object({ id: z.string(), name: z.string() }).nullable(),
     description: z.string().nullable(),
     scores: z.array(
-      z.object({ version: z.string(), vector: z.string(), base_score: z.number(), base_severity: z.string().nullable(), product_ids: z.array(z.string()) }),
+      z.object({
+        version: z.string(),
+        vector: z.string(),
+        base_score: z.number(),
+        base_severity: z.string().nullable(),
+        product_ids: z.array(z.string()),
+      }),
     ),
-    statuses: z.record(z.string(), z.array(z.string())).describe("known_affected, fixed, first_fixed, known_not_affected, recommended, under_investigation… → product ids"),
+    statuses: z
+      .record(z.string(), z.array(z.string()))
+      .describe("known_affected, fixed, first_fixed, known_not_affected, recommended, under_investigation… → product ids"),
     remediations: z.array(Remediation),
     threats: z.array(z.object({ category: z.string(), details: z.string(), product_ids: z.array(z.string()) })),
     flags: z.array(z.object({ label: z.string(), product_ids: z.array(z.string()) })),
@@ -124,7 +134,10 @@ export const CsafProductOut = z
     version_range: z.string().nullable(),
     purl: z.string().nullable(),
     cpe: z.string().nullable(),
-    helper: z.record(z.string(), z.unknown()).nullable().describe("The whole product_identification_helper (hashes, model numbers, SBOM URLs…)"),
+    helper: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .describe("The whole product_identification_helper (hashes, model numbers, SBOM URLs…)"),
     relationship: z.object({ category: z.string(), component: z.string(), of: z.string() }).nullable(),
   })
   .meta({ id: "CsafProductOut" });

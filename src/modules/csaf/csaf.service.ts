@@ -7,6 +7,7 @@ import { AUTH, CONFLICT, NOT_FOUND } from "../../platform/messages.js";
 import { createLogger } from "../../platform/log.js";
 import { csafRepository as repo, type AdvisoryRow, type ProviderListRow } from "./csaf.repository.js";
 import type { CsafAdvisoryListQuery } from "./csaf.schemas.js";
+import type { ProposalWriter } from "./csaf.matching.js";
 import { CsafSync, type CsafSyncOutcome } from "./csaf.sync.js";
 
 /** A key restricted to projects changes nothing organization-wide (403). */
@@ -28,10 +29,11 @@ export class CsafService {
   constructor(
     private readonly db: Db,
     settings: FeedSettings,
+    proposals: ProposalWriter,
     logger: Logger = createLogger("silent"),
     allowHttp = false,
   ) {
-    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https");
+    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals);
   }
 
   /** Subscribes the organization and syncs the provider at once; 409 when it already follows it. */
@@ -48,7 +50,10 @@ export class CsafService {
     return repo.providers(this.db, org.id);
   }
 
-  async get(org: OrgScope, id: string): Promise<{ provider: ProviderListRow; refusals: { url: string; raison: string; at: Date | string }[] }> {
+  async get(
+    org: OrgScope,
+    id: string,
+  ): Promise<{ provider: ProviderListRow; refusals: { url: string; raison: string; at: Date | string }[] }> {
     const provider = await this.listed(org, id);
     return { provider, refusals: await repo.refusals(this.db, id, REFUSALS_LISTED) };
   }

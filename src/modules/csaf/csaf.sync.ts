@@ -6,9 +6,22 @@ import type { Db } from "../../platform/db/client.js";
 import { csafSchemaErrors } from "../vex/vex.import.js";
 import { compareTrackingVersions, PUBLIC_TLP, readCsafAdvisory } from "./csaf.document.js";
 import {
-  CsafHttp, candidatesOf, changesEntries, csafFieldsOf, indexEntries, type Listed, MAX_DOCUMENT_BYTES, readMetadata, rolieEntries, TooLarge, type Validators, validatorsOf,
+  CsafHttp,
+  type Got,
+  type ProviderMetadata,
+  candidatesOf,
+  changesEntries,
+  csafFieldsOf,
+  indexEntries,
+  type Listed,
+  MAX_DOCUMENT_BYTES,
+  readMetadata,
+  rolieEntries,
+  TooLarge,
+  type Validators,
+  validatorsOf,
 } from "./csaf.fetch.js";
-import { matchAdvisories } from "./csaf.matching.js";
+import { matchAdvisories, type ProposalWriter } from "./csaf.matching.js";
 import { csafRepository as repo, type ProviderRow } from "./csaf.repository.js";
 import { checkKey, digestOf, hashFileDigest, type ProviderKey, signatureFault } from "./csaf.trust.js";
 
@@ -28,7 +41,10 @@ export interface CsafCheckpoint {
 
 export function csafCheckpoint(raw: unknown): CsafCheckpoint {
   const c = (raw ?? {}) as Partial<CsafCheckpoint>;
-  return { ...(c.metadata ? { metadata: c.metadata } : {}), listings: c.listings && typeof c.listings === "object" ? { ...c.listings } : {} };
+  return {
+    ...(c.metadata ? { metadata: c.metadata } : {}),
+    listings: c.listings && typeof c.listings === "object" ? { ...c.listings } : {},
+  };
 }
 
 export interface CsafSyncOutcome {
@@ -60,11 +76,21 @@ export class CsafSync {
     private readonly settings: FeedSettings,
     private readonly log: Logger,
     /** https, or http for a local provider (VIGIE_CSAF_ALLOW_HTTP, tests and mirrors). */
-    private readonly scheme: "https" | "http" = "https",
+    private readonly scheme: "https" | "http",
+    /** The supplier-VEX proposals' writer (the vex module's repository, wired in app.ts). */
+    private readonly proposals: ProposalWriter,
   ) {}
 
   async run(provider: ProviderRow, signal: AbortSignal = new AbortController().signal): Promise<CsafSyncOutcome> {
-    const out: CsafSyncOutcome = { provider_id: provider.id, status: "synced", appliquees: 0, inchangees: 0, refusees: [], alertes: 0, propositions: 0 };
+    const out: CsafSyncOutcome = {
+      provider_id: provider.id,
+      status: "synced",
+      appliquees: 0,
+      inchangees: 0,
+      refusees: [],
+      alertes: 0,
+      propositions: 0,
+    };
     if (!(await repo.acquire(this.db, provider.id, this.owner, LEASE_SECONDS))) return { ...out, status: "busy" };
     const at = new Date();
     const http = new CsafHttp(this.settings, this.log.child({ csaf_provider: provider.id }), signal);
@@ -104,7 +130,7 @@ export class CsafSync {
       // sync meet them too (alerts and proposals already made are left as they are).
       const ids = await repo.advisoryIdsOfProvider(this.db, provider.id);
       for (let i = 0; i < ids.length; i += MATCH_BATCH) {
-        const m = await matchAdvisories(this.db, provider.org_id, ids.slice(i, i + MATCH_BATCH));
+        const m = await matchAdvisories(this.db, this.proposals, provider.org_id, ids.slice(i, i + MATCH_BATCH));
         out.alertes += m.alerts;
         out.propositions += m.proposals;
       }
@@ -156,7 +182,7 @@ export class CsafSync {
     } else {
       text = await http.text(metadataUrl);
     }
-    let metadata;
+    let metadata: ProviderMetadata;
     try {
       metadata = readMetadata(JSON.parse(text));
     } catch (err) {
@@ -175,7 +201,13 @@ export class CsafSync {
       }
     }
     if (!keys.length) throw new Error(`aucune clé OpenPGP utilisable${keyFaults.length ? ` (${keyFaults.join(" ; ")})` : ""}`);
-    await repo.discovered(this.db, provider.id, { metadata_url: metadataUrl, via, publisher: metadata.publisher, role: metadata.role, keys });
+    await repo.discovered(this.db, provider.id, {
+      metadata_url: metadataUrl,
+      via,
+      publisher: metadata.publisher,
+      role: metadata.role,
+      keys,
+    });
     return { metadataUrl, metadata, keys };
   }
 
@@ -190,7 +222,8 @@ export class CsafSync {
     parse: (text: string) => Listed[],
     optional = false,
   ): Promise<(Listed & { listing: string })[] | null> {
-    const state = (cp.listings[url] ??= { seen: {} });
+    cp.listings[url] ??= { seen: {} };
+    const state = cp.listings[url];
     const got = await http.get(url, { conditional: state });
     if (got.status === 304) return [];
     if (!got.bytes) {
@@ -223,7 +256,7 @@ export class CsafSync {
       await repo.refuse(this.db, provider.id, doc.url, raison);
       return { kind: "refused" as const, raison };
     };
-    let got;
+    let got: Got;
     try {
       got = await http.get(doc.url, { limit: MAX_DOCUMENT_BYTES });
     } catch (err) {
@@ -240,7 +273,8 @@ export class CsafSync {
       if (!h.bytes) continue;
       const expected = hashFileDigest(Buffer.from(h.bytes).toString("utf8"), algorithm);
       if (!expected) return refuse(`fichier d'empreinte ${algorithm.toUpperCase()} illisible (${url})`);
-      if (expected !== digestOf(bytes, algorithm)) return refuse(`empreinte ${algorithm.toUpperCase()} différente du document servi (${url})`);
+      if (expected !== digestOf(bytes, algorithm))
+        return refuse(`empreinte ${algorithm.toUpperCase()} différente du document servi (${url})`);
       hashChecked = true;
       break;
     }
