@@ -3,7 +3,7 @@ import { PAGING, pageOf } from "../../platform/http/paging.js";
 import { OrgParams } from "../organizations/organizations.schemas.js";
 
 /** A domain (`example.com`, `host:port`) or the https address of a provider-metadata.json. */
-const DOMAIN = /^(?=.{1,253}(:\d{1,5})?$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:\d{1,5})?$/i;
+const DOMAIN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(:\d{1,5})?$/i;
 const METADATA_URL = /^https?:\/\/[^\s/]+\/\S*\.json$/i;
 
 export const CsafProviderIn = z
