@@ -49,6 +49,9 @@ import { tagsRoutes } from "./modules/tags/tags.routes.js";
 import { CasesService } from "./modules/cases/cases.service.js";
 import { casesRoutes } from "./modules/cases/cases.routes.js";
 import { casesRepository } from "./modules/cases/cases.repository.js";
+import { CsafService } from "./modules/csaf/csaf.service.js";
+import { vexRepository } from "./modules/vex/vex.repository.js";
+import { csafRoutes } from "./modules/csaf/csaf.routes.js";
 import { VexService } from "./modules/vex/vex.service.js";
 import { vexRoutes } from "./modules/vex/vex.routes.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
@@ -130,6 +133,7 @@ export interface Services {
   urls: UrlsService;
   /** VEX out (the cases as CycloneDX, CSAF, OpenVEX) and in (a supplier's statements as proposals). */
   vex: VexService;
+  csaf: CsafService;
 }
 
 /** Options of the composition root (tests inject the notification handlers). */
@@ -240,6 +244,7 @@ export function createServices(database: Database, config: Config, options: Serv
     reports,
     urls: new UrlsService(database.db, config.urls, scanner, stacks),
     vex: new VexService(database.db, cases, config.runs.publicUrl),
+    csaf: new CsafService(database.db, config.feeds, vexRepository, options.logger, config.csafAllowHttp),
   };
 }
 
@@ -283,6 +288,7 @@ export async function buildApp(opts: {
       ...alertsRoutes(services.alerts),
       ...casesRoutes(services.cases, services.caseExpiry),
       ...vexRoutes(services.vex),
+      ...csafRoutes(services.csaf),
       ...risksRoutes(services.risks),
       ...reportsRoutes(services.reports),
       ...eolRoutes(services.eol),

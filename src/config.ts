@@ -91,6 +91,7 @@ const EnvSchema = z.object({
   VIGIE_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Let webhooks, Slack and Teams reach private, loopback and link-local addresses (tests, an internal receiver). */
   VIGIE_ALLOW_PRIVATE_TARGETS: z.enum(["true", "false"]).default("false"),
+  VIGIE_CSAF_ALLOW_HTTP: z.enum(["true", "false"], { error: "true ou false attendu" }).default("false"),
   /** One outbound notification request (redirects included), in milliseconds. */
   VIGIE_NOTIFY_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   /** SMTP server of notify_email: smtp://user:pass@host:587 (STARTTLS as VIGIE_SMTP_STARTTLS says) or smtps://host:465 (implicit TLS). */
@@ -235,6 +236,8 @@ export type Config = Readonly<{
   cookieSecure: boolean;
   trustProxy: boolean;
   feeds: FeedSettings;
+  /** VIGIE_CSAF_ALLOW_HTTP: CSAF providers may be read over http (a local mirror, tests); https otherwise, as CSAF 2.0 asks. */
+  csafAllowHttp: boolean;
   http: HttpLimits;
   notify: NotifySettings;
   urls: UrlScanSettings;
@@ -366,6 +369,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       osvEcosystems: e.VIGIE_OSV_ECOSYSTEMS.split(",").map((x) => x.trim()),
       epssHistoryDays: e.VIGIE_EPSS_HISTORY_DAYS,
     }),
+    csafAllowHttp: e.VIGIE_CSAF_ALLOW_HTTP === "true",
     http: Object.freeze({
       requestTimeoutMs: e.VIGIE_HTTP_REQUEST_TIMEOUT_MS,
       headersTimeoutMs: e.VIGIE_HTTP_HEADERS_TIMEOUT_MS,

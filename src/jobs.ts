@@ -56,6 +56,26 @@ export const JOBS = {
     },
   }),
   /**
+   * Syncs every CSAF provider the organizations follow (modules/csaf), one after the other, each
+   * under its lease: an unchanged provider costs its metadata, keys and a 304 per listing.
+   */
+  "csaf-sync": job({
+    description:
+      "synchronise les fournisseurs CSAF suivis par les organisations (avis des éditeurs : empreintes, signatures, correspondances)",
+    payload: z.object({}),
+    retryLimit: 0,
+    cron: "41 * * * *",
+    handler: async (_p, services, logger) => {
+      const outcomes = await services.csaf.syncAll();
+      for (const o of outcomes)
+        logger[o.status === "failed" ? "warn" : "info"](
+          { provider: o.provider_id, status: o.status, applied: o.appliquees, refused: o.refusees.length, alerts: o.alertes },
+          "csaf-sync",
+        );
+      return { providers: outcomes.map((o) => ({ ...o, refusees: o.refusees.length })) };
+    },
+  }),
+  /**
    * Exceptions and register entries past their last day (Paris time) reopen their cases; warnings
    * N days before. Every hour at minute 0 UTC: 00:00 Europe/Paris is a whole UTC hour in winter
    * (23:00 UTC) and in summer (22:00 UTC), so a case reopens at the first run of its day, and a server

@@ -47,6 +47,10 @@ const EXCEPTIONS: Record<string, { tables: string[]; why: string }> = {
     tables: ["projects"],
     why: "the alert backfill settings are project columns the alerts module owns",
   },
+  "src/modules/csaf/csaf.repository.ts": {
+    tables: ["alerts", "projects"],
+    why: "ADR 0038: a vendor's CSAF statement raises alerts and their events in one set-based statement as the matcher does; the organization's stack items join projects for their organization",
+  },
   "src/modules/runs/runs.repository.ts": {
     tables: ["projects"],
     why: "the notification language is a project column the runs module owns; a run's context joins its project",

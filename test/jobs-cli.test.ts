@@ -38,10 +38,13 @@ describe("jobs list / jobs run (the admin commands)", () => {
         { name: "maintenance-purge", schedule: "17 * * * *", description: expect.stringContaining("runs"), takes_now: true },
         // Scheduled only when VIGIE_FEEDS_SYNC=on.
         { name: "feeds-sync", schedule: null, description: expect.any(String), takes_now: false },
+        { name: "csaf-sync", schedule: "41 * * * *", description: expect.stringContaining("CSAF"), takes_now: false },
+        { name: "csaf-sync", schedule: "41 * * * *", description: expect.any(String), takes_now: false },
         { name: "cases-expiry", schedule: "0 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
         { name: "eol-notices", schedule: "0 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
         { name: "runs-dispatch", schedule: "* * * * *", description: expect.any(String), takes_now: false },
         { name: "runs-execute", schedule: null, description: expect.any(String), takes_now: false },
+        { name: "digests-send", schedule: "* * * * *", description: expect.stringContaining("Paris"), takes_now: true },
         { name: "runs-recover", schedule: "* * * * *", description: expect.any(String), takes_now: false },
         { name: "reports-sync", schedule: "* * * * *", description: expect.any(String), takes_now: true },
         { name: "reports-schedule", schedule: "5 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
@@ -61,6 +64,7 @@ describe("jobs list / jobs run (the admin commands)", () => {
       events: 0,
       api_usage_windows: expect.any(Number),
       epss_scores: 0,
+      digests: 0,
     });
     const tenant = await createTenant(t);
     await caseWithException(t.database, { id: tenant.projectId, orgId: tenant.orgId }, "CVE-2026-0001", "2026-03-28");

@@ -19,6 +19,7 @@ describe("background jobs (pg-boss on the service database)", () => {
       // the engine's dispatch and recovery every minute.
       expect(rows).toEqual([
         { name: "cases-expiry", cron: "0 * * * *" },
+        { name: "csaf-sync", cron: "41 * * * *" },
         { name: "digests-send", cron: "* * * * *" },
         { name: "eol-notices", cron: "0 * * * *" },
         { name: "items-match", cron: "* * * * *" },
@@ -48,6 +49,7 @@ describe("background jobs (pg-boss on the service database)", () => {
       const { rows } = (await t.database.executeSql("select name from pgboss.schedule order by name", [])) as { rows: { name: string }[] };
       expect(rows.map((r) => r.name)).toEqual([
         "cases-expiry",
+        "csaf-sync",
         "digests-send",
         "eol-notices",
         "items-match",

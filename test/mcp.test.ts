@@ -131,6 +131,9 @@ const TOOL_NAMES = [
   "stats_delays",
   // VEX.
   "get_vex",
+  // CSAF providers.
+  "list_csaf_providers",
+  "list_csaf_advisories",
 ];
 
 describe("MCP server (Streamable HTTP, official SDK client)", () => {

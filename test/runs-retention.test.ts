@@ -63,7 +63,7 @@ describe("maintenance-purge: runs kept 90 days, processed events 30 days", async
     );
 
     const result = await JOBS["maintenance-purge"].handler({}, t.services, createLogger("silent"), NOW);
-    expect(result).toEqual({ idempotency_keys: 0, runs: 5005, events: 2, api_usage_windows: 0, epss_scores: 0 });
+    expect(result).toEqual({ idempotency_keys: 0, runs: 5005, events: 2, api_usage_windows: 0, epss_scores: 0, digests: 0 });
 
     const runs = await sql<{ cve_id: string }>("select cve_id from workflow_runs where project_id = $1 order by cve_id", [
       tenant.projectId,
@@ -81,6 +81,7 @@ describe("maintenance-purge: runs kept 90 days, processed events 30 days", async
       events: 0,
       api_usage_windows: 0,
       epss_scores: 0,
+      digests: 0,
     });
   });
 
@@ -104,6 +105,7 @@ describe("maintenance-purge: runs kept 90 days, processed events 30 days", async
       events: 1,
       api_usage_windows: 0,
       epss_scores: 0,
+      digests: 0,
     });
     expect(await q<{ name: string }>("select payload->>'name' as name from outbox_events")).toEqual([{ name: "one-day" }]);
   });

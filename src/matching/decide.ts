@@ -50,6 +50,7 @@ export const MATCH_RULES = [
   "vendor",
   "keyword",
   "cve",
+  "vendor_advisory",
 ] as const;
 
 /** Why an alert was raised: shown in the alert's `source`, kept whole in its `match`. */
@@ -295,5 +296,7 @@ export function describe(itemType: string, value: string, r: MatchReason): strin
       return `${what} : mots présents dans la CVE`;
     case "cve":
       return `${what} : CVE surveillée`;
+    case "vendor_advisory":
+      return `${what} : concerné selon l'avis de l'éditeur${r.vendor ? ` ${r.vendor}` : ""} (${r.origin ?? "csaf"})`;
   }
 }

@@ -181,6 +181,8 @@ const RULE_RANK: Record<string, number> = {
   unversioned: 5,
   vendor: 6,
   keyword: 7,
+  // Raised by a vendor's CSAF advisory (modules/csaf), never by this matcher.
+  vendor_advisory: 8,
 };
 
 /**

@@ -30,6 +30,9 @@ import {
   TopTrendQuery,
 } from "../modules/stats/stats.schemas.js";
 import type { StatsService } from "../modules/stats/stats.service.js";
+import { presentAdvisory, presentProvider } from "../modules/csaf/csaf.presenter.js";
+import { CsafAdvisoryListOut, CsafAdvisoryListQuery, CsafProviderListOut } from "../modules/csaf/csaf.schemas.js";
+import type { CsafService } from "../modules/csaf/csaf.service.js";
 import { VEX_FORMATS, VexExportQuery } from "../modules/vex/vex.schemas.js";
 import type { VexService } from "../modules/vex/vex.service.js";
 import { presentWorkflow, presentWorkflowItem } from "../modules/workflows/workflows.presenter.js";
@@ -58,6 +61,8 @@ export interface ToolServices {
   stats: Pick<StatsService, "totals" | "top" | "trend" | "timeseries" | "distribution" | "delays">;
   // VEX (get_vex).
   vex: Pick<VexService, "export">;
+  // CSAF providers (list_csaf_providers, list_csaf_advisories).
+  csaf: Pick<CsafService, "list" | "advisories">;
   stacks: Pick<StacksService, "listItems">;
   sbom: Pick<SbomService, "importInto">;
 }
@@ -299,6 +304,29 @@ export const TOOLS: ToolDef[] = [
     scope: "stacks-write",
     run: async ({ stack_id, document, media_type }, { project }, s) =>
       presentImport(await s.sbom.importInto(project, stack_id, { input: document, mediaType: media_type })),
+  }),
+  tool({
+    name: "list_csaf_providers",
+    title: "List the organization's CSAF providers",
+    description:
+      "The CSAF providers the organization follows (as GET /api/v1/organizations/{org_id}/csaf/providers), in `items`: discovery, keys, sync state, documents kept and refused.",
+    input: z.object({ org_id: z.uuid().describe("The API key's organization") }),
+    output: CsafProviderListOut,
+    org: "optional",
+    run: async (_args, { org }, s) => ({ items: (await s.csaf.list(org!)).map(presentProvider) }),
+  }),
+  tool({
+    name: "list_csaf_advisories",
+    title: "List the vendors' CSAF advisories",
+    description:
+      "The vendors' advisories kept from the organization's CSAF providers, newest release first (as GET /api/v1/organizations/{org_id}/csaf/advisories): filter by provider_id, by cve (the vendor advisories of a CVE) or by words (q).",
+    input: z.object({ org_id: z.uuid().describe("The API key's organization") }).extend(CsafAdvisoryListQuery.shape),
+    output: CsafAdvisoryListOut,
+    org: "optional",
+    run: async ({ org_id: _, ...query }, { org }, s) => {
+      const r = await s.csaf.advisories(org!, query);
+      return { items: r.rows.map(presentAdvisory), total: r.total, page: query.page, page_size: query.page_size };
+    },
   }),
   statsTool("stats_totals", "totals", "CVE totals of a period", StatsQuery, StatsTotalsOut, (s, q, p) => s.totals(q, p)),
   statsTool("stats_top", "top", "Top values of a dimension", TopQuery, TopOut, (s, q, p) => s.top(q, p)),

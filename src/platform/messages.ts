@@ -34,6 +34,8 @@ export const NOT_FOUND = {
   plan: (slug: string) => `Plan introuvable : ${slug}`,
   vexProposal: "Proposition VEX introuvable",
   vexDocument: "Document VEX introuvable (l'état du projet a changé depuis : exporter à nouveau)",
+  csafProvider: "Fournisseur CSAF introuvable",
+  csafAdvisory: "Avis CSAF introuvable",
 } as const;
 
 /** 409 codes, each with the message of its conflict. */
@@ -94,6 +96,10 @@ export const CONFLICT = {
     code: "proposition_decidee",
     message: (status: string) => `Cette proposition VEX est déjà décidée (${status}) : importer le document à nouveau ne la rouvre pas`,
   },
+  csafProviderTaken: {
+    code: "fournisseur_deja_suivi",
+    message: (name: string) => `L'organisation suit déjà le fournisseur CSAF ${name}`,
+  },
   emptyVex: {
     code: "vex_vide",
     message: (format: string) =>
@@ -116,6 +122,8 @@ export const AUTH = {
   missingScope: (scope: string) => `Scope manquant : cette opération exige le scope « ${scope} » sur la clé d'API`,
   riskBeyondRestriction:
     "Cette entrée du registre couvre des dossiers de projets hors de la restriction de la clé d'API : seule une clé sans cette restriction peut la modifier ou la supprimer",
+  csafRestricted:
+    "Cette clé est limitée à des projets : suivre un fournisseur CSAF touche toute l'organisation (clé sans restriction de projets requise)",
   orgReportRestricted: "Les rapports de l'organisation couvrent tous ses projets : ils demandent une clé d'API sans restriction de projets",
   hourlyLimit: (limit: number) => `Limite de ${limit} appels par heure atteinte pour cette organisation`,
   loginThrottled: (seconds: number) => `Trop de tentatives de connexion échouées : réessayez dans ${seconds} s`,

@@ -69,6 +69,13 @@ function csafValidator(): ValidateFunction {
   return csafValidate;
 }
 
+/** CSAF 2.0 schema faults of a document (at most 5, as "pointer message"); [] when it holds (the CSAF providers' sync checks each document). */
+export function csafSchemaErrors(doc: unknown): string[] {
+  const validate = csafValidator();
+  if (validate(doc)) return [];
+  return (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message ?? "invalide"}`);
+}
+
 function openVexValidator(): ValidateFunction {
   if (!openVexValidate) {
     const ajv = new Ajv2020({ strict: false, allErrors: true });

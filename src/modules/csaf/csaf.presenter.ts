@@ -1,0 +1,51 @@
+import type { AdvisoryRow, ProviderListRow } from "./csaf.repository.js";
+import type { CsafAdvisoryDetailOut, CsafAdvisoryOut, CsafProviderOut } from "./csaf.schemas.js";
+
+const iso = (d: Date | string) => new Date(d).toISOString();
+const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
+
+export function presentProvider(p: ProviderListRow): CsafProviderOut {
+  return {
+    id: p.id,
+    fournisseur: p.requested,
+    metadata_url: p.metadata_url,
+    decouvert_par: p.discovered_via,
+    editeur: p.publisher_name,
+    namespace: p.publisher_namespace,
+    role: p.role,
+    cles: p.keys.map((k) => ({ fingerprint: k.fingerprint, url: k.url })),
+    statut: p.status as CsafProviderOut["statut"],
+    derniere_tentative: isoOrNull(p.last_attempt_at),
+    dernier_succes: isoOrNull(p.last_success_at),
+    derniere_erreur: p.last_error,
+    dernier_document: isoOrNull(p.last_document_at),
+    documents: p.documents,
+    refus: p.refusals,
+    created_at: iso(p.created_at),
+  };
+}
+
+export function presentAdvisory(a: AdvisoryRow): CsafAdvisoryOut {
+  return {
+    id: a.id,
+    provider_id: a.provider_id,
+    tracking_id: a.tracking_id,
+    version: a.version,
+    tracking_status: a.tracking_status,
+    category: a.category,
+    title: a.title,
+    editeur: a.publisher,
+    tlp: a.tlp,
+    initial_release_date: isoOrNull(a.initial_release_date),
+    current_release_date: iso(a.current_release_date),
+    url: a.url,
+    sha256: a.sha256,
+    cves: a.cves,
+    revision_history: a.revision_history,
+    versions_remplacees: a.history,
+  };
+}
+
+export function presentAdvisoryDetail(a: AdvisoryRow): CsafAdvisoryDetailOut {
+  return { ...presentAdvisory(a), products: a.products, vulnerabilities: a.vulnerabilities };
+}

@@ -1,0 +1,317 @@
+import { sql } from "drizzle-orm";
+import type { Executor } from "../../platform/db/client.js";
+import { pgArray, rowsOf } from "../../platform/db/sql.js";
+import { alertsVersion, bumpVersions } from "../../platform/db/versions.js";
+import { insertEvents } from "../../events/outbox.js";
+import type { CsafAdvisory } from "./csaf.document.js";
+import type { CsafItem } from "./csaf.match.js";
+import type { ProviderKey } from "./csaf.trust.js";
+
+/** A provider as stored. */
+export interface ProviderRow {
+  id: string;
+  org_id: string;
+  requested: string;
+  metadata_url: string | null;
+  discovered_via: string | null;
+  publisher_name: string | null;
+  publisher_namespace: string | null;
+  role: string | null;
+  keys: ProviderKey[];
+  checkpoint: Record<string, unknown>;
+  status: string;
+  last_attempt_at: Date | string | null;
+  last_success_at: Date | string | null;
+  last_error: string | null;
+  last_document_at: Date | string | null;
+  created_at: Date | string;
+}
+
+export interface ProviderListRow extends ProviderRow {
+  documents: number;
+  refusals: number;
+}
+
+/** An advisory as stored (its flattened tree and vulnerabilities in jsonb). */
+export interface AdvisoryRow {
+  id: string;
+  provider_id: string;
+  tracking_id: string;
+  version: string;
+  tracking_status: string;
+  category: string;
+  title: string;
+  publisher: string;
+  tlp: string | null;
+  lang: string | null;
+  initial_release_date: Date | string | null;
+  current_release_date: Date | string;
+  url: string;
+  sha256: string;
+  cves: string[];
+  revision_history: CsafAdvisory["revision_history"];
+  products: CsafAdvisory["products"];
+  vulnerabilities: CsafAdvisory["vulnerabilities"];
+  history: { version: string; current_release_date: string; sha256: string; replaced_at: string }[];
+  fetched_at: Date | string;
+}
+
+/** One alert the vendor's word raises. */
+export interface CsafHit {
+  org_id: string;
+  project_id: string;
+  item_id: string;
+  cve_id: string;
+  severity: string;
+  cvss_score: number | null;
+  palier: string;
+  vendor: string | null;
+  product: string | null;
+  source: string;
+  match: Record<string, unknown>;
+}
+
+const PROVIDER_COLS = sql`p.id, p.org_id, p.requested, p.metadata_url, p.discovered_via, p.publisher_name, p.publisher_namespace, p.role,
+  p.keys, p.checkpoint, p.status, p.last_attempt_at, p.last_success_at, p.last_error, p.last_document_at, p.created_at`;
+
+/** SQL of csaf_providers, csaf_advisories and csaf_refusals; every read takes the organization it works within. */
+export const csafRepository = {
+  async insertProvider(ex: Executor, orgId: string, requested: string): Promise<ProviderRow | undefined> {
+    const [row] = await rowsOf<ProviderRow>(
+      ex,
+      sql`insert into csaf_providers as p (org_id, requested) values (${orgId}, ${requested})
+        on conflict (org_id, requested) do nothing returning ${PROVIDER_COLS}`,
+    );
+    return row;
+  },
+
+  async provider(ex: Executor, orgId: string, id: string): Promise<ProviderRow | undefined> {
+    const [row] = await rowsOf<ProviderRow>(
+      ex,
+      sql`select ${PROVIDER_COLS} from csaf_providers p where p.org_id = ${orgId} and p.id = ${id}`,
+    );
+    return row;
+  },
+
+  async providers(ex: Executor, orgId: string): Promise<ProviderListRow[]> {
+    return rowsOf<ProviderListRow>(
+      ex,
+      sql`select ${PROVIDER_COLS},
+          (select count(*)::int from csaf_advisories a where a.provider_id = p.id) as documents,
+          (select count(*)::int from csaf_refusals r where r.provider_id = p.id) as refusals
+        from csaf_providers p where p.org_id = ${orgId} order by p.created_at, p.id`,
+    );
+  },
+
+  /** Every provider of every organization (the scheduled sync). */
+  async allProviderIds(ex: Executor): Promise<{ id: string; org_id: string }[]> {
+    return rowsOf(ex, sql`select id, org_id from csaf_providers order by created_at, id`);
+  },
+
+  async deleteProvider(ex: Executor, orgId: string, id: string): Promise<boolean> {
+    return (await rowsOf(ex, sql`delete from csaf_providers where org_id = ${orgId} and id = ${id} returning id`)).length > 0;
+  },
+
+  /** Takes the provider's lease unless another holder's is current (one statement: two processes asking at once, one wins). */
+  async acquire(ex: Executor, id: string, owner: string, seconds: number): Promise<boolean> {
+    const rows = await rowsOf(
+      ex,
+      sql`update csaf_providers set lease_owner = ${owner}, lease_until = now() + make_interval(secs => ${seconds})
+        where id = ${id} and (lease_until is null or lease_until < now() or lease_owner = ${owner}) returning id`,
+    );
+    return rows.length === 1;
+  },
+
+  async discovered(
+    ex: Executor,
+    id: string,
+    d: { metadata_url: string; via: string; publisher: { name: string; namespace: string }; role: string; keys: ProviderKey[] },
+  ): Promise<void> {
+    await ex.execute(sql`update csaf_providers set metadata_url = ${d.metadata_url}, discovered_via = ${d.via},
+      publisher_name = ${d.publisher.name}, publisher_namespace = ${d.publisher.namespace}, role = ${d.role},
+      keys = ${JSON.stringify(d.keys)}::jsonb where id = ${id}`);
+  },
+
+  async saveCheckpoint(ex: Executor, id: string, checkpoint: unknown): Promise<void> {
+    await ex.execute(sql`update csaf_providers set checkpoint = ${JSON.stringify(checkpoint)}::jsonb where id = ${id}`);
+  },
+
+  /** Ends a sync: releases the lease and records its outcome. */
+  async finish(ex: Executor, id: string, owner: string, o: { ok: boolean; error: string | null; at: Date }): Promise<void> {
+    await ex.execute(sql`update csaf_providers set lease_owner = null, lease_until = null, last_attempt_at = ${o.at.toISOString()}::timestamptz,
+      status = ${o.ok ? "a_jour" : "en_echec"}, last_error = ${o.error},
+      last_success_at = case when ${o.ok} then ${o.at.toISOString()}::timestamptz else last_success_at end
+      where id = ${id} and lease_owner = ${owner}`);
+  },
+
+  /** The stored version of an advisory, locked (the revision check and the write are one transaction). */
+  async currentVersion(ex: Executor, providerId: string, trackingId: string): Promise<AdvisoryRow | undefined> {
+    const [row] = await rowsOf<AdvisoryRow>(
+      ex,
+      sql`select * from csaf_advisories where provider_id = ${providerId} and tracking_id = ${trackingId} for update`,
+    );
+    return row;
+  },
+
+  /** Writes an advisory (a new one, or a newer version replacing the stored one, whose summary goes to history). */
+  async writeAdvisory(
+    ex: Executor,
+    orgId: string,
+    providerId: string,
+    a: CsafAdvisory,
+    url: string,
+    sha256: string,
+    history: AdvisoryRow["history"],
+  ): Promise<string> {
+    const [row] = await rowsOf<{ id: string }>(
+      ex,
+      sql`insert into csaf_advisories (org_id, provider_id, tracking_id, version, tracking_status, category, title, publisher, tlp, lang,
+          initial_release_date, current_release_date, url, sha256, cves, revision_history, products, vulnerabilities, history)
+        values (${orgId}, ${providerId}, ${a.tracking_id}, ${a.version}, ${a.tracking_status}, ${a.category}, ${a.title}, ${a.publisher},
+          ${a.tlp}, ${a.lang}, ${a.initial_release_date}::timestamptz, ${a.current_release_date}::timestamptz, ${url}, ${sha256},
+          ${pgArray(a.cves)}::text[], ${JSON.stringify(a.revision_history)}::jsonb, ${JSON.stringify(a.products)}::jsonb,
+          ${JSON.stringify(a.vulnerabilities)}::jsonb, ${JSON.stringify(history)}::jsonb)
+        on conflict (provider_id, tracking_id) do update set version = excluded.version, tracking_status = excluded.tracking_status,
+          category = excluded.category, title = excluded.title, publisher = excluded.publisher, tlp = excluded.tlp, lang = excluded.lang,
+          initial_release_date = excluded.initial_release_date, current_release_date = excluded.current_release_date, url = excluded.url,
+          sha256 = excluded.sha256, cves = excluded.cves, revision_history = excluded.revision_history, products = excluded.products,
+          vulnerabilities = excluded.vulnerabilities, history = excluded.history, fetched_at = now()
+        returning id`,
+    );
+    await ex.execute(sql`update csaf_providers set last_document_at = greatest(last_document_at, ${a.current_release_date}::timestamptz)
+      where id = ${providerId}`);
+    return row!.id;
+  },
+
+  async refuse(ex: Executor, providerId: string, url: string, raison: string): Promise<void> {
+    await ex.execute(sql`insert into csaf_refusals (provider_id, url, raison) values (${providerId}, ${url}, ${raison})
+      on conflict (provider_id, url) do update set raison = excluded.raison, at = now()`);
+  },
+
+  async clearRefusal(ex: Executor, providerId: string, url: string): Promise<void> {
+    await ex.execute(sql`delete from csaf_refusals where provider_id = ${providerId} and url = ${url}`);
+  },
+
+  async refusals(ex: Executor, providerId: string, limit: number): Promise<{ url: string; raison: string; at: Date | string }[]> {
+    return rowsOf(
+      ex,
+      sql`select url, raison, at from csaf_refusals where provider_id = ${providerId} order by at desc, url limit ${limit}`,
+    );
+  },
+
+  async advisoryIdsOfProvider(ex: Executor, providerId: string): Promise<string[]> {
+    return (await rowsOf<{ id: string }>(ex, sql`select id from csaf_advisories where provider_id = ${providerId} order by id`)).map(
+      (r) => r.id,
+    );
+  },
+
+  async advisoriesByIds(ex: Executor, ids: string[]): Promise<AdvisoryRow[]> {
+    if (!ids.length) return [];
+    return rowsOf(ex, sql`select * from csaf_advisories where id = any(${pgArray(ids)}::uuid[]) order by tracking_id`);
+  },
+
+  /** One page of the organization's advisories, newest release first. */
+  async page(
+    ex: Executor,
+    orgId: string,
+    q: { provider_id?: string; cve?: string; q?: string; page: number; page_size: number },
+  ): Promise<{ rows: AdvisoryRow[]; total: number }> {
+    const where = [sql`a.org_id = ${orgId}`];
+    if (q.provider_id) where.push(sql`a.provider_id = ${q.provider_id}`);
+    if (q.cve) where.push(sql`a.cves @> array[${q.cve.toUpperCase()}]::text[]`);
+    if (q.q) where.push(sql`(a.tracking_id ilike ${`%${q.q}%`} or a.title ilike ${`%${q.q}%`})`);
+    const w = sql.join(where, sql` and `);
+    const [rows, [count]] = await Promise.all([
+      rowsOf<AdvisoryRow>(
+        ex,
+        sql`select a.* from csaf_advisories a where ${w} order by a.current_release_date desc, a.id
+          limit ${q.page_size} offset ${(q.page - 1) * q.page_size}`,
+      ),
+      rowsOf<{ n: number }>(ex, sql`select count(*)::int as n from csaf_advisories a where ${w}`),
+    ]);
+    return { rows, total: count!.n };
+  },
+
+  async advisory(ex: Executor, orgId: string, id: string): Promise<AdvisoryRow | undefined> {
+    const [row] = await rowsOf<AdvisoryRow>(ex, sql`select * from csaf_advisories where org_id = ${orgId} and id = ${id}`);
+    return row;
+  },
+
+  /** The organization's stack items a CSAF product can name (purl, cpe, product). */
+  async items(ex: Executor, orgId: string): Promise<CsafItem[]> {
+    return rowsOf<CsafItem>(
+      ex,
+      sql`select i.id, i.project_id, i.item_type, i.value, i.match_vendor, i.match_product, i.match_version
+        from stack_items i join projects p on p.id = i.project_id
+        where p.org_id = ${orgId} and i.item_type in ('purl', 'cpe', 'product') order by i.id`,
+    );
+  },
+
+  /** The CVE facts Vigie holds (severity, score, KEV, PoC, EPSS) of these CVEs. */
+  async cveFacts(
+    ex: Executor,
+    cveIds: string[],
+  ): Promise<Map<string, { severity: string; cvss_score: number | null; is_kev: boolean; has_poc: boolean; epss: number | null }>> {
+    if (!cveIds.length) return new Map();
+    const rows = await rowsOf<{
+      cve_id: string;
+      severity: string;
+      cvss_score: number | null;
+      is_kev: boolean;
+      has_poc: boolean;
+      epss: number | null;
+    }>(
+      ex,
+      sql`select c.cve_id, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss from cves c left join epss_current e on e.cve_id = c.cve_id
+        where c.cve_id = any(${pgArray(cveIds)}::text[])`,
+    );
+    return new Map(rows.map((r) => [r.cve_id, r]));
+  },
+
+  /**
+   * Raises the alerts of these hits that do not exist yet, each with its cve.new_match event (as the
+   * matcher's raise does); an alert the project already has is left as it is. Returns how many.
+   */
+  async raise(ex: Executor, hits: CsafHit[]): Promise<number> {
+    if (!hits.length) return 0;
+    hits.sort((a, b) => (a.project_id + a.cve_id < b.project_id + b.cve_id ? -1 : 1));
+    const rows = await rowsOf<{ project_id: string; n: number }>(
+      ex,
+      sql`
+      with h as (
+        select * from json_to_recordset(${JSON.stringify(hits)}::json) as h(project_id uuid, org_id uuid, item_id uuid, cve_id text,
+          severity text, cvss_score real, palier text, vendor text, product text, source text, match jsonb)),
+      ins as (
+        insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id)
+        select h.org_id, h.project_id, h.cve_id, h.severity, h.cvss_score, coalesce(c.is_kev, false), coalesce(c.has_poc, false), e.epss,
+          h.palier, h.vendor, h.product, h.source, h.match, h.item_id
+        from h left join cves c on c.cve_id = h.cve_id left join epss_current e on e.cve_id = h.cve_id
+        on conflict (project_id, cve_id) do nothing
+        returning id, org_id, project_id, cve_id, severity, is_kev, has_poc, palier, source, match),
+      ev as (${insertEvents("cve.new_match", {
+        org_id: sql`org_id`,
+        project_id: sql`project_id`,
+        cve_id: sql`cve_id`,
+        alert_id: sql`id`,
+        payload: {
+          alert_id: sql`id`,
+          cve_id: sql`cve_id`,
+          severity: sql`severity`,
+          is_kev: sql`is_kev`,
+          has_poc: sql`has_poc`,
+          palier: sql`palier`,
+          source: sql`source`,
+          match: sql`match`,
+        },
+        from: sql`from ins`,
+        returning: sql`project_id`,
+      })})
+      select project_id, count(*)::int as n from ev group by project_id`,
+    );
+    await bumpVersions(
+      ex,
+      rows.map((r) => alertsVersion(r.project_id)),
+    );
+    return rows.reduce((n, r) => n + r.n, 0);
+  },
+};

@@ -1,0 +1,100 @@
+import type { Logger } from "pino";
+import type { FeedSettings } from "../../config.js";
+import type { OrgScope } from "../../platform/auth/context.js";
+import type { Db } from "../../platform/db/client.js";
+import { Conflict, Forbidden, NotFound } from "../../platform/errors.js";
+import { AUTH, CONFLICT, NOT_FOUND } from "../../platform/messages.js";
+import { createLogger } from "../../platform/log.js";
+import { csafRepository as repo, type AdvisoryRow, type ProviderListRow } from "./csaf.repository.js";
+import type { CsafAdvisoryListQuery } from "./csaf.schemas.js";
+import type { ProposalWriter } from "./csaf.matching.js";
+import { CsafSync, type CsafSyncOutcome } from "./csaf.sync.js";
+
+/** A key restricted to projects changes nothing organization-wide (403). */
+function unrestricted(org: OrgScope): void {
+  if (org.projectIds !== null) throw new Forbidden(AUTH.csafRestricted);
+}
+
+/** The most refusals a provider's detail lists. */
+const REFUSALS_LISTED = 100;
+
+/**
+ * The CSAF providers an organization follows (issue 36, docs/csaf-providers.md): subscribe by
+ * domain or provider-metadata address, sync (discovery, listings, hash and signature, storage,
+ * matching: csaf.sync.ts), read the providers' state and the advisories kept.
+ */
+export class CsafService {
+  private readonly sync: CsafSync;
+
+  constructor(
+    private readonly db: Db,
+    settings: FeedSettings,
+    proposals: ProposalWriter,
+    logger: Logger = createLogger("silent"),
+    allowHttp = false,
+  ) {
+    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals);
+  }
+
+  /** Subscribes the organization and syncs the provider at once; 409 when it already follows it. */
+  async add(org: OrgScope, requested: string): Promise<{ provider: ProviderListRow; outcome: CsafSyncOutcome }> {
+    unrestricted(org);
+    const normalized = /^https?:\/\//i.test(requested) ? requested : requested.toLowerCase();
+    const row = await repo.insertProvider(this.db, org.id, normalized);
+    if (!row) throw new Conflict(CONFLICT.csafProviderTaken.code, CONFLICT.csafProviderTaken.message(normalized));
+    const outcome = await this.sync.run(row);
+    return { provider: await this.listed(org, row.id), outcome };
+  }
+
+  async list(org: OrgScope): Promise<ProviderListRow[]> {
+    return repo.providers(this.db, org.id);
+  }
+
+  async get(
+    org: OrgScope,
+    id: string,
+  ): Promise<{ provider: ProviderListRow; refusals: { url: string; raison: string; at: Date | string }[] }> {
+    const provider = await this.listed(org, id);
+    return { provider, refusals: await repo.refusals(this.db, id, REFUSALS_LISTED) };
+  }
+
+  async remove(org: OrgScope, id: string): Promise<void> {
+    unrestricted(org);
+    if (!(await repo.deleteProvider(this.db, org.id, id))) throw new NotFound(NOT_FOUND.csafProvider);
+  }
+
+  /** Syncs one provider of the organization now. */
+  async syncNow(org: OrgScope, id: string): Promise<CsafSyncOutcome> {
+    unrestricted(org);
+    const row = await repo.provider(this.db, org.id, id);
+    if (!row) throw new NotFound(NOT_FOUND.csafProvider);
+    return this.sync.run(row);
+  }
+
+  /** Syncs every provider of every organization (the scheduled job), one after the other. */
+  async syncAll(signal?: AbortSignal): Promise<CsafSyncOutcome[]> {
+    const out: CsafSyncOutcome[] = [];
+    for (const { id, org_id } of await repo.allProviderIds(this.db)) {
+      if (signal?.aborted) break;
+      const row = await repo.provider(this.db, org_id, id);
+      if (row) out.push(await this.sync.run(row, signal));
+    }
+    return out;
+  }
+
+  async advisories(org: OrgScope, q: CsafAdvisoryListQuery): Promise<{ rows: AdvisoryRow[]; total: number }> {
+    return repo.page(this.db, org.id, q);
+  }
+
+  async advisory(org: OrgScope, id: string): Promise<AdvisoryRow> {
+    const row = await repo.advisory(this.db, org.id, id);
+    if (!row) throw new NotFound(NOT_FOUND.csafAdvisory);
+    return row;
+  }
+
+  private async listed(org: OrgScope, id: string): Promise<ProviderListRow> {
+    const row = (await repo.providers(this.db, org.id)).find((p) => p.id === id);
+    if (!row) throw new NotFound(NOT_FOUND.csafProvider);
+    return row;
+  }
+}

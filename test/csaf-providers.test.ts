@@ -1,0 +1,502 @@
+/**
+ * CSAF providers (issue 36): a local provider serving the layout of CSAF 2.0 §7 — the
+ * provider-metadata.json at /.well-known/csaf/ with a public key generated here, a ROLIE feed of
+ * TLP:WHITE, a directory with changes.csv, each document with its .sha512/.sha256 and a detached .asc
+ * signature made here — filled with real CSAF documents (test/fixtures/csaf/README.md). An
+ * organization follows it by its domain; its stack items meet the vendors' products; tampered
+ * documents are refused with the reason.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import * as openpgp from "openpgp";
+import { afterAll, describe, expect, it } from "vitest";
+import { importFeed } from "../src/feeds/import.js";
+import { compareTrackingVersions, readCsafAdvisory } from "../src/modules/csaf/csaf.document.js";
+import { productsMet, versHolds } from "../src/modules/csaf/csaf.match.js";
+import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
+import { csafFailures } from "./vex-validators.js";
+
+const fixture = (name: string) => readFileSync(`test/fixtures/csaf/${name}`);
+const FIXTURES = [
+  "bsi-2022-0001.json",
+  "rhsa-2021_5186.json",
+  "rhsa-2021_5217.json",
+  "rhsa-2019_1862.json",
+  "2022-evd-uc-06-001.json",
+  "2022-evd-uc-01-a-001.json",
+];
+
+// ---------------------------------------------------------------------------------------------
+// The local provider
+// ---------------------------------------------------------------------------------------------
+
+const key = await openpgp.generateKey({
+  type: "ecc",
+  curve: "curve25519Legacy",
+  userIDs: [{ name: "Test CSAF provider", email: "psirt@example.org" }],
+  format: "object",
+});
+const stranger = await openpgp.generateKey({
+  type: "ecc",
+  curve: "curve25519Legacy",
+  userIDs: [{ name: "Someone else" }],
+  format: "object",
+});
+const sign = async (bytes: Uint8Array, signer = key.privateKey) =>
+  (await openpgp.sign({
+    message: await openpgp.createMessage({ binary: bytes }),
+    signingKeys: signer,
+    detached: true,
+    format: "armored",
+  })) as string;
+const sha = (alg: "sha256" | "sha512", bytes: Uint8Array) => createHash(alg).update(bytes).digest("hex");
+
+/** Path → body (and status); requests are logged. */
+const files = new Map<string, { body: Buffer | string; type?: string }>();
+const requests: string[] = [];
+const server: Server = createServer((req, res) => {
+  requests.push(req.url ?? "");
+  const f = files.get(req.url ?? "");
+  if (!f) {
+    res.writeHead(404).end("not found");
+    return;
+  }
+  const body = typeof f.body === "string" ? Buffer.from(f.body) : f.body;
+  const etag = `"${sha("sha256", body).slice(0, 16)}"`;
+  if (req.headers["if-none-match"] === etag) {
+    res.writeHead(304, { etag }).end();
+    return;
+  }
+  res.writeHead(200, { "content-type": f.type ?? "application/json", etag, "content-length": body.length }).end(body);
+});
+await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+const base = `http://${host}`;
+const WK = "/.well-known/csaf";
+
+/** Serves a document with its hashes and signature; `fault` tampers with one of them. */
+async function publish(path: string, bytes: Buffer, fault?: "hash" | "signature" | "unknown-key" | "no-hash") {
+  files.set(path, { body: bytes });
+  const hashed = fault === "hash" ? Buffer.concat([bytes, Buffer.from(" ")]) : bytes;
+  if (fault !== "no-hash") {
+    files.set(`${path}.sha512`, { body: `${sha("sha512", hashed)}  ${path.split("/").pop()}\n`, type: "text/plain" });
+    files.set(`${path}.sha256`, { body: `${sha("sha256", hashed)}  ${path.split("/").pop()}\n`, type: "text/plain" });
+  }
+  const signed = fault === "signature" ? Buffer.from(bytes.toString("utf8").replace("Red Hat", "Red Hot")) : bytes;
+  files.set(`${path}.asc`, {
+    body: await sign(signed, fault === "unknown-key" ? stranger.privateKey : key.privateKey),
+    type: "text/plain",
+  });
+}
+
+const rolieEntry = (id: string, path: string, updated: string) => ({
+  id,
+  title: id,
+  link: [
+    { rel: "self", href: `${base}${path}` },
+    { rel: "hash", href: `${base}${path}.sha512` },
+    { rel: "signature", href: `${base}${path}.asc` },
+  ],
+  published: updated,
+  updated,
+  content: { type: "application/json", src: `${base}${path}` },
+  format: { schema: "https://docs.oasis-open.org/csaf/csaf/v2.0/csaf_json_schema.json", version: "2.0" },
+});
+
+function setFeed(entries: ReturnType<typeof rolieEntry>[]) {
+  files.set(`${WK}/white/feed-tlp-white.json`, {
+    body: JSON.stringify({
+      feed: {
+        id: "example-csaf-feed-tlp-white",
+        title: "CSAF feed (TLP:WHITE)",
+        link: [{ rel: "self", href: `${base}${WK}/white/feed-tlp-white.json` }],
+        category: [{ scheme: "urn:ietf:params:rolie:category:information-type", term: "csaf" }],
+        updated: "2024-01-01T00:00:00Z",
+        entry: entries,
+      },
+    }),
+  });
+}
+
+const fingerprint = key.publicKey.getFingerprint().toUpperCase();
+files.set(`${WK}/openpgp/${fingerprint}.asc`, { body: key.publicKey.armor(), type: "text/plain" });
+files.set(`${WK}/provider-metadata.json`, {
+  body: JSON.stringify({
+    canonical_url: `${base}${WK}/provider-metadata.json`,
+    distributions: [
+      { rolie: { feeds: [{ summary: "TLP:WHITE advisories", tlp_label: "WHITE", url: `${base}${WK}/white/feed-tlp-white.json` }] } },
+      { directory_url: `${base}${WK}/2022/` },
+    ],
+    last_updated: "2024-01-01T00:00:00Z",
+    list_on_CSAF_aggregators: true,
+    metadata_version: "2.0",
+    mirror_on_CSAF_aggregators: true,
+    public_openpgp_keys: [{ fingerprint, url: `${base}${WK}/openpgp/${fingerprint}.asc` }],
+    publisher: { category: "coordinator", name: "Local test provider", namespace: "https://example.org" },
+    role: "csaf_trusted_provider",
+  }),
+});
+
+// The directory: two real advisories (changes.csv, newest first), one listed but absent (404), one tampered hash, one of 16 MB.
+await publish(`${WK}/2022/bsi-2022-0001.json`, fixture("bsi-2022-0001.json"));
+await publish(`${WK}/2022/rhsa-2021_5186.json`, fixture("rhsa-2021_5186.json"));
+await publish(`${WK}/2022/rhsa-2021_5217.json`, fixture("rhsa-2021_5217.json"), "hash");
+const huge = Buffer.from(JSON.stringify({ document: { padding: "x".repeat(16 * 1024 * 1024) } }));
+await publish(`${WK}/2022/huge.json`, huge);
+const changes = (rows: [string, string][]) =>
+  files.set(`${WK}/2022/changes.csv`, { body: rows.map(([p, t]) => `"${p}","${t}"`).join("\n"), type: "text/csv" });
+changes([
+  ["huge.json", "2022-05-01T00:00:00Z"],
+  ["missing-2022-0002.json", "2022-04-01T00:00:00Z"],
+  ["rhsa-2021_5217.json", "2022-03-01T00:00:00Z"],
+  ["rhsa-2021_5186.json", "2022-02-01T00:00:00Z"],
+  ["bsi-2022-0001.json", "2022-01-01T00:00:00Z"],
+]);
+// The ROLIE feed: the OASIS csaf_vex example of Log4Shell, one signed by another key, one whose signature does not verify.
+await publish(`${WK}/white/2022-evd-uc-06-001.json`, fixture("2022-evd-uc-06-001.json"));
+await publish(`${WK}/white/2022-evd-uc-01-a-001.json`, fixture("2022-evd-uc-01-a-001.json"), "unknown-key");
+await publish(`${WK}/white/rhsa-2019_1862.json`, fixture("rhsa-2019_1862.json"), "signature");
+setFeed([
+  rolieEntry("2022-EVD-UC-06-001", `${WK}/white/2022-evd-uc-06-001.json`, "2022-01-01T00:00:00Z"),
+  rolieEntry("2022-EVD-UC-01-A-001", `${WK}/white/2022-evd-uc-01-a-001.json`, "2022-01-01T00:00:00Z"),
+  rolieEntry("RHSA-2019:1862", `${WK}/white/rhsa-2019_1862.json`, "2019-07-01T00:00:00Z"),
+]);
+
+// ---------------------------------------------------------------------------------------------
+// Vigie
+// ---------------------------------------------------------------------------------------------
+
+const t = await createTestApp({ VIGIE_CSAF_ALLOW_HTTP: "true", VIGIE_FEEDS_RETRIES: "0" });
+// Log4Shell's real GitHub advisory: the Beta project's log4j item has its alert (the proposal needs one).
+expect((await importFeed(t.database.db, "osv", ["test/fixtures/feeds/osv/GHSA-jfh8-c2jp-5v3q.json"])).errors).toEqual([]);
+const a = await tenantWithScopes(t, "CSAF org", ["stacks-write", "cases-write"]);
+const org = `/api/v1/organizations/${a.orgId}`;
+const api = (method: "GET" | "POST" | "DELETE", path: string, payload?: object) =>
+  t.app.inject({ method, url: `${org}${path}`, headers: bearer(a.key), ...(payload && { payload }) });
+const beta = await t.services.projects.create({ orgId: a.orgId, name: "Beta" });
+const betaCall = (method: "GET" | "POST", path: string, payload?: object) =>
+  t.app.inject({ method, url: `${org}/projects/${beta.id}${path}`, headers: bearer(a.key), ...(payload && { payload }) });
+
+const CONVERTER_RC1 = "cpe:2.3:a:csaf-tools:cvrf-csaf-converter:1.0.0-rc1:*:*:*:*:*:*:*";
+const CONVERTER_RC2 = "cpe:2.3:a:csaf-tools:cvrf-csaf-converter:1.0.0-rc2:*:*:*:*:*:*:*";
+expect(
+  (
+    await a.call("POST", "/stacks", {
+      name: "Outils",
+      items: [
+        { item_type: "cpe", value: CONVERTER_RC1 },
+        { item_type: "product", value: "example_company:abc@2.4" },
+      ],
+    })
+  ).statusCode,
+).toBe(201);
+expect(
+  (
+    await betaCall("POST", "/stacks", {
+      name: "App",
+      items: [
+        { item_type: "purl", value: "pkg:maven/org.apache.logging.log4j/log4j-core@2.14.1" },
+        { item_type: "product", value: "example_company:abc@4.2" },
+        { item_type: "cpe", value: CONVERTER_RC2 },
+      ],
+    })
+  ).statusCode,
+).toBe(201);
+
+interface Alert {
+  cve_id: string;
+  source: string;
+  severity: string;
+  correspondance: Record<string, unknown> & { avis_editeur?: Record<string, unknown> };
+}
+const alertsOf = async (call: typeof betaCall) => ((await call("GET", "/alerts?page_size=100")).json() as { items: Alert[] }).items;
+
+describe("the fixtures", () => {
+  it("every real CSAF document served is valid for the BSI validator (schema and mandatory tests)", async () => {
+    for (const name of FIXTURES) expect(await csafFailures(JSON.parse(fixture(name).toString("utf8"))), name).toEqual([]);
+  });
+});
+
+let providerId = "";
+
+describe("a provider followed by its domain", () => {
+  it("discovers the metadata at /.well-known/csaf, checks the key, keeps the good documents and refuses the others with their reasons", async () => {
+    const r = await api("POST", "/csaf/providers", { fournisseur: host });
+    expect(r.statusCode, r.body).toBe(201);
+    const body = r.json();
+    providerId = body.fournisseur.id;
+    expect(body.fournisseur).toMatchObject({
+      fournisseur: host,
+      metadata_url: `${base}${WK}/provider-metadata.json`,
+      decouvert_par: "well-known",
+      editeur: "Local test provider",
+      role: "csaf_trusted_provider",
+      cles: [{ fingerprint, url: `${base}${WK}/openpgp/${fingerprint}.asc` }],
+      statut: "a_jour",
+      documents: 3,
+      refus: 5,
+      // BSI-2022-0001 is the newest (its current_release_date).
+      dernier_document: "2022-03-17T13:03:42.105Z",
+    });
+    expect(body.synchronisation).toMatchObject({ status: "synced", appliquees: 3, inchangees: 0 });
+    const reasons = Object.fromEntries(
+      (body.synchronisation.refusees as { url: string; raison: string }[]).map((x) => [x.url.split("/").pop(), x.raison]),
+    );
+    expect(reasons).toEqual({
+      "huge.json": expect.stringContaining("document trop volumineux"),
+      "missing-2022-0002.json": "document listé mais absent : HTTP 404",
+      "rhsa-2021_5217.json": expect.stringContaining("empreinte SHA512 différente du document servi"),
+      "2022-evd-uc-01-a-001.json": expect.stringContaining("signature d'une clé inconnue du fournisseur"),
+      "rhsa-2019_1862.json": expect.stringContaining("signature invalide"),
+    });
+    // The provider's page says the same.
+    const detail = (await api("GET", `/csaf/providers/${providerId}`)).json();
+    expect(detail.refus_recents).toHaveLength(5);
+    expect(detail.refus_recents.map((x: { raison: string }) => x.raison)).toContain("document listé mais absent : HTTP 404");
+  });
+
+  it("keeps each advisory with its tracking, its flattened tree and its vulnerabilities; filters by CVE", async () => {
+    const list = (await api("GET", "/csaf/advisories")).json();
+    expect(list.total).toBe(3);
+    expect(list.items.map((x: { tracking_id: string }) => x.tracking_id).sort()).toEqual([
+      "2022-EVD-UC-06-001",
+      "BSI-2022-0001",
+      "RHSA-2021:5186",
+    ]);
+    const byCve = (await api("GET", "/csaf/advisories?cve=CVE-2022-27193")).json();
+    expect(byCve.items).toHaveLength(1);
+    const bsi = (await api("GET", `/csaf/advisories/${byCve.items[0].id}`)).json();
+    expect(bsi).toMatchObject({
+      tracking_id: "BSI-2022-0001",
+      version: "1",
+      tlp: "WHITE",
+      editeur: expect.any(String),
+      cves: ["CVE-2022-27193"],
+    });
+    expect(bsi.sha256).toBe(sha("sha256", fixture("bsi-2022-0001.json")));
+    expect(bsi.products.find((p: { product_id: string }) => p.product_id === "CSAFPID-0005")).toMatchObject({
+      vendor: "CSAF Tools",
+      product_name: "CVRF-CSAF-Converter",
+      version: "1.0.0-rc1",
+      cpe: "cpe:/a:csaf-tools:cvrf-csaf-converter:1.0.0-rc1",
+    });
+    const v = bsi.vulnerabilities[0];
+    expect(v).toMatchObject({ cve: "CVE-2022-27193", cwe: { id: "CWE-611" }, statuses: { first_fixed: ["CSAFPID-0006"] } });
+    expect(v.scores[0]).toMatchObject({ version: "3.1", base_score: 6.1, base_severity: "medium" });
+    expect(v.remediations[0]).toMatchObject({
+      category: "vendor_fix",
+      url: "https://github.com/csaf-tools/CVRF-CSAF-Converter/releases/tag/1.0.0-rc2",
+    });
+    // Another organization sees none of it.
+    const other = await tenantWithScopes(t, "Other org", []);
+    const r = await t.app.inject({
+      method: "GET",
+      url: `/api/v1/organizations/${other.orgId}/csaf/advisories/${bsi.id}`,
+      headers: bearer(other.key),
+    });
+    expect(r.statusCode).toBe(404);
+    expect(
+      (
+        await t.app.inject({
+          method: "GET",
+          url: `/api/v1/organizations/${other.orgId}/csaf/providers/${providerId}`,
+          headers: bearer(other.key),
+        })
+      ).statusCode,
+    ).toBe(404);
+  });
+
+  it("a vendor's known_affected raises the alert « selon l'avis de l'éditeur » with its fix; a fixed version raises none", async () => {
+    const alerts = await alertsOf(a.call as typeof betaCall);
+    const converter = alerts.find((x) => x.cve_id === "CVE-2022-27193")!;
+    expect(converter.source).toContain("selon l'avis de l'éditeur");
+    expect(converter.source).toContain("BSI-2022-0001");
+    expect(converter.source).toContain("corrigé en 1.0.0-rc2");
+    expect(converter.severity).toBe("medium");
+    expect(converter.correspondance).toMatchObject({
+      rule: "vendor_advisory",
+      origin: "csaf",
+      avis_editeur: {
+        tracking_id: "BSI-2022-0001",
+        statut: "known_affected",
+        par: "cpe",
+        versions_corrigees: ["1.0.0-rc2"],
+        correctifs: [{ url: "https://github.com/csaf-tools/CVRF-CSAF-Converter/releases/tag/1.0.0-rc2" }],
+      },
+    });
+    // The OASIS csaf_vex example names ABC 2.4 known_affected (by its branches: vendor, product name, version).
+    const log4shell = alerts.find((x) => x.cve_id === "CVE-2021-44228")!;
+    expect(log4shell.correspondance).toMatchObject({
+      rule: "vendor_advisory",
+      avis_editeur: {
+        tracking_id: "2022-EVD-UC-06-001",
+        statut: "known_affected",
+        par: "names",
+        correctifs: [{ details: "Update to version 4.2 or later." }],
+      },
+    });
+    // The rule filter knows it.
+    expect((await a.call("GET", "/alerts?rule=vendor_advisory")).json().total).toBe(2);
+    // Beta's 1.0.0-rc2 is the vendor's first_fixed: no alert for it.
+    expect((await alertsOf(betaCall)).map((x) => x.cve_id)).toEqual(["CVE-2021-44228"]);
+  });
+
+  it("a vendor's known_not_affected for the exact product is proposed on the case, never applied", async () => {
+    const proposals = (await betaCall("GET", "/vex/proposals")).json();
+    expect(proposals.total).toBe(1);
+    expect(proposals.items[0]).toMatchObject({
+      cve_id: "CVE-2021-44228",
+      status: "proposee",
+      vex_status: "known_not_affected",
+      impact_statement: "Class with vulnerable code was removed before shipping.",
+      products: ["example_company:abc@4.2"],
+      source: { format: "csaf", document: "2022-EVD-UC-06-001" },
+      case_status: null,
+    });
+    expect((await betaCall("GET", "/cases/CVE-2021-44228")).statusCode).toBe(404);
+  });
+
+  it("a second sync with nothing changed fetches no document (conditional listings: 304)", async () => {
+    requests.length = 0;
+    const r = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
+    expect(r).toMatchObject({ status: "synced", appliquees: 0, inchangees: 0, refusees: [] });
+    expect(requests.filter((u) => u.endsWith(".json") && !u.includes("provider-metadata") && !u.includes("feed-tlp-white"))).toEqual([]);
+  });
+
+  it("a stack item added after the sync meets the advisories already kept at the next sync", async () => {
+    const gamma = await t.services.projects.create({ orgId: a.orgId, name: "Gamma" });
+    const gammaCall = (method: "GET" | "POST", path: string, payload?: object) =>
+      t.app.inject({ method, url: `${org}/projects/${gamma.id}${path}`, headers: bearer(a.key), ...(payload && { payload }) });
+    const item = { item_type: "cpe", value: "cpe:2.3:a:csaf-tools:cvrf-csaf-converter:1.0.0-dev1:*:*:*:*:*:*:*" };
+    expect((await gammaCall("POST", "/stacks", { name: "Outils", items: [item] })).statusCode).toBe(201);
+    expect(await alertsOf(gammaCall)).toEqual([]);
+    const r = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
+    expect(r).toMatchObject({ status: "synced", appliquees: 0, alertes: 1 });
+    expect((await alertsOf(gammaCall)).map((x) => x.cve_id)).toEqual(["CVE-2022-27193"]);
+  });
+
+  it("a revised advisory replaces the older version (kept in its history); a lower version is refused", async () => {
+    const doc = JSON.parse(fixture("bsi-2022-0001.json").toString("utf8"));
+    // Revision 2 of the same advisory (the tracking changed in the test, the vulnerability data as published).
+    doc.document.tracking.version = "2";
+    doc.document.tracking.current_release_date = "2022-04-01T10:00:00.000+01:00";
+    doc.document.tracking.revision_history.push({ date: "2022-04-01T10:00:00.000+01:00", number: "2", summary: "Revision for the test" });
+    expect(await csafFailures(doc)).toEqual([]);
+    await publish(`${WK}/2022/bsi-2022-0001.json`, Buffer.from(JSON.stringify(doc)));
+    changes([["bsi-2022-0001.json", "2022-06-01T00:00:00Z"]]);
+    const r = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
+    expect(r).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    const [adv] = (await api("GET", "/csaf/advisories?cve=CVE-2022-27193")).json().items;
+    expect(adv).toMatchObject({
+      version: "2",
+      versions_remplacees: [{ version: "1", sha256: sha("sha256", fixture("bsi-2022-0001.json")) }],
+    });
+    expect(adv.revision_history.map((x: { number: string }) => x.number)).toEqual(["1", "2"]);
+
+    // The provider then serves version 1 again: refused, version 2 stays.
+    await publish(`${WK}/2022/bsi-2022-0001.json`, fixture("bsi-2022-0001.json"));
+    changes([["bsi-2022-0001.json", "2022-07-01T00:00:00Z"]]);
+    const again = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
+    expect(again.refusees).toEqual([
+      { url: `${base}${WK}/2022/bsi-2022-0001.json`, raison: "version 1 inférieure à la version 2 déjà lue : refusée" },
+    ]);
+    expect((await api("GET", "/csaf/advisories?cve=CVE-2022-27193")).json().items[0].version).toBe("2");
+  });
+
+  it("refuses what it cannot follow: a second subscription (409), bad input (422), a domain with no provider (en_echec, the reason)", async () => {
+    expect((await api("POST", "/csaf/providers", { fournisseur: host })).statusCode).toBe(409);
+    const bad = await api("POST", "/csaf/providers", { fournisseur: "not a domain" });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.json().detail[0].loc).toEqual(["body", "fournisseur"]);
+    const none = (await api("POST", "/csaf/providers", { fournisseur: `${base}/nothing/provider-metadata.json` })).json();
+    expect(none.fournisseur).toMatchObject({ statut: "en_echec", derniere_erreur: expect.stringContaining("HTTP 404"), documents: 0 });
+    // A key without the scope cannot follow a provider; reading needs none.
+    expect(
+      (
+        await t.app.inject({
+          method: "POST",
+          url: `${org}/csaf/providers`,
+          headers: bearer(a.readKey),
+          payload: { fournisseur: "example.org" },
+        })
+      ).statusCode,
+    ).toBe(403);
+    expect((await t.app.inject({ method: "GET", url: `${org}/csaf/providers`, headers: bearer(a.readKey) })).json().items).toHaveLength(2);
+  });
+
+  it("a provider-metadata that lies about its role (a trusted provider with no key) fails the provider", async () => {
+    const meta = JSON.parse(String(files.get(`${WK}/provider-metadata.json`)!.body));
+    files.set("/liar/provider-metadata.json", { body: JSON.stringify({ ...meta, public_openpgp_keys: [] }) });
+    const r = (await api("POST", "/csaf/providers", { fournisseur: `${base}/liar/provider-metadata.json` })).json();
+    expect(r.fournisseur).toMatchObject({ statut: "en_echec", derniere_erreur: expect.stringContaining("exige des clés OpenPGP") });
+  });
+});
+
+describe("MCP read tools", () => {
+  it("list_csaf_providers and list_csaf_advisories answer what the REST routes answer", async () => {
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    const client = new Client({ name: "vigie-test", version: "1.0.0" });
+    const mcp = new URL(`http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/mcp`);
+    await client.connect(new StreamableHTTPClientTransport(mcp, { requestInit: { headers: bearer(a.readKey) } }));
+    try {
+      const providers = await client.callTool({ name: "list_csaf_providers", arguments: { org_id: a.orgId } });
+      expect(providers.structuredContent).toEqual((await api("GET", "/csaf/providers")).json());
+      const advisories = await client.callTool({ name: "list_csaf_advisories", arguments: { org_id: a.orgId, cve: "CVE-2021-44228" } });
+      expect(advisories.structuredContent).toEqual((await api("GET", "/csaf/advisories?cve=CVE-2021-44228")).json());
+      expect((advisories.structuredContent as { total: number }).total).toBe(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("the pure parts", () => {
+  it("reads the tree's branches and relationships (Red Hat's components of a platform)", () => {
+    const adv = readCsafAdvisory(JSON.parse(fixture("rhsa-2021_5186.json").toString("utf8")));
+    expect(adv).toMatchObject({ tracking_id: "RHSA-2021:5186", tlp: "WHITE", cves: ["CVE-2021-4104", "CVE-2021-4125"] });
+    const rel = adv.products.find((p) => p.relationship)!;
+    expect(rel.relationship).toMatchObject({ category: "default_component_of", of: "8Base-RHOSE-4.6" });
+  });
+
+  it("compares tracking versions (integers, semver with pre-releases) and vers: ranges", () => {
+    expect(compareTrackingVersions("2", "10")).toBeLessThan(0);
+    expect(compareTrackingVersions("1.0.0", "1.0.0-rc.1")).toBeGreaterThan(0);
+    expect(compareTrackingVersions("1.2.0", "1.10.0")).toBeLessThan(0);
+    expect(versHolds("vers:generic/>=2.9|<=4.1", "3.0")).toBe(true);
+    expect(versHolds("vers:generic/>=2.9|<=4.1", "4.2")).toBe(false);
+    expect(versHolds("vers:generic/>=1.0|<=2.3", "2.3")).toBe(true);
+    expect(versHolds("2.9 and later", "3.0")).toBeNull();
+  });
+
+  it("meets a product by its purl whatever the spelling, by CPE 2.2 or 2.3, and not another package", () => {
+    const item = {
+      id: "i",
+      project_id: "p",
+      item_type: "purl",
+      value: "pkg:PyPI/Django_Rest@3.1",
+      match_vendor: null,
+      match_product: null,
+      match_version: "3.1",
+    };
+    const product = (purl: string) => ({
+      product_id: purl,
+      name: purl,
+      vendor: null,
+      product_name: null,
+      version: null,
+      version_range: null,
+      purl,
+      cpe: null,
+      helper: { purl },
+      relationship: null,
+    });
+    expect(
+      productsMet(item, [product("pkg:pypi/django-rest@3.1"), product("pkg:pypi/django@3.1")]).map((m) => m.product.product_id),
+    ).toEqual(["pkg:pypi/django-rest@3.1"]);
+  });
+});
