@@ -1063,6 +1063,99 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/csaf/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The CSAF providers the organization follows, with their sync state */
+        get: operations["listCsafProviders"];
+        put?: never;
+        /**
+         * Follow a CSAF provider by its domain or its provider-metadata.json address; it is synced at once
+         * @description Discovery as CSAF 2.0 section 7 says (/.well-known/csaf/provider-metadata.json, then security.txt's CSAF: field, then csaf.data.security.<domain>); the metadata's OpenPGP keys are fetched and checked against their fingerprints; each TLP:WHITE/CLEAR document of its ROLIE feeds or directories (changes.csv, else index.txt) is kept only when its SHA-512/256 hash and detached signature hold. A failed discovery or sync is not an error of this request: the provider is created with statut en_echec and derniere_erreur says why.
+         */
+        post: operations["addCsafProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/csaf/providers/{provider_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One CSAF provider: its state and the documents it refused, with the reasons */
+        get: operations["getCsafProvider"];
+        put?: never;
+        post?: never;
+        /** Stop following a CSAF provider: its advisories and refusals are deleted (the alerts and proposals they made stay) */
+        delete: operations["deleteCsafProvider"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/csaf/providers/{provider_id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sync a CSAF provider now (conditional requests: an unchanged listing costs a 304) */
+        post: operations["syncCsafProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/csaf/advisories": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The vendors' advisories kept from the organization's providers, newest release first
+         * @description Filter by provider, by CVE (the vendor advisories of a CVE) or by words of the tracking id or title.
+         */
+        get: operations["listCsafAdvisories"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/csaf/advisories/{advisory_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One vendor advisory: its flattened product tree (identification helpers) and vulnerabilities (statuses, remediations, scores, CWE) */
+        get: operations["getCsafAdvisory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{org_id}/risks": {
         parameters: {
             query?: never;
@@ -2199,9 +2292,249 @@ export interface components {
             /** @description Effective expiry within the project's exception_warning_days from today (Paris), or already past and not yet processed */
             expiring_soon: number;
         };
+        CsafAdvisoryDetailOut: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            provider_id: string;
+            tracking_id: string;
+            version: string;
+            tracking_status: string;
+            /** @description csaf_security_advisory, csaf_vex, csaf_base… */
+            category: string;
+            title: string;
+            editeur: string;
+            tlp: string | null;
+            initial_release_date: string | null;
+            /** Format: date-time */
+            current_release_date: string;
+            url: string;
+            sha256: string;
+            cves: string[];
+            revision_history: {
+                number: string;
+                date: string;
+                summary: string;
+            }[];
+            /** @description The versions Vigie kept before this one, oldest first */
+            versions_remplacees: {
+                version: string;
+                current_release_date: string;
+                sha256: string;
+                replaced_at: string;
+            }[];
+            products: components["schemas"]["CsafProductOut"][];
+            vulnerabilities: components["schemas"]["CsafVulnerabilityOut"][];
+        };
+        CsafAdvisoryListOut: {
+            items: components["schemas"]["CsafAdvisoryOut"][];
+            total: number;
+            page: number;
+            page_size: number;
+        };
+        CsafAdvisoryOut: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            provider_id: string;
+            tracking_id: string;
+            version: string;
+            tracking_status: string;
+            /** @description csaf_security_advisory, csaf_vex, csaf_base… */
+            category: string;
+            title: string;
+            editeur: string;
+            tlp: string | null;
+            initial_release_date: string | null;
+            /** Format: date-time */
+            current_release_date: string;
+            url: string;
+            sha256: string;
+            cves: string[];
+            revision_history: {
+                number: string;
+                date: string;
+                summary: string;
+            }[];
+            /** @description The versions Vigie kept before this one, oldest first */
+            versions_remplacees: {
+                version: string;
+                current_release_date: string;
+                sha256: string;
+                replaced_at: string;
+            }[];
+        };
+        CsafCreatedOut: {
+            fournisseur: components["schemas"]["CsafProviderOut"];
+            synchronisation: components["schemas"]["CsafSyncOut"];
+        };
         /** @description format=csaf: a CSAF 2.0 document of category csaf_vex; format=openvex: an OpenVEX 0.2 document */
         CsafOrOpenVexDocument: {
             [key: string]: unknown;
+        };
+        CsafProductOut: {
+            product_id: string;
+            name: string;
+            vendor: string | null;
+            product_name: string | null;
+            version: string | null;
+            version_range: string | null;
+            purl: string | null;
+            cpe: string | null;
+            /** @description The whole product_identification_helper (hashes, model numbers, SBOM URLs…) */
+            helper: {
+                [key: string]: unknown;
+            } | null;
+            relationship: {
+                category: string;
+                component: string;
+                of: string;
+            } | null;
+        };
+        CsafProviderDetailOut: {
+            /** Format: uuid */
+            id: string;
+            /** @description As the organization gave it */
+            fournisseur: string;
+            /** @description The provider-metadata.json found (null before the first discovery) */
+            metadata_url: string | null;
+            /** @description url, well-known, security.txt or dns */
+            decouvert_par: string | null;
+            /** @description The metadata's publisher name */
+            editeur: string | null;
+            namespace: string | null;
+            /** @description csaf_publisher, csaf_provider or csaf_trusted_provider */
+            role: string | null;
+            /** @description The OpenPGP keys read and checked against their fingerprints */
+            cles: {
+                fingerprint: string;
+                url: string;
+            }[];
+            /** @enum {string} */
+            statut: "nouveau" | "a_jour" | "en_echec";
+            derniere_tentative: string | null;
+            dernier_succes: string | null;
+            derniere_erreur: string | null;
+            /** @description The newest current_release_date of the advisories kept */
+            dernier_document: string | null;
+            /** @description Advisories kept */
+            documents: number;
+            /** @description Documents refused (the latest reason per address) */
+            refus: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description The 100 latest refusals */
+            refus_recents: components["schemas"]["CsafRefusal"][];
+        };
+        CsafProviderIn: {
+            /** @description The provider's domain (discovery: /.well-known/csaf/provider-metadata.json, then security.txt's CSAF: field, then csaf.data.security.<domain>) or the address of its provider-metadata.json */
+            fournisseur: string;
+        };
+        CsafProviderListOut: {
+            items: components["schemas"]["CsafProviderOut"][];
+        };
+        CsafProviderOut: {
+            /** Format: uuid */
+            id: string;
+            /** @description As the organization gave it */
+            fournisseur: string;
+            /** @description The provider-metadata.json found (null before the first discovery) */
+            metadata_url: string | null;
+            /** @description url, well-known, security.txt or dns */
+            decouvert_par: string | null;
+            /** @description The metadata's publisher name */
+            editeur: string | null;
+            namespace: string | null;
+            /** @description csaf_publisher, csaf_provider or csaf_trusted_provider */
+            role: string | null;
+            /** @description The OpenPGP keys read and checked against their fingerprints */
+            cles: {
+                fingerprint: string;
+                url: string;
+            }[];
+            /** @enum {string} */
+            statut: "nouveau" | "a_jour" | "en_echec";
+            derniere_tentative: string | null;
+            dernier_succes: string | null;
+            derniere_erreur: string | null;
+            /** @description The newest current_release_date of the advisories kept */
+            dernier_document: string | null;
+            /** @description Advisories kept */
+            documents: number;
+            /** @description Documents refused (the latest reason per address) */
+            refus: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        CsafRefusal: {
+            /** @description The document's address as the provider lists it */
+            url: string;
+            /** @description Why it was not kept: wrong hash, bad signature, key unknown to the provider, HTTP status, schema, TLP, lower version… */
+            raison: string;
+            /** Format: date-time */
+            at: string;
+        };
+        CsafSyncOut: {
+            /** Format: uuid */
+            provider_id: string;
+            /**
+             * @description busy: another process is syncing this provider
+             * @enum {string}
+             */
+            status: "synced" | "failed" | "busy";
+            /** @description Documents kept (new, or a newer version) */
+            appliquees: number;
+            inchangees: number;
+            refusees: {
+                url: string;
+                raison: string;
+            }[];
+            /** @description Alerts raised by the vendor's known_affected statements */
+            alertes: number;
+            /** @description VEX proposals made from the vendor's known_not_affected statements */
+            propositions: number;
+            error?: string;
+        };
+        CsafVulnerabilityOut: {
+            cve: string | null;
+            ids: {
+                system_name: string;
+                text: string;
+            }[];
+            title: string | null;
+            cwe: {
+                id: string;
+                name: string;
+            } | null;
+            description: string | null;
+            scores: {
+                version: string;
+                vector: string;
+                base_score: number;
+                base_severity: string | null;
+                product_ids: string[];
+            }[];
+            /** @description known_affected, fixed, first_fixed, known_not_affected, recommended, under_investigation… → product ids */
+            statuses: {
+                [key: string]: string[];
+            };
+            remediations: {
+                /** @description vendor_fix, workaround, mitigation, none_available, no_fix_planned */
+                category: string;
+                details: string;
+                url: string | null;
+                date: string | null;
+                product_ids: string[];
+            }[];
+            threats: {
+                category: string;
+                details: string;
+                product_ids: string[];
+            }[];
+            flags: {
+                label: string;
+                product_ids: string[];
+            }[];
         };
         CveAffectedOut: {
             vendor: string | null;
@@ -8607,7 +8940,7 @@ export interface operations {
                 tag?: string;
                 min_epss?: number;
                 /** @description Repeatable: the rule that raised the alert (correspondance.rule), e.g. unversioned for the versions KEV alone could not check */
-                rule?: ("version_range" | "all_versions" | "default_status" | "unversioned" | "osv_range" | "vendor" | "keyword" | "cve")[];
+                rule?: ("version_range" | "all_versions" | "default_status" | "unversioned" | "osv_range" | "vendor" | "keyword" | "cve" | "vendor_advisory")[];
                 /** @description A digest's id: exactly the alerts that digest listed (the link a digest carries) */
                 resume?: string;
                 sort?: "-triggered_at" | "triggered_at" | "-cvss" | "cvss" | "-epss" | "epss" | "palier";
@@ -11390,6 +11723,670 @@ export interface operations {
                 };
             };
             /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart); or the budget of request bodies being received is spent (the connection is closed) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listCsafProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsafProviderListOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    addCsafProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CsafProviderIn"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsafCreatedOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects: following a provider changes the whole organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Conflict: the organization already follows this provider (fournisseur_deja_suivi) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPConflict"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart); or the budget of request bodies being received is spent (the connection is closed) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    getCsafProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsafProviderDetailOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, provider_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    deleteCsafProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects: following a provider changes the whole organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, provider_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    syncCsafProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsafSyncOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects: following a provider changes the whole organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, provider_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    listCsafAdvisories: {
+        parameters: {
+            query?: {
+                /** @description Only this provider's */
+                provider_id?: string;
+                /** @description Only the advisories naming this CVE */
+                cve?: string;
+                /** @description Words of the tracking id or title */
+                q?: string;
+                page?: number;
+                page_size?: number;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsafAdvisoryListOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    getCsafAdvisory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                advisory_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsafAdvisoryDetailOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, advisory_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
             503: {
                 headers: {
                     [name: string]: unknown;
