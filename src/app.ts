@@ -244,7 +244,7 @@ export function createServices(database: Database, config: Config, options: Serv
     reports,
     urls: new UrlsService(database.db, config.urls, scanner, stacks),
     vex: new VexService(database.db, cases, config.runs.publicUrl),
-    csaf: new CsafService(database.db, config.feeds, vexRepository, options.logger, config.csafAllowHttp),
+    csaf: new CsafService(database.db, config.feeds, vexRepository, options.logger, config.csafAllowHttp, config.urls.allowPrivateTargets),
   };
 }
 

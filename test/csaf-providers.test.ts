@@ -16,6 +16,8 @@ import * as openpgp from "openpgp";
 import { afterAll, describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { compareTrackingVersions, readCsafAdvisory } from "../src/modules/csaf/csaf.document.js";
+import { CsafHttp } from "../src/modules/csaf/csaf.fetch.js";
+import { createLogger } from "../src/platform/log.js";
 import { productsMet, versHolds } from "../src/modules/csaf/csaf.match.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
 import { csafFailures } from "./vex-validators.js";
@@ -171,7 +173,7 @@ setFeed([
 // Vigie
 // ---------------------------------------------------------------------------------------------
 
-const t = await createTestApp({ VIGIE_CSAF_ALLOW_HTTP: "true", VIGIE_FEEDS_RETRIES: "0" });
+const t = await createTestApp({ VIGIE_CSAF_ALLOW_HTTP: "true", VIGIE_ALLOW_PRIVATE_TARGETS: "true", VIGIE_FEEDS_RETRIES: "0" });
 // Log4Shell's real GitHub advisory: the Beta project's log4j item has its alert (the proposal needs one).
 expect((await importFeed(t.database.db, "osv", ["test/fixtures/feeds/osv/GHSA-jfh8-c2jp-5v3q.json"])).errors).toEqual([]);
 const a = await tenantWithScopes(t, "CSAF org", ["stacks-write", "cases-write"]);
@@ -434,6 +436,29 @@ describe("a provider followed by its domain", () => {
     files.set("/liar/provider-metadata.json", { body: JSON.stringify({ ...meta, public_openpgp_keys: [] }) });
     const r = (await api("POST", "/csaf/providers", { fournisseur: `${base}/liar/provider-metadata.json` })).json();
     expect(r.fournisseur).toMatchObject({ statut: "en_echec", derniere_erreur: expect.stringContaining("exige des clés OpenPGP") });
+  });
+});
+
+describe("the outbound address guard", () => {
+  it("refuses a provider whose address is private or loopback unless VIGIE_ALLOW_PRIVATE_TARGETS, before any request", async () => {
+    let hits = 0;
+    const server = createServer((_req, res) => {
+      hits++;
+      res.end("{}");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/csaf/provider-metadata.json`;
+    try {
+      const guarded = new CsafHttp(t.config.feeds, createLogger("silent"), new AbortController().signal);
+      await expect(guarded.get(url)).rejects.toThrow(/127\.0\.0\.1 mène à une adresse .* : refusé/);
+      await expect(guarded.get("http://[::1]:9/x")).rejects.toThrow(/refusé/);
+      expect(hits).toBe(0);
+      const allowed = new CsafHttp(t.config.feeds, createLogger("silent"), new AbortController().signal, true);
+      expect((await allowed.get(url)).status).toBe(200);
+      expect(hits).toBe(1);
+    } finally {
+      server.close();
+    }
   });
 });
 

@@ -39,7 +39,6 @@ describe("jobs list / jobs run (the admin commands)", () => {
         // Scheduled only when VIGIE_FEEDS_SYNC=on.
         { name: "feeds-sync", schedule: null, description: expect.any(String), takes_now: false },
         { name: "csaf-sync", schedule: "41 * * * *", description: expect.stringContaining("CSAF"), takes_now: false },
-        { name: "csaf-sync", schedule: "41 * * * *", description: expect.any(String), takes_now: false },
         { name: "cases-expiry", schedule: "0 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
         { name: "eol-notices", schedule: "0 * * * *", description: expect.stringContaining("Paris"), takes_now: true },
         { name: "runs-dispatch", schedule: "* * * * *", description: expect.any(String), takes_now: false },

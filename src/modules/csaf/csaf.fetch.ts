@@ -1,6 +1,9 @@
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
 import type { Logger } from "pino";
 import type { FeedSettings } from "../../config.js";
 import { FetchError, getWithRetries } from "../../feeds/sync/fetch.js";
+import { forbiddenAddress } from "../../platform/net/address.js";
 
 /**
  * The provider's side of CSAF 2.0 §7 as Vigie reads it: discovery of the provider-metadata.json
@@ -36,9 +39,12 @@ export class CsafHttp {
     private readonly settings: FeedSettings,
     private readonly log: Logger,
     private readonly signal: AbortSignal,
+    /** VIGIE_ALLOW_PRIVATE_TARGETS: a provider may lead to private, loopback and link-local addresses. */
+    private readonly allowPrivate = false,
   ) {}
 
   async get(url: string, opts: { conditional?: Validators | null; limit?: number } = {}): Promise<Got> {
+    if (!this.allowPrivate) await refusePrivate(url);
     const headers: Record<string, string> = {};
     if (opts.conditional?.etag) headers["if-none-match"] = opts.conditional.etag;
     if (opts.conditional?.lastModified) headers["if-modified-since"] = opts.conditional.lastModified;
@@ -72,6 +78,29 @@ export class CsafHttp {
     const got = await this.get(url);
     if (!got.bytes) throw new FetchError(`${url} : HTTP ${got.status}`, got.status);
     return Buffer.from(got.bytes).toString("utf8");
+  }
+}
+
+/**
+ * The outbound address guard for a provider's addresses (users type them): every address the host
+ * resolves to must be public, as for webhooks and URL scans. A host that does not resolve is left to
+ * the request, which says so.
+ */
+async function refusePrivate(url: string): Promise<void> {
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, "$1");
+  let addresses: string[];
+  if (isIP(host)) addresses = [host];
+  else {
+    try {
+      addresses = (await lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      return;
+    }
+  }
+  for (const a of addresses) {
+    const kind = forbiddenAddress(a);
+    if (kind)
+      throw new FetchError(`${host} mène à une adresse ${kind} (${a}) : refusé (VIGIE_ALLOW_PRIVATE_TARGETS=true pour l'autoriser)`, null);
   }
 }
 

@@ -25,6 +25,8 @@ const REFUSALS_LISTED = 100;
  */
 export class CsafService {
   private readonly sync: CsafSync;
+  /** The first sync, inside the request that adds a provider: no retries (a wrong domain answers at once; the job retries). */
+  private readonly firstSync: CsafSync;
 
   constructor(
     private readonly db: Db,
@@ -32,8 +34,10 @@ export class CsafService {
     proposals: ProposalWriter,
     logger: Logger = createLogger("silent"),
     allowHttp = false,
+    allowPrivate = false,
   ) {
-    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals);
+    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals, allowPrivate);
+    this.firstSync = new CsafSync(db, { ...settings, retries: 0 }, logger, allowHttp ? "http" : "https", proposals, allowPrivate);
   }
 
   /** Subscribes the organization and syncs the provider at once; 409 when it already follows it. */
@@ -42,7 +46,7 @@ export class CsafService {
     const normalized = /^https?:\/\//i.test(requested) ? requested : requested.toLowerCase();
     const row = await repo.insertProvider(this.db, org.id, normalized);
     if (!row) throw new Conflict(CONFLICT.csafProviderTaken.code, CONFLICT.csafProviderTaken.message(normalized));
-    const outcome = await this.sync.run(row);
+    const outcome = await this.firstSync.run(row);
     return { provider: await this.listed(org, row.id), outcome };
   }
 

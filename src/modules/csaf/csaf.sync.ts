@@ -79,6 +79,8 @@ export class CsafSync {
     private readonly scheme: "https" | "http",
     /** The supplier-VEX proposals' writer (the vex module's repository, wired in app.ts). */
     private readonly proposals: ProposalWriter,
+    /** VIGIE_ALLOW_PRIVATE_TARGETS: providers may lead to private addresses (a local mirror, the tests). */
+    private readonly allowPrivate = false,
   ) {}
 
   async run(provider: ProviderRow, signal: AbortSignal = new AbortController().signal): Promise<CsafSyncOutcome> {
@@ -93,7 +95,7 @@ export class CsafSync {
     };
     if (!(await repo.acquire(this.db, provider.id, this.owner, LEASE_SECONDS))) return { ...out, status: "busy" };
     const at = new Date();
-    const http = new CsafHttp(this.settings, this.log.child({ csaf_provider: provider.id }), signal);
+    const http = new CsafHttp(this.settings, this.log.child({ csaf_provider: provider.id }), signal, this.allowPrivate);
     const applied: string[] = [];
     try {
       const cp = csafCheckpoint(provider.checkpoint);
