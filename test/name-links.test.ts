@@ -179,7 +179,7 @@ describe("GET alerts?rule=", () => {
     expect(bad.json().detail[0].msg).toBe(
       `Input should be ${MATCH_RULES.slice(0, -1)
         .map((r) => `'${r}'`)
-        .join(", ")} or 'cve'`,
+        .join(", ")} or '${MATCH_RULES.at(-1)}'`,
     );
   });
 });
