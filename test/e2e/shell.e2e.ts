@@ -121,13 +121,14 @@ describe("the shell: sign-in, switchers, language, feeds, session end, sign-out"
     // The home's own calls answered first (one still in flight when the cookie goes would succeed).
     await page.waitForLoadState("networkidle");
     await context.clearCookies();
-    await page.getByRole("navigation").getByRole("link", { name: "Flux" }).click();
+    // A screen this file has not opened yet: its data is not in the page's cache, so it asks the server.
+    await page.getByRole("navigation").getByRole("link", { name: "Registre des risques" }).click();
     await page.waitForURL(/\/login\?/);
     await expect.poll(() => page.getByRole("status").textContent()).toBe("Session expirée : reconnectez-vous.");
     await checkScreen(page, "session-expired");
     // Signing in again goes back where the user was.
     await signIn();
-    await page.waitForURL(`${vigie.base}/feeds`);
+    await page.waitForURL(`${vigie.base}/risks`);
   });
 
   it("signs out: the session is revoked and the screens need a new sign-in", async () => {
