@@ -12,7 +12,7 @@ import {
   sendWithRetry,
 } from "./deliver.js";
 import { type DigestInput, digestHtml, digestSlack, digestTeams, digestText, digestWebhookPayload, renderDigest } from "./digest.js";
-import { messageIdFor, smtpMailer } from "./email.js";
+import { emailDeps, messageIdFor, smtpMailer } from "./email.js";
 import type { NotifyActionName, NotifyDeps } from "./index.js";
 import { webhookSignature } from "./webhook.js";
 
@@ -36,16 +36,7 @@ export function digestSender(settings: NotifySettings, deps: NotifyDeps = {}): D
   const client = deps.client ?? createHttpClient({ allowPrivate: settings.allowPrivateTargets, timeoutMs: settings.timeoutMs });
   const log = deps.log ?? { warn: () => {} };
   const now = deps.now ?? Date.now;
-  const mail = smtpMailer({
-    smtpUrl: settings.smtpUrl,
-    from: settings.smtpFrom,
-    timeoutMs: settings.timeoutMs,
-    policy,
-    startTls: settings.smtpStartTls,
-    ca: settings.smtpCa,
-    tlsInsecure: settings.smtpTlsInsecure,
-    log,
-  });
+  const mail = smtpMailer(emailDeps(settings, policy, log));
   const attempts = policy.delaysMs.length + 1;
   const tries = (n: number) => `${n} tentative${n > 1 ? "s" : ""}`;
 

@@ -1,3 +1,4 @@
+import type { NotifySettings } from "../../config.js";
 import { createHash } from "node:crypto";
 import { createTransport, type Transporter } from "nodemailer";
 import { ActionError, type ActionContext, type ActionHandler, type ActionResult } from "../actions.js";
@@ -120,6 +121,20 @@ export function smtpMailer(deps: EmailDeps): (mail: Mail, who: AttemptSubject, s
 }
 
 /** notify_email: a plain-text and an HTML body through the configured SMTP server. */
+/** The SMTP side of the notify settings (VIGIE_SMTP_*): what notify_email and the digests send with. */
+export function emailDeps(settings: NotifySettings, policy: RetryPolicy, log: EmailDeps["log"]): EmailDeps {
+  return {
+    smtpUrl: settings.smtpUrl,
+    from: settings.smtpFrom,
+    timeoutMs: settings.timeoutMs,
+    policy,
+    startTls: settings.smtpStartTls,
+    ca: settings.smtpCa,
+    tlsInsecure: settings.smtpTlsInsecure,
+    log,
+  };
+}
+
 export function notifyEmail(deps: EmailDeps): ActionHandler {
   const send = smtpMailer(deps);
   return async (ctx: ActionContext, params) => {

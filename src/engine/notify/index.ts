@@ -2,7 +2,7 @@ import type { NotifySettings } from "../../config.js";
 import { createHttpClient, type HttpClient } from "../../platform/net/http-client.js";
 import type { ActionHandler } from "../actions.js";
 import { abortableSleep, DEFAULT_DELAYS_MS, type NotifyLog, type RetryPolicy } from "./deliver.js";
-import { notifyEmail } from "./email.js";
+import { emailDeps, notifyEmail } from "./email.js";
 import { notifySlack } from "./slack.js";
 import { notifyTeams } from "./teams.js";
 import { notifyWebhook } from "./webhook.js";
@@ -43,16 +43,7 @@ export function notifyHandlers(settings: NotifySettings, deps: NotifyDeps = {}):
     );
   return {
     notify_webhook: notifyWebhook(http),
-    notify_email: notifyEmail({
-      smtpUrl: settings.smtpUrl,
-      from: settings.smtpFrom,
-      timeoutMs: settings.timeoutMs,
-      policy,
-      startTls: settings.smtpStartTls,
-      ca: settings.smtpCa,
-      tlsInsecure: settings.smtpTlsInsecure,
-      log,
-    }),
+    notify_email: notifyEmail(emailDeps(settings, policy, log)),
     notify_slack: notifySlack(http),
     notify_teams: notifyTeams(http),
   };
