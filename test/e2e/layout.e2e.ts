@@ -200,7 +200,7 @@ describe.concurrent("layout: every screen at 1280×800 and 390×844, in French a
             await context?.close();
           });
 
-          it("draws every screen within the window's width, without a serious axe violation", async () => {
+          it("draws every screen within the window's width, without a serious axe violation", async ({ expect }) => {
             const wide: string[] = [];
             const serious: string[] = [];
             for (const screen of screens) {
@@ -229,7 +229,7 @@ describe.concurrent("layout: every screen at 1280×800 and 390×844, in French a
             expect(pageErrors).toEqual([]);
           });
 
-          it("shows alerts first: the filters folded, the active ones as chips a click removes", async () => {
+          it("shows alerts first: the filters folded, the active ones as chips a click removes", async ({ expect }) => {
             await page.goto(`${vigie.base}/p/${projectId}/alerts?severity=%5B%22critical%22%5D&is_kev=true`);
             const rows = page.getByRole("grid").getByRole("row");
             await expect.poll(() => rows.count()).toBe(2);
@@ -256,7 +256,7 @@ describe.concurrent("layout: every screen at 1280×800 and 390×844, in French a
             if (EVERY_SCREENSHOT) await screenshot(page, `layout/${size.name}-${lang}-inbox-chips.png`, false);
           });
 
-          it("folds the navigation behind « Menu » on a phone, and shows it beside the screen at 1280", async () => {
+          it("folds the navigation behind « Menu » on a phone, and shows it beside the screen at 1280", async ({ expect }) => {
             await page.goto(`${vigie.base}/p/${projectId}`);
             const nav = page.getByRole("navigation", { name: lang === "fr" ? "Navigation principale" : "Main navigation" });
             const menu = page.getByRole("button", { name: "Menu" });
@@ -278,7 +278,7 @@ describe.concurrent("layout: every screen at 1280×800 and 390×844, in French a
             expect(await menu.getAttribute("aria-expanded")).toBe("false");
           });
 
-          it("shows a focus ring on every Tab stop", async () => {
+          it("shows a focus ring on every Tab stop", async ({ expect }) => {
             const bare: string[] = [];
             for (const screen of screens.filter((x) => !x.open)) {
               await page.goto(`${vigie.base}${screen.path()}`);
