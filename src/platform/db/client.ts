@@ -136,6 +136,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     ...(opts.loadDataDir && { loadDataDir: opts.loadDataDir }),
   });
   await client.waitReady;
+  yieldBetweenStatements(client);
   await client.exec("set timezone = 'UTC'");
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
@@ -157,6 +158,28 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     },
     raw: async <T>(_name: string, text: string, values: unknown[]) => (await client.query<T>(text, values)).rows,
     close: () => client.close(),
+  };
+}
+
+/**
+ * PGlite runs each statement synchronously in this thread, and its promises resolve as microtasks:
+ * a transaction of a thousand statements (a batch of runs, a broad item's alerts) ran from its first
+ * statement to its commit without the event loop turning once, so no timer fired and no other request
+ * was even read meanwhile (BENCH=broad-item: longest stall 550–720 ms). Every statement that starts
+ * more than `PGLITE_YIELD_MS` after the last turn waits for one (setImmediate) first. The statement
+ * queue keeps its order: another request's statements still wait for PGlite's lock (a transaction
+ * keeps it to its end), but the server reads, answers what needs no database, and its timers fire.
+ */
+const PGLITE_YIELD_MS = 10;
+function yieldBetweenStatements(client: PGlite): void {
+  const execute = client.execProtocolStream.bind(client);
+  let lastTurn = performance.now();
+  client.execProtocolStream = async (...args: Parameters<typeof execute>) => {
+    if (performance.now() - lastTurn > PGLITE_YIELD_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      lastTurn = performance.now();
+    }
+    return execute(...args);
   };
 }
 
