@@ -1,7 +1,7 @@
 /**
  * The server measured by bench/sbom.ts, in its own process (its peak RSS is the figure): the Vigie
  * app over BENCH_DB_URL (or BENCH_DATA_DIR), with an organization and a key holding stacks-write.
- * Prints {"port", "key", "base"} once listening. `prepare` (another process, run first) migrates
+ * Prints {"port", "key", "base"} once listening; GET /bench/matching says what the background matching has left. `prepare` (another process, run first) migrates
  * and imports the bundled snapshot of real data, as the first `vigie serve` does, so that the
  * server's peak is the upload's, not the snapshot's.
  */
@@ -45,6 +45,15 @@ await services.stacks.create(
 await database.executeSql("analyze");
 const product = await services.projects.create({ orgId: org.id, name: "Bench SBOM 1k" });
 
+// The alerts the background matching (ADR 0037: past VIGIE_MATCH_INLINE_MAX candidates) has still to raise, and those raised.
+app.get("/bench/matching", async () => {
+  const [row] = await database.raw<{ pending: number; alerts: number }>(
+    "bench_matching",
+    `select (select count(*)::int from stack_item_matching where state <> 'done') as pending, (select count(*)::int from alerts) as alerts`,
+    [],
+  );
+  return row;
+});
 await app.listen({ port: 0, host: "127.0.0.1" });
 const address = app.server.address();
 const port = typeof address === "object" && address ? address.port : 0;

@@ -322,6 +322,7 @@ export async function buildApp(opts: {
   await registerWeb(app, opts.webDir);
   app.addHook("onReady", () => services.cacheFeed.start());
   app.addHook("onClose", async () => {
+    await services.itemMatching.stop();
     await services.cacheFeed.close();
     await services.authenticator.close();
   });

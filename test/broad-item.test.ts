@@ -163,4 +163,27 @@ describe("broad stack items", () => {
     expect(r.batches).toBe(3);
     expect(await alertCves(y.projectId)).toEqual([...ids].sort());
   });
+
+  it("a server closing stops the background matching after the batch in flight; the next run resumes after it", async () => {
+    const x = await tenant("Closing");
+    // Without a queue, as a process without jobs: the request's commit starts the batches in this process.
+    const own = new ItemMatching(db, { inlineMax: 20, batch: 10, warnAbove: 30 });
+    const stacks = new StacksService(db, tagsRepository, cvesRepository, own);
+    const r = await stacks.create(
+      { id: x.projectId, orgId: x.orgId },
+      { name: "closing", items: [{ item_type: "keyword", value: BROAD, min_severity: null, tag_ids: [] }] },
+    );
+    const itemId = r.items[0]!.id;
+    await own.stop();
+    const stopped = (await own.progress(db, [itemId])).get(itemId)!;
+    expect(stopped.state).not.toBe("done");
+    expect(stopped.processed).toBeLessThan(stopped.candidates);
+    expect((await alertCves(x.projectId)).length).toBe(stopped.raised);
+    expect((await own.runPending()).batches).toBe(0);
+    // The next process (or the minute's job) resumes: every alert, once.
+    await new ItemMatching(db, { inlineMax: 20, batch: 10, warnAbove: 30 }).runPending();
+    expect((await own.progress(db, [itemId])).get(itemId)!.state).toBe("done");
+    expect(await alertCves(x.projectId)).toEqual(expected);
+    expect(await newMatchEvents(x.projectId)).toBe(expected.length);
+  });
 });

@@ -62,6 +62,7 @@ export function broadWarning(broad: { value: string; candidates: number }[], war
 export class ItemMatching {
   private queue: MatchQueue | null = null;
   private readonly local: Coalesced;
+  private stopping = false;
 
   constructor(
     private readonly db: Db,
@@ -124,6 +125,15 @@ export class ItemMatching {
     return this.local.idle();
   }
 
+  /**
+   * The server closing: no batch starts any more, and this resolves once the one in flight has
+   * committed (before the database closes; the next start or the minute's job resumes the rest).
+   */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.local.idle();
+  }
+
   /** The background matching of these items, by item id (absent: matched with their request). */
   async progress(ex: Executor, itemIds: string[]): Promise<Map<string, ItemMatchingProgress>> {
     if (!itemIds.length) return new Map();
@@ -140,7 +150,7 @@ export class ItemMatching {
    */
   async runPending(maxBatches = Number.POSITIVE_INFINITY): Promise<{ batches: number; raised: number; done: number }> {
     const total = { batches: 0, raised: 0, done: 0 };
-    while (total.batches < maxBatches) {
+    while (total.batches < maxBatches && !this.stopping) {
       const r = await this.db.transaction((tx) => this.batch(tx));
       if (!r) break;
       total.batches++;
