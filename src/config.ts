@@ -210,7 +210,7 @@ export type NotifySettings = Readonly<{
 /** VIGIE_MATCH_INLINE_MAX, VIGIE_MATCH_BATCH, VIGIE_ITEM_ALERT_WARN (docs/broad-items.md). */
 export type MatchSettings = Readonly<{ inlineMax: number; batch: number; warnAbove: number }>;
 
-/** What a process does: serve the API, run the jobs, or both (ROLE in the README). */
+/** What a process does: serve the API, run the jobs, or both (VIGIE_ROLE in docs/operations.md). */
 export type Role = "all" | "api" | "worker";
 
 export type Config = Readonly<{

@@ -124,7 +124,7 @@ export interface StoredGraph {
 export const DAYS_BEFORE_DEFAULTS: Partial<Record<EventName, number>> = { "eol.approaching": 30, "url.cert_expiring": 14 };
 
 const DaysBefore = (d: number) => z.object({ days_before: z.int().min(1).max(365).default(d) });
-/** The parameters a trigger event takes (the README's event list is generated from them). */
+/** The parameters a trigger event takes (docs/workflows.md's event list is generated from them). */
 export const TRIGGER_PARAMS: Partial<Record<EventName, z.ZodObject>> = {
   // At least the rise the EPSS import writes an event for (EPSS_SPIKE_FLOOR, src/matching/matcher.ts).
   "cve.epss_spike": z.object({ min_delta: z.number().min(0.01).max(1).default(0.1) }),
@@ -133,7 +133,7 @@ export const TRIGGER_PARAMS: Partial<Record<EventName, z.ZodObject>> = {
 };
 
 /**
- * The parameters of each action (the README's action list is generated from them). A notify
+ * The parameters of each action (docs/workflows.md's action list is generated from them). A notify
  * action's optional `delivery` (issue 37) sends at once (absent, or mode "immediate") or gathers
  * its events into a digest (docs/digests.md).
  */

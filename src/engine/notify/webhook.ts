@@ -11,7 +11,7 @@ export interface HttpNotifyDeps {
   log: NotifyLog;
 }
 
-/** The JSON body of a webhook delivery (documented in the README; receivers rely on it). */
+/** The JSON body of a webhook delivery (documented in docs/workflows.md; receivers rely on it). */
 export function webhookPayload(ctx: ActionContext): Record<string, unknown> {
   const { event: _event, ...message } = ctx.message;
   return {

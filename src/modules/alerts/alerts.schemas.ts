@@ -21,7 +21,7 @@ export const AlertOut = z
     has_poc: z.boolean(),
     aliases: z.array(z.string()).default([]),
     fusion_de: z.array(z.string()).default([]),
-    palier: z.string().nullable().optional().describe("P1 (KEV, EPSS ≥ 0.5, or critical with a PoC) … P4; see the README"),
+    palier: z.string().nullable().optional().describe("P1 (KEV, EPSS ≥ 0.5, or critical with a PoC) … P4; docs/stacks.md, Alerts"),
     source: z.string().nullable().optional().describe("Why it matched: item, rule, versions compared"),
     tags: z.array(TagBrief).default([]),
     // Beyond the specification.

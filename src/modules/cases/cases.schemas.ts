@@ -111,14 +111,14 @@ export const CaseHistoryOut = z
 export const CaseDetailOut = CaseOut.extend({
   history: z.array(CaseHistoryOut).describe("Oldest first"),
   // Beyond the specification: what a client may offer (the web application's status buttons).
-  transitions: z.array(CaseStatusEnum).describe("The statuses a PUT may ask for from the current one (README, transitions)"),
+  transitions: z.array(CaseStatusEnum).describe("The statuses a PUT may ask for from the current one (docs/cases.md, statuses and transitions)"),
 }).meta({ id: "CaseDetailOut" });
 
 const COMMENT = z.string().max(2000).nullable().optional().describe("Why: kept in the history row");
 
 export const CaseIn = z
   .object({
-    status: CaseStatusEnum.optional().describe("New status (see the README for the allowed transitions); nouveau when creating"),
+    status: CaseStatusEnum.optional().describe("New status (docs/cases.md gives the allowed transitions); nouveau when creating"),
     notes: z.string().max(10_000).nullable().optional(),
     severity: SeverityEnum.nullable().optional().describe("Set by hand; null: follow the CVE's severity again"),
     comment: COMMENT,

@@ -11,7 +11,7 @@ export function feedsRoutes(service: FeedsService): RouteDef[] {
       method: "GET", url: "/api/v1/feeds", auth: "both", tags: ["feeds"],
       summary: "Each source's sync: addresses and checkpoints, last success, last error, lag behind the publisher, next run",
       description:
-        "The sources Vigie keeps current from their publishers (README, Feeds). A source failing for more than a day is flagged stale; its error says why.",
+        "The sources Vigie keeps current from their publishers (docs/feeds.md). A source failing for more than a day is flagged stale; its error says why.",
       responses: { 200: FeedStatusOut },
       handler: async () => {
         const [status, snapshots] = await Promise.all([service.status(), service.snapshots()]);

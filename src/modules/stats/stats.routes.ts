@@ -7,7 +7,7 @@ import type { StatsService } from "./stats.service.js";
 const BASE = "/api/v1/stats";
 const TAGS = ["stats"];
 const POPULATION =
-  "Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: README, Statistics.";
+  "Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: docs/statistics.md.";
 
 /** Statistics over the corpus or one project's CVEs: reads, any API key (no scope). */
 export function statsRoutes(service: StatsService): RouteDef[] {

@@ -52,7 +52,7 @@ export const StatsQuery = z.object({
 export type StatsQuery = z.infer<typeof StatsQuery>;
 
 export const TopQuery = StatsQuery.extend({
-  dimension: z.enum(DIMENSIONS).default("vendor").describe("What CVEs are grouped by (see the README, Statistics)"),
+  dimension: z.enum(DIMENSIONS).default("vendor").describe("What CVEs are grouped by (docs/statistics.md)"),
   kev_only: z.boolean().default(false).describe("Only CVEs in the KEV catalog"),
   sort: z.enum(TOP_SORTS).default("total").describe("Descending; ties by total, then value"),
   limit: z.int().min(1).max(100).default(10),

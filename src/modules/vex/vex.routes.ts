@@ -20,7 +20,7 @@ export function vexRoutes(service: VexService): RouteDef[] {
       method: "GET", url: BASE, auth: "both", project: true, tags: TAGS, summary: "The project's alerted CVEs and what its cases say of them, as a VEX document",
       description:
         "Every CVE the project has an alert for, with its case's analysis (no case: under investigation), its exception, the stack items it matched (purl or CPE) and the organization as author. " +
-        "The mapping, and what each format cannot say, is in the README (VEX: what the cases say, out and in). Sent as an attachment named vex-<project_id>.cdx.json, .csaf.json or .openvex.json.",
+        "The mapping, and what each format cannot say, is in docs/cases.md (VEX: what the cases say, out and in). Sent as an attachment named vex-<project_id>.cdx.json, .csaf.json or .openvex.json.",
       params: ProjectParams, query: VexExportQuery,
       responses: {
         200: media({

@@ -439,7 +439,7 @@ export interface paths {
         };
         /**
          * Each source's sync: addresses and checkpoints, last success, last error, lag behind the publisher, next run
-         * @description The sources Vigie keeps current from their publishers (README, Feeds). A source failing for more than a day is flagged stale; its error says why.
+         * @description The sources Vigie keeps current from their publishers (docs/feeds.md). A source failing for more than a day is flagged stale; its error says why.
          */
         get: operations["listFeeds"];
         put?: never;
@@ -974,7 +974,7 @@ export interface paths {
         };
         /**
          * The project's alerted CVEs and what its cases say of them, as a VEX document
-         * @description Every CVE the project has an alert for, with its case's analysis (no case: under investigation), its exception, the stack items it matched (purl or CPE) and the organization as author. The mapping, and what each format cannot say, is in the README (VEX: what the cases say, out and in). Sent as an attachment named vex-<project_id>.cdx.json, .csaf.json or .openvex.json.
+         * @description Every CVE the project has an alert for, with its case's analysis (no case: under investigation), its exception, the stack items it matched (purl or CPE) and the organization as author. The mapping, and what each format cannot say, is in docs/cases.md (VEX: what the cases say, out and in). Sent as an attachment named vex-<project_id>.cdx.json, .csaf.json or .openvex.json.
          */
         get: operations["exportVex"];
         put?: never;
@@ -1559,7 +1559,7 @@ export interface paths {
         };
         /**
          * Totals of the period: published, rejected and reserved CVEs, KEV, PoC, triple threat, mean CVSS and EPSS
-         * @description Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: README, Statistics. Rejected and reserved CVE ids are counted apart (rejected: by publication day, else last update; reserved: by reservation day) and never in the other figures. triple_threat: in KEV, with a public PoC, and EPSS ≥ 0.5.
+         * @description Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: docs/statistics.md. Rejected and reserved CVE ids are counted apart (rejected: by publication day, else last update; reserved: by reservation day) and never in the other figures. triple_threat: in KEV, with a public PoC, and EPSS ≥ 0.5.
          */
         get: operations["getStatsTotals"];
         put?: never;
@@ -1579,7 +1579,7 @@ export interface paths {
         };
         /**
          * Top values of a dimension (vendor, product, cwe, severity, assigner, source)
-         * @description Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: README, Statistics. vendor: by vendor key (spellings of one vendor together), labelled with its most frequent spelling; product: by normalised product; cwe and source: a CVE counts under each of its CWEs / feeds, so shares may add up to more than 100; assigner: the CNA (CVE List short name, else NVD's assigner e-mail). share_pct = total / grand_total × 100.
+         * @description Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: docs/statistics.md. vendor: by vendor key (spellings of one vendor together), labelled with its most frequent spelling; product: by normalised product; cwe and source: a CVE counts under each of its CWEs / feeds, so shares may add up to more than 100; assigner: the CNA (CVE List short name, else NVD's assigner e-mail). share_pct = total / grand_total × 100.
          */
         get: operations["getStatsTop"];
         put?: never;
@@ -1599,7 +1599,7 @@ export interface paths {
         };
         /**
          * The top values of a dimension, counted per period
-         * @description Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: README, Statistics. The series are the `limit` values with the most CVEs over the whole period; each point is one period (by publication day), with the count of each series value.
+         * @description Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: docs/statistics.md. The series are the `limit` values with the most CVEs over the whole period; each point is one period (by publication day), with the count of each series value.
          */
         get: operations["getStatsTopTrend"];
         put?: never;
@@ -1639,7 +1639,7 @@ export interface paths {
         };
         /**
          * Distribution of a metric (cvss, epss, severity, cwe, maturite_exploit, age) in buckets, natural order
-         * @description Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: README, Statistics. cvss: one bucket per whole point (0.0-0.9 … 9.0-10.0), then sans_score; epss: deciles (scale=linear) or powers of ten (scale=log), then sans_score (never counted as 0); severity: none, low, medium, high, critical, unknown; maturite_exploit: none, poc, functional, in_the_wild; age: days from publication to `to` (0-6j, 7-29j, 30-89j, 90-364j, 1-2ans, 2-5ans, 5ans+); cwe: the 20 most frequent CWEs, autres, sans_cwe, counting (CVE, CWE) pairs. share_pct adds up to exactly 100.
+         * @description Population: the PUBLISHED CVEs whose publication day (Europe/Paris) is within from–to, both included (a CVE with no publication date is in no period); with project_id, only the CVEs alerted in that project. Definitions: docs/statistics.md. cvss: one bucket per whole point (0.0-0.9 … 9.0-10.0), then sans_score; epss: deciles (scale=linear) or powers of ten (scale=log), then sans_score (never counted as 0); severity: none, low, medium, high, critical, unknown; maturite_exploit: none, poc, functional, in_the_wild; age: days from publication to `to` (0-6j, 7-29j, 30-89j, 90-364j, 1-2ans, 2-5ans, 5ans+); cwe: the 20 most frequent CWEs, autres, sans_cwe, counting (CVE, CWE) pairs. share_pct adds up to exactly 100.
          */
         get: operations["getStatsDistribution"];
         put?: never;
@@ -1942,7 +1942,7 @@ export interface components {
             aliases: string[];
             /** @default [] */
             fusion_de: string[];
-            /** @description P1 (KEV, EPSS ≥ 0.5, or critical with a PoC) … P4; see the README */
+            /** @description P1 (KEV, EPSS ≥ 0.5, or critical with a PoC) … P4; docs/stacks.md, Alerts */
             palier?: string | null;
             /** @description Why it matched: item, rule, versions compared */
             source?: string | null;
@@ -2119,7 +2119,7 @@ export interface components {
             justification_vex: ("component_not_present" | "vulnerable_code_not_present" | "vulnerable_code_not_in_execute_path" | "vulnerable_code_cannot_be_controlled_by_adversary" | "inline_mitigations_already_exist") | null;
             /** @description Oldest first */
             history: components["schemas"]["CaseHistoryOut"][];
-            /** @description The statuses a PUT may ask for from the current one (README, transitions) */
+            /** @description The statuses a PUT may ask for from the current one (docs/cases.md, statuses and transitions) */
             transitions: ("nouveau" | "en_analyse" | "en_remediation" | "corrige" | "non_concerne" | "attenue" | "risque_accepte")[];
         };
         CaseExceptionIn: {
@@ -2215,7 +2215,7 @@ export interface components {
         };
         CaseIn: {
             /**
-             * @description New status (see the README for the allowed transitions); nouveau when creating
+             * @description New status (docs/cases.md gives the allowed transitions); nouveau when creating
              * @enum {string}
              */
             status?: "nouveau" | "en_analyse" | "en_remediation" | "corrige" | "non_concerne" | "attenue" | "risque_accepte";
@@ -15631,7 +15631,7 @@ export interface operations {
                 project_id?: string;
                 /** @description Count the REFERENCE_ONLY CVEs too (only an advisory cites them, no record describes them: no product, no score), by the day of their first citation; left out by default */
                 include_reference_only?: boolean;
-                /** @description What CVEs are grouped by (see the README, Statistics) */
+                /** @description What CVEs are grouped by (docs/statistics.md) */
                 dimension?: "vendor" | "product" | "cwe" | "severity" | "assigner" | "source";
                 /** @description Only CVEs in the KEV catalog */
                 kev_only?: boolean;

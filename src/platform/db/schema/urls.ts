@@ -4,7 +4,7 @@ import { organizations, projects } from "./tenancy.js";
 
 const tz = (name: string) => timestamp(name, { withTimezone: true });
 
-/** What the last scan of a URL found (README "Monitored URLs"); `pending` until the first scan. */
+/** What the last scan of a URL found (docs/eol-and-urls.md); `pending` until the first scan. */
 export const URL_STATUSES = [
   "pending",
   "up",
