@@ -284,6 +284,10 @@ describe("digests end to end", () => {
     ]);
     expect(preview.resumes[0].texte).toContain("CVE-2024-3400");
     expect(preview.derniers).toEqual([]);
+    // The job now: the last 08:00 Paris came before these events, which wait for the next one
+    // (the first digest of a node was closed at once, on the slot before its events).
+    expect(await t.services.digests.run(new Date())).toEqual({ closed: 0, sent: 0, failed: 0, retrying: 0 });
+    expect(hooks("/digest")).toHaveLength(0);
 
     const later = new Date(Date.now() + DAY);
     expect(await t.services.digests.run(later)).toEqual({ closed: 2, sent: 2, failed: 0, retrying: 0 });

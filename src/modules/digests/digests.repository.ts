@@ -116,10 +116,11 @@ export const digestsRepository = {
   },
 
   /** The projects with items waiting at a node. */
-  async pendingProjects(ex: Executor, workflowId: string, nodeId: string): Promise<string[]> {
+  async pendingProjects(ex: Executor, workflowId: string, nodeId: string, slot: Date): Promise<string[]> {
     const rows = await rowsOf<{ project_id: string }>(
       ex,
-      sql`select distinct project_id from digest_items where workflow_id = ${workflowId} and node_id = ${nodeId} and digest_id is null`,
+      sql`select distinct project_id from digest_items where workflow_id = ${workflowId} and node_id = ${nodeId} and digest_id is null
+        and added_at <= ${slot.toISOString()}::timestamptz`,
     );
     return rows.map((r) => r.project_id);
   },

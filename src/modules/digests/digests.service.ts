@@ -140,7 +140,9 @@ export class DigestsService {
     for (const n of await repo.digestNodes(this.db)) {
       const delivery = digestDelivery(n.params) ?? OVERFLOW_DELIVERY;
       const slot = lastSlot(delivery, now);
-      const projects = await repo.pendingProjects(this.db, n.workflow_id, n.node_id);
+      // A period closes at its slot with the events that waited for it: those that came after the
+      // slot (a node's first events, after the day's hour) wait for the next one.
+      const projects = await repo.pendingProjects(this.db, n.workflow_id, n.node_id, slot);
       for (const p of projects) {
         if (await this.db.transaction((tx) => repo.close(tx, n.workflow_id, n.node_id, p, slot, false))) closed++;
       }
