@@ -459,6 +459,56 @@ describe("digests end to end", () => {
     expect(carried.palier).toMatch(/^P[1-4]$/);
   });
 
+  it("past the limit a P1 still goes at once, and a throttled event its conditions would not notify goes into no digest", async () => {
+    received = [];
+    const x = await tenant("Digest F");
+    // Items naming a CVE alone, on records older than the default 90 days.
+    expect((await x.call("PATCH", "/alert-settings", { alert_backfill: "all" })).statusCode).toBe(200);
+    const wf = await x.workflow(
+      [
+        trigger,
+        { id: "c", type: "condition", match: "all", rules: [{ field: "alert.palier", op: "in", value: ["P1"] }] },
+        notify("now", "notify_webhook", { url: `${base}/p1-only` }),
+      ],
+      [
+        { from: "t", to: "c" },
+        { from: "c", to: "now", when: "true" },
+      ],
+    );
+    expect(
+      await executeCommand(t.services, t.database, ["workflow", "limit", "--org", x.orgId, "--workflow", wf, "--max-runs-per-hour", "1"]),
+    ).toMatchObject({ ok: true });
+    const alert = async (cve: string) => {
+      expect((await x.call("POST", "/stacks", { name: cve, items: [{ item_type: "cve", value: cve }] })).json().alertes_creees).toBe(1);
+      await t.services.runs.dispatchAll();
+      const [row] = await sqlRows<{ palier: string }>("select palier from alerts where project_id = $1 and cve_id = $2", [
+        x.projectId,
+        cve,
+      ]);
+      return row!.palier;
+    };
+    // The hour's one run: an alert below P1 (the condition holds not, nothing sent).
+    expect(await alert("CVE-2024-9468")).not.toBe("P1");
+    // Past the limit: a P1 is not throttled, and is sent at once.
+    expect(await alert("CVE-2024-3400")).toBe("P1");
+    expect(hooks("/p1-only").map((h) => JSON.parse(h.body).message.cve.id)).toEqual(["CVE-2024-3400"]);
+    // Past the limit, below P1: throttled, and carried into no digest (the workflow would have sent nothing).
+    expect(await alert("CVE-2024-6387")).not.toBe("P1");
+    const runs = (await x.call("GET", `/workflows/${wf}/runs`)).json() as { id: string; status: string; cve_id: string }[];
+    expect(runs.map((r) => [r.cve_id, r.status]).sort()).toEqual([
+      ["CVE-2024-3400", "success"],
+      ["CVE-2024-6387", "throttled"],
+      ["CVE-2024-9468", "success"],
+    ]);
+    const throttled = runs.find((r) => r.status === "throttled")!;
+    expect((await x.call("GET", `/workflows/${wf}/runs/${throttled.id}`)).json().erreur).toBe(
+      "limite horaire de runs du workflow atteinte : rien n'a été exécuté ; ses conditions n'auraient rien notifié pour cet événement",
+    );
+    expect(await itemsOf(wf)).toEqual([]);
+    expect(await t.services.digests.run(new Date(Date.now() + HOUR))).toMatchObject({ closed: 0, sent: 0 });
+    expect(hooks("/p1-only")).toHaveLength(1);
+  });
+
   it("refuses a bad delivery with a 422 pointing at it; another project's workflow has no preview (404)", async () => {
     const x = await tenant("Digest E");
     const res = await createWorkflow(t, x, {

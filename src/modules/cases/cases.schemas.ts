@@ -111,7 +111,9 @@ export const CaseHistoryOut = z
 export const CaseDetailOut = CaseOut.extend({
   history: z.array(CaseHistoryOut).describe("Oldest first"),
   // Beyond the specification: what a client may offer (the web application's status buttons).
-  transitions: z.array(CaseStatusEnum).describe("The statuses a PUT may ask for from the current one (docs/cases.md, statuses and transitions)"),
+  transitions: z
+    .array(CaseStatusEnum)
+    .describe("The statuses a PUT may ask for from the current one (docs/cases.md, statuses and transitions)"),
 }).meta({ id: "CaseDetailOut" });
 
 const COMMENT = z.string().max(2000).nullable().optional().describe("Why: kept in the history row");

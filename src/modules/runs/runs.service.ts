@@ -84,6 +84,10 @@ export type ThrottleOverflow = (
 
 class LeaseLost extends Error {}
 
+/** A throttled run whose workflow would have notified nothing for its event (its conditions did not hold). */
+const THROTTLED_SILENT =
+  "limite horaire de runs du workflow atteinte : rien n'a été exécuté ; ses conditions n'auraient rien notifié pour cet événement";
+
 /** What the runs of one claimed batch read before executing: contexts and facts, one query each. */
 interface BatchFacts {
   contexts: Map<string, RunContextRow>;
@@ -205,7 +209,8 @@ export class RunsService {
         );
         for (const w of matching) {
           const n = counts.get(w.id)!;
-          const throttled = n >= w.max_runs_per_hour;
+          // A P1 event's run is never throttled (it counts): a burst must not delay it.
+          const throttled = n >= w.max_runs_per_hour && priority > 1;
           if (!throttled) counts.set(w.id, n + 1);
           runs.push({
             workflow_id: w.id,
@@ -223,10 +228,15 @@ export class RunsService {
       const throttledRuns = created.filter((r) => r.throttled);
       if (throttledRuns.length && this.overflow) {
         const alertOf = new Map(events.map((e) => [e.id, e.alert_id]));
+        // Only the events its conditions would have taken to a notification: a P1-only workflow's digest holds P1s.
+        const loaded = await this.load(throttledRuns, tx);
+        const notifying = throttledRuns.filter((r) => this.wouldNotify(r.id, loaded));
         const reasons = await this.overflow(
           tx,
-          throttledRuns.map((r) => ({ ...r, event_id: Number(r.event_id), alert_id: alertOf.get(Number(r.event_id)) ?? null })),
+          notifying.map((r) => ({ ...r, event_id: Number(r.event_id), alert_id: alertOf.get(Number(r.event_id)) ?? null })),
         );
+        const silent = throttledRuns.filter((r) => !notifying.includes(r)).map((r) => r.id);
+        if (silent.length) reasons.set(THROTTLED_SILENT, silent);
         for (const [raison, ids] of reasons) await repo.annotateThrottled(tx, ids, raison);
       }
       await repo.markProcessed(
@@ -318,17 +328,17 @@ export class RunsService {
   }
 
   /** The contexts of these runs and the facts of their events' alerts, cases and CVEs: four queries for the batch. */
-  private async load(runs: ClaimedRun[]): Promise<BatchFacts> {
+  private async load(runs: { id: string }[], ex: Executor = this.db): Promise<BatchFacts> {
     const contexts = await repo.contexts(
-      this.db,
+      ex,
       runs.map((r) => r.id),
     );
     const events = [...contexts.values()].map((c) => ({ projectId: c.project_id, e: c.event }));
     const withAlert = events.filter((x) => x.e.alert_id).map((x) => ({ projectId: x.projectId, alertId: x.e.alert_id! }));
     const withCve = events.filter((x) => x.e.cve_id).map((x) => ({ projectId: x.projectId, cveId: x.e.cve_id! }));
-    const alerts = await alertsRead.factsMany(this.db, withAlert);
-    const cases = await casesRead.factsMany(this.db, withCve);
-    const cves = await this.cveFacts(this.db, [...new Set(withCve.map((x) => x.cveId))]);
+    const alerts = await alertsRead.factsMany(ex, withAlert);
+    const cases = await casesRead.factsMany(ex, withCve);
+    const cves = await this.cveFacts(ex, [...new Set(withCve.map((x) => x.cveId))]);
     return { contexts, alerts, cases, cves };
   }
 
@@ -413,6 +423,15 @@ export class RunsService {
   }
 
   /** What a run reads of its event: the CVE's, alert's, case's (from its batch's facts) and payload's facts. */
+  /** Whether this run's workflow, walked with its event's facts, reaches a notification (simulate: nothing performed). */
+  private wouldNotify(runId: string, loaded: BatchFacts): boolean {
+    const ctx = loaded.contexts.get(runId);
+    if (!ctx || !EVENTS.includes(ctx.event.event as EventName)) return false;
+    const event = ctx.event.event as EventName;
+    const { facts } = this.factsOf(ctx, event, loaded);
+    return simulate(ctx.graph, event, facts).some((n) => n.resultat === "serait_executee" && n.action?.startsWith("notify_"));
+  }
+
   private factsOf(ctx: RunContextRow, event: EventName, loaded: BatchFacts) {
     const e = ctx.event;
     const alert = e.alert_id ? (loaded.alerts.get(e.alert_id) ?? null) : null;
