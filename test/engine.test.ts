@@ -516,6 +516,46 @@ describe("the workflow engine: outbox events to runs", () => {
     expect(callsFor(p.projectId)).toHaveLength(40);
   });
 
+  it("the worker claims its next batch while a run of the previous one is still waiting: a slow webhook holds its own run only", async () => {
+    const p = await tenant("Engine Pipeline");
+    await p.call("PATCH", `/workflows/${p.defaultWorkflowId}/enabled`, { enabled: false });
+    const wf = await p.workflow({
+      name: "Slow hook",
+      ...graph([trigger(), action("w", "notify_webhook", { url: "https://example.test/hang" })], [{ from: "t", to: "w" }]),
+    });
+    await t.database.executeSql(
+      `insert into outbox_events (org_id, project_id, event, cve_id, payload)
+        select $1, $2, 'cve.new_match', 'CVE-2024-' || (300000 + g), jsonb_build_object('palier', 'P3') from generate_series(1, 40) g`,
+      [p.orgId, p.projectId],
+    );
+    while ((await t.services.runs.dispatch()).events > 0);
+    // The first webhook called waits until released; the 39 others answer at once.
+    let entered!: () => void;
+    const inHook = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release!: () => void;
+    gate = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const finished = async () =>
+      (
+        await sqlRows<{ n: number }>("select count(*)::int as n from workflow_runs where workflow_id = $1 and finished_at is not null", [
+          wf,
+        ])
+      )[0]!.n;
+    const drained = t.services.runs.drain();
+    try {
+      await inHook;
+      // 40 runs: a first batch of 32 (the slow one in it), then 8. The 8 are claimed and finished while the slow one waits.
+      await eventually(async () => (await finished()) === 39, 20_000);
+      expect(await finished()).toBe(39);
+    } finally {
+      release();
+    }
+    expect(await drained).toBe(40);
+    expect(await finished()).toBe(40);
+    expect(callsFor(p.projectId)).toHaveLength(40);
+  });
+
   it("organization workflows run for every project of the organization, after the project's own", async () => {
     const d = await tenant("Engine D");
     const second = await t.services.projects.create({ orgId: d.orgId, name: "Staging" });
