@@ -47,4 +47,23 @@ describe("GroupCommit", () => {
     ]);
     expect(done).toEqual([1, 2, 4]);
   });
+
+  it("an error no item caused (the connection lost) fails every call of the batch, without redoing them one by one", async () => {
+    let alone = 0;
+    const lost = Object.assign(new Error("connection lost"), { code: "57P01" });
+    const g = new GroupCommit<number, number>(
+      async () => {
+        throw lost;
+      },
+      async (i) => {
+        alone++;
+        return i;
+      },
+      500,
+      (err) => err === lost,
+    );
+    const out = await Promise.allSettled([1, 2, 3].map((i) => g.run(i)));
+    expect(out.map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(alone).toBe(0);
+  });
 });

@@ -1,5 +1,6 @@
 import { ActionError, type ActionContext, type ActionHandlers } from "../../engine/actions.js";
 import type { Actor } from "../../platform/auth/context.js";
+import { isConnectionLoss } from "../../platform/db/errors.js";
 import { GroupCommit } from "../../platform/group-commit.js";
 import type { AlertsService } from "../alerts/alerts.service.js";
 import type { CasesService } from "../cases/cases.service.js";
@@ -37,6 +38,9 @@ export function dataActions(deps: {
   const opener = new GroupCommit<{ project: Open[0]; cveId: string; actor: Actor; set: Open[3] }, boolean>(
     (items) => deps.cases.openManyForWorkflow(items),
     (i) => deps.cases.openForWorkflow(i.project, i.cveId, i.actor, i.set),
+    500,
+    // The connection lost: each case alone would fail the same way (the runs are resumed later).
+    isConnectionLoss,
   );
   return {
     create_case: async (ctx, params) => {
