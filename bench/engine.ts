@@ -3,7 +3,9 @@
  * database): one project watching 2,000 real CVEs of the 2024 CVE List file (items of type `cve`),
  * its default workflow (create_case) and a workflow posting a webhook to a local receiver.
  * 1. burst: importing the 2,000 records writes 2,000 `cve.new_match` events → 4,000 runs; runs
- *    finished per second from the import's commit, and the webhooks received;
+ *    finished per second from the import's commit, the webhooks received and the cases opened (the
+ *    default workflow opens one for every match unless BENCH_ENGINE_CASES=default: its own graph
+ *    opens one only for verified P1/P2 matches);
  * 2. latency: 20 imports of one new matching CVE each; commit → webhook arrival, p50/p95;
  * 3. PostgreSQL only: the same burst with two job runners (two pg-boss instances, two pools) on one
  *    database — deliveries received twice, runs created twice (both must be 0).
@@ -71,6 +73,19 @@ const perRun = (from: typeof counted, runs: number) => ({
   "statements/run": from.statements === counted.statements ? "n/a" : +((counted.statements - from.statements) / runs).toFixed(1),
 });
 
+/**
+ * PostgreSQL's own count of this database's transactions (pg_stat_database: every client, pg-boss
+ * included). Backends report their counts when idle for 10 s at most, hence the wait before reading.
+ */
+async function serverTransactions(database: Database): Promise<number> {
+  await new Promise((r) => setTimeout(r, 11_000));
+  const [row] = await sql<{ n: number }>(
+    database,
+    "select (xact_commit + xact_rollback)::int as n from pg_stat_database where datname = current_database()",
+  );
+  return row!.n;
+}
+
 async function sql<T>(database: Database, text: string, values: unknown[] = []): Promise<T[]> {
   return (await database.executeSql(text, values)).rows as T[];
 }
@@ -115,6 +130,19 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
       );
       // The bench measures the engine, not the hourly limit (500 runs per workflow by default).
       await sql(database, "update workflows set max_runs_per_hour = 1000000 where project_id = $1", [projectId]);
+      // The default workflow opens a case only for a verified P1/P2 match: few of the burst's. Unless
+      // BENCH_ENGINE_CASES=default, every run of it opens one (the costlier path: a data write per run).
+      if (process.env.BENCH_ENGINE_CASES !== "default")
+        await sql(database, "update workflows set graph = $2::jsonb where project_id = $1 and is_default", [
+          projectId,
+          JSON.stringify({
+            nodes: [
+              { id: "trigger", type: "trigger", event: "cve.new_match", params: {} },
+              { id: "action-1", type: "action", action: "create_case", params: {}, on_error: "continue" },
+            ],
+            edges: [{ from: "trigger", to: "action-1" }],
+          }),
+        ]);
       return projectId;
     };
     const projectId = await setup("Production", [...burst, ...singles, ...byCli]);
@@ -135,6 +163,7 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
     };
 
     // 1. The burst.
+    const serverBefore = t.driver === "postgres" ? await serverTransactions(database) : 0;
     const committed = await importLines(burst.map((r) => r.line));
     const from = { ...counted };
     await waitFor(async () => (await runsDone(projectId)) >= BURST * 2, 600_000);
@@ -145,7 +174,12 @@ async function benchDriver(t: BenchTarget): Promise<{ steps: Row[] }> {
       "runs/s": Math.round((BURST * 2) / elapsed),
       "s to the last run": +elapsed.toFixed(1),
       ...perRun(from, BURST * 2),
+      ...(t.driver === "postgres" && {
+        // The import's own transactions are in it, and this read's: a few in all.
+        "server transactions/run": +(((await serverTransactions(database)) - serverBefore) / (BURST * 2)).toFixed(2),
+      }),
       webhooks: rcv.arrivals.size,
+      "cases opened": (await sql<{ n: number }>(database, "select count(*)::int as n from cases where project_id = $1", [projectId]))[0]!.n,
       "duplicate deliveries": rcv.duplicates(),
       "arrival p50 ms": pct(arrivals, 0.5),
       "arrival p95 ms": pct(arrivals, 0.95),

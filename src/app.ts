@@ -185,7 +185,7 @@ export function createServices(database: Database, config: Config, options: Serv
       lang: async (projectId) => (await runs.notificationSettings({ id: projectId } as ProjectScope)).language,
     },
     workflows,
-    { publicUrl: config.runs.publicUrl },
+    { publicUrl: config.runs.publicUrl, leaseSeconds: config.digests.leaseSeconds },
   );
   const handlers: ActionHandlers = {
     ...dataActions({ cases, tags, alerts, reports }),

@@ -83,6 +83,8 @@ const EnvSchema = z.object({
   VIGIE_HTTP_BODY_BUDGET_MB: z.coerce.number().int().min(1).max(65_536).default(32),
   /** How long a worker holds a workflow run without recording a step; past it another worker resumes the run. */
   VIGIE_RUN_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(120),
+  /** How long a worker holds a digest it is sending; past it (its worker died) another sends it again, same id. */
+  VIGIE_DIGEST_LEASE_SECONDS: z.coerce.number().int().min(5).max(3600).default(300),
   /** Finished workflow runs (dry runs included) older than this many days are purged by maintenance-purge. */
   VIGIE_RUNS_RETENTION_DAYS: z.coerce.number().int().min(1).max(36_500).default(90),
   /** Processed outbox events older than this many days are purged by maintenance-purge (not while a kept run refers to them). */
@@ -246,6 +248,8 @@ export type Config = Readonly<{
    * how many days finished runs and processed events are kept.
    */
   runs: { leaseSeconds: number; publicUrl: string | null; retentionDays: number; eventsRetentionDays: number };
+  /** Digests: the lease of a digest being sent (seconds). */
+  digests: { leaseSeconds: number };
   /** How stack items are matched: inline up to `inlineMax` candidates, else in batches of `batch` CVEs; `warnAbove` candidates: a warning. */
   matching: MatchSettings;
   /** VIGIE_SECRET_KEY decoded; undefined: the key file in the data directory (platform/secrets.ts). */
@@ -401,6 +405,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       retentionDays: e.VIGIE_RUNS_RETENTION_DAYS,
       eventsRetentionDays: e.VIGIE_EVENTS_RETENTION_DAYS,
     }),
+    digests: Object.freeze({ leaseSeconds: e.VIGIE_DIGEST_LEASE_SECONDS }),
     matching: Object.freeze({ inlineMax: e.VIGIE_MATCH_INLINE_MAX, batch: e.VIGIE_MATCH_BATCH, warnAbove: e.VIGIE_ITEM_ALERT_WARN }),
     secretKey,
     driver: e.DATABASE_URL ? "postgres" : "pglite",

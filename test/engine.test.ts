@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ActionError, type ActionContext, type ActionHandler } from "../src/engine/actions.js";
 import { importFeed } from "../src/feeds/import.js";
 import { startJobs } from "../src/jobs.js";
@@ -435,6 +435,125 @@ describe("the workflow engine: outbox events to runs", () => {
     await t.database.executeSql("update workflow_runs set finished_at = now() where project_id = $1 and finished_at is null", [
       p.projectId,
     ]);
+  });
+
+  it("create_case is group-committed: a batch's cases open in one transaction; a case that cannot open fails its run alone, the others once", async () => {
+    const p = await tenant("Engine Batch Cases");
+    await p.call("PATCH", `/workflows/${p.defaultWorkflowId}/enabled`, { enabled: false });
+    const wf = await p.workflow({
+      name: "Case then hook",
+      ...graph(
+        [trigger(), action("case", "create_case"), action("w", "notify_webhook", { url: "https://example.test/batch" })],
+        [
+          { from: "t", to: "case" },
+          { from: "case", to: "w" },
+        ],
+      ),
+    });
+    // 40 events (more than one claim of 32: two batches, the second claimed while the first runs).
+    await t.database.executeSql(
+      `insert into outbox_events (org_id, project_id, event, cve_id, payload)
+        select $1, $2, 'cve.new_match', 'CVE-2024-' || (200000 + g), jsonb_build_object('palier', 'P3') from generate_series(1, 40) g`,
+      [p.orgId, p.projectId],
+    );
+    // One case cannot be opened (the database refuses it): the batch holding it fails as a whole.
+    const bad = "CVE-2024-200007";
+    await t.database.executeSql(
+      `create function engine_batch_refuse() returns trigger language plpgsql as $$
+        begin raise exception 'refused by the test'; end $$`,
+    );
+    await t.database.executeSql(
+      `create trigger engine_batch_refuse before insert on cases for each row
+        when (new.cve_id = '${bad}' and new.project_id = '${p.projectId}') execute function engine_batch_refuse()`,
+    );
+    const many = vi.spyOn(t.services.cases, "openManyForWorkflow");
+    let sizes: number[] = [];
+    try {
+      while ((await t.services.runs.dispatch()).events > 0);
+      expect(await t.services.runs.drain()).toBe(40);
+      sizes = many.mock.calls.map(([items]) => items.length);
+    } finally {
+      await t.database.executeSql("drop trigger engine_batch_refuse on cases; drop function engine_batch_refuse()");
+      many.mockRestore();
+    }
+    // Batches, not one transaction per case: 40 cases in far fewer calls.
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+    expect(sizes.length).toBeLessThan(40);
+
+    const runs = await sqlRows<{ cve_id: string; status: string; steps: { node: string; outcome: string; error?: string }[] }>(
+      "select cve_id, status, report->'steps' as steps from workflow_runs where workflow_id = $1 order by cve_id",
+      [wf],
+    );
+    expect(runs).toHaveLength(40);
+    // The refused case: its create_case failed (on_error continue: the webhook still went), its run partial.
+    const refused = runs.find((r) => r.cve_id === bad)!;
+    expect(refused.status).toBe("partial");
+    expect(refused.steps.map((s) => [s.node, s.outcome])).toEqual([
+      ["t", "declenche"],
+      ["case", "echec"],
+      ["w", "succes"],
+    ]);
+    // The database error, as any failed action records it.
+    expect(refused.steps[1]!.error).toContain("insert into cases");
+    // Every other run opened its case once, recorded once, and called the webhook once.
+    const others = runs.filter((r) => r.cve_id !== bad);
+    expect(others.every((r) => r.status === "success" && r.steps.map((s) => s.outcome).join() === "declenche,succes,succes")).toBe(true);
+    const cases = await casesOf(p.projectId);
+    expect(cases.map((c) => c.cve_id)).toEqual(others.map((r) => r.cve_id));
+    const history = await sqlRows<{ n: number; actors: string[] }>(
+      `select count(*)::int as n, array_agg(distinct h.actor_id) as actors from case_history h join cases c on c.id = h.case_id
+        where c.project_id = $1 and h.event = 'created'`,
+      [p.projectId],
+    );
+    expect(history).toEqual([{ n: 39, actors: [wf] }]);
+    const hooks = callsFor(p.projectId);
+    expect(hooks).toHaveLength(40);
+    expect(new Set(hooks.map((c) => c.delivery)).size).toBe(40);
+    // Run again: every run is finished, nothing is claimed, nothing opened or sent twice.
+    expect(await t.services.runs.drain()).toBe(0);
+    expect(await casesOf(p.projectId)).toHaveLength(39);
+    expect(callsFor(p.projectId)).toHaveLength(40);
+  });
+
+  it("the worker claims its next batch while a run of the previous one is still waiting: a slow webhook holds its own run only", async () => {
+    const p = await tenant("Engine Pipeline");
+    await p.call("PATCH", `/workflows/${p.defaultWorkflowId}/enabled`, { enabled: false });
+    const wf = await p.workflow({
+      name: "Slow hook",
+      ...graph([trigger(), action("w", "notify_webhook", { url: "https://example.test/hang" })], [{ from: "t", to: "w" }]),
+    });
+    await t.database.executeSql(
+      `insert into outbox_events (org_id, project_id, event, cve_id, payload)
+        select $1, $2, 'cve.new_match', 'CVE-2024-' || (300000 + g), jsonb_build_object('palier', 'P3') from generate_series(1, 40) g`,
+      [p.orgId, p.projectId],
+    );
+    while ((await t.services.runs.dispatch()).events > 0);
+    // The first webhook called waits until released; the 39 others answer at once.
+    let entered!: () => void;
+    const inHook = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    let release!: () => void;
+    gate = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const finished = async () =>
+      (
+        await sqlRows<{ n: number }>("select count(*)::int as n from workflow_runs where workflow_id = $1 and finished_at is not null", [
+          wf,
+        ])
+      )[0]!.n;
+    const drained = t.services.runs.drain();
+    try {
+      await inHook;
+      // 40 runs: a first batch of 32 (the slow one in it), then 8. The 8 are claimed and finished while the slow one waits.
+      await eventually(async () => (await finished()) === 39, 20_000);
+      expect(await finished()).toBe(39);
+    } finally {
+      release();
+    }
+    expect(await drained).toBe(40);
+    expect(await finished()).toBe(40);
+    expect(callsFor(p.projectId)).toHaveLength(40);
   });
 
   it("organization workflows run for every project of the organization, after the project's own", async () => {

@@ -22,7 +22,8 @@ describe("planner statistics", () => {
     writeFileSync(file, gunzipSync(readFileSync("fixtures/snapshot/osv/osv-subset.jsonl.gz")));
     expect((await importFeed(database.db, "osv", [file])).errors).toEqual([]);
     await database.executeSql("analyze public_vulns");
-    const [{ n }] = await rowsOf<{ n: number }>("select count(*)::int as n from public_vulns where data->>'withdrawn' is null");
+    const [row] = await rowsOf<{ n: number }>("select count(*)::int as n from public_vulns where data->>'withdrawn' is null");
+    const n = row!.n;
     expect(n).toBeGreaterThan(1000);
     const [plan] = await rowsOf<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>(
       "explain (format json) select 1 from public_vulns where data->>'withdrawn' is null",

@@ -134,6 +134,63 @@ export class CasesService {
     });
   }
 
+  /**
+   * `openForWorkflow` for several cases in one transaction (the engine's group commit of
+   * `create_case`): the cases missing are inserted per project (in project order, each sorted:
+   * concurrent batches lock rows in one order), their `created` history rows written per workflow,
+   * the projects' case counters bumped once; the severity and notes applied to the cases each item
+   * opened. Answers, in the items' order, whether that item opened its case (of two items naming one
+   * case, the first). All or nothing: the caller redoes the items one by one if it fails.
+   */
+  async openManyForWorkflow(
+    items: { project: ProjectScope; cveId: string; actor: Actor; set: { severity?: CaseIn["severity"]; notes?: string } }[],
+  ): Promise<boolean[]> {
+    const keyOf = (projectId: string, cveId: string) => `${projectId}:${cveId.toUpperCase()}`;
+    return this.db.transaction(async (tx) => {
+      const byProject = new Map<string, { project: ProjectScope; cveIds: Set<string> }>();
+      for (const i of items) {
+        const g = byProject.get(i.project.id) ?? { project: i.project, cveIds: new Set<string>() };
+        g.cveIds.add(i.cveId.toUpperCase());
+        byProject.set(i.project.id, g);
+      }
+      /** Case id by key, for the cases this batch created. */
+      const created = new Map<string, string>();
+      for (const id of [...byProject.keys()].sort()) {
+        const g = byProject.get(id)!;
+        const rows = await repo.insertMissing(
+          tx,
+          g.project.orgId,
+          [...g.cveIds].map((cve_id) => ({ project_id: id, cve_id })),
+        );
+        for (const r of rows) created.set(keyOf(r.project_id, r.cve_id), r.id);
+      }
+      // The first item naming a created case opened it: its workflow is the history's actor.
+      const claimed = new Set<string>();
+      const opened = items.map((i) => {
+        const key = keyOf(i.project.id, i.cveId);
+        if (!created.has(key) || claimed.has(key)) return false;
+        claimed.add(key);
+        return true;
+      });
+      const byActor = new Map<string, { actor: Actor; entries: HistoryEntry[] }>();
+      for (const [n, i] of items.entries()) {
+        if (!opened[n]) continue;
+        const k = `${i.actor.type}:${i.actor.id}:${i.actor.label}`;
+        const g = byActor.get(k) ?? { actor: i.actor, entries: [] };
+        const caseId = created.get(keyOf(i.project.id, i.cveId))!;
+        g.entries.push({ caseId, event: "created", from: null, to: "nouveau", comment: null, details: null });
+        byActor.set(k, g);
+      }
+      for (const g of byActor.values()) await repo.addHistory(tx, g.actor, g.entries);
+      const bumped = items.filter((_, n) => opened[n]).map((i) => casesVersion(i.project.id));
+      if (bumped.length) await bumpVersions(tx, bumped);
+      for (const [n, i] of items.entries())
+        if (opened[n] && (i.set.severity !== undefined || i.set.notes !== undefined))
+          await this.putIn(tx, i.project, i.cveId.toUpperCase(), i.set, i.actor);
+      return opened;
+    });
+  }
+
   /** PUT's body inside the caller's transaction. */
   private async putIn(tx: Executor, project: ProjectScope, cveId: string, body: CaseIn, actor: Actor) {
     const created = await this.create(tx, project, cveId, actor, body.status ? null : (body.comment ?? null));

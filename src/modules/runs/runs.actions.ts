@@ -1,5 +1,7 @@
 import { ActionError, type ActionContext, type ActionHandlers } from "../../engine/actions.js";
 import type { Actor } from "../../platform/auth/context.js";
+import { isConnectionLoss } from "../../platform/db/errors.js";
+import { GroupCommit } from "../../platform/group-commit.js";
 import type { AlertsService } from "../alerts/alerts.service.js";
 import type { CasesService } from "../cases/cases.service.js";
 import type { ReportsService } from "../reports/reports.service.js";
@@ -16,10 +18,13 @@ export function workflowActor(ctx: ActionContext): Actor {
  * The actions that change Vigie's data, over the services (wired in the composition root). Each is
  * idempotent by construction, so a retried run changes nothing twice: one case per project and
  * CVE (severity and notes applied only by the call that opened it, in its transaction), a tag
- * link is a set member, a read state is a value.
+ * link is a set member, a read state is a value. `create_case` is group-committed: the cases the
+ * runs of this process open while one transaction is in flight are opened together in the next
+ * (one transaction for a batch instead of one per run); a batch that fails is redone case by case,
+ * so one bad case fails only its own run.
  */
 export function dataActions(deps: {
-  cases: Pick<CasesService, "openForWorkflow">;
+  cases: Pick<CasesService, "openForWorkflow" | "openManyForWorkflow">;
   tags: Pick<TagsService, "ensureOnAlert">;
   alerts: Pick<AlertsService, "setRead">;
   reports: Pick<ReportsService, "generateForWorkflow">;
@@ -29,6 +34,14 @@ export function dataActions(deps: {
     if (!ctx.event.alertId) throw new ActionError(`l'événement ${ctx.event.name} ne concerne aucune alerte`);
     return ctx.event.alertId;
   };
+  type Open = Parameters<CasesService["openForWorkflow"]>;
+  const opener = new GroupCommit<{ project: Open[0]; cveId: string; actor: Actor; set: Open[3] }, boolean>(
+    (items) => deps.cases.openManyForWorkflow(items),
+    (i) => deps.cases.openForWorkflow(i.project, i.cveId, i.actor, i.set),
+    500,
+    // The connection lost: each case alone would fail the same way (the runs are resumed later).
+    isConnectionLoss,
+  );
   return {
     create_case: async (ctx, params) => {
       const cveId = ctx.event.cveId;
@@ -37,7 +50,7 @@ export function dataActions(deps: {
         ...(typeof params.severity === "string" && { severity: params.severity as never }),
         ...(typeof params.notes === "string" && { notes: params.notes }),
       };
-      const created = await deps.cases.openForWorkflow(project(ctx), cveId, workflowActor(ctx), set);
+      const created = await opener.run({ project: project(ctx), cveId, actor: workflowActor(ctx), set });
       return {
         detail: created ? `dossier ouvert pour ${cveId}` : `le projet a déjà un dossier pour ${cveId} : rien à faire`,
         sent: { cve_id: cveId, created, ...set },
