@@ -262,6 +262,40 @@ describe("a provider followed by its domain", () => {
     expect(detail.refus_recents.map((x: { raison: string }) => x.raison)).toContain("document listé mais absent : HTTP 404");
   });
 
+  it("GET /api/v1/feeds says, for the caller's organization, each provider's state, newest document and what was refused and why", async () => {
+    const r = await t.app.inject({ method: "GET", url: "/api/v1/feeds", headers: bearer(a.key) });
+    expect(r.statusCode, r.body).toBe(200);
+    const body = r.json();
+    // The sources keep their fields; the providers come beside them.
+    expect(body.sources.length).toBeGreaterThan(0);
+    expect(body.sources[0]).toHaveProperty("last_success_at");
+    expect(body.fournisseurs_csaf).toHaveLength(1);
+    const [p] = body.fournisseurs_csaf;
+    expect(p).toMatchObject({
+      id: providerId,
+      org_id: a.orgId,
+      fournisseur: host,
+      statut: "a_jour",
+      derniere_erreur: null,
+      dernier_document: "2022-03-17T13:03:42.105Z",
+      documents: 3,
+      refus: 5,
+    });
+    expect(
+      Object.fromEntries((p.refus_recents as { url: string; raison: string }[]).map((x) => [x.url.split("/").pop(), x.raison])),
+    ).toEqual({
+      "huge.json": expect.stringContaining("document trop volumineux"),
+      "missing-2022-0002.json": "document listé mais absent : HTTP 404",
+      "rhsa-2021_5217.json": expect.stringContaining("empreinte SHA512 différente du document servi"),
+      "2022-evd-uc-01-a-001.json": expect.stringContaining("signature d'une clé inconnue du fournisseur"),
+      "rhsa-2019_1862.json": expect.stringContaining("signature invalide"),
+    });
+    // Another organization's key sees the sources, not these providers.
+    const other = await tenantWithScopes(t, "CSAF other org", []);
+    const theirs = (await t.app.inject({ method: "GET", url: "/api/v1/feeds", headers: bearer(other.key) })).json();
+    expect(theirs.fournisseurs_csaf).toEqual([]);
+  });
+
   it("keeps each advisory with its tracking, its flattened tree and its vulnerabilities; filters by CVE", async () => {
     const list = (await api("GET", "/csaf/advisories")).json();
     expect(list.total).toBe(3);

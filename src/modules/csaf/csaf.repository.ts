@@ -103,6 +103,36 @@ export const csafRepository = {
     );
   },
 
+  /** The providers of these organizations (GET /feeds: those of the caller's organizations). */
+  async providersOfOrgs(ex: Executor, orgIds: string[]): Promise<ProviderListRow[]> {
+    if (!orgIds.length) return [];
+    return rowsOf<ProviderListRow>(
+      ex,
+      sql`select ${PROVIDER_COLS},
+          (select count(*)::int from csaf_advisories a where a.provider_id = p.id) as documents,
+          (select count(*)::int from csaf_refusals r where r.provider_id = p.id) as refusals
+        from csaf_providers p where p.org_id = any(${pgArray(orgIds)}::uuid[]) order by p.org_id, p.created_at, p.id`,
+    );
+  },
+
+  /** The `limit` latest refusals of each of these providers. */
+  async latestRefusals(
+    ex: Executor,
+    providerIds: string[],
+    limit: number,
+  ): Promise<Map<string, { url: string; raison: string; at: Date | string }[]>> {
+    const out = new Map<string, { url: string; raison: string; at: Date | string }[]>();
+    if (!providerIds.length) return out;
+    const rows = await rowsOf<{ provider_id: string; url: string; raison: string; at: Date | string }>(
+      ex,
+      sql`select r.provider_id, r.url, r.raison, r.at from unnest(${pgArray(providerIds)}::uuid[]) as p(id)
+        cross join lateral (select provider_id, url, raison, at from csaf_refusals where provider_id = p.id order by at desc, url limit ${limit}) r
+        order by r.provider_id, r.at desc, r.url`,
+    );
+    for (const { provider_id, ...r } of rows) out.set(provider_id, [...(out.get(provider_id) ?? []), r]);
+    return out;
+  },
+
   /** Every provider of every organization (the scheduled sync). */
   async allProviderIds(ex: Executor): Promise<{ id: string; org_id: string }[]> {
     return rowsOf(ex, sql`select id, org_id from csaf_providers order by created_at, id`);

@@ -62,6 +62,12 @@ export const CsafProviderDetailOut = CsafProviderOut.extend({
   refus_recents: z.array(CsafRefusal).describe("The 100 latest refusals"),
 }).meta({ id: "CsafProviderDetailOut" });
 
+export const CsafFeedProviderOut = CsafProviderOut.extend({
+  org_id: z.uuid().describe("The organization that follows the provider"),
+  refus_recents: z.array(CsafRefusal).describe("The 20 latest refusals (GET …/csaf/providers/{provider_id} lists 100)"),
+}).meta({ id: "CsafFeedProviderOut" });
+export type CsafFeedProviderOut = z.infer<typeof CsafFeedProviderOut>;
+
 export const CsafProviderListOut = z.object({ items: z.array(CsafProviderOut) }).meta({ id: "CsafProviderListOut" });
 
 export const CsafSyncOut = z
