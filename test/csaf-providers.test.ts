@@ -541,8 +541,11 @@ describe("a revised advisory (two real revisions of each of two CISA advisories)
       expect(res.statusCode, res.body).toBe(201);
     }
     const alerts = async (project: string) =>
-      ((await call("GET", `/projects/${project}/alerts?page_size=100`)).json() as { items: (Alert & { id: string; correspond_encore: boolean })[] })
-        .items.sort((x, y) => (x.cve_id < y.cve_id ? -1 : 1));
+      (
+        (await call("GET", `/projects/${project}/alerts?page_size=100`)).json() as {
+          items: (Alert & { id: string; correspond_encore: boolean })[];
+        }
+      ).items.sort((x, y) => (x.cve_id < y.cve_id ? -1 : 1));
 
     // Version 5 says every C80 version affected; version 1 says IGSS Dashboard <= 16.0.0.23130.
     await serve("2023-12-05T07:00:00Z", [
@@ -556,14 +559,18 @@ describe("a revised advisory (two real revisions of each of two CISA advisories)
     expect((await alerts(plantA.id)).map((x) => x.cve_id)).toEqual(["CVE-2023-3346"]);
     expect(a5).toMatchObject({
       correspond_encore: true,
-      correspondance: { rule: "vendor_advisory", avis_editeur: { tracking_id: "ICSA-23-208-03", version_avis: "5", statut: "known_affected" } },
+      correspondance: {
+        rule: "vendor_advisory",
+        avis_editeur: { tracking_id: "ICSA-23-208-03", version_avis: "5", statut: "known_affected" },
+      },
     });
     expect(a5!.source).toContain("selon l'avis de l'éditeur");
     const [b5] = await alerts(plantB.id);
     expect(b5).toMatchObject({ cve_id: "CVE-2023-3346", correspondance: { avis_editeur: { version_avis: "5" } } });
-    const [{ last }] = (await rowsOf<{ last: number }>(t.database.db, sql`select coalesce(max(id), 0)::int as last from outbox_events`)) as [
-      { last: number },
-    ];
+    const [{ last }] = (await rowsOf<{ last: number }>(
+      t.database.db,
+      sql`select coalesce(max(id), 0)::int as last from outbox_events`,
+    )) as [{ last: number }];
 
     // Version 6: C80 <= BF only (BG fixes it); version 2: IGSS Dashboard <= 16.0.0.23211, and CVE-2023-4516 added.
     await serve("2024-01-30T07:00:00Z", [
