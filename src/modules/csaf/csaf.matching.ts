@@ -173,7 +173,7 @@ export async function matchAdvisories(
   }
   const projectIds = [...new Set(items.map((i) => i.project_id))];
   return db.transaction(async (tx) => {
-    await reconcile(tx, projectIds, advisories, affectedBy, statusBy);
+    await reconcile(tx, projectIds, advisories, affectedBy, statusBy, hits);
     let alerts = 0;
     for (const n of (await insertAlerts(tx, [...hits.values()])).values()) alerts += n;
     let proposed = 0;
@@ -214,6 +214,7 @@ async function reconcile(
   advisories: AdvisoryRow[],
   affectedBy: Map<string, Map<string, CsafHit>>,
   statusBy: Map<string, Map<string, string>>,
+  anyHit: Map<string, CsafHit>,
 ): Promise<void> {
   if (!advisories.length || !projectIds.length) return;
   const byId = new Map(advisories.map((a) => [a.id, a]));
@@ -229,8 +230,10 @@ async function reconcile(
   for (const o of owned) {
     const a = byId.get(o.avis_id)!;
     const key = `${o.project_id} ${o.cve_id}`;
-    const hit = affectedBy.get(a.id)?.get(key);
-    const statut = hit ? "known_affected" : (statusBy.get(a.id)?.get(key) ?? null);
+    // Another advisory of the batch that still says the item affected takes the alert over.
+    const own = affectedBy.get(a.id)?.get(key);
+    const hit = own ?? anyHit.get(key);
+    const statut = own ? "known_affected" : (statusBy.get(a.id)?.get(key) ?? null);
     if (o.version === a.version && o.matching === !!hit) continue;
     const changes: Record<string, unknown> = {};
     if (o.matching !== !!hit) changes.correspondance = { from: o.matching, to: !!hit };
