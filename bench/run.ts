@@ -1,7 +1,8 @@
-/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read|sbom|roles|broad-item runs one (roles: PostgreSQL, DATABASE_URL). */
+/** `npm run bench`: every benchmark in turn; each prints its figures. BENCH=api|ingest|matching|slow|cases|engine|stats|eol|urls|reports|sync|web|web-inbox|web-stats|sbom-read|sbom|roles|broad-item|csaf runs one (roles: PostgreSQL, DATABASE_URL). */
 import { benchApi } from "./api.js";
 import { benchBroadItem } from "./broad-item.js";
 import { benchCases } from "./cases.js";
+import { benchCsaf } from "./csaf.js";
 import { benchEngine } from "./engine.js";
 import { benchEol } from "./eol.js";
 import { benchIngest } from "./ingest.js";
@@ -37,3 +38,4 @@ if (!only || only === "sbom-read") await benchSbomRead();
 if (!only || only === "sbom") await benchSbom();
 if (!only || only === "roles") await benchRoles();
 if (!only || only === "broad-item") await benchBroadItem();
+if (!only || only === "csaf") await benchCsaf();

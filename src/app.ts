@@ -281,7 +281,7 @@ export async function buildApp(opts: {
       ...cvesRoutes(services.cves),
       ...vulnerabilitiesRoutes(services.vulnerabilities),
       ...articlesRoutes(services.articles),
-      ...feedsRoutes(services.feeds),
+      ...feedsRoutes(services.feeds, services.csaf),
       ...stacksRoutes(services.stacks),
       ...sbomRoutes(services.sbom),
       ...tagsRoutes(services.tags),

@@ -14,7 +14,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import * as openpgp from "openpgp";
 import { afterAll, describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
 import { importFeed } from "../src/feeds/import.js";
+import { rowsOf } from "../src/platform/db/sql.js";
 import { compareTrackingVersions, readCsafAdvisory } from "../src/modules/csaf/csaf.document.js";
 import { CsafHttp } from "../src/modules/csaf/csaf.fetch.js";
 import { createLogger } from "../src/platform/log.js";
@@ -262,6 +264,40 @@ describe("a provider followed by its domain", () => {
     expect(detail.refus_recents.map((x: { raison: string }) => x.raison)).toContain("document listé mais absent : HTTP 404");
   });
 
+  it("GET /api/v1/feeds says, for the caller's organization, each provider's state, newest document and what was refused and why", async () => {
+    const r = await t.app.inject({ method: "GET", url: "/api/v1/feeds", headers: bearer(a.key) });
+    expect(r.statusCode, r.body).toBe(200);
+    const body = r.json();
+    // The sources keep their fields; the providers come beside them.
+    expect(body.sources.length).toBeGreaterThan(0);
+    expect(body.sources[0]).toHaveProperty("last_success_at");
+    expect(body.fournisseurs_csaf).toHaveLength(1);
+    const [p] = body.fournisseurs_csaf;
+    expect(p).toMatchObject({
+      id: providerId,
+      org_id: a.orgId,
+      fournisseur: host,
+      statut: "a_jour",
+      derniere_erreur: null,
+      dernier_document: "2022-03-17T13:03:42.105Z",
+      documents: 3,
+      refus: 5,
+    });
+    expect(
+      Object.fromEntries((p.refus_recents as { url: string; raison: string }[]).map((x) => [x.url.split("/").pop(), x.raison])),
+    ).toEqual({
+      "huge.json": expect.stringContaining("document trop volumineux"),
+      "missing-2022-0002.json": "document listé mais absent : HTTP 404",
+      "rhsa-2021_5217.json": expect.stringContaining("empreinte SHA512 différente du document servi"),
+      "2022-evd-uc-01-a-001.json": expect.stringContaining("signature d'une clé inconnue du fournisseur"),
+      "rhsa-2019_1862.json": expect.stringContaining("signature invalide"),
+    });
+    // Another organization's key sees the sources, not these providers.
+    const other = await tenantWithScopes(t, "CSAF other org", []);
+    const theirs = (await t.app.inject({ method: "GET", url: "/api/v1/feeds", headers: bearer(other.key) })).json();
+    expect(theirs.fournisseurs_csaf).toEqual([]);
+  });
+
   it("keeps each advisory with its tracking, its flattened tree and its vulnerabilities; filters by CVE", async () => {
     const list = (await api("GET", "/csaf/advisories")).json();
     expect(list.total).toBe(3);
@@ -459,6 +495,154 @@ describe("the outbound address guard", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+describe("a revised advisory (two real revisions of each of two CISA advisories)", () => {
+  // A second provider, followed by its provider-metadata address by another organization: its
+  // directory serves CISA's ICSA-23-208-03 version 5 and ICSA-23-220-01 version 1, then version 6
+  // and version 2 as CISA published them (test/fixtures/csaf/README.md).
+  const DIR = "/revisions/dir";
+  const meta = JSON.parse(String(files.get(`${WK}/provider-metadata.json`)!.body));
+  files.set("/revisions/provider-metadata.json", {
+    body: JSON.stringify({
+      ...meta,
+      canonical_url: `${base}/revisions/provider-metadata.json`,
+      distributions: [{ directory_url: `${base}${DIR}/` }],
+      publisher: { category: "coordinator", name: "Local CISA mirror", namespace: "https://www.cisa.gov/" },
+    }),
+  });
+  const serve = async (when: string, docs: [string, string][]) => {
+    for (const [name, file] of docs) await publish(`${DIR}/${name}`, fixture(file));
+    files.set(`${DIR}/changes.csv`, { body: docs.map(([name]) => `"${name}","${when}"`).join("\n"), type: "text/csv" });
+  };
+  const C80 = "Mitsubishi Electric:C80 (BND-2036W000-**)";
+  const IGSS = "Schneider Electric:IGSS Dashboard (DashBoard.exe)";
+
+  it("follows the vendor: an alert whose product the new version no longer says affected stops matching (explained), one still affected follows, a product newly affected alerts", async () => {
+    for (const f of ["icsa-23-208-03.v5.json", "icsa-23-208-03.v6.json", "icsa-23-220-01.v1.json", "icsa-23-220-01.v2.json"])
+      expect(await csafFailures(JSON.parse(fixture(f).toString("utf8"))), f).toEqual([]);
+    const r = await tenantWithScopes(t, "CSAF revisions org", ["stacks-write"]);
+    const base2 = `/api/v1/organizations/${r.orgId}`;
+    const call = (method: "GET" | "POST", path: string, payload?: object) =>
+      t.app.inject({ method, url: `${base2}${path}`, headers: bearer(r.key), ...(payload && { payload }) });
+    // Plant A runs a C80 at BG (the version Mitsubishi Electric says fixes it) and IGSS Dashboard 16.0.0.23200;
+    // plant B a C80 at BE.
+    const plantA = await t.services.projects.create({ orgId: r.orgId, name: "Plant A" });
+    const plantB = await t.services.projects.create({ orgId: r.orgId, name: "Plant B" });
+    for (const [project, items] of [
+      [plantA.id, [`${C80}@BG`, `${IGSS}@16.0.0.23200`]],
+      [plantB.id, [`${C80}@BE`]],
+    ] as const) {
+      const res = await call("POST", `/projects/${project}/stacks`, {
+        name: "Atelier",
+        items: items.map((value) => ({ item_type: "product", value })),
+      });
+      expect(res.statusCode, res.body).toBe(201);
+    }
+    const alerts = async (project: string) =>
+      (
+        (await call("GET", `/projects/${project}/alerts?page_size=100`)).json() as {
+          items: (Alert & { id: string; correspond_encore: boolean })[];
+        }
+      ).items.sort((x, y) => (x.cve_id < y.cve_id ? -1 : 1));
+
+    // Version 5 says every C80 version affected; version 1 says IGSS Dashboard <= 16.0.0.23130.
+    await serve("2023-12-05T07:00:00Z", [
+      ["icsa-23-208-03.json", "icsa-23-208-03.v5.json"],
+      ["icsa-23-220-01.json", "icsa-23-220-01.v1.json"],
+    ]);
+    const added = (await call("POST", "/csaf/providers", { fournisseur: `${base}/revisions/provider-metadata.json` })).json();
+    expect(added.synchronisation).toMatchObject({ status: "synced", appliquees: 2, refusees: [], alertes: 2 });
+    const provider = added.fournisseur.id as string;
+    const [a5] = await alerts(plantA.id);
+    expect((await alerts(plantA.id)).map((x) => x.cve_id)).toEqual(["CVE-2023-3346"]);
+    expect(a5).toMatchObject({
+      correspond_encore: true,
+      correspondance: {
+        rule: "vendor_advisory",
+        avis_editeur: { tracking_id: "ICSA-23-208-03", version_avis: "5", statut: "known_affected" },
+      },
+    });
+    expect(a5!.source).toContain("selon l'avis de l'éditeur");
+    const [b5] = await alerts(plantB.id);
+    expect(b5).toMatchObject({ cve_id: "CVE-2023-3346", correspondance: { avis_editeur: { version_avis: "5" } } });
+    const [{ last }] = (await rowsOf<{ last: number }>(
+      t.database.db,
+      sql`select coalesce(max(id), 0)::int as last from outbox_events`,
+    )) as [{ last: number }];
+
+    // Version 6: C80 <= BF only (BG fixes it); version 2: IGSS Dashboard <= 16.0.0.23211, and CVE-2023-4516 added.
+    await serve("2024-01-30T07:00:00Z", [
+      ["icsa-23-208-03.json", "icsa-23-208-03.v6.json"],
+      ["icsa-23-220-01.json", "icsa-23-220-01.v2.json"],
+    ]);
+    const synced = (await call("POST", `/csaf/providers/${provider}/sync`)).json();
+    expect(synced).toMatchObject({ status: "synced", appliquees: 2, refusees: [], alertes: 2 });
+
+    // Plant A: the C80 alert is kept (read state, tags, case stay) but no longer matches, and says why;
+    // IGSS Dashboard 16.0.0.23200 now falls in the vendor's range: two new alerts.
+    const a6 = await alerts(plantA.id);
+    expect(a6.map((x) => [x.cve_id, x.correspond_encore])).toEqual([
+      ["CVE-2023-3001", true],
+      ["CVE-2023-3346", false],
+      ["CVE-2023-4516", true],
+    ]);
+    const c80 = a6.find((x) => x.cve_id === "CVE-2023-3346")!;
+    expect(c80.id).toBe(a5!.id);
+    expect(c80.correspondance.avis_editeur).toMatchObject({ tracking_id: "ICSA-23-208-03", version_avis: "6", statut: null });
+    expect(c80.source).toContain("plus concerné selon l'avis de l'éditeur");
+    expect(a6.find((x) => x.cve_id === "CVE-2023-4516")!.correspondance.avis_editeur).toMatchObject({
+      tracking_id: "ICSA-23-220-01",
+      version_avis: "2",
+      statut: "known_affected",
+    });
+    // Plant B's C80 at BE is still affected: its alert follows version 6.
+    const [b6] = await alerts(plantB.id);
+    expect(b6).toMatchObject({ id: b5!.id, correspond_encore: true, correspondance: { avis_editeur: { version_avis: "6" } } });
+
+    // The history says what changed: the alerts' events, and the advisory's replaced version.
+    const events = await rowsOf<{ event: string; cve_id: string; project_id: string; payload: { changes: Record<string, unknown> } }>(
+      t.database.db,
+      sql`select event, cve_id, project_id, payload from outbox_events where org_id = ${r.orgId}::uuid and id > ${last} order by project_id, cve_id, event`,
+    );
+    const updated = events.filter((e) => e.event === "cve.updated");
+    expect(updated.find((e) => e.project_id === plantA.id)!.payload.changes).toEqual({
+      correspondance: { from: true, to: false },
+      avis_editeur: {
+        from: { tracking_id: "ICSA-23-208-03", version: "5", statut: "known_affected" },
+        to: { tracking_id: "ICSA-23-208-03", version: "6", statut: null },
+      },
+    });
+    expect(updated.find((e) => e.project_id === plantB.id)!.payload.changes).toEqual({
+      avis_editeur: {
+        from: { tracking_id: "ICSA-23-208-03", version: "5", statut: "known_affected" },
+        to: { tracking_id: "ICSA-23-208-03", version: "6", statut: "known_affected" },
+      },
+    });
+    expect(events.filter((e) => e.event === "cve.new_match").map((e) => e.cve_id)).toEqual(["CVE-2023-3001", "CVE-2023-4516"]);
+
+    const [igss] = (await call("GET", "/csaf/advisories?q=ICSA-23-220-01")).json().items;
+    expect(igss).toMatchObject({ version: "2", versions_remplacees: [{ version: "1", par_version: "2" }] });
+    expect(igss.versions_remplacees[0].changements).toEqual({
+      cves_ajoutees: ["CVE-2023-4516"],
+      cves_retirees: [],
+      statuts: [
+        { cve: "CVE-2023-3001", produit: "IGSS Dashboard (DashBoard.exe): <= 16.0.0.23130", de: "known_affected", a: null },
+        { cve: "CVE-2023-3001", produit: "IGSS Dashboard (DashBoard.exe): <=16.0.0.23211", de: null, a: "known_affected" },
+        { cve: "CVE-2023-4516", produit: "IGSS Dashboard (DashBoard.exe): <=16.0.0.23211", de: null, a: "known_affected" },
+      ],
+      statuts_tronques: false,
+    });
+
+    // A sync with nothing new changes nothing (no event, the alerts as they are).
+    const idle = (await call("POST", `/csaf/providers/${provider}/sync`)).json();
+    expect(idle).toMatchObject({ status: "synced", appliquees: 0, alertes: 0 });
+    const [{ n }] = (await rowsOf<{ n: number }>(
+      t.database.db,
+      sql`select count(*)::int as n from outbox_events where org_id = ${r.orgId}::uuid and id > ${last}`,
+    )) as [{ n: number }];
+    expect(n).toBe(events.length);
   });
 });
 

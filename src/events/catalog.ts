@@ -39,7 +39,7 @@ const Change = <T extends z.ZodType>(t: T) => z.object({ from: t.nullable(), to:
 /**
  * What changed in an alerted CVE (cve.updated): each field a security engineer acts on, from → to.
  * `correspondance`: whether the project's items still match the CVE's affected ranges (the alert is
- * kept either way).
+ * kept either way); `avis_editeur`: the vendor's advisory that raised the alert was revised.
  */
 const CveChanges = z.object({
   cvss_score: Change(z.number()),
@@ -49,6 +49,8 @@ const CveChanges = z.object({
   mesures_provisoires: Change(z.array(z.unknown())),
   state: Change(z.string()),
   correspondance: Change(z.boolean()),
+  /** A vendor's CSAF advisory revised (docs/csaf-providers.md): the version and the vendor's status for the item, before and after. */
+  avis_editeur: Change(z.object({ tracking_id: z.string(), version: z.string(), statut: z.string().nullable() })),
 });
 
 const EolPayload = z.object({

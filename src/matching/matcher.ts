@@ -11,6 +11,7 @@ import { insertEvents, writeEvents, type OutboxEvent } from "../events/outbox.js
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { alertsVersion, bumpVersions, casesVersion } from "../platform/db/versions.js";
 import { palier } from "./priority.js";
+import { insertAlerts } from "./raise.js";
 import { vendorEquivalents } from "./equivalences.js";
 import { linkedToPackage, packageKey, packageLinks, type PackageLinks } from "./packages.js";
 import {
@@ -282,48 +283,9 @@ async function raise(ex: Executor, hits: Hit[]): Promise<number> {
   return n;
 }
 
-/** raise(), saying how many alerts each item raised. */
+/** raise(), saying how many alerts each item raised (src/matching/raise.ts, the one insert of alerts). */
 async function raiseByItem(ex: Executor, hits: Hit[]): Promise<Map<string, number>> {
-  const byItem = new Map<string, number>();
-  if (!hits.length) return byItem;
-  // In (project, CVE) order: concurrent writers of the same alerts take their locks in one order.
-  hits.sort((a, b) => (a.project_id + a.cve_id < b.project_id + b.cve_id ? -1 : 1));
-  const rows = await rowsOf<{ project_id: string; item_id: string; n: number }>(
-    ex,
-    sql`
-    with h as (
-      select * from json_to_recordset(${JSON.stringify(hits)}::json) as h(project_id uuid, org_id uuid, item_id uuid, cve_id text,
-        severity text, cvss_score real, is_kev boolean, has_poc boolean, epss double precision, palier text, vendor text, product text,
-        source text, match jsonb)),
-    ins as (
-      insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id)
-      select org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id from h
-      on conflict (project_id, cve_id) do nothing
-      returning id, org_id, project_id, cve_id, item_id, severity, is_kev, has_poc, palier, source, match),
-    ev as (${insertEvents("cve.new_match", {
-      org_id: sql`org_id`,
-      project_id: sql`project_id`,
-      cve_id: sql`cve_id`,
-      alert_id: sql`id`,
-      payload: {
-        alert_id: sql`id`,
-        cve_id: sql`cve_id`,
-        severity: sql`severity`,
-        is_kev: sql`is_kev`,
-        has_poc: sql`has_poc`,
-        palier: sql`palier`,
-        source: sql`source`,
-        match: sql`match`,
-      },
-      from: sql`from ins`,
-      returning: sql`project_id`,
-    })})
-    -- ev runs whether read or not (a data-modifying CTE): one event per inserted alert.
-    select project_id, item_id, count(*)::int as n from ins group by project_id, item_id`,
-  );
-  await bumpVersions(ex, [...new Set(rows.map((r) => r.project_id))].map(alertsVersion));
-  for (const r of rows) byItem.set(r.item_id, (byItem.get(r.item_id) ?? 0) + r.n);
-  return byItem;
+  return insertAlerts(ex, hits);
 }
 
 interface AlertFacts {
@@ -495,7 +457,9 @@ async function writeUpdates(ex: Executor, cveIds: string[], before: AlertedCve[]
   const alerts = await rowsOf<{ id: string; project_id: string; cve_id: string; matching: boolean }>(
     ex,
     sql`select a.id, a.project_id, a.cve_id, a.matching from alerts a join cves c on c.cve_id = a.cve_id
-      where a.cve_id = any(${ids}) and c.state <> 'REJECTED' and ${inProject}`,
+      where a.cve_id = any(${ids}) and c.state <> 'REJECTED' and ${inProject}
+        -- A vendor's CSAF advisory raised it: the vendor's revisions decide its matching (src/modules/csaf).
+        and a.match->>'origin' is distinct from 'csaf'`,
   );
   const matched = new Set(hits.map((h) => `${h.project_id} ${h.cve_id}`));
   const flips = alerts

@@ -8,7 +8,7 @@ import { axeViolations, connectBrowser, EVERY_SCREENSHOT, screenshot, startVigie
 // serious, and each screen's screenshot is saved (e2e-artifacts/screenshots/layout/<size>-<lang>-<name>.png).
 // The widths measured are written to e2e-artifacts/layout.json. The two sizes go side by side (one
 // browser context each, `describe.concurrent`); for each size, French then English, each run's tests
-// in order. A run goes through 23 screens: five minutes per test on a loaded machine.
+// in order. A run goes through 24 screens: five minutes per test on a loaded machine.
 
 const OWNER = "owner@example.org";
 const PASSWORD = "correct horse battery staple";
@@ -172,6 +172,7 @@ describe.concurrent("layout: every screen at 1280×800 and 390×844, in French a
     { name: "settings-members", path: () => "/settings/members" },
     { name: "settings-keys", path: () => "/settings/keys" },
     { name: "settings-project", path: () => "/settings/project" },
+    { name: "settings-csaf", path: () => "/settings/csaf" },
   ];
 
   for (const size of SIZES) {

@@ -220,6 +220,11 @@ const settingsRoutes = [
   }),
   createRoute({
     getParentRoute: () => settingsRoute,
+    path: "csaf",
+    component: lazyRouteComponent(() => import("./screens/csaf/CsafProviders"), "CsafProviders"),
+  }),
+  createRoute({
+    getParentRoute: () => settingsRoute,
     path: "session",
     component: lazyRouteComponent(() => import("./screens/settings/Session"), "SessionSettings"),
   }),

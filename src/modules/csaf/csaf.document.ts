@@ -265,3 +265,46 @@ export function compareTrackingVersions(a: string, b: string): number {
 
 /** TLP labels Vigie reads without credentials (CSAF 2.0 TLP:WHITE, its 2.0 successor TLP:CLEAR). */
 export const PUBLIC_TLP = new Set(["WHITE", "CLEAR"]);
+
+/** What a revision changed, as the advisory's history keeps it: CVEs added or removed, each product's status that changed. */
+export interface CsafChanges {
+  cves_ajoutees: string[];
+  cves_retirees: string[];
+  /** One row per (vulnerability, product name) whose status changed; `de`/`a` null: not named. At most 200. */
+  statuts: { cve: string; produit: string; de: string | null; a: string | null }[];
+  /** More status rows than kept. */
+  statuts_tronques: boolean;
+}
+
+const CHANGES_KEPT = 200;
+
+/** The changes from one version of an advisory to the next, products compared by name (product ids are often renumbered). */
+export function revisionChanges(
+  before: Pick<CsafAdvisory, "cves" | "products" | "vulnerabilities">,
+  after: Pick<CsafAdvisory, "cves" | "products" | "vulnerabilities">,
+): CsafChanges {
+  const statusOf = (a: typeof before) => {
+    const names = new Map(a.products.map((p) => [p.product_id, p.name]));
+    const out = new Map<string, string>();
+    for (const v of a.vulnerabilities) {
+      const id = v.cve ?? v.ids[0]?.text ?? "";
+      for (const [status, ids] of Object.entries(v.statuses))
+        for (const pid of ids ?? []) out.set(`${id}\u0000${names.get(pid) ?? pid}`, status);
+    }
+    return out;
+  };
+  const [b, a] = [statusOf(before), statusOf(after)];
+  const statuts: CsafChanges["statuts"] = [];
+  for (const key of [...new Set([...b.keys(), ...a.keys()])].sort()) {
+    const [de, to] = [b.get(key) ?? null, a.get(key) ?? null];
+    if (de === to) continue;
+    const [cve, produit] = key.split("\u0000") as [string, string];
+    statuts.push({ cve, produit, de, a: to });
+  }
+  return {
+    cves_ajoutees: after.cves.filter((c) => !before.cves.includes(c)).sort(),
+    cves_retirees: before.cves.filter((c) => !after.cves.includes(c)).sort(),
+    statuts: statuts.slice(0, CHANGES_KEPT),
+    statuts_tronques: statuts.length > CHANGES_KEPT,
+  };
+}

@@ -98,9 +98,20 @@ export function productsMet(item: CsafItem, products: CsafProduct[]): Met[] {
   return out;
 }
 
-/** A vers: range (`vers:generic/>=2.9|<=4.1`) holding `version`; null when the range is not vers (a vendor's words). */
+/**
+ * A range written as vers: constraints without the scheme, as CISA's CSAF documents write their
+ * product_version_range branches (`<=16.0.0.23211`, `>= 1.220 | <= 1.281`, `<=BF`): every
+ * `|`-separated part one comparator and one version (no space inside it). Read as vers:generic.
+ */
+const BARE_CONSTRAINTS = /^\s*(>=|<=|>|<|=|!=)\s*[^\s|<>=!]+\s*(\|\s*(>=|<=|>|<|=|!=)\s*[^\s|<>=!]+\s*)*$/;
+
+/**
+ * A vers: range (`vers:generic/>=2.9|<=4.1`), or bare vers constraints (BARE_CONSTRAINTS), holding
+ * `version`; null when the range is neither (a vendor's words: « 10.4 and earlier » is not read).
+ */
 export function versHolds(range: string, version: string): boolean | null {
-  const m = /^vers:[a-z0-9.+-]+\/(.+)$/i.exec(range.trim());
+  const bare = BARE_CONSTRAINTS.test(range) ? `vers:generic/${range.replace(/\s+/g, "")}` : range;
+  const m = /^vers:[a-z0-9.+-]+\/(.+)$/i.exec(bare.trim());
   if (!m) return null;
   const constraints = m[1]!.split("|").map((c) => c.trim());
   if (constraints.length === 1 && constraints[0] === "*") return true;

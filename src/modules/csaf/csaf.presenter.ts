@@ -1,5 +1,5 @@
 import type { AdvisoryRow, ProviderListRow } from "./csaf.repository.js";
-import type { CsafAdvisoryDetailOut, CsafAdvisoryOut, CsafProviderOut } from "./csaf.schemas.js";
+import type { CsafAdvisoryDetailOut, CsafAdvisoryOut, CsafFeedProviderOut, CsafProviderOut } from "./csaf.schemas.js";
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
@@ -48,4 +48,12 @@ export function presentAdvisory(a: AdvisoryRow): CsafAdvisoryOut {
 
 export function presentAdvisoryDetail(a: AdvisoryRow): CsafAdvisoryDetailOut {
   return { ...presentAdvisory(a), products: a.products, vulnerabilities: a.vulnerabilities };
+}
+
+/** A provider as GET /feeds lists it: its organization, state, newest document and latest refusals. */
+export function presentFeedProvider(
+  p: ProviderListRow,
+  refusals: { url: string; raison: string; at: Date | string }[],
+): CsafFeedProviderOut {
+  return { org_id: p.org_id, ...presentProvider(p), refus_recents: refusals.map((r) => ({ url: r.url, raison: r.raison, at: iso(r.at) })) };
 }

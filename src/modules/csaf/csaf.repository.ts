@@ -1,9 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Executor } from "../../platform/db/client.js";
 import { pgArray, rowsOf } from "../../platform/db/sql.js";
-import { alertsVersion, bumpVersions } from "../../platform/db/versions.js";
-import { insertEvents } from "../../events/outbox.js";
-import type { CsafAdvisory } from "./csaf.document.js";
+import type { AlertHit } from "../../matching/raise.js";
+import type { CsafAdvisory, CsafChanges } from "./csaf.document.js";
 import type { CsafItem } from "./csaf.match.js";
 import type { ProviderKey } from "./csaf.trust.js";
 
@@ -52,24 +51,20 @@ export interface AdvisoryRow {
   revision_history: CsafAdvisory["revision_history"];
   products: CsafAdvisory["products"];
   vulnerabilities: CsafAdvisory["vulnerabilities"];
-  history: { version: string; current_release_date: string; sha256: string; replaced_at: string }[];
+  /** The versions replaced; `par_version` and `changements` (what the next version changed) since the revisions are compared. */
+  history: {
+    version: string;
+    current_release_date: string;
+    sha256: string;
+    replaced_at: string;
+    par_version?: string;
+    changements?: CsafChanges;
+  }[];
   fetched_at: Date | string;
 }
 
-/** One alert the vendor's word raises. */
-export interface CsafHit {
-  org_id: string;
-  project_id: string;
-  item_id: string;
-  cve_id: string;
-  severity: string;
-  cvss_score: number | null;
-  palier: string;
-  vendor: string | null;
-  product: string | null;
-  source: string;
-  match: Record<string, unknown>;
-}
+/** One alert the vendor's word raises (raised through src/matching/raise.ts, the matcher's insert). */
+export type CsafHit = AlertHit & { match: Record<string, unknown> };
 
 const PROVIDER_COLS = sql`p.id, p.org_id, p.requested, p.metadata_url, p.discovered_via, p.publisher_name, p.publisher_namespace, p.role,
   p.keys, p.checkpoint, p.status, p.last_attempt_at, p.last_success_at, p.last_error, p.last_document_at, p.created_at`;
@@ -101,6 +96,36 @@ export const csafRepository = {
           (select count(*)::int from csaf_refusals r where r.provider_id = p.id) as refusals
         from csaf_providers p where p.org_id = ${orgId} order by p.created_at, p.id`,
     );
+  },
+
+  /** The providers of these organizations (GET /feeds: those of the caller's organizations). */
+  async providersOfOrgs(ex: Executor, orgIds: string[]): Promise<ProviderListRow[]> {
+    if (!orgIds.length) return [];
+    return rowsOf<ProviderListRow>(
+      ex,
+      sql`select ${PROVIDER_COLS},
+          (select count(*)::int from csaf_advisories a where a.provider_id = p.id) as documents,
+          (select count(*)::int from csaf_refusals r where r.provider_id = p.id) as refusals
+        from csaf_providers p where p.org_id = any(${pgArray(orgIds)}::uuid[]) order by p.org_id, p.created_at, p.id`,
+    );
+  },
+
+  /** The `limit` latest refusals of each of these providers. */
+  async latestRefusals(
+    ex: Executor,
+    providerIds: string[],
+    limit: number,
+  ): Promise<Map<string, { url: string; raison: string; at: Date | string }[]>> {
+    const out = new Map<string, { url: string; raison: string; at: Date | string }[]>();
+    if (!providerIds.length) return out;
+    const rows = await rowsOf<{ provider_id: string; url: string; raison: string; at: Date | string }>(
+      ex,
+      sql`select r.provider_id, r.url, r.raison, r.at from unnest(${pgArray(providerIds)}::uuid[]) as p(id)
+        cross join lateral (select provider_id, url, raison, at from csaf_refusals where provider_id = p.id order by at desc, url limit ${limit}) r
+        order by r.provider_id, r.at desc, r.url`,
+    );
+    for (const { provider_id, ...r } of rows) out.set(provider_id, [...(out.get(provider_id) ?? []), r]);
+    return out;
   },
 
   /** Every provider of every organization (the scheduled sync). */
@@ -266,52 +291,5 @@ export const csafRepository = {
         where c.cve_id = any(${pgArray(cveIds)}::text[])`,
     );
     return new Map(rows.map((r) => [r.cve_id, r]));
-  },
-
-  /**
-   * Raises the alerts of these hits that do not exist yet, each with its cve.new_match event (as the
-   * matcher's raise does); an alert the project already has is left as it is. Returns how many.
-   */
-  async raise(ex: Executor, hits: CsafHit[]): Promise<number> {
-    if (!hits.length) return 0;
-    hits.sort((a, b) => (a.project_id + a.cve_id < b.project_id + b.cve_id ? -1 : 1));
-    const rows = await rowsOf<{ project_id: string; n: number }>(
-      ex,
-      sql`
-      with h as (
-        select * from json_to_recordset(${JSON.stringify(hits)}::json) as h(project_id uuid, org_id uuid, item_id uuid, cve_id text,
-          severity text, cvss_score real, palier text, vendor text, product text, source text, match jsonb)),
-      ins as (
-        insert into alerts (org_id, project_id, cve_id, severity, cvss_score, is_kev, has_poc, epss, palier, vendor, product, source, match, item_id)
-        select h.org_id, h.project_id, h.cve_id, h.severity, h.cvss_score, coalesce(c.is_kev, false), coalesce(c.has_poc, false), e.epss,
-          h.palier, h.vendor, h.product, h.source, h.match, h.item_id
-        from h left join cves c on c.cve_id = h.cve_id left join epss_current e on e.cve_id = h.cve_id
-        on conflict (project_id, cve_id) do nothing
-        returning id, org_id, project_id, cve_id, severity, is_kev, has_poc, palier, source, match),
-      ev as (${insertEvents("cve.new_match", {
-        org_id: sql`org_id`,
-        project_id: sql`project_id`,
-        cve_id: sql`cve_id`,
-        alert_id: sql`id`,
-        payload: {
-          alert_id: sql`id`,
-          cve_id: sql`cve_id`,
-          severity: sql`severity`,
-          is_kev: sql`is_kev`,
-          has_poc: sql`has_poc`,
-          palier: sql`palier`,
-          source: sql`source`,
-          match: sql`match`,
-        },
-        from: sql`from ins`,
-        returning: sql`project_id`,
-      })})
-      select project_id, count(*)::int as n from ev group by project_id`,
-    );
-    await bumpVersions(
-      ex,
-      rows.map((r) => alertsVersion(r.project_id)),
-    );
-    return rows.reduce((n, r) => n + r.n, 0);
   },
 };

@@ -62,6 +62,12 @@ export const CsafProviderDetailOut = CsafProviderOut.extend({
   refus_recents: z.array(CsafRefusal).describe("The 100 latest refusals"),
 }).meta({ id: "CsafProviderDetailOut" });
 
+export const CsafFeedProviderOut = CsafProviderOut.extend({
+  org_id: z.uuid().describe("The organization that follows the provider"),
+  refus_recents: z.array(CsafRefusal).describe("The 20 latest refusals (GET …/csaf/providers/{provider_id} lists 100)"),
+}).meta({ id: "CsafFeedProviderOut" });
+export type CsafFeedProviderOut = z.infer<typeof CsafFeedProviderOut>;
+
 export const CsafProviderListOut = z.object({ items: z.array(CsafProviderOut) }).meta({ id: "CsafProviderListOut" });
 
 export const CsafSyncOut = z
@@ -160,8 +166,27 @@ export const CsafAdvisoryOut = z
     cves: z.array(z.string()),
     revision_history: z.array(z.object({ number: z.string(), date: z.string(), summary: z.string() })),
     versions_remplacees: z
-      .array(z.object({ version: z.string(), current_release_date: z.string(), sha256: z.string(), replaced_at: z.string() }))
-      .describe("The versions Vigie kept before this one, oldest first"),
+      .array(
+        z.object({
+          version: z.string(),
+          current_release_date: z.string(),
+          sha256: z.string(),
+          replaced_at: z.string(),
+          par_version: z.string().optional().describe("The version that replaced it"),
+          changements: z
+            .object({
+              cves_ajoutees: z.array(z.string()),
+              cves_retirees: z.array(z.string()),
+              statuts: z
+                .array(z.object({ cve: z.string(), produit: z.string(), de: z.string().nullable(), a: z.string().nullable() }))
+                .describe("Each (vulnerability, product name) whose status changed; null: not named in that version"),
+              statuts_tronques: z.boolean().describe("More changed statuses than the 200 kept"),
+            })
+            .optional()
+            .describe("What the replacing version changed (absent for versions replaced before Vigie compared them)"),
+        }),
+      )
+      .describe("The versions Vigie kept before this one, oldest first, each with what the next version changed"),
   })
   .meta({ id: "CsafAdvisoryOut" });
 export type CsafAdvisoryOut = z.infer<typeof CsafAdvisoryOut>;

@@ -17,6 +17,8 @@ function unrestricted(org: OrgScope): void {
 
 /** The most refusals a provider's detail lists. */
 const REFUSALS_LISTED = 100;
+/** The refusals GET /feeds lists per provider (the provider's detail lists more). */
+const FEED_REFUSALS = 20;
 
 /**
  * The CSAF providers an organization follows (issue 36, docs/csaf-providers.md): subscribe by
@@ -60,6 +62,23 @@ export class CsafService {
   ): Promise<{ provider: ProviderListRow; refusals: { url: string; raison: string; at: Date | string }[] }> {
     const provider = await this.listed(org, id);
     return { provider, refusals: await repo.refusals(this.db, id, REFUSALS_LISTED) };
+  }
+
+  /**
+   * GET /feeds: the providers of the caller's organizations (an API key's one, a user's every
+   * membership), each with its `limit` latest refusals.
+   */
+  async forFeeds(
+    orgIds: string[],
+    limit = FEED_REFUSALS,
+  ): Promise<{ provider: ProviderListRow; refusals: { url: string; raison: string; at: Date | string }[] }[]> {
+    const providers = await repo.providersOfOrgs(this.db, orgIds);
+    const refusals = await repo.latestRefusals(
+      this.db,
+      providers.filter((p) => p.refusals > 0).map((p) => p.id),
+      limit,
+    );
+    return providers.map((provider) => ({ provider, refusals: refusals.get(provider.id) ?? [] }));
   }
 
   async remove(org: OrgScope, id: string): Promise<void> {

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import type { FeedSettings } from "../../config.js";
 import type { Db } from "../../platform/db/client.js";
 import { csafSchemaErrors } from "../vex/vex.import.js";
-import { compareTrackingVersions, PUBLIC_TLP, readCsafAdvisory } from "./csaf.document.js";
+import { compareTrackingVersions, PUBLIC_TLP, readCsafAdvisory, revisionChanges } from "./csaf.document.js";
 import {
   CsafHttp,
   type Got,
@@ -319,6 +319,8 @@ export class CsafSync {
               current_release_date: new Date(stored.current_release_date).toISOString(),
               sha256: stored.sha256,
               replaced_at: new Date().toISOString(),
+              par_version: a.version,
+              changements: revisionChanges(stored, a),
             },
           ]
         : [];

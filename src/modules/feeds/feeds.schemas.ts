@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CsafFeedProviderOut } from "../csaf/csaf.schemas.js";
 
 export const FeedAddressOut = z
   .object({
@@ -69,6 +70,12 @@ export const FeedStatusOut = z
       .boolean()
       .optional()
       .describe("VIGIE_FEEDS_SYNC=on: the process that runs jobs syncs each source on its rhythm, a source never synced at once"),
+    fournisseurs_csaf: z
+      .array(CsafFeedProviderOut)
+      .optional()
+      .describe(
+        "The CSAF providers the caller's organizations follow (an API key: its organization; a user: each of theirs), with their state, newest document and latest refusals (docs/csaf-providers.md). Absent for a caller of no organization",
+      ),
   })
   .meta({ id: "FeedStatusOut" });
 

@@ -439,7 +439,7 @@ export interface paths {
         };
         /**
          * Each source's sync: addresses and checkpoints, last success, last error, lag behind the publisher, next run
-         * @description The sources Vigie keeps current from their publishers (docs/feeds.md). A source failing for more than a day is flagged stale; its error says why.
+         * @description The sources Vigie keeps current from their publishers (docs/feeds.md). A source failing for more than a day is flagged stale; its error says why. fournisseurs_csaf: the CSAF providers the caller's organizations follow, their state, newest document and what was refused and why (docs/csaf-providers.md).
          */
         get: operations["listFeeds"];
         put?: never;
@@ -2316,12 +2316,28 @@ export interface components {
                 date: string;
                 summary: string;
             }[];
-            /** @description The versions Vigie kept before this one, oldest first */
+            /** @description The versions Vigie kept before this one, oldest first, each with what the next version changed */
             versions_remplacees: {
                 version: string;
                 current_release_date: string;
                 sha256: string;
                 replaced_at: string;
+                /** @description The version that replaced it */
+                par_version?: string;
+                /** @description What the replacing version changed (absent for versions replaced before Vigie compared them) */
+                changements?: {
+                    cves_ajoutees: string[];
+                    cves_retirees: string[];
+                    /** @description Each (vulnerability, product name) whose status changed; null: not named in that version */
+                    statuts: {
+                        cve: string;
+                        produit: string;
+                        de: string | null;
+                        a: string | null;
+                    }[];
+                    /** @description More changed statuses than the 200 kept */
+                    statuts_tronques: boolean;
+                };
             }[];
             products: components["schemas"]["CsafProductOut"][];
             vulnerabilities: components["schemas"]["CsafVulnerabilityOut"][];
@@ -2356,17 +2372,73 @@ export interface components {
                 date: string;
                 summary: string;
             }[];
-            /** @description The versions Vigie kept before this one, oldest first */
+            /** @description The versions Vigie kept before this one, oldest first, each with what the next version changed */
             versions_remplacees: {
                 version: string;
                 current_release_date: string;
                 sha256: string;
                 replaced_at: string;
+                /** @description The version that replaced it */
+                par_version?: string;
+                /** @description What the replacing version changed (absent for versions replaced before Vigie compared them) */
+                changements?: {
+                    cves_ajoutees: string[];
+                    cves_retirees: string[];
+                    /** @description Each (vulnerability, product name) whose status changed; null: not named in that version */
+                    statuts: {
+                        cve: string;
+                        produit: string;
+                        de: string | null;
+                        a: string | null;
+                    }[];
+                    /** @description More changed statuses than the 200 kept */
+                    statuts_tronques: boolean;
+                };
             }[];
         };
         CsafCreatedOut: {
             fournisseur: components["schemas"]["CsafProviderOut"];
             synchronisation: components["schemas"]["CsafSyncOut"];
+        };
+        CsafFeedProviderOut: {
+            /** Format: uuid */
+            id: string;
+            /** @description As the organization gave it */
+            fournisseur: string;
+            /** @description The provider-metadata.json found (null before the first discovery) */
+            metadata_url: string | null;
+            /** @description url, well-known, security.txt or dns */
+            decouvert_par: string | null;
+            /** @description The metadata's publisher name */
+            editeur: string | null;
+            namespace: string | null;
+            /** @description csaf_publisher, csaf_provider or csaf_trusted_provider */
+            role: string | null;
+            /** @description The OpenPGP keys read and checked against their fingerprints */
+            cles: {
+                fingerprint: string;
+                url: string;
+            }[];
+            /** @enum {string} */
+            statut: "nouveau" | "a_jour" | "en_echec";
+            derniere_tentative: string | null;
+            dernier_succes: string | null;
+            derniere_erreur: string | null;
+            /** @description The newest current_release_date of the advisories kept */
+            dernier_document: string | null;
+            /** @description Advisories kept */
+            documents: number;
+            /** @description Documents refused (the latest reason per address) */
+            refus: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description The organization that follows the provider
+             */
+            org_id: string;
+            /** @description The 20 latest refusals (GET …/csaf/providers/{provider_id} lists 100) */
+            refus_recents: components["schemas"]["CsafRefusal"][];
         };
         /** @description format=csaf: a CSAF 2.0 document of category csaf_vex; format=openvex: an OpenVEX 0.2 document */
         CsafOrOpenVexDocument: {
@@ -3039,6 +3111,8 @@ export interface components {
             sources: components["schemas"]["FeedSourceOut"][];
             /** @description VIGIE_FEEDS_SYNC=on: the process that runs jobs syncs each source on its rhythm, a source never synced at once */
             sync_scheduled?: boolean;
+            /** @description The CSAF providers the caller's organizations follow (an API key: its organization; a user: each of theirs), with their state, newest document and latest refusals (docs/csaf-providers.md). Absent for a caller of no organization */
+            fournisseurs_csaf?: components["schemas"]["CsafFeedProviderOut"][];
         };
         HTTPConflict: {
             /** @description The code, its message, and facts of the conflict (version_perimee: current_version) */

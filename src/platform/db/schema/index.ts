@@ -9,3 +9,4 @@ export * from "./reports.js";
 export * from "./eol.js";
 export * from "./stats.js";
 export * from "./urls.js";
+export * from "./csaf.js";

@@ -211,6 +211,23 @@ describe("why an alert matched, in words", () => {
       "Not verifiable: CISA's KEV catalog names product fortinet:fortios@7.2.0 without saying which versions are affected, and no source gives a range to check version 7.2.0 against.",
     );
   });
+
+  it("a vendor's CSAF advisory: who says it, in which advisory and version", () => {
+    const m = {
+      rule: "vendor_advisory",
+      item_type: "product",
+      value: "Mitsubishi Electric:C80 (BND-2036W000-**)@BE",
+      version: "BE",
+      origin: "csaf",
+      avis_editeur: { editeur: "CISA", tracking_id: "ICSA-23-208-03", version_avis: "6" },
+    };
+    expect(explain(m, "fr")).toBe(
+      "La version BE du produit Mitsubishi Electric:C80 (BND-2036W000-**)@BE est concernée, selon l'avis de l'éditeur CISA (ICSA-23-208-03 version 6).",
+    );
+    expect(explain(m, "en")).toBe(
+      "Version BE of product Mitsubishi Electric:C80 (BND-2036W000-**)@BE is affected, according to the vendor CISA (ICSA-23-208-03 version 6).",
+    );
+  });
 });
 
 describe("the inbox's search params", () => {

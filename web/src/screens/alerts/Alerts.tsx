@@ -23,6 +23,8 @@ import {
 import { words } from "./words";
 import { CheckFilter, chipsOf, FilterPanel, InputFilter, SelectFilter, YesNoFilter } from "../../ui/Filters";
 import { Pager } from "../../ui/Pager";
+import { type AvisEditeur, VendorWord } from "../csaf/VendorWord";
+import { csafWords } from "../csaf/words";
 
 type Alert = components["schemas"]["AlertOut"];
 type W = typeof words.fr;
@@ -452,6 +454,7 @@ export function Scores({ alert: a, w }: { alert: Pick<Alert, "cvss_score" | "eps
 
 function AlertDetail({ alert: a, w, onClose }: { alert: Alert; w: W; onClose(): void }) {
   const { lang } = useI18n();
+  const cw = useWords(csafWords);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
   return (
@@ -462,6 +465,14 @@ function AlertDetail({ alert: a, w, onClose }: { alert: Alert; w: W; onClose(): 
       <dl className="facts">
         <dt>{w.why}</dt>
         <dd>{explain(a.correspondance as Correspondance, lang)}</dd>
+        {a.correspondance.rule === "vendor_advisory" && (a.correspondance as { avis_editeur?: AvisEditeur }).avis_editeur && (
+          <>
+            <dt>{cw.vendorWord}</dt>
+            <dd>
+              <VendorWord avis={(a.correspondance as { avis_editeur: AvisEditeur }).avis_editeur} matching={a.correspond_encore} />
+            </dd>
+          </>
+        )}
         <dt>{w.palier}</dt>
         <dd>{w.paliers[a.palier ?? ""] ?? a.palier}</dd>
         <dt>{w.severity}</dt>

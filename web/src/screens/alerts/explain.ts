@@ -10,6 +10,8 @@ export interface Correspondance {
   origin?: string | null;
   vendor?: string | null;
   product?: string | null;
+  /** A vendor's CSAF advisory (rule vendor_advisory): who says it, in which advisory. */
+  avis_editeur?: { editeur?: string; tracking_id?: string; version_avis?: string };
 }
 
 const ORIGINS: Record<Lang, Record<string, string>> = {
@@ -72,6 +74,17 @@ export function explain(m: Correspondance, lang: Lang): string {
       return fr
         ? `Le produit ${m.vendor ?? ""}/${m.product ?? ""} ${ofItem} est touché, selon ${by}.`
         : `Product ${m.vendor ?? ""}/${m.product ?? ""} ${ofItem} is affected, according to ${by}.`;
+    case "vendor_advisory": {
+      const a = m.avis_editeur ?? {};
+      const what = m.version
+        ? fr
+          ? `La version ${m.version} ${ofItem}`
+          : `Version ${m.version} ${ofItem}`
+        : item.charAt(0).toUpperCase() + item.slice(1);
+      return fr
+        ? `${what} est concerné${m.version ? "e" : ""}, selon l'avis de l'éditeur ${a.editeur ?? ""} (${a.tracking_id ?? ""} version ${a.version_avis ?? ""}).`
+        : `${what} is affected, according to the vendor ${a.editeur ?? ""} (${a.tracking_id ?? ""} version ${a.version_avis ?? ""}).`;
+    }
     case "keyword":
       return fr ? `Les mots « ${m.value} » figurent dans la CVE.` : `The words “${m.value}” appear in the CVE.`;
     case "cve":

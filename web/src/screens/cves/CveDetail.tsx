@@ -9,6 +9,7 @@ import { cveRoute } from "../../routes";
 import { originName } from "../alerts/explain";
 import { formatDay, percent, score } from "./numbers";
 import { words } from "./words";
+import { CveAdvisories } from "../csaf/CveAdvisories";
 
 type Affected = components["schemas"]["CveAffectedOut"];
 
@@ -215,6 +216,8 @@ export function CveDetail() {
           ) : (
             advisories.data && <p>{w.noAdvisories}</p>
           )}
+
+          <CveAdvisories cveId={c.cve_id} />
 
           <h2>{w.articles}</h2>
           {articles.data?.items.length ? (

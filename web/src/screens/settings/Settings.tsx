@@ -30,6 +30,7 @@ function SettingsOf({ session }: { session: Session }) {
             <Link to="/settings/members">{w.tabMembers}</Link>
             <Link to="/settings/keys">{w.tabKeys}</Link>
             <Link to="/settings/project">{w.tabProject}</Link>
+            <Link to="/settings/csaf">{w.tabCsaf}</Link>
             <Link to="/settings/session">{w.tabSession}</Link>
           </nav>
           <SettingsContext.Provider
