@@ -1,5 +1,5 @@
 /**
- * What the matcher's plans depend on (migration 0044). The package branch keeps the advisories not
+ * What the matcher's plans depend on (migration 0042). The package branch keeps the advisories not
  * withdrawn (`data->>'withdrawn' is null`); without statistics on that expression the planner took
  * it for 0.5 % of public_vulns and planned a 46,382-item SBOM's candidate count as if a handful of
  * advisories were left: 21–25 s instead of 2.8 s (BENCH=sbom). Real data: the bundled snapshot's
