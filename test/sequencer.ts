@@ -16,6 +16,7 @@ const SLOWEST_FIRST = [
   "test/events-process.test.ts",
   "test/contract.test.ts",
   "test/sbom-import.test.ts",
+  "test/backup-restore.test.ts",
   "test/reports.test.ts",
 ];
 
