@@ -47,9 +47,17 @@ const EXCEPTIONS: Record<string, { tables: string[]; why: string }> = {
     tables: ["projects"],
     why: "the alert backfill settings are project columns the alerts module owns",
   },
+  "src/matching/raise.ts": {
+    tables: ["alerts"],
+    why: "ADR 0004: the one set-based insert of alerts and their cve.new_match events, shared by the matcher and the CSAF module (ADR 0038)",
+  },
   "src/modules/csaf/csaf.repository.ts": {
-    tables: ["alerts", "projects"],
-    why: "ADR 0038: a vendor's CSAF statement raises alerts and their events in one set-based statement as the matcher does; the organization's stack items join projects for their organization",
+    tables: ["projects"],
+    why: "ADR 0038: the organization's stack items join projects for their organization",
+  },
+  "src/modules/csaf/csaf.matching.ts": {
+    tables: ["alerts"],
+    why: "ADR 0038: a revised advisory re-decides the alerts it raised (still affected, no longer, taken over) in set-based statements, as the matcher does for a changed CVE",
   },
   "src/modules/runs/runs.repository.ts": {
     tables: ["projects"],

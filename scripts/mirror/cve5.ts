@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { createReadStream, createWriteStream, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { tmpdir } from "node:os";
@@ -155,7 +155,8 @@ export function cve5Mirror(options: Cve5MirrorOptions = {}): Cve5Mirror {
     const records: AsyncIterable<string> | string[] = options.dataDir ? corpus(options.dataDir) : (options.records ?? []);
     mkdirSync(cacheDir, { recursive: true });
     const cached = existsSync(baselineFile);
-    const work = join(cacheDir, `build-${process.pid}-${Date.now()}`);
+    // Unique within the process too: two mirrors may build in the same millisecond (test files share a worker).
+    const work = join(cacheDir, `build-${process.pid}-${randomBytes(6).toString("hex")}`);
     if (!cached) mkdirSync(work);
     const inner = join(work, "cves.zip");
     try {
