@@ -11,7 +11,7 @@ import { insertEvents, writeEvents, type OutboxEvent } from "../events/outbox.js
 import { pgArray, rowsOf } from "../platform/db/sql.js";
 import { alertsVersion, bumpVersions, casesVersion } from "../platform/db/versions.js";
 import { palier } from "./priority.js";
-import { insertAlerts } from "./raise.js";
+import { type AlertHit, insertAlerts } from "./raise.js";
 import { vendorEquivalents } from "./equivalences.js";
 import { linkedToPackage, packageKey, packageLinks, type PackageLinks } from "./packages.js";
 import {
@@ -49,20 +49,7 @@ interface Candidate {
   packages: OsvPackageRow[] | null;
 }
 
-interface Hit {
-  project_id: string;
-  org_id: string;
-  item_id: string;
-  cve_id: string;
-  severity: string;
-  cvss_score: number | null;
-  is_kev: boolean;
-  has_poc: boolean;
-  epss: number | null;
-  palier: string;
-  vendor: string | null;
-  product: string | null;
-  source: string;
+interface Hit extends AlertHit {
   match: MatchReason & { item_id: string; item_type: string; value: string };
 }
 
