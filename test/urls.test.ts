@@ -171,10 +171,14 @@ describe("monitored URLs: the routes", () => {
   });
 });
 
+// A URL added is due at the database's now(), in microseconds; a JavaScript Date is in milliseconds, so
+// "now" taken in the same millisecond can come before it (the last URL was then left pending).
+const justAfter = () => new Date(Date.now() + 1000);
+
 describe("monitored URLs: scans", () => {
   it("scans an HTTP page: status, technologies with versions, categories and CPEs; sends no cookie or credentials", async () => {
     const u = await monitor(a, `${web.base}/`);
-    const r = await t.services.urls.scanDue(new Date());
+    const r = await t.services.urls.scanDue(justAfter());
     expect(r.scanned).toBeGreaterThanOrEqual(1);
     const d = await detail(a, u.id);
     expect(d).toMatchObject({
@@ -210,7 +214,7 @@ describe("monitored URLs: scans", () => {
 
   it("reads the leaf certificate of an HTTPS server whose self-signed certificate expired: expiry and issuer", async () => {
     const u = await monitor(a, `${expired.base}/`);
-    await t.services.urls.scanDue(new Date());
+    await t.services.urls.scanDue(justAfter());
     const d = await detail(a, u.id);
     expect(d).toMatchObject({
       last_status: "tls_error",
@@ -233,7 +237,7 @@ describe("monitored URLs: scans", () => {
       down: await monitor(a, `${web.base}/error`),
       http_error: await monitor(a, `${web.base}/missing`),
     };
-    await t.services.urls.scanDue(new Date());
+    await t.services.urls.scanDue(justAfter());
     for (const [status, u] of Object.entries(urls)) expect((await detail(a, u.id)).last_status, status).toBe(status);
     expect((await detail(a, urls.down.id)).last_http_status).toBe(503);
     // At most 5 redirects followed: the first request and 5 more.
@@ -275,7 +279,7 @@ describe("monitored URLs: the SSRF guard", () => {
     const https = await x.call("POST", "/monitored-urls", { url: `${expired.base}/` });
     const local = await x.call("POST", "/monitored-urls", { url: `http://localhost:${web.port}/` });
     const metadata = await x.call("POST", "/monitored-urls", { url: "http://169.254.169.254/latest/meta-data/" });
-    await g.services.urls.scanDue(new Date());
+    await g.services.urls.scanDue(justAfter());
     for (const res of [direct, https, local, metadata]) {
       const d = (await x.call("GET", `/monitored-urls/${res.json().id}`)).json();
       expect(d.last_status).toBe("blocked");
