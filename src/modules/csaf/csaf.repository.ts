@@ -6,6 +6,9 @@ import type { CsafAdvisory, CsafChanges } from "./csaf.document.js";
 import type { CsafItem } from "./csaf.match.js";
 import type { ProviderKey } from "./csaf.trust.js";
 
+/** What an alert copies of its CVE when it is raised (the shared insert's AlertHit fields). */
+type CveScores = Pick<AlertHit, "cve_id" | "severity" | "cvss_score" | "is_kev" | "has_poc" | "epss">;
+
 /** A provider as stored. */
 export interface ProviderRow {
   id: string;
@@ -273,19 +276,9 @@ export const csafRepository = {
   },
 
   /** The CVE facts Vigie holds (severity, score, KEV, PoC, EPSS) of these CVEs. */
-  async cveFacts(
-    ex: Executor,
-    cveIds: string[],
-  ): Promise<Map<string, { severity: string; cvss_score: number | null; is_kev: boolean; has_poc: boolean; epss: number | null }>> {
+  async cveFacts(ex: Executor, cveIds: string[]): Promise<Map<string, CveScores>> {
     if (!cveIds.length) return new Map();
-    const rows = await rowsOf<{
-      cve_id: string;
-      severity: string;
-      cvss_score: number | null;
-      is_kev: boolean;
-      has_poc: boolean;
-      epss: number | null;
-    }>(
+    const rows = await rowsOf<CveScores>(
       ex,
       sql`select c.cve_id, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss from cves c left join epss_current e on e.cve_id = c.cve_id
         where c.cve_id = any(${pgArray(cveIds)}::text[])`,
