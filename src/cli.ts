@@ -1,11 +1,9 @@
 #!/usr/bin/env node
 import { resolve } from "node:path";
-import { createServices } from "./app.js";
 import { help, parseCommand, UsageError } from "./commands.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { sendAdminCommand, type AdminResponse } from "./platform/admin-socket.js";
 import { DataDirLockedError, readLock } from "./platform/db/lock.js";
-import { executeCommand, openForProcess, serve } from "./main.js";
 
 function print(res: AdminResponse, json: boolean, text?: (result: Record<string, unknown>) => string): number {
   if (res.ok) {
@@ -31,7 +29,10 @@ async function main(argv: string[]): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   const config = loadConfig();
+  // The application (./main.js, ./app.js) is loaded only by the commands that run it here: `--help`
+  // and a command handed to the running server start in a fraction of the time.
   if (argv[0] === "serve") {
+    const { serve } = await import("./main.js");
     await serve(config);
     return -1; // keeps running
   }
@@ -43,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
     const forwarded = argv.map((a) => (paths.includes(a) ? resolve(a) : a));
     if (holder?.socket) return print(await sendAdminCommand(holder.socket, { argv: forwarded }), json, text);
   }
+  const [{ executeCommand, openForProcess }, { createServices }] = await Promise.all([import("./main.js"), import("./app.js")]);
   const { database, release } = await openForProcess(config, null);
   try {
     return print(await executeCommand(createServices(database, config), database, argv), json, text);

@@ -1,6 +1,6 @@
 import type { NotifySettings } from "../../config.js";
 import { createHash } from "node:crypto";
-import { createTransport, type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import { ActionError, type ActionContext, type ActionHandler, type ActionResult } from "../actions.js";
 import { type AttemptSubject, attemptLogger, type NotifyLog, type RetryPolicy } from "./deliver.js";
 import { render, renderHtml, renderText } from "./render.js";
@@ -71,7 +71,8 @@ export function smtpMailer(deps: EmailDeps): (mail: Mail, who: AttemptSubject, s
   let transport: Transporter | null = null;
   return async (m, who, signal) => {
     if (!deps.smtpUrl || !deps.from) throw new ActionError("SMTP non configuré : définissez VIGIE_SMTP_URL et VIGIE_SMTP_FROM");
-    transport ??= createTransport({
+    // nodemailer (650 KB) is loaded at the first send, not at every process start.
+    transport ??= (await import("nodemailer")).createTransport({
       url: deps.smtpUrl,
       connectionTimeout: deps.timeoutMs,
       greetingTimeout: deps.timeoutMs,

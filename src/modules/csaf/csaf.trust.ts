@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import * as openpgp from "openpgp";
+import type * as OpenPgp from "openpgp";
 
 /**
  * The trust a CSAF document is held to before anything of it is kept (CSAF 2.0 §7.1.18–7.1.19,
@@ -32,9 +32,13 @@ export function hashFileDigest(text: string, algorithm: "sha256" | "sha512"): st
 
 const hex = (s: string) => s.replace(/\s+/g, "").toUpperCase();
 
+/** openpgp.js (1.2 MB of JavaScript), loaded at the first key or signature: not at every process start. */
+const pgp = () => import("openpgp");
+
 /** Reads an armored public key and checks it is the one whose fingerprint the metadata gives; the reason when not. */
 export async function checkKey(armored: string, fingerprint: string): Promise<{ ok: true } | { ok: false; reason: string }> {
-  let key: openpgp.Key;
+  const openpgp = await pgp();
+  let key: OpenPgp.Key;
   try {
     key = await openpgp.readKey({ armoredKey: armored });
   } catch (err) {
@@ -51,7 +55,8 @@ export async function checkKey(armored: string, fingerprint: string): Promise<{ 
  * verify (signature invalide), or it cannot be read.
  */
 export async function signatureFault(bytes: Uint8Array, armoredSignature: string, keys: ProviderKey[]): Promise<string | null> {
-  let signature: openpgp.Signature;
+  const openpgp = await pgp();
+  let signature: OpenPgp.Signature;
   try {
     signature = await openpgp.readSignature({ armoredSignature });
   } catch (err) {

@@ -11,7 +11,6 @@ import { Conflict, Invalid, NotFound, type Issue, type Loc } from "../../platfor
 import { CONFLICT, INVALID, NOT_FOUND } from "../../platform/messages.js";
 import { readSbom } from "../../sbom/read.js";
 import { SbomInvalid, type SbomDocument, type SbomFault } from "../../sbom/types.js";
-import { cycloneDxOfStack } from "../../sbom/write.js";
 import type { organizationsRepository } from "../organizations/organizations.repository.js";
 import { projectsRead } from "../projects/projects.read.js";
 import type { NewItem, StackRow, stacksRepository } from "../stacks/stacks.repository.js";
@@ -288,6 +287,8 @@ export class SbomService {
     const items = await this.stacks.items(this.db, [stack.id]);
     const version = (await readVersion(this.db, stackVersion(stack.id))) + 1;
     const [org] = await this.orgs.orgsByIds(this.db, [project.orgId]);
+    // The CycloneDX library is loaded at the first export, not at every process start.
+    const { cycloneDxOfStack } = await import("../../sbom/write.js");
     return cycloneDxOfStack(
       {
         id: stack.id,

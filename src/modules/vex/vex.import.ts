@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
+import type { Spec } from "@cyclonedx/cyclonedx-library";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
@@ -187,7 +187,9 @@ function cdxComponents(doc: Record<string, unknown>): Map<string, string> {
 
 async function readCycloneDx(doc: Record<string, unknown>): Promise<ReadVexDocument> {
   const version = String(doc.specVersion ?? "");
-  if (!(Spec.SpecVersionDict as Record<string, unknown>)[version] || ["1.0", "1.1"].includes(version)) {
+  // The CycloneDX library is loaded at the first CycloneDX VEX read, not at every process start.
+  const cdx = await import("@cyclonedx/cyclonedx-library");
+  if (!(cdx.Spec.SpecVersionDict as Record<string, unknown>)[version] || ["1.0", "1.1"].includes(version)) {
     throw new Invalid([
       {
         loc: ["body", "specVersion"],
@@ -196,7 +198,7 @@ async function readCycloneDx(doc: Record<string, unknown>): Promise<ReadVexDocum
       },
     ]);
   }
-  const fault = await new Validation.JsonStrictValidator(version as Spec.Version).validate(JSON.stringify(doc));
+  const fault = await new cdx.Validation.JsonStrictValidator(version as Spec.Version).validate(JSON.stringify(doc));
   if (fault) throw schemaInvalid(`CycloneDX ${version}`, doc, fault as ErrorObject[]);
   const meta = obj(doc.metadata);
   const author =

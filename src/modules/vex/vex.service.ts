@@ -9,7 +9,6 @@ import { casesRead } from "../cases/cases.read.js";
 import type { CasesService } from "../cases/cases.service.js";
 import { projectsRead } from "../projects/projects.read.js";
 import { csafFileName, toCsaf } from "./vex.csaf.js";
-import { toCycloneDx } from "./vex.cyclonedx.js";
 import { readVexDocument } from "./vex.import.js";
 import { buildModel, type VexModel } from "./vex.model.js";
 import { toOpenVex } from "./vex.openvex.js";
@@ -45,8 +44,11 @@ export class VexService {
   /** The project's VEX document in `format`; 409 vex_vide for CSAF and OpenVEX when the project has no alert. */
   async export(project: ProjectScope, format: VexFormat): Promise<VexFile> {
     const model = await this.model(project, format);
-    if (format === "cyclonedx")
+    if (format === "cyclonedx") {
+      // The CycloneDX library (with its XML writer) is loaded at the first export, not at every process start.
+      const { toCycloneDx } = await import("./vex.cyclonedx.js");
       return { contentType: "application/vnd.cyclonedx+json", fileName: `vex-${project.id}.cdx.json`, body: toCycloneDx(model) };
+    }
     const doc = format === "csaf" ? toCsaf(model) : toOpenVex(model);
     return {
       contentType: "application/json; charset=utf-8",
