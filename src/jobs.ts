@@ -275,9 +275,6 @@ export async function startJobs(
   config: Config,
   opts: JobQueueOptions = { work: true },
 ): Promise<Jobs<typeof JOBS>> {
-  // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed,
-  // before this process's workers start (a lease freed after they claimed a run would let runs-recover
-  // execute it a second time).
   // One process owns a PGlite directory (ADR 0002): the leases its killed predecessor left are freed
   // before any worker starts (runs), and the digests it was sending are sent again with the same id.
   if (opts.work && database.driver === "pglite") {

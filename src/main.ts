@@ -5,7 +5,7 @@ import { parseCommand, UsageError } from "./commands.js";
 import type { Config } from "./config.js";
 import { listenAdminSocket, type AdminResponse } from "./platform/admin-socket.js";
 import { openDatabase, type Database } from "./platform/db/client.js";
-import { isConnectionLoss } from "./platform/db/errors.js";
+import { isConnectionLoss, retryOnConnectionLoss } from "./platform/db/errors.js";
 import { acquireLock } from "./platform/db/lock.js";
 import { errorAnswer } from "./platform/http/error-body.js";
 import { createLogger } from "./platform/log.js";
@@ -61,11 +61,14 @@ export async function serve(config: Config): Promise<void> {
   // The secrets key is read, or generated into the data directory, at start: a problem shows now, not at the first webhook.
   const secretKey = loadSecretKey(config, (message) => logger.warn(message));
   const services = createServices(database, { ...config, secretKey }, { logger });
-  const sealed = await services.workflows.sealStoredSecrets();
+  // A connection lost while this process starts (PostgreSQL dropping them, or restarting): the step begins again.
+  const step = <T>(name: string, run: () => Promise<T>) =>
+    retryOnConnectionLoss(run, (err, attempt) => logger.warn({ err, attempt, step: name }, "connexion à la base perdue au démarrage : nouvel essai"));
+  const sealed = await step("secrets", () => services.workflows.sealStoredSecrets());
   if (sealed) logger.info({ workflows: sealed }, "secrets des workflows chiffrés au repos");
   // Not an API process's to import (it starts at once): the others, one at a time.
   if (config.snapshot && config.role !== "api")
-    await database.exclusive(SNAPSHOT_LOCK_ID, () => services.feeds.importSnapshotIfEmpty(logger));
+    await step("snapshot", () => database.exclusive(SNAPSHOT_LOCK_ID, () => services.feeds.importSnapshotIfEmpty(logger)));
   const { app, ops } = config.serveApi
     ? await buildApp({ config, database, logger, services })
     : await buildOpsServer({ config, database, logger, services });

@@ -38,6 +38,35 @@ describe("background jobs (pg-boss on the service database)", () => {
     }
   });
 
+  it("a connection lost while the jobs start (PostgreSQL dropping its connections): that start is stopped and begun again", async () => {
+    // The soak's worker died so once: its start, slowed by load, met the connection drop at boss.start().
+    let dropped = 0;
+    const executeSql: typeof t.database.executeSql = async (text, values) => {
+      if (!dropped && /create schema|pgboss\.version/i.test(text)) {
+        dropped++;
+        throw Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+      }
+      return t.database.executeSql(text, values);
+    };
+    const warnings: { attempt?: number; msg?: string }[] = [];
+    const logger = createLogger("silent");
+    logger.warn = ((obj: { attempt?: number }, msg?: string) => void warnings.push({ ...obj, msg })) as typeof logger.warn;
+    const jobs = await startJobs({ ...t.database, executeSql }, t.services, logger, t.config);
+    try {
+      expect(dropped).toBe(1);
+      expect(warnings).toEqual([expect.objectContaining({ attempt: 1, msg: "connexion à la base perdue au démarrage des jobs : nouvel essai" })]);
+      expect(await jobs.send("maintenance-purge", {})).toEqual(expect.any(String));
+    } finally {
+      await jobs.stop();
+    }
+    // Another fault than a lost connection is not retried.
+    const broken: typeof t.database.executeSql = async () => {
+      throw Object.assign(new Error("permission denied for schema pgboss"), { code: "42501" });
+    };
+    await expect(startJobs({ ...t.database, executeSql: broken }, t.services, logger, t.config)).rejects.toThrow(/permission denied/);
+    expect(warnings).toHaveLength(1);
+  });
+
   it("removes the schedules of jobs no longer in the catalog (the names before the renaming) when it starts", async () => {
     const first = await startJobs(t.database, t.services, createLogger("silent"), t.config);
     // A database upgraded from a version whose jobs had other names.

@@ -107,12 +107,17 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const db = drizzlePg(pool, { schema }) as unknown as Db;
     const exclusive = async <T>(lockId: number, fn: () => Promise<T>): Promise<T> => {
       const client = await pool.connect();
+      let lost: Error | undefined;
       try {
         await client.query("select pg_advisory_lock($1)", [lockId]);
         return await fn();
+      } catch (err) {
+        // A lost connection goes out of the pool (its lock with it), rather than back to it.
+        if (isConnectionLoss(err)) lost = err as Error;
+        throw err;
       } finally {
-        await client.query("select pg_advisory_unlock($1)", [lockId]).catch(() => undefined);
-        client.release();
+        if (!lost) await client.query("select pg_advisory_unlock($1)", [lockId]).catch(() => undefined);
+        client.release(lost);
       }
     };
     return {

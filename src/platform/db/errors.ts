@@ -32,6 +32,28 @@ export async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 4): P
 }
 
 /**
+ * Runs a start-up step again while it fails by a lost connection — PostgreSQL dropping every
+ * connection, or restarting, while a process starts: the process waits for it rather than exiting
+ * (the soak saw a worker die so, its start slowed by load into the drop). Each retry is told to
+ * `onRetry`; a later failure, or another error, is thrown. Waits 1 s, 2 s, … up to `attempts`.
+ */
+export async function retryOnConnectionLoss<T>(
+  run: () => Promise<T>,
+  onRetry: (err: unknown, attempt: number) => void,
+  attempts = 6,
+): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (i >= attempts || !isConnectionLoss(err)) throw err;
+      onRetry(err, i);
+      await new Promise((r) => setTimeout(r, 1000 * i));
+    }
+  }
+}
+
+/**
  * The database is known to be unreachable (the last connection attempt failed and no probe has
  * connected since): a request that needs a new connection fails with this at once, a 503.
  */

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Database } from "../db/client.js";
-import { retryOnDeadlock } from "../db/errors.js";
+import { retryOnConnectionLoss, retryOnDeadlock } from "../db/errors.js";
 
 /**
  * One job of a catalog: a payload schema, a retry policy, an optional cron schedule and exactly
@@ -71,13 +71,38 @@ export async function startJobQueue<S, C extends JobCatalog<S>>(
   config: Config,
   opts: JobQueueOptions = { work: true },
 ): Promise<Jobs<C>> {
-  const boss = new PgBoss({
-    db: { executeSql: (text: string, values: unknown[]) => database.executeSql(text, values) as Promise<{ rows: unknown[] }> },
-    schema: "pgboss",
-    supervise: opts.work,
-    schedule: opts.work,
-  } as unknown as PgBoss.ConstructorOptions);
-  boss.on("error", (err) => logger.error({ err }, "pg-boss"));
+  // A connection lost on the way (PostgreSQL dropping its connections while this process starts):
+  // that attempt's pg-boss is stopped, and the start begins again.
+  return retryOnConnectionLoss(
+    async () => {
+      const boss = new PgBoss({
+        db: { executeSql: (text: string, values: unknown[]) => database.executeSql(text, values) as Promise<{ rows: unknown[] }> },
+        schema: "pgboss",
+        supervise: opts.work,
+        schedule: opts.work,
+      } as unknown as PgBoss.ConstructorOptions);
+      boss.on("error", (err) => logger.error({ err }, "pg-boss"));
+      try {
+        return await startWith(boss, database, catalog, services, logger, config, opts);
+      } catch (err) {
+        await boss.stop({ graceful: false, wait: true }).catch(() => undefined);
+        throw err;
+      }
+    },
+    (err, attempt) => logger.warn({ err, attempt }, "connexion à la base perdue au démarrage des jobs : nouvel essai"),
+  );
+}
+
+/** One attempt's start: queues, schedules and workers of `boss`. */
+async function startWith<S, C extends JobCatalog<S>>(
+  boss: PgBoss,
+  database: Database,
+  catalog: C,
+  services: S,
+  logger: Logger,
+  config: Config,
+  opts: JobQueueOptions,
+): Promise<Jobs<C>> {
   // Two processes creating queues at once deadlock (seen by the soak; in CI, ours against the other
   // process's boss.start(), whose timekeeper creates pg-boss's own send-it queue): start and queue
   // creation one process at a time. A queue added by an upgrade can still meet older processes'
