@@ -63,7 +63,9 @@ export async function serve(config: Config): Promise<void> {
   const services = createServices(database, { ...config, secretKey }, { logger });
   // A connection lost while this process starts (PostgreSQL dropping them, or restarting): the step begins again.
   const step = <T>(name: string, run: () => Promise<T>) =>
-    retryOnConnectionLoss(run, (err, attempt) => logger.warn({ err, attempt, step: name }, "connexion à la base perdue au démarrage : nouvel essai"));
+    retryOnConnectionLoss(run, (err, attempt) =>
+      logger.warn({ err, attempt, step: name }, "connexion à la base perdue au démarrage : nouvel essai"),
+    );
   const sealed = await step("secrets", () => services.workflows.sealStoredSecrets());
   if (sealed) logger.info({ workflows: sealed }, "secrets des workflows chiffrés au repos");
   // Not an API process's to import (it starts at once): the others, one at a time.

@@ -54,7 +54,9 @@ describe("background jobs (pg-boss on the service database)", () => {
     const jobs = await startJobs({ ...t.database, executeSql }, t.services, logger, t.config);
     try {
       expect(dropped).toBe(1);
-      expect(warnings).toEqual([expect.objectContaining({ attempt: 1, msg: "connexion à la base perdue au démarrage des jobs : nouvel essai" })]);
+      expect(warnings).toEqual([
+        expect.objectContaining({ attempt: 1, msg: "connexion à la base perdue au démarrage des jobs : nouvel essai" }),
+      ]);
       expect(await jobs.send("maintenance-purge", {})).toEqual(expect.any(String));
     } finally {
       await jobs.stop();
