@@ -63,14 +63,15 @@ async function advisoriesNaming(ex: Executor, idArray: SQL, full = false): Promi
         'cvss_vector', p.data->'cvss_vector', 'cwes', p.data->'cwes', 'references', p.data->'references')`
     : sql`jsonb_build_object('mesures', p.data->'mesures')`;
   const cols = sql`p.id, p.source, p.url, p.aliases, ${data} as data, p.summary, p.published, p.modified, p.cvss_score, p.data->>'withdrawn' as withdrawn`;
-  // Each advisory once (it may name several of the ids, and be one of them): deduplicated here,
-  // not by a UNION that would compare every advisory's packages.
+  // Each advisory once (it may name several of the ids, and be one of them): its id found by the
+  // probes, then its columns built once — not once per id it names (a CERT-FR avis names hundreds:
+  // its data read and rebuilt for each made the snapshot's CERT-FR import 2.5× slower).
   const rows = await rowsOf<Advisory & { withdrawn: string | null }>(
     ex,
     sql`
-    select distinct on (p.id) ${cols} from unnest(${idArray}) as a(cve_id) join public_vulns p on p.aliases @> array[a.cve_id]
-    union all
-    select ${cols} from public_vulns p where p.id = any(${idArray})`,
+    select ${cols} from public_vulns p
+    where p.id in (select n.id from unnest(${idArray}) as a(cve_id) join public_vulns n on n.aliases @> array[a.cve_id])
+      or p.id = any(${idArray})`,
   );
   const byId = new Map<string, Advisory>();
   for (const { withdrawn, ...a } of rows) if (withdrawn === null) byId.set(a.id, a);
