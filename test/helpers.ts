@@ -49,9 +49,9 @@ export interface TestApp {
   config: Config;
 }
 
-/** The whole application over a fresh database, closed after the file. */
-export async function createTestApp(env: Record<string, string> = {}, options?: ServiceOptions): Promise<TestApp> {
-  const database = await openTestDatabase();
+/** The whole application over a fresh database (or the one given), closed after the file. */
+export async function createTestApp(env: Record<string, string> = {}, options?: ServiceOptions, over?: Database): Promise<TestApp> {
+  const database = over ?? (await openTestDatabase());
   // A key per app: no key file is written into the working directory's data dir.
   const config = loadConfig({ ...process.env, VIGIE_JOBS: "off", VIGIE_SECRET_KEY: randomBytes(32).toString("base64"), ...env });
   const { app, services } = await buildApp({
