@@ -59,22 +59,24 @@ const sign = async (bytes: Uint8Array, signer = key.privateKey) =>
   })) as string;
 const sha = (alg: "sha256" | "sha512", bytes: Uint8Array) => createHash(alg).update(bytes).digest("hex");
 
-/** Path → body (and status); requests are logged. */
+/** Path → body (and status); requests are logged with the status answered (`304 /path`). */
 const files = new Map<string, { body: Buffer | string; type?: string }>();
 const requests: string[] = [];
 const server: Server = createServer((req, res) => {
-  requests.push(req.url ?? "");
   const f = files.get(req.url ?? "");
   if (!f) {
+    requests.push(`404 ${req.url}`);
     res.writeHead(404).end("not found");
     return;
   }
   const body = typeof f.body === "string" ? Buffer.from(f.body) : f.body;
   const etag = `"${sha("sha256", body).slice(0, 16)}"`;
   if (req.headers["if-none-match"] === etag) {
+    requests.push(`304 ${req.url}`);
     res.writeHead(304, { etag }).end();
     return;
   }
+  requests.push(`200 ${req.url}`);
   res.writeHead(200, { "content-type": f.type ?? "application/json", etag, "content-length": body.length }).end(body);
 });
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -399,11 +401,12 @@ describe("a provider followed by its domain", () => {
     expect((await betaCall("GET", "/cases/CVE-2021-44228")).statusCode).toBe(404);
   });
 
-  it("a second sync with nothing changed fetches no document (conditional listings: 304)", async () => {
+  it("a second sync with nothing changed asks only its listings, each answering 304 (no metadata, no key, no document)", async () => {
     requests.length = 0;
     const r = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
     expect(r).toMatchObject({ status: "synced", appliquees: 0, inchangees: 0, refusees: [] });
-    expect(requests.filter((u) => u.endsWith(".json") && !u.includes("provider-metadata") && !u.includes("feed-tlp-white"))).toEqual([]);
+    // One request per listing: the ROLIE feed and the directory's changes.csv.
+    expect(requests).toEqual([`304 ${WK}/white/feed-tlp-white.json`, `304 ${WK}/2022/changes.csv`]);
   });
 
   it("a stack item added after the sync meets the advisories already kept at the next sync", async () => {
@@ -473,6 +476,109 @@ describe("a provider followed by its domain", () => {
     const r = (await api("POST", "/csaf/providers", { fournisseur: `${base}/liar/provider-metadata.json` })).json();
     expect(r.fournisseur).toMatchObject({ statut: "en_echec", derniere_erreur: expect.stringContaining("exige des clés OpenPGP") });
   });
+});
+
+describe("the provider-metadata and its keys, read again only when due", () => {
+  // A provider of its own under /rotating/: its key, then a new key it rotates to, and a directory it moves.
+  const R = "/rotating";
+  const metadata = (fp: string, dir: string) =>
+    files.set(`${R}/provider-metadata.json`, {
+      body: JSON.stringify({
+        ...JSON.parse(String(files.get(`${WK}/provider-metadata.json`)!.body)),
+        canonical_url: `${base}${R}/provider-metadata.json`,
+        distributions: [{ directory_url: `${base}${R}/${dir}/` }],
+        public_openpgp_keys: [{ fingerprint: fp, url: `${base}${R}/openpgp/${fp}.asc` }],
+        publisher: { category: "vendor", name: "Rotating provider", namespace: "https://example.org" },
+      }),
+    });
+  const serveSigned = async (dir: string, name: string, signer: openpgp.PrivateKey, when: string) => {
+    const bytes = fixture(name);
+    files.set(`${R}/${dir}/${name}`, { body: bytes });
+    files.set(`${R}/${dir}/${name}.sha512`, { body: `${sha("sha512", bytes)}  ${name}\n`, type: "text/plain" });
+    files.set(`${R}/${dir}/${name}.asc`, { body: await sign(bytes, signer), type: "text/plain" });
+    const csv = String(files.get(`${R}/${dir}/changes.csv`)?.body ?? "");
+    files.set(`${R}/${dir}/changes.csv`, { body: `"${name}","${when}"\n${csv}`, type: "text/csv" });
+  };
+  const keyFile = (k: { publicKey: openpgp.PublicKey }) => {
+    const fp = k.publicKey.getFingerprint().toUpperCase();
+    files.set(`${R}/openpgp/${fp}.asc`, { body: k.publicKey.armor(), type: "text/plain" });
+    return fp;
+  };
+
+  it("an idle sync is one request (the listing's 304); a day later the metadata (conditional) and key are read again; a rotated key and a moved directory are followed at once", async () => {
+    const first = keyFile(key);
+    metadata(first, "a");
+    await serveSigned("a", "bsi-2022-0001.json", key.privateKey, "2022-01-01T00:00:00Z");
+    const r = await tenantWithScopes(t, "CSAF rotating org", ["stacks-write"]);
+    const call = (method: "GET" | "POST", path: string, payload?: object) =>
+      t.app.inject({ method, url: `/api/v1/organizations/${r.orgId}${path}`, headers: bearer(r.key), ...(payload && { payload }) });
+    const added = (await call("POST", "/csaf/providers", { fournisseur: `${base}${R}/provider-metadata.json` })).json();
+    expect(added.synchronisation).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    const id = added.fournisseur.id as string;
+    const sync = async () => {
+      requests.length = 0;
+      return (await call("POST", `/csaf/providers/${id}/sync`)).json();
+    };
+
+    // Nothing changed: one request.
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 0, refusees: [] });
+    expect(requests).toEqual([`304 ${R}/a/changes.csv`]);
+
+    // A day later: the metadata asked with its validators (304), its key read again, then the listing.
+    await t.database.db.execute(
+      sql`update csaf_providers set checkpoint = jsonb_set(checkpoint, '{metadata,read_at}', to_jsonb((now() - interval '25 hours')::text)) where id = ${id}::uuid`,
+    );
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 0, refusees: [] });
+    expect(requests).toEqual([`304 ${R}/provider-metadata.json`, `200 ${R}/openpgp/${first}.asc`, `304 ${R}/a/changes.csv`]);
+    expect(await sync()).toMatchObject({ status: "synced" });
+    expect(requests).toEqual([`304 ${R}/a/changes.csv`]);
+
+    // The provider rotates its key: a document signed with the new key is checked against the metadata read again, and kept.
+    const next = await openpgp.generateKey({
+      type: "ecc",
+      curve: "curve25519Legacy",
+      userIDs: [{ name: "Rotating provider 2026" }],
+      format: "object",
+    });
+    const second = keyFile(next);
+    metadata(second, "a");
+    await serveSigned("a", "rhsa-2021_5186.json", next.privateKey, "2022-02-01T00:00:00Z");
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    expect(requests.filter((u) => u.includes("provider-metadata") || u.includes("openpgp"))).toEqual([
+      `200 ${R}/provider-metadata.json`,
+      `200 ${R}/openpgp/${second}.asc`,
+    ]);
+    expect((await call("GET", `/csaf/providers/${id}`)).json().cles).toEqual([{ fingerprint: second, url: `${base}${R}/openpgp/${second}.asc` }]);
+
+    // The provider moves its directory: the old listing answers 404, the metadata read again names the new one.
+    files.delete(`${R}/a/changes.csv`);
+    metadata(second, "b");
+    await serveSigned("b", "rhsa-2021_5217.json", next.privateKey, "2022-03-01T00:00:00Z");
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    expect(requests.slice(0, 4)).toEqual([
+      `404 ${R}/a/changes.csv`,
+      `404 ${R}/a/index.txt`,
+      `200 ${R}/provider-metadata.json`,
+      `200 ${R}/openpgp/${second}.asc`,
+    ]);
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 0 });
+    expect(requests).toEqual([`304 ${R}/b/changes.csv`]);
+    expect((await call("GET", "/csaf/advisories")).json().total).toBe(3);
+
+    // Two documents signed by a key the provider never named: the keys are read again once (metadata 304), both refused.
+    await serveSigned("b", "rhsa-2019_1862.json", stranger.privateKey, "2022-04-01T00:00:00Z");
+    await serveSigned("b", "icsa-23-220-01.v1.json", stranger.privateKey, "2022-04-02T00:00:00Z");
+    const bad = await sync();
+    expect(bad.refusees.map((x: { raison: string }) => x.raison)).toEqual([
+      expect.stringContaining("signature d'une clé inconnue du fournisseur"),
+      expect.stringContaining("signature d'une clé inconnue du fournisseur"),
+    ]);
+    expect(requests.filter((u) => u.includes("provider-metadata") || u.includes("openpgp"))).toEqual([
+      `304 ${R}/provider-metadata.json`,
+      `200 ${R}/openpgp/${second}.asc`,
+    ]);
+  });
+
 });
 
 describe("the outbound address guard", () => {
