@@ -581,6 +581,69 @@ describe("the provider-metadata and its keys, read again only when due", () => {
 
 });
 
+describe("an aggregator to pick from", () => {
+  it("lists the providers of an aggregator.json (by its address or its domain's well-known path), says which are followed, and one is followed from the list", async () => {
+    // The standard's example aggregator, its two providers' addresses replaced by the two local ones.
+    const example = fixture("aggregator-example-02.json").toString("utf8");
+    const local = example
+      .replace("https://www.example.com/.well-known/csaf/provider-metadata.json", `${base}${WK}/provider-metadata.json`)
+      .replace("https://cert.example/advisories/csaf/provider-metadata.json", `${base}/revisions/provider-metadata.json`)
+      .replace("https://aggregator.example/.well-known/csaf-aggregator/aggregator.json", `${base}/.well-known/csaf-aggregator/aggregator.json`);
+    files.set("/.well-known/csaf-aggregator/aggregator.json", { body: local });
+    const r = await tenantWithScopes(t, "CSAF aggregator org", ["stacks-write"]);
+    const call = (method: "GET" | "POST", path: string, key = r.key, payload?: object) =>
+      t.app.inject({ method, url: `/api/v1/organizations/${r.orgId}${path}`, headers: bearer(key), ...(payload && { payload }) });
+    const read = (agregateur: string, key = r.key) => call("GET", `/csaf/aggregator?agregateur=${encodeURIComponent(agregateur)}`, key);
+
+    const byUrl = await read(`${base}/.well-known/csaf-aggregator/aggregator.json`);
+    expect(byUrl.statusCode, byUrl.body).toBe(200);
+    expect(byUrl.json()).toEqual({
+      url: `${base}/.well-known/csaf-aggregator/aggregator.json`,
+      nom: "Example Aggregator",
+      namespace: "https://aggregator.example",
+      categorie: "aggregator",
+      derniere_maj: "2021-07-12T22:35:38.978Z",
+      fournisseurs: [
+        {
+          type: "csaf_provider",
+          metadata_url: `${base}${WK}/provider-metadata.json`,
+          editeur: "Example Company ProductCERT",
+          namespace: "https://psirt.example.com",
+          categorie: "vendor",
+          role: null,
+          derniere_maj: "2021-07-12T20:20:56.169Z",
+          miroirs: ["https://aggregator.example/.well-known/csaf-aggregator/Example_Company_ProductCERT/provider-metadata.json"],
+          suivi: null,
+        },
+        expect.objectContaining({ metadata_url: `${base}/revisions/provider-metadata.json`, editeur: "Example Coordinator CERT", suivi: null }),
+      ],
+    });
+    // By its domain: /.well-known/csaf-aggregator/aggregator.json.
+    expect((await read(host)).json().fournisseurs).toHaveLength(2);
+
+    // Picked from the list: followed by its metadata address; the list then says so.
+    const pick = byUrl.json().fournisseurs[0].metadata_url as string;
+    const added = await call("POST", "/csaf/providers", r.key, { fournisseur: pick });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.json().synchronisation.status).toBe("synced");
+    const again = (await read(host)).json().fournisseurs as { metadata_url: string; suivi: string | null }[];
+    expect(again.map((p) => p.suivi)).toEqual([added.json().fournisseur.id, null]);
+
+    // An address with no aggregator, or not an aggregator.json: 422 on agregateur with the reason; bad input: 422.
+    const none = await read(`${base}/nothing/aggregator.json`);
+    expect(none.statusCode).toBe(422);
+    expect(none.json().detail[0]).toMatchObject({ loc: ["query", "agregateur"], msg: expect.stringContaining("HTTP 404") });
+    const notOne = await read(`${base}${WK}/provider-metadata.json`);
+    expect(notOne.statusCode).toBe(422);
+    expect(notOne.json().detail[0].msg).toContain("aggregator_version 2.0 attendu");
+    expect((await read("not a domain")).statusCode).toBe(422);
+    // A read-only key cannot make Vigie fetch an address; another organization's path is a 404.
+    expect((await read(host, r.readKey)).statusCode).toBe(403);
+    const other = await tenantWithScopes(t, "CSAF aggregator other", ["stacks-write"]);
+    expect((await read(host, other.key)).statusCode).toBe(404);
+  });
+});
+
 describe("the outbound address guard", () => {
   it("refuses a provider whose address is private or loopback unless VIGIE_ALLOW_PRIVATE_TARGETS, before any request", async () => {
     let hits = 0;

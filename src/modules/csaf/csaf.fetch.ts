@@ -234,3 +234,63 @@ export function indexEntries(txt: string, directory: string): Listed[] {
       return { url, updated: null, hashes: [`${url}.sha512`, `${url}.sha256`], signature: `${url}.asc`, tlp: null };
     });
 }
+
+/** Where an aggregator.json is (CSAF 2.0 §7.1.21 and §7.3.2): its address, or `/.well-known/csaf-aggregator/` of a domain. */
+export function aggregatorCandidate(requested: string, scheme: "https" | "http"): string {
+  if (/^https?:\/\//i.test(requested)) return requested;
+  return `${scheme}://${requested.replace(/\/+$/, "")}/.well-known/csaf-aggregator/aggregator.json`;
+}
+
+/** A provider or publisher an aggregator lists (§7.1.21: csaf_providers[], csaf_publishers[]). */
+export interface AggregatedProvider {
+  kind: "csaf_provider" | "csaf_publisher";
+  metadata_url: string;
+  publisher: { name: string; namespace: string; category: string };
+  role: string | null;
+  last_updated: string | null;
+  mirrors: string[];
+}
+
+export interface AggregatorList {
+  name: string;
+  namespace: string;
+  category: string;
+  last_updated: string | null;
+  providers: AggregatedProvider[];
+}
+
+/** The parts of an aggregator.json Vigie shows (the aggregator JSON schema of CSAF 2.0); a fault is the reason, thrown. */
+export function readAggregator(doc: unknown): AggregatorList {
+  const m = (doc ?? {}) as Record<string, unknown>;
+  if (m.aggregator_version !== "2.0") throw new Error("aggregator.json : aggregator_version 2.0 attendu");
+  const agg = (m.aggregator ?? {}) as Record<string, unknown>;
+  const category = String(agg.category ?? "");
+  if (category !== "aggregator" && category !== "lister") throw new Error(`aggregator.json : catégorie « ${category} » inconnue`);
+  const str = (v: unknown) => (typeof v === "string" ? v : null);
+  const entries = (list: unknown, kind: AggregatedProvider["kind"]): AggregatedProvider[] =>
+    (Array.isArray(list) ? (list as Record<string, unknown>[]) : []).flatMap((e) => {
+      const md = (e.metadata ?? {}) as Record<string, unknown>;
+      const url = str(md.url);
+      if (!url || !/^https?:\/\//i.test(url)) return [];
+      const p = (md.publisher ?? {}) as Record<string, unknown>;
+      return [
+        {
+          kind,
+          metadata_url: url,
+          publisher: { name: String(p.name ?? ""), namespace: String(p.namespace ?? ""), category: String(p.category ?? "") },
+          role: str(md.role),
+          last_updated: str(md.last_updated),
+          mirrors: (Array.isArray(e.mirrors) ? e.mirrors : []).filter((x): x is string => typeof x === "string"),
+        },
+      ];
+    });
+  const providers = [...entries(m.csaf_providers, "csaf_provider"), ...entries(m.csaf_publishers, "csaf_publisher")];
+  if (!Array.isArray(m.csaf_providers)) throw new Error("aggregator.json : csaf_providers absent");
+  return {
+    name: String(agg.name ?? ""),
+    namespace: String(agg.namespace ?? ""),
+    category,
+    last_updated: str(m.last_updated),
+    providers,
+  };
+}

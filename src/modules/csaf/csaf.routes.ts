@@ -1,8 +1,8 @@
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { OrgParams } from "../organizations/organizations.schemas.js";
-import { presentAdvisory, presentAdvisoryDetail, presentProvider } from "./csaf.presenter.js";
+import { presentAdvisory, presentAdvisoryDetail, presentAggregator, presentProvider } from "./csaf.presenter.js";
 import {
-  CsafAdvisoryDetailOut, CsafAdvisoryListOut, CsafAdvisoryListQuery, CsafAdvisoryParams, CsafCreatedOut, CsafProviderDetailOut, CsafProviderIn, CsafProviderListOut, CsafProviderParams, CsafSyncOut,
+  CsafAdvisoryDetailOut, CsafAdvisoryListOut, CsafAggregatorOut, CsafAggregatorQuery, CsafAdvisoryListQuery, CsafAdvisoryParams, CsafCreatedOut, CsafProviderDetailOut, CsafProviderIn, CsafProviderListOut, CsafProviderParams, CsafSyncOut,
 } from "./csaf.schemas.js";
 import type { CsafService } from "./csaf.service.js";
 
@@ -29,6 +29,22 @@ export function csafRoutes(service: CsafService): RouteDef[] {
       handler: async ({ org, body }) => {
         const r = await service.add(org, body.fournisseur);
         return { fournisseur: presentProvider(r.provider), synchronisation: r.outcome };
+      },
+    }),
+    route({
+      operationId: "readCsafAggregator",
+      errors: { 403: RESTRICTED },
+      method: "GET", url: `${BASE}/aggregator`, auth: "both", org: true, scope: WRITE, tags: TAGS,
+      summary: "The providers and publishers a CSAF aggregator lists, to pick one to follow",
+      description:
+        "Reads the aggregator.json (CSAF 2.0 section 7.1.21) at the address given, or at <domain>/.well-known/csaf-aggregator/aggregator.json, through the outbound address guard; " +
+        "lists its csaf_providers and csaf_publishers with their provider-metadata.json address (follow one with POST …/csaf/providers) and whether the organization follows it already. " +
+        "Nothing is stored. An aggregator that cannot be read is a 422 on agregateur saying why.",
+      params: OrgParams, query: CsafAggregatorQuery,
+      responses: { 200: CsafAggregatorOut },
+      handler: async ({ org, query }) => {
+        const r = await service.aggregator(org, query.agregateur);
+        return presentAggregator(r.url, r.list, r.followed);
       },
     }),
     route({

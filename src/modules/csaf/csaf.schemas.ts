@@ -21,6 +21,44 @@ export const CsafProviderIn = z
   .meta({ id: "CsafProviderIn" });
 export type CsafProviderIn = z.output<typeof CsafProviderIn>;
 
+export const CsafAggregatorQuery = z
+  .object({
+    agregateur: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2000)
+      .regex(new RegExp(`${DOMAIN.source}|${METADATA_URL.source}`, "i"))
+      .describe("The aggregator's domain (its /.well-known/csaf-aggregator/aggregator.json) or the address of its aggregator.json"),
+  });
+
+export const CsafAggregatedProviderOut = z
+  .object({
+    type: z.enum(["csaf_provider", "csaf_publisher"]).describe("Listed in csaf_providers or in csaf_publishers"),
+    metadata_url: z.string().describe("Its provider-metadata.json: what POST …/csaf/providers takes to follow it"),
+    editeur: z.string(),
+    namespace: z.string(),
+    categorie: z.string().describe("The publisher's category (vendor, coordinator, …)"),
+    role: z.string().nullable(),
+    derniere_maj: z.string().nullable().describe("When the aggregator last read its metadata"),
+    miroirs: z.array(z.string()).describe("The aggregator's mirrors of its metadata"),
+    suivi: z.uuid().nullable().describe("The organization's provider when it follows it already"),
+  })
+  .meta({ id: "CsafAggregatedProviderOut" });
+
+export const CsafAggregatorOut = z
+  .object({
+    url: z.string().describe("The aggregator.json read"),
+    nom: z.string(),
+    namespace: z.string(),
+    categorie: z.string().describe("aggregator (mirrors) or lister (lists only)"),
+    derniere_maj: z.string().nullable(),
+    fournisseurs: z.array(CsafAggregatedProviderOut),
+  })
+  .meta({ id: "CsafAggregatorOut" });
+
+export type CsafAggregatorOut = z.infer<typeof CsafAggregatorOut>;
+
 export const CsafProviderParams = OrgParams.extend({ provider_id: z.uuid() });
 export const CsafAdvisoryParams = OrgParams.extend({ advisory_id: z.uuid() });
 

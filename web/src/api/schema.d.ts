@@ -1084,6 +1084,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/csaf/aggregator": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The providers and publishers a CSAF aggregator lists, to pick one to follow
+         * @description Reads the aggregator.json (CSAF 2.0 section 7.1.21) at the address given, or at <domain>/.well-known/csaf-aggregator/aggregator.json, through the outbound address guard; lists its csaf_providers and csaf_publishers with their provider-metadata.json address (follow one with POST …/csaf/providers) and whether the organization follows it already. Nothing is stored. An aggregator that cannot be read is a 422 on agregateur saying why.
+         */
+        get: operations["readCsafAggregator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{org_id}/csaf/providers/{provider_id}": {
         parameters: {
             query?: never;
@@ -2395,6 +2415,36 @@ export interface components {
                     statuts_tronques: boolean;
                 };
             }[];
+        };
+        CsafAggregatedProviderOut: {
+            /**
+             * @description Listed in csaf_providers or in csaf_publishers
+             * @enum {string}
+             */
+            type: "csaf_provider" | "csaf_publisher";
+            /** @description Its provider-metadata.json: what POST …/csaf/providers takes to follow it */
+            metadata_url: string;
+            editeur: string;
+            namespace: string;
+            /** @description The publisher's category (vendor, coordinator, …) */
+            categorie: string;
+            role: string | null;
+            /** @description When the aggregator last read its metadata */
+            derniere_maj: string | null;
+            /** @description The aggregator's mirrors of its metadata */
+            miroirs: string[];
+            /** @description The organization's provider when it follows it already */
+            suivi: string | null;
+        };
+        CsafAggregatorOut: {
+            /** @description The aggregator.json read */
+            url: string;
+            nom: string;
+            namespace: string;
+            /** @description aggregator (mirrors) or lister (lists only) */
+            categorie: string;
+            derniere_maj: string | null;
+            fournisseurs: components["schemas"]["CsafAggregatedProviderOut"][];
         };
         CsafCreatedOut: {
             fournisseur: components["schemas"]["CsafProviderOut"];
@@ -12007,6 +12057,103 @@ export interface operations {
                 };
             };
             /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart); or the budget of request bodies being received is spent (the connection is closed) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    readCsafAggregator: {
+        parameters: {
+            query: {
+                /** @description The aggregator's domain (its /.well-known/csaf-aggregator/aggregator.json) or the address of its aggregator.json */
+                agregateur: string;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsafAggregatorOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or the key is restricted to projects: following a provider changes the whole organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
             503: {
                 headers: {
                     [name: string]: unknown;
