@@ -167,8 +167,10 @@ export class CsafSync {
       for (const [url, v] of Object.entries(validators)) Object.assign(cp.listings[url]!, { etag: v.etag, lastModified: v.lastModified });
       await repo.saveCheckpoint(this.db, provider.id, cp);
       // Every advisory of the provider, not only those just kept: stack items added since the last
-      // sync meet them too (alerts and proposals already made are left as they are).
-      const ids = await repo.advisoryIdsOfProvider(this.db, provider.id);
+      // sync meet them too (alerts and proposals already made are left as they are). Those just kept
+      // first: a revision's alerts change within the first batch, not after the whole provider's.
+      const kept = new Set(applied);
+      const ids = [...applied, ...(await repo.advisoryIdsOfProvider(this.db, provider.id)).filter((id) => !kept.has(id))];
       for (let i = 0; i < ids.length; i += MATCH_BATCH) {
         const m = await matchAdvisories(this.db, this.proposals, provider.org_id, ids.slice(i, i + MATCH_BATCH));
         out.alertes += m.alerts;
