@@ -6,7 +6,7 @@
 // (bench/csaf-provider.ts, port in CSAF_BENCH_PORT), first sync, a sync with nothing changed, then
 // the provider revises one advisory and the csaf-sync job runs as its cron runs it — timed until the
 // alert the revision changes has changed. Prints one JSON line. A fresh PGlite database costs its
-// process a transient 300–500 MB (PGlite's initdb runs in a WebAssembly instance of its own, freed
+// process a transient 300–600 MB (PGlite's initdb runs in a WebAssembly instance of its own, freed
 // whenever V8 collects it): the two processes keep that out of the sync's figure, as a server
 // started on an existing database has none of it. CSAF_BENCH_DIST names the built code (dist/ by
 // default; the bench passes an older build to compare).
