@@ -27,7 +27,9 @@ if (process.env.CSAF_BENCH_TRACE)
   setInterval(() => {
     const m = process.memoryUsage();
     const mb = (n) => Math.round(n / 1e6);
-    process.stderr.write(`rss ${mb(m.rss)} heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} external ${mb(m.external)} buffers ${mb(m.arrayBuffers)}\n`);
+    process.stderr.write(
+      `rss ${mb(m.rss)} heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} external ${mb(m.external)} buffers ${mb(m.arrayBuffers)}\n`,
+    );
   }, 1000).unref();
 const provider = `http://127.0.0.1:${port}`;
 

@@ -88,7 +88,7 @@ const server = createServer((req, res) => {
     return;
   }
   if (req.url === "/__revise") {
-    serveRevision("icsa-23-208-03.v6.json", new Date().toISOString()).then(() => res.end("revised"));
+    void serveRevision("icsa-23-208-03.v6.json", new Date().toISOString()).then(() => res.end("revised"));
     return;
   }
   requests++;

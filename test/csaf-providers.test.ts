@@ -548,7 +548,9 @@ describe("the provider-metadata and its keys, read again only when due", () => {
       `200 ${R}/provider-metadata.json`,
       `200 ${R}/openpgp/${second}.asc`,
     ]);
-    expect((await call("GET", `/csaf/providers/${id}`)).json().cles).toEqual([{ fingerprint: second, url: `${base}${R}/openpgp/${second}.asc` }]);
+    expect((await call("GET", `/csaf/providers/${id}`)).json().cles).toEqual([
+      { fingerprint: second, url: `${base}${R}/openpgp/${second}.asc` },
+    ]);
 
     // The provider moves its directory: the old listing answers 404, the metadata read again names the new one.
     files.delete(`${R}/a/changes.csv`);
@@ -578,7 +580,6 @@ describe("the provider-metadata and its keys, read again only when due", () => {
       `200 ${R}/openpgp/${second}.asc`,
     ]);
   });
-
 });
 
 describe("an aggregator to pick from", () => {
@@ -588,7 +589,10 @@ describe("an aggregator to pick from", () => {
     const local = example
       .replace("https://www.example.com/.well-known/csaf/provider-metadata.json", `${base}${WK}/provider-metadata.json`)
       .replace("https://cert.example/advisories/csaf/provider-metadata.json", `${base}/revisions/provider-metadata.json`)
-      .replace("https://aggregator.example/.well-known/csaf-aggregator/aggregator.json", `${base}/.well-known/csaf-aggregator/aggregator.json`);
+      .replace(
+        "https://aggregator.example/.well-known/csaf-aggregator/aggregator.json",
+        `${base}/.well-known/csaf-aggregator/aggregator.json`,
+      );
     files.set("/.well-known/csaf-aggregator/aggregator.json", { body: local });
     const r = await tenantWithScopes(t, "CSAF aggregator org", ["stacks-write"]);
     const call = (method: "GET" | "POST", path: string, key = r.key, payload?: object) =>
@@ -615,7 +619,11 @@ describe("an aggregator to pick from", () => {
           miroirs: ["https://aggregator.example/.well-known/csaf-aggregator/Example_Company_ProductCERT/provider-metadata.json"],
           suivi: null,
         },
-        expect.objectContaining({ metadata_url: `${base}/revisions/provider-metadata.json`, editeur: "Example Coordinator CERT", suivi: null }),
+        expect.objectContaining({
+          metadata_url: `${base}/revisions/provider-metadata.json`,
+          editeur: "Example Coordinator CERT",
+          suivi: null,
+        }),
       ],
     });
     // By its domain: /.well-known/csaf-aggregator/aggregator.json.

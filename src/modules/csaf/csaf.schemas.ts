@@ -21,16 +21,15 @@ export const CsafProviderIn = z
   .meta({ id: "CsafProviderIn" });
 export type CsafProviderIn = z.output<typeof CsafProviderIn>;
 
-export const CsafAggregatorQuery = z
-  .object({
-    agregateur: z
-      .string()
-      .trim()
-      .min(1)
-      .max(2000)
-      .regex(new RegExp(`${DOMAIN.source}|${METADATA_URL.source}`, "i"))
-      .describe("The aggregator's domain (its /.well-known/csaf-aggregator/aggregator.json) or the address of its aggregator.json"),
-  });
+export const CsafAggregatorQuery = z.object({
+  agregateur: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .regex(new RegExp(`${DOMAIN.source}|${METADATA_URL.source}`, "i"))
+    .describe("The aggregator's domain (its /.well-known/csaf-aggregator/aggregator.json) or the address of its aggregator.json"),
+});
 
 export const CsafAggregatedProviderOut = z
   .object({

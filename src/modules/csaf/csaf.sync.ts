@@ -278,7 +278,8 @@ export class CsafSync {
       if (got.status === 304 && stored?.read)
         return { metadataUrl, via, metadata: stored.read, validators: { ...pick(stored), ...validatorsOf(got.headers) } };
       if (!got.bytes) {
-        if (!((got.status === 404 || got.status === 410) && via !== "url")) throw new FetchError(`${metadataUrl} : HTTP ${got.status}`, got.status);
+        if (!((got.status === 404 || got.status === 410) && via !== "url"))
+          throw new FetchError(`${metadataUrl} : HTTP ${got.status}`, got.status);
         got = null;
       }
     }

@@ -1,6 +1,6 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { createMemoryHistory, createRouter, RouterProvider } from "@tanstack/react-router";
-import { cleanup, fireEvent, render, screen, waitFor, within } from "@testing-library/react";
+import { cleanup, fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Role } from "../../api/session";
 
@@ -60,7 +60,11 @@ async function renderCsaf(role: Role, answer: Answer) {
   const { routeTree } = await import("../../router");
   const { I18nProvider } = await import("../../i18n/i18n");
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false } } });
-  const router = createRouter({ routeTree, context: { queryClient }, history: createMemoryHistory({ initialEntries: ["/settings/csaf"] }) });
+  const router = createRouter({
+    routeTree,
+    context: { queryClient },
+    history: createMemoryHistory({ initialEntries: ["/settings/csaf"] }),
+  });
   render(
     <I18nProvider initial="fr">
       <QueryClientProvider client={queryClient}>
@@ -150,7 +154,15 @@ describe("Settings › Fournisseurs CSAF", () => {
       if (path === PROVIDERS && req.method === "POST")
         return json(201, {
           fournisseur: { ...provider, id: "77777777-7777-4777-8777-777777777777", fournisseur: other, editeur: "Example Coordinator CERT" },
-          synchronisation: { provider_id: PROVIDER, status: "synced", appliquees: 2, inchangees: 0, refusees: [], alertes: 0, propositions: 0 },
+          synchronisation: {
+            provider_id: PROVIDER,
+            status: "synced",
+            appliquees: 2,
+            inchangees: 0,
+            refusees: [],
+            alertes: 0,
+            propositions: 0,
+          },
         });
     });
     fireEvent.change(await screen.findByLabelText("Domaine ou adresse de l'aggregator.json"), {

@@ -155,7 +155,7 @@ function ProviderCard({ p, admin, onStatus }: { p: Provider; admin: boolean; onS
       )}
       {admin &&
         (confirming ? (
-          <div role="group" aria-label={w.removeAsk(who)} className="confirm">
+          <fieldset aria-label={w.removeAsk(who)} className="confirm">
             <p>{w.removeAsk(who)}</p>
             <button
               type="button"
@@ -169,7 +169,7 @@ function ProviderCard({ p, admin, onStatus }: { p: Provider; admin: boolean; onS
             <button type="button" className="button-secondary" onClick={() => setConfirming(false)}>
               {w.cancel}
             </button>
-          </div>
+          </fieldset>
         ) : (
           <button type="button" className="button-secondary" aria-label={w.removeOf(who)} onClick={() => setConfirming(true)}>
             {w.remove}
@@ -240,12 +240,17 @@ function FromAggregator({ onStatus }: { onStatus(s: string): void }) {
     queryKey: ["csaf-aggregator", org.id, asked],
     enabled: asked !== "",
     queryFn: () =>
-      data(api.GET("/api/v1/organizations/{org_id}/csaf/aggregator", { params: { path: { org_id: org.id }, query: { agregateur: asked } } })),
+      data(
+        api.GET("/api/v1/organizations/{org_id}/csaf/aggregator", { params: { path: { org_id: org.id }, query: { agregateur: asked } } }),
+      ),
   });
   const follow = useMutation({
     mutationFn: (p: Aggregated) =>
       data(
-        api.POST("/api/v1/organizations/{org_id}/csaf/providers", { params: { path: { org_id: org.id } }, body: { fournisseur: p.metadata_url } }),
+        api.POST("/api/v1/organizations/{org_id}/csaf/providers", {
+          params: { path: { org_id: org.id } },
+          body: { fournisseur: p.metadata_url },
+        }),
       ),
     onSuccess: async (r) => {
       await queryClient.invalidateQueries({ queryKey: feedsQuery.queryKey });
@@ -270,7 +275,15 @@ function FromAggregator({ onStatus }: { onStatus(s: string): void }) {
       <form onSubmit={submit}>
         <div className="field">
           <label htmlFor={id}>{w.aggLabel}</label>
-          <input id={id} name="agregateur" required maxLength={2000} aria-describedby={`${id}-hint`} autoComplete="off" spellCheck={false} />
+          <input
+            id={id}
+            name="agregateur"
+            required
+            maxLength={2000}
+            aria-describedby={`${id}-hint`}
+            autoComplete="off"
+            spellCheck={false}
+          />
           <span id={`${id}-hint`} className="sub">
             {w.aggHint}
           </span>
