@@ -62,7 +62,17 @@ const sha = (alg: "sha256" | "sha512", bytes: Uint8Array) => createHash(alg).upd
 /** Path → body (and status); requests are logged with the status answered (`304 /path`). */
 const files = new Map<string, { body: Buffer | string; type?: string }>();
 const requests: string[] = [];
+/** Paths served only with this Authorization header (401 otherwise); the header each request carried. */
+const guarded = new Map<string, string>();
+const authorizations: { host: string; url: string; authorization: string | null }[] = [];
 const server: Server = createServer((req, res) => {
+  authorizations.push({ host: req.headers.host ?? "", url: req.url ?? "", authorization: req.headers.authorization ?? null });
+  const expected = guarded.get(req.url ?? "");
+  if (expected && req.headers.authorization !== expected) {
+    requests.push(`401 ${req.url}`);
+    res.writeHead(401, { "www-authenticate": 'Basic realm="csaf"' }).end();
+    return;
+  }
   const f = files.get(req.url ?? "");
   if (!f) {
     requests.push(`404 ${req.url}`);
@@ -649,6 +659,99 @@ describe("an aggregator to pick from", () => {
     expect((await read(host, r.readKey)).statusCode).toBe(403);
     const other = await tenantWithScopes(t, "CSAF aggregator other", ["stacks-write"]);
     expect((await read(host, other.key)).statusCode).toBe(404);
+  });
+});
+
+describe("credentials for TLP:GREEN and TLP:AMBER", () => {
+  it("reads a TLP:AMBER feed only once given credentials (stored encrypted, never returned, sent to the provider's origin only)", async () => {
+    // A provider with a public TLP:WHITE feed and a TLP:AMBER feed behind HTTP basic authentication.
+    const A = "/amber";
+    const LOCALHOST = `http://localhost:${(server.address() as AddressInfo).port}`;
+    const meta = JSON.parse(String(files.get(`${WK}/provider-metadata.json`)!.body));
+    files.set(`${A}/provider-metadata.json`, {
+      body: JSON.stringify({
+        ...meta,
+        canonical_url: `${base}${A}/provider-metadata.json`,
+        distributions: [
+          {
+            rolie: {
+              feeds: [
+                { summary: "TLP:WHITE", tlp_label: "WHITE", url: `${base}${A}/white/feed.json` },
+                { summary: "TLP:AMBER", tlp_label: "AMBER", url: `${base}${A}/amber/feed.json` },
+              ],
+            },
+          },
+        ],
+        publisher: { category: "vendor", name: "Amber provider", namespace: "https://example.org" },
+      }),
+    });
+    await publish(`${A}/white/rhsa-2021_5186.json`, fixture("rhsa-2021_5186.json"));
+    // The BSI advisory as the provider would label it for its partners (its TLP changed in memory).
+    const doc = JSON.parse(fixture("bsi-2022-0001.json").toString("utf8"));
+    doc.document.distribution.tlp.label = "AMBER";
+    expect(await csafFailures(doc)).toEqual([]);
+    await publish(`${A}/amber/bsi-2022-0001.json`, Buffer.from(JSON.stringify(doc)));
+    const feed = (path: string, entries: ReturnType<typeof rolieEntry>[]) =>
+      files.set(path, { body: JSON.stringify({ feed: { id: path, title: path, updated: "2024-01-01T00:00:00Z", entry: entries } }) });
+    feed(`${A}/white/feed.json`, [rolieEntry("RHSA-2021:5186", `${A}/white/rhsa-2021_5186.json`, "2022-01-01T00:00:00Z")]);
+    const amberEntry = rolieEntry("BSI-2022-0001", `${A}/amber/bsi-2022-0001.json`, "2022-01-01T00:00:00Z");
+    // Its hash file named on another origin (localhost): the credentials must not go there.
+    amberEntry.link[1] = { rel: "hash", href: `${LOCALHOST}${A}/amber/bsi-2022-0001.json.sha512` };
+    feed(`${A}/amber/feed.json`, [amberEntry]);
+    const basic = `Basic ${Buffer.from("vigie:s3cret-amber").toString("base64")}`;
+    guarded.set(`${A}/amber/feed.json`, basic);
+    guarded.set(`${A}/amber/bsi-2022-0001.json`, basic);
+
+    const r = await tenantWithScopes(t, "CSAF amber org", ["stacks-write"]);
+    const call = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, payload?: object) =>
+      t.app.inject({ method, url: `/api/v1/organizations/${r.orgId}${path}`, headers: bearer(r.key), ...(payload && { payload }) });
+    requests.length = 0;
+    const added = (await call("POST", "/csaf/providers", { fournisseur: `${base}${A}/provider-metadata.json` })).json();
+    expect(added.synchronisation).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    expect(added.fournisseur.identifiants).toBeNull();
+    // Without credentials the TLP:AMBER feed is not even asked.
+    expect(requests.filter((u) => u.includes("/amber/amber/"))).toEqual([]);
+    const id = added.fournisseur.id as string;
+
+    const bad = await call("PUT", `/csaf/providers/${id}/identifiants`, { type: "entete", nom: "Host", valeur: "x" });
+    expect(bad.statusCode).toBe(422);
+    // Pydantic v2 names the tagged union's member in the loc.
+    expect(bad.json().detail[0].loc).toEqual(["body", "entete", "nom"]);
+    const put = await call("PUT", `/csaf/providers/${id}/identifiants`, {
+      type: "basic",
+      utilisateur: "vigie",
+      mot_de_passe: "s3cret-amber",
+    });
+    expect(put.statusCode, put.body).toBe(204);
+    const shown = await call("GET", `/csaf/providers/${id}`);
+    expect(shown.json().identifiants).toBe("basic");
+    expect(shown.body).not.toContain("s3cret");
+    const [row] = await rowsOf<{ credentials: string }>(t.database.db, sql`select credentials from csaf_providers where id = ${id}::uuid`);
+    expect(row!.credentials).toMatch(/^enc:v1:/);
+    expect(row!.credentials).not.toContain("s3cret");
+
+    authorizations.length = 0;
+    const synced = (await call("POST", `/csaf/providers/${id}/sync`)).json();
+    expect(synced).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    const [amber] = (await call("GET", "/csaf/advisories?cve=CVE-2022-27193")).json().items;
+    expect(amber).toMatchObject({ tracking_id: "BSI-2022-0001", tlp: "AMBER", provider_id: id });
+    // Sent to the provider's origin (the feed, the document), not to the hash file's other origin.
+    const auth = (url: string, h = host) => authorizations.find((x) => x.url === url && x.host === h)?.authorization;
+    expect(auth(`${A}/amber/feed.json`)).toBe(basic);
+    expect(auth(`${A}/amber/bsi-2022-0001.json`)).toBe(basic);
+    expect(auth(`${A}/amber/bsi-2022-0001.json.sha512`, `localhost:${(server.address() as AddressInfo).port}`)).toBeNull();
+
+    expect((await call("DELETE", `/csaf/providers/${id}/identifiants`)).statusCode).toBe(204);
+    expect((await call("GET", `/csaf/providers/${id}`)).json().identifiants).toBeNull();
+    // Another organization's provider: 404.
+    const other = await tenantWithScopes(t, "CSAF amber other", ["stacks-write"]);
+    const theirs = await t.app.inject({
+      method: "PUT",
+      url: `/api/v1/organizations/${other.orgId}/csaf/providers/${id}/identifiants`,
+      headers: bearer(other.key),
+      payload: { type: "basic", utilisateur: "x", mot_de_passe: "y" },
+    });
+    expect(theirs.statusCode).toBe(404);
   });
 });
 

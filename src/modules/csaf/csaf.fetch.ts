@@ -35,6 +35,9 @@ export class TooLarge extends Error {}
 
 /** The HTTP side: GET with the feeds' retries, the body read whole up to a limit. */
 export class CsafHttp {
+  /** Credentials' headers, sent only to this origin (the provider-metadata's): never to a host a listing names elsewhere. */
+  private auth: { origin: string; headers: Record<string, string> } | null = null;
+
   constructor(
     private readonly settings: FeedSettings,
     private readonly log: Logger,
@@ -43,9 +46,14 @@ export class CsafHttp {
     private readonly allowPrivate = false,
   ) {}
 
+  /** Sends these headers (credentials) with every request to `origin`, and to no other. */
+  authorize(origin: string, headers: Record<string, string>): void {
+    this.auth = { origin, headers };
+  }
+
   async get(url: string, opts: { conditional?: Validators | null; limit?: number } = {}): Promise<Got> {
     if (!this.allowPrivate) await refusePrivate(url);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = this.auth && new URL(url).origin === this.auth.origin ? { ...this.auth.headers } : {};
     if (opts.conditional?.etag) headers["if-none-match"] = opts.conditional.etag;
     if (opts.conditional?.lastModified) headers["if-modified-since"] = opts.conditional.lastModified;
     const res = await getWithRetries(

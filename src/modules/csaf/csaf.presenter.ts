@@ -15,6 +15,7 @@ export function presentProvider(p: ProviderListRow): CsafProviderOut {
     namespace: p.publisher_namespace,
     role: p.role,
     cles: p.keys.map((k) => ({ fingerprint: k.fingerprint, url: k.url })),
+    identifiants: (p.credentials_kind as CsafProviderOut["identifiants"]) ?? null,
     statut: p.status as CsafProviderOut["statut"],
     derniere_tentative: isoOrNull(p.last_attempt_at),
     dernier_succes: isoOrNull(p.last_success_at),

@@ -2,7 +2,7 @@ import { route, type RouteDef } from "../../platform/http/route.js";
 import { OrgParams } from "../organizations/organizations.schemas.js";
 import { presentAdvisory, presentAdvisoryDetail, presentAggregator, presentProvider } from "./csaf.presenter.js";
 import {
-  CsafAdvisoryDetailOut, CsafAdvisoryListOut, CsafAggregatorOut, CsafAggregatorQuery, CsafAdvisoryListQuery, CsafAdvisoryParams, CsafCreatedOut, CsafProviderDetailOut, CsafProviderIn, CsafProviderListOut, CsafProviderParams, CsafSyncOut,
+  CsafAdvisoryDetailOut, CsafAdvisoryListOut, CsafAggregatorOut, CsafAggregatorQuery, CsafCredentialsIn, CsafAdvisoryListQuery, CsafAdvisoryParams, CsafCreatedOut, CsafProviderDetailOut, CsafProviderIn, CsafProviderListOut, CsafProviderParams, CsafSyncOut,
 } from "./csaf.schemas.js";
 import type { CsafService } from "./csaf.service.js";
 
@@ -72,6 +72,33 @@ export function csafRoutes(service: CsafService): RouteDef[] {
       params: CsafProviderParams,
       responses: { 200: CsafSyncOut },
       handler: async ({ org, params }) => service.syncNow(org, params.provider_id),
+    }),
+    route({
+      operationId: "setCsafProviderCredentials",
+      errors: { 403: RESTRICTED },
+      method: "PUT", url: `${BASE}/providers/:provider_id/identifiants`, auth: "both", org: true, scope: WRITE, tags: TAGS, status: 204,
+      summary: "Give a CSAF provider credentials for its TLP:GREEN and TLP:AMBER documents",
+      description:
+        "HTTP basic (utilisateur, mot_de_passe) or a header the provider names (nom, valeur). Stored encrypted like webhook secrets, never returned nor logged, " +
+        "sent only to the provider-metadata's origin; with them, the sync reads the TLP:GREEN and TLP:AMBER feeds and keeps documents so labelled (never TLP:RED).",
+      params: CsafProviderParams, body: CsafCredentialsIn,
+      responses: { 204: null },
+      handler: async ({ org, params, body }) => {
+        await service.setCredentials(org, params.provider_id, body);
+        return null;
+      },
+    }),
+    route({
+      operationId: "deleteCsafProviderCredentials",
+      errors: { 403: RESTRICTED },
+      method: "DELETE", url: `${BASE}/providers/:provider_id/identifiants`, auth: "both", org: true, scope: WRITE, tags: TAGS, status: 204,
+      summary: "Take back a CSAF provider's credentials: only its TLP:WHITE/CLEAR documents are read again",
+      params: CsafProviderParams,
+      responses: { 204: null },
+      handler: async ({ org, params }) => {
+        await service.setCredentials(org, params.provider_id, null);
+        return null;
+      },
     }),
     route({
       operationId: "deleteCsafProvider",

@@ -21,6 +21,37 @@ export const CsafProviderIn = z
   .meta({ id: "CsafProviderIn" });
 export type CsafProviderIn = z.output<typeof CsafProviderIn>;
 
+/** HTTP header names a provider may ask credentials in (RFC 9110 token), Host and the like excepted. */
+const HEADER_NAME = /^(?!(host|content-length|transfer-encoding|connection|cookie)$)[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/i;
+
+export const CsafCredentialsIn = z
+  .discriminatedUnion("type", [
+    z.object({
+      type: z.literal("basic").describe("HTTP basic authentication"),
+      utilisateur: z
+        .string()
+        .min(1)
+        .max(200)
+        .regex(/^[^:\r\n]+$/, "sans « : » ni fin de ligne"),
+      mot_de_passe: z
+        .string()
+        .min(1)
+        .max(1000)
+        .regex(/^[^\r\n]+$/, "sans fin de ligne"),
+    }),
+    z.object({
+      type: z.literal("entete").describe("A header the provider names (an API key, a token)"),
+      nom: z.string().regex(HEADER_NAME, "nom d'en-tête HTTP"),
+      valeur: z
+        .string()
+        .min(1)
+        .max(4000)
+        .regex(/^[^\r\n]+$/, "sans fin de ligne"),
+    }),
+  ])
+  .meta({ id: "CsafCredentialsIn" });
+export type CsafCredentialsIn = z.output<typeof CsafCredentialsIn>;
+
 export const CsafAggregatorQuery = z.object({
   agregateur: z
     .string()
@@ -83,6 +114,10 @@ export const CsafProviderOut = z
     cles: z
       .array(z.object({ fingerprint: z.string(), url: z.string() }))
       .describe("The OpenPGP keys read and checked against their fingerprints"),
+    identifiants: z
+      .enum(["basic", "entete"])
+      .nullable()
+      .describe("The kind of credentials given for TLP:GREEN/AMBER documents (never the credentials themselves), null when none"),
     statut: z.enum(["nouveau", "a_jour", "en_echec"]),
     derniere_tentative: z.iso.datetime().nullable(),
     dernier_succes: z.iso.datetime().nullable(),

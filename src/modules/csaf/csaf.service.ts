@@ -6,7 +6,8 @@ import { Conflict, Forbidden, invalid, NotFound } from "../../platform/errors.js
 import { AUTH, CONFLICT, NOT_FOUND } from "../../platform/messages.js";
 import { createLogger } from "../../platform/log.js";
 import { csafRepository as repo, type AdvisoryRow, type ProviderListRow } from "./csaf.repository.js";
-import type { CsafAdvisoryListQuery } from "./csaf.schemas.js";
+import type { SecretBox } from "../../platform/secrets.js";
+import type { CsafAdvisoryListQuery, CsafCredentialsIn } from "./csaf.schemas.js";
 import type { ProposalWriter } from "./csaf.matching.js";
 import { aggregatorCandidate, type AggregatorList, CsafHttp, readAggregator } from "./csaf.fetch.js";
 import { CsafSync, type CsafSyncOutcome } from "./csaf.sync.js";
@@ -38,9 +39,22 @@ export class CsafService {
     private readonly logger: Logger = createLogger("silent"),
     private readonly allowHttp = false,
     private readonly allowPrivate = false,
+    /** Encrypts the credentials given for TLP:GREEN/AMBER (the webhook secrets' box, wired in app.ts). */
+    private readonly secrets: Pick<SecretBox, "encrypt" | "decrypt"> | null = null,
   ) {
-    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals, allowPrivate);
-    this.firstSync = new CsafSync(db, { ...settings, retries: 0 }, logger, allowHttp ? "http" : "https", proposals, allowPrivate);
+    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals, allowPrivate, secrets);
+    this.firstSync = new CsafSync(db, { ...settings, retries: 0 }, logger, allowHttp ? "http" : "https", proposals, allowPrivate, secrets);
+  }
+
+  /**
+   * Gives the provider credentials for its TLP:GREEN/AMBER documents (or, with null, takes them
+   * back): stored encrypted, sent only to the provider-metadata's origin, never returned.
+   */
+  async setCredentials(org: OrgScope, id: string, c: CsafCredentialsIn | null): Promise<void> {
+    unrestricted(org);
+    if (c && !this.secrets) throw new Error("CsafService: no secret box to encrypt credentials with (app.ts wires one)");
+    const stored = c && this.secrets ? { kind: c.type, stored: this.secrets.encrypt(JSON.stringify(c)) } : null;
+    if (!(await repo.setCredentials(this.db, org.id, id, stored))) throw new NotFound(NOT_FOUND.csafProvider);
   }
 
   /** Subscribes the organization and syncs the provider at once; 409 when it already follows it. */

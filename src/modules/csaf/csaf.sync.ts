@@ -4,7 +4,9 @@ import type { Logger } from "pino";
 import type { FeedSettings } from "../../config.js";
 import type { Db } from "../../platform/db/client.js";
 import { csafSchemaErrors } from "../vex/vex.import.js";
-import { compareTrackingVersions, PUBLIC_TLP, readCsafAdvisory, revisionChanges } from "./csaf.document.js";
+import type { SecretBox } from "../../platform/secrets.js";
+import type { CsafCredentialsIn } from "./csaf.schemas.js";
+import { CREDENTIALED_TLP, compareTrackingVersions, PUBLIC_TLP, readCsafAdvisory, revisionChanges } from "./csaf.document.js";
 import {
   CsafHttp,
   type Got,
@@ -114,7 +116,17 @@ export class CsafSync {
     private readonly proposals: ProposalWriter,
     /** VIGIE_ALLOW_PRIVATE_TARGETS: providers may lead to private addresses (a local mirror, the tests). */
     private readonly allowPrivate = false,
+    /** Decrypts the credentials an organization gave a provider (platform/secrets.ts). */
+    private readonly secrets: Pick<SecretBox, "decrypt"> | null = null,
   ) {}
+
+  /** The headers of the provider's credentials (decrypted here only, never logged), or null. */
+  private credentialHeaders(provider: ProviderRow): Record<string, string> | null {
+    if (!provider.credentials || !this.secrets) return null;
+    const c = JSON.parse(this.secrets.decrypt(provider.credentials)) as CsafCredentialsIn;
+    if (c.type === "basic") return { authorization: `Basic ${Buffer.from(`${c.utilisateur}:${c.mot_de_passe}`).toString("base64")}` };
+    return { [c.nom.toLowerCase()]: c.valeur };
+  }
 
   async run(provider: ProviderRow, signal: AbortSignal = new AbortController().signal): Promise<CsafSyncOutcome> {
     const out: CsafSyncOutcome = {
@@ -132,6 +144,8 @@ export class CsafSync {
     const applied: string[] = [];
     try {
       const cp = csafCheckpoint(provider.checkpoint);
+      const credentials = this.credentialHeaders(provider);
+      const tlps = credentials ? CREDENTIALED_TLP : PUBLIC_TLP;
       const trust: TrustHolder = {
         current: await this.trust(http, provider, cp, false),
         refresh: async () => {
@@ -140,19 +154,21 @@ export class CsafSync {
           return true;
         },
       };
+      // The credentials go to the provider-metadata's origin only (its feeds, directories, documents).
+      if (credentials) http.authorize(new URL(trust.current.metadataUrl).origin, credentials);
       let listing: Awaited<ReturnType<CsafSync["listAll"]>>;
       try {
-        listing = await this.listAll(http, cp, trust.current.metadata);
+        listing = await this.listAll(http, cp, trust.current.metadata, tlps);
       } catch (err) {
         // A directory or feed moved: the metadata read again may say where.
         if (!(await trust.refresh())) throw err;
-        listing = await this.listAll(http, cp, trust.current.metadata);
+        listing = await this.listAll(http, cp, trust.current.metadata, tlps);
       }
       const { listed, validators } = listing;
       let sinceSave = 0;
       for (const doc of listed) {
         signal.throwIfAborted();
-        const r = await this.document(http, provider, doc, trust);
+        const r = await this.document(http, provider, doc, trust, tlps);
         if (r.kind === "applied") {
           out.appliquees++;
           applied.push(r.id);
@@ -197,6 +213,7 @@ export class CsafSync {
     http: CsafHttp,
     cp: CsafCheckpoint,
     metadata: ProviderMetadata,
+    tlps: Set<string>,
   ): Promise<{ listed: (Listed & { listing: string })[]; validators: Record<string, Validators> }> {
     const next: CsafCheckpoint["listings"] = {};
     const validators: Record<string, Validators> = {};
@@ -204,8 +221,8 @@ export class CsafSync {
       this.listing(http, cp.listings, next, validators, url, parse, optional);
     const listed: (Listed & { listing: string })[] = [];
     for (const feed of metadata.rolie) {
-      // TLP:WHITE/CLEAR only: the other feeds need credentials Vigie does not hold.
-      if (!PUBLIC_TLP.has(feed.tlp)) continue;
+      // TLP:WHITE/CLEAR, and GREEN/AMBER when the organization gave the provider credentials.
+      if (!tlps.has(feed.tlp)) continue;
       listed.push(...((await listing(feed.url, (text) => rolieEntries(JSON.parse(text), feed.tlp))) ?? []));
     }
     for (const dir of metadata.directories) {
@@ -363,6 +380,7 @@ export class CsafSync {
     provider: ProviderRow,
     doc: Listed,
     trust: TrustHolder,
+    tlps: Set<string>,
   ): Promise<{ kind: "applied"; id: string } | { kind: "unchanged" } | { kind: "refused"; raison: string }> {
     const refuse = async (raison: string) => {
       await repo.refuse(this.db, provider.id, doc.url, raison);
@@ -409,7 +427,12 @@ export class CsafSync {
     if (schema.length) return refuse(`non conforme au schéma CSAF 2.0 : ${schema.join(" ; ")}`);
     const a = readCsafAdvisory(json as Record<string, unknown>);
     const tlp = a.tlp ?? doc.tlp;
-    if (!tlp || !PUBLIC_TLP.has(tlp.toUpperCase())) return refuse(`TLP:${tlp ?? "(absent)"} : seuls TLP:WHITE et TLP:CLEAR sont lus`);
+    if (!tlp || !tlps.has(tlp.toUpperCase()))
+      return refuse(
+        tlps === PUBLIC_TLP
+          ? `TLP:${tlp ?? "(absent)"} : seuls TLP:WHITE et TLP:CLEAR sont lus sans identifiants`
+          : `TLP:${tlp ?? "(absent)"} : seuls TLP:WHITE, CLEAR, GREEN et AMBER sont lus avec identifiants`,
+      );
     const sha256 = digestOf(bytes, "sha256");
     return this.db.transaction(async (tx) => {
       const stored = await repo.currentVersion(tx, provider.id, a.tracking_id);

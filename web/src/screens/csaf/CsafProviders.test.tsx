@@ -9,6 +9,8 @@ const PROJECT = "22222222-2222-4222-8222-222222222222";
 const PROVIDER = "66666666-6666-4666-8666-666666666666";
 const PROVIDERS = `/api/v1/organizations/${ORG}/csaf/providers`;
 const AGGREGATOR = `/api/v1/organizations/${ORG}/csaf/aggregator`;
+/** The first lookup waits for the lazily loaded settings route: longer than findBy's 1 s on a loaded machine. */
+const FIRST = { timeout: 5000 };
 
 const session = (role: Role) => ({
   user: { id: "33333333-3333-4333-8333-333333333333", email: "moi@example.org" },
@@ -90,7 +92,7 @@ describe("Settings › Fournisseurs CSAF", () => {
         return new Response(null, { status: 204 });
       }
     });
-    const list = await screen.findByRole("list", { name: "Fournisseurs suivis" });
+    const list = await screen.findByRole("list", { name: "Fournisseurs suivis" }, FIRST);
     await within(list).findByText(/Example Company ProductCERT/);
     fireEvent.click(within(list).getByRole("button", { name: "Ne plus suivre Example Company ProductCERT" }));
     const ask = within(list).getByRole("group", { name: /Ne plus suivre Example Company ProductCERT \?/ });
@@ -110,7 +112,7 @@ describe("Settings › Fournisseurs CSAF", () => {
     await renderCsaf("member", (_req, path) => {
       if (path === "/api/v1/feeds") return json(200, { sources: [], fournisseurs_csaf: [provider] });
     });
-    const list = await screen.findByRole("list", { name: "Fournisseurs suivis" });
+    const list = await screen.findByRole("list", { name: "Fournisseurs suivis" }, FIRST);
     await within(list).findByText(/Example Company ProductCERT/);
     expect(within(list).queryByRole("button", { name: /Ne plus suivre/ })).toBeNull();
   });
@@ -165,7 +167,7 @@ describe("Settings › Fournisseurs CSAF", () => {
           },
         });
     });
-    fireEvent.change(await screen.findByLabelText("Domaine ou adresse de l'aggregator.json"), {
+    fireEvent.change(await screen.findByLabelText("Domaine ou adresse de l'aggregator.json", {}, FIRST), {
       target: { value: "aggregator.example" },
     });
     fireEvent.click(screen.getByRole("button", { name: "Lire la liste" }));
