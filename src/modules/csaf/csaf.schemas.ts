@@ -21,8 +21,10 @@ export const CsafProviderIn = z
   .meta({ id: "CsafProviderIn" });
 export type CsafProviderIn = z.output<typeof CsafProviderIn>;
 
-/** HTTP header names a provider may ask credentials in (RFC 9110 token), Host and the like excepted. */
-const HEADER_NAME = /^(?!(host|content-length|transfer-encoding|connection|cookie)$)[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/i;
+/** HTTP header names a provider may ask credentials in (RFC 9110 token); the framing and session headers are not. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/i;
+/** Headers a provider's credentials may not name (the service refuses them: a 422 on nom). */
+export const RESERVED_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "cookie"]);
 
 export const CsafCredentialsIn = z
   .discriminatedUnion("type", [
@@ -41,7 +43,10 @@ export const CsafCredentialsIn = z
     }),
     z.object({
       type: z.literal("entete").describe("A header the provider names (an API key, a token)"),
-      nom: z.string().regex(HEADER_NAME, "nom d'en-tête HTTP"),
+      nom: z
+        .string()
+        .regex(HEADER_NAME, "nom d'en-tête HTTP")
+        .describe("Not Host, Content-Length, Transfer-Encoding, Connection nor Cookie"),
       valeur: z
         .string()
         .min(1)

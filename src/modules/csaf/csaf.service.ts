@@ -7,7 +7,7 @@ import { AUTH, CONFLICT, NOT_FOUND } from "../../platform/messages.js";
 import { createLogger } from "../../platform/log.js";
 import { csafRepository as repo, type AdvisoryRow, type ProviderListRow } from "./csaf.repository.js";
 import type { SecretBox } from "../../platform/secrets.js";
-import type { CsafAdvisoryListQuery, CsafCredentialsIn } from "./csaf.schemas.js";
+import { type CsafAdvisoryListQuery, type CsafCredentialsIn, RESERVED_HEADERS } from "./csaf.schemas.js";
 import type { ProposalWriter } from "./csaf.matching.js";
 import { aggregatorCandidate, type AggregatorList, CsafHttp, readAggregator } from "./csaf.fetch.js";
 import { CsafSync, type CsafSyncOutcome } from "./csaf.sync.js";
@@ -52,6 +52,8 @@ export class CsafService {
    */
   async setCredentials(org: OrgScope, id: string, c: CsafCredentialsIn | null): Promise<void> {
     unrestricted(org);
+    if (c?.type === "entete" && RESERVED_HEADERS.has(c.nom.toLowerCase()))
+      throw invalid(["body", "entete", "nom"], "en-tête réservé : ni Host, Content-Length, Transfer-Encoding, Connection, Cookie", c.nom);
     if (c && !this.secrets) throw new Error("CsafService: no secret box to encrypt credentials with (app.ts wires one)");
     const stored = c && this.secrets ? { kind: c.type, stored: this.secrets.encrypt(JSON.stringify(c)) } : null;
     if (!(await repo.setCredentials(this.db, org.id, id, stored))) throw new NotFound(NOT_FOUND.csafProvider);

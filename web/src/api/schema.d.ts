@@ -2485,6 +2485,7 @@ export interface components {
              * @constant
              */
             type: "entete";
+            /** @description Not Host, Content-Length, Transfer-Encoding, Connection nor Cookie */
             nom: string;
             valeur: string;
         };
