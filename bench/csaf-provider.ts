@@ -5,8 +5,12 @@
  * made here. The documents are the real ones of test/fixtures/csaf that carry their TLP (OASIS
  * examples bsi/rhsa, CISA advisories: test/fixtures/csaf/README.md; the two OASIS VEX examples
  * carry none, which a directory distribution cannot supply) replicated with distinct tracking ids (`<id>-BENCH-<n>`)
- * — load, not new vulnerability data. Prints `READY <port>` once everything is signed;
- * GET /__requests answers how many requests it served (and resets the count).
+ * — load, not new vulnerability data. One more, `rev.json`, is CISA's ICSA-23-208-03 version 5
+ * (every C80 version affected) under the tracking id ICSA-23-208-03-BENCH-REV: POST /__revise
+ * serves its real version 6 instead (C80 up to BF only), signed, listed first in changes.csv at the
+ * time of the request — the revision whose alert latency the bench times. Prints `READY <port>`
+ * once everything is signed; GET /__requests answers how many requests it served (and resets the
+ * count).
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -55,7 +59,25 @@ for (let i = 0; i < N; i++) {
   files.set(`${WK}/white/${name}.asc`, Buffer.from(sig as string));
   rows.push(`"${name}","${new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString()}"`);
 }
-files.set(`${WK}/white/changes.csv`, Buffer.from(rows.reverse().join("\n")));
+rows.reverse();
+
+/** Serves `rev.json` as this fixture (ICSA-23-208-03 version 5 or 6), signed, listed first at `when`. */
+async function serveRevision(fixture: string, when: string): Promise<void> {
+  const doc = JSON.parse(readFileSync(`test/fixtures/csaf/${fixture}`, "utf8")) as { document: { tracking: { id: string } } };
+  doc.document.tracking.id = "ICSA-23-208-03-BENCH-REV";
+  const bytes = Buffer.from(JSON.stringify(doc));
+  files.set(`${WK}/white/rev.json`, bytes);
+  files.set(`${WK}/white/rev.json.sha512`, Buffer.from(`${sha512(bytes)}  rev.json\n`));
+  const sig = await openpgp.sign({
+    message: await openpgp.createMessage({ binary: bytes }),
+    signingKeys: key.privateKey,
+    detached: true,
+    format: "armored",
+  });
+  files.set(`${WK}/white/rev.json.asc`, Buffer.from(sig as string));
+  files.set(`${WK}/white/changes.csv`, Buffer.from([`"rev.json","${when}"`, ...rows].join("\n")));
+}
+await serveRevision("icsa-23-208-03.v5.json", "2024-06-01T00:00:00.000Z");
 files.set(`${WK}/openpgp/${fingerprint}.asc`, Buffer.from(key.publicKey.armor()));
 
 let requests = 0;
@@ -63,6 +85,10 @@ const server = createServer((req, res) => {
   if (req.url === "/__requests") {
     res.end(String(requests));
     requests = 0;
+    return;
+  }
+  if (req.url === "/__revise") {
+    void serveRevision("icsa-23-208-03.v6.json", new Date().toISOString()).then(() => res.end("revised"));
     return;
   }
   requests++;

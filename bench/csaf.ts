@@ -1,18 +1,18 @@
 /**
  * BENCH=csaf: a CSAF provider of 5,000 advisories (bench/csaf-provider.ts, a child process: real
  * documents of test/fixtures/csaf replicated with distinct tracking ids), followed by an
- * organization with a small stack that its documents name (a purl, CPEs, product names): the first
- * sync from scratch (discovery, 5,000 × document + .sha512 + .asc, schema, hash, signature, write,
- * matching), then a sync with nothing changed — time, requests the provider served, the process's
- * peak RSS (Vigie alone: the provider is another process) and CPU. On PostgreSQL
- * (BENCH_DATABASE_URL) and on embedded PGlite (BENCH_PGLITE=off to skip it).
+ * organization with a small stack that its documents name (a purl, CPEs, product names), in a
+ * Vigie process of its own run as `npm start` runs the server (bench/csaf-child.mjs: node on dist/,
+ * MALLOC_ARENA_MAX=2, --max-old-space-size=1024): the first sync from scratch (discovery, 5,000 ×
+ * document + .sha512 + .asc, schema, hash, signature, write, matching), then a sync with nothing
+ * changed — time, requests the provider served, the Vigie process's peak RSS (VmHWM, reset before
+ * each step) and CPU — then a revised advisory (ICSA-23-208-03 version 5 → 6) and the csaf-sync job
+ * run as its cron runs it: the time from the listing's change to the alert's change. On PostgreSQL
+ * (BENCH_DATABASE_URL) and on embedded PGlite (BENCH_PGLITE=off to skip it). CSAF_BENCH_BEFORE=<dir
+ * of an older build, under the checkout> runs that build first, in the same run, to compare.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { buildApp, createServices } from "../src/app.js";
-import { loadConfig } from "../src/config.js";
-import type { Database } from "../src/platform/db/client.js";
-import { createLogger } from "../src/platform/log.js";
-import { benchTables } from "./drivers.js";
+import { onEachDriver, type BenchTarget } from "./drivers.js";
 
 const DOCS = Number(process.env.CSAF_BENCH_DOCS ?? 5000);
 
@@ -33,110 +33,100 @@ async function startProvider(): Promise<{ child: ChildProcess; port: number }> {
   return { child, port };
 }
 
-/** Runs `f`, sampling the process's RSS every 20 ms: time, peak RSS, CPU (user + system). */
-async function measured<T>(f: () => Promise<T>): Promise<{ value: T; ms: number; beforeMb: number; peakMb: number; cpuMs: number }> {
-  const before = process.memoryUsage().rss;
-  let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  const cpu = process.cpuUsage();
-  const t0 = performance.now();
+interface Step {
+  ms: number;
+  cpuMs: number;
+  beforeMb: number;
+  peakMb: number;
+  requests: number;
+  result: string;
+}
+interface ChildOut {
+  startedMb: number;
+  first: Step;
+  idle: Step;
+  revision: { alertChangedMs: number | null; jobMs: number; result: string };
+}
+
+/** bench/csaf-child.mjs as `npm start` runs the server, with the given build; its last line, parsed. */
+async function child<T>(target: BenchTarget, dist: string, env: Record<string, string>, args: string[] = []): Promise<T> {
+  const proc = spawn(process.execPath, ["--max-old-space-size=1024", "bench/csaf-child.mjs", ...args], {
+    env: {
+      ...process.env,
+      ...env,
+      MALLOC_ARENA_MAX: "2",
+      CSAF_BENCH_DIST: dist,
+      DATABASE_URL: target.databaseUrl ?? "",
+      ...(target.dataDir ? { VIGIE_DATA_DIR: target.dataDir } : {}),
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let out = "";
+  proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => proc.once("exit", resolve));
+  if (code !== 0) throw new Error(`bench/csaf-child.mjs ${args.join(" ")} exited with ${code}`);
+  return JSON.parse(out.trim().split("\n").at(-1)!) as T;
+}
+
+/** The database prepared in one process, then the syncs in another started on it (the given build), against a fresh provider. */
+async function runChild(target: BenchTarget, dist: string): Promise<ChildOut> {
+  const provider = await startProvider();
   try {
-    const value = await f();
-    const used = process.cpuUsage(cpu);
-    return {
-      value,
-      ms: Math.round(performance.now() - t0),
-      beforeMb: Math.round(before / 1e6),
-      peakMb: Math.round(Math.max(peak, process.memoryUsage().rss) / 1e6),
-      cpuMs: Math.round((used.user + used.system) / 1000),
-    };
+    const env = { CSAF_BENCH_PORT: String(provider.port) };
+    const setup = await child<object>(target, dist, env, ["prepare"]);
+    return await child<ChildOut>(target, dist, { ...env, CSAF_BENCH_SETUP: JSON.stringify(setup) });
   } finally {
-    clearInterval(sampler);
+    provider.child.kill("SIGTERM");
   }
 }
 
-async function benchDriver(database: Database): Promise<{ steps: Record<string, string | number>[] }> {
-  await database.migrate();
-  const config = loadConfig({
-    ...process.env,
-    VIGIE_JOBS: "off",
-    LOG_LEVEL: "silent",
-    VIGIE_CSAF_ALLOW_HTTP: "true",
-    VIGIE_ALLOW_PRIVATE_TARGETS: "true",
-    VIGIE_FEEDS_RETRIES: "0",
-  });
-  const services = createServices(database, config);
-  const { app } = await buildApp({ config, database, logger: createLogger("silent"), services });
-  const { child, port } = await startProvider();
-  const requests = async () => Number(await (await fetch(`http://127.0.0.1:${port}/__requests`)).text());
-  try {
-    const { org } = await services.organizations.createOrg({ name: "Bench CSAF" });
-    const project = await services.projects.create({ orgId: org.id, name: "Production" });
-    const { key } = await services.apiKeys.create({ orgId: org.id, scopes: ["stacks-write"], projectIds: [] });
-    const headers = { authorization: `Bearer ${key}` };
-    // Items the documents name: the BSI converter's CPE, CISA products by name.
-    const stack = await app.inject({
-      method: "POST",
-      url: `/api/v1/organizations/${org.id}/projects/${project.id}/stacks`,
-      headers,
-      payload: {
-        name: "Bench",
-        items: [
-          { item_type: "cpe", value: "cpe:2.3:a:csaf-tools:cvrf-csaf-converter:1.0.0-rc1:*:*:*:*:*:*:*" },
-          { item_type: "product", value: "Mitsubishi Electric:C80 (BND-2036W000-**)@BE" },
-          { item_type: "product", value: "Schneider Electric:IGSS Dashboard (DashBoard.exe)@16.0.0.23200" },
-        ],
-      },
-    });
-    if (stack.statusCode !== 201) throw new Error(`stack: ${stack.statusCode} ${stack.body.slice(0, 300)}`);
-    await requests();
-    const first = await measured(async () =>
-      app.inject({
-        method: "POST",
-        url: `/api/v1/organizations/${org.id}/csaf/providers`,
-        headers,
-        payload: { fournisseur: `http://127.0.0.1:${port}/.well-known/csaf/provider-metadata.json` },
-      }),
-    );
-    const body = first.value.json();
-    if (first.value.statusCode !== 201 || body.synchronisation.status !== "synced")
-      throw new Error(`first sync: ${first.value.statusCode} ${first.value.body.slice(0, 500)}`);
-    const s = body.synchronisation;
-    const firstRequests = await requests();
-    if (process.env.CSAF_BENCH_REFUSALS) console.log([...new Set(s.refusees.map((r: { raison: string }) => r.raison))]);
-    const idle = await measured(async () =>
-      app.inject({ method: "POST", url: `/api/v1/organizations/${org.id}/csaf/providers/${body.fournisseur.id}/sync`, headers }),
-    );
-    const i = idle.value.json();
-    const idleRequests = await requests();
-    return {
-      steps: [
-        {
-          step: `first sync, ${DOCS} advisories`,
-          ms: first.ms,
-          "cpu ms": first.cpuMs,
-          "rss before MB": first.beforeMb,
-          "peak rss MB": first.peakMb,
-          requests: firstRequests,
-          result: `${s.appliquees} kept, ${s.refusees.length} refused, ${s.alertes} alerts, ${s.propositions} proposals`,
-        },
-        {
-          step: "sync again, nothing changed",
-          ms: idle.ms,
-          "cpu ms": idle.cpuMs,
-          "rss before MB": idle.beforeMb,
-          "peak rss MB": idle.peakMb,
-          requests: idleRequests,
-          result: `${i.appliquees} kept, ${i.inchangees} unchanged, ${i.alertes} alerts`,
-        },
-      ],
-    };
-  } finally {
-    child.kill("SIGTERM");
-    await app.close();
-  }
-}
+const rows = (label: string, o: ChildOut) => [
+  {
+    build: label,
+    step: `first sync, ${DOCS} advisories`,
+    ms: o.first.ms,
+    "cpu ms": o.first.cpuMs,
+    "rss before MB": o.first.beforeMb,
+    "peak rss MB": o.first.peakMb,
+    requests: o.first.requests,
+    result: o.first.result,
+  },
+  {
+    build: label,
+    step: "sync again, nothing changed",
+    ms: o.idle.ms,
+    "cpu ms": o.idle.cpuMs,
+    "rss before MB": o.idle.beforeMb,
+    "peak rss MB": o.idle.peakMb,
+    requests: o.idle.requests,
+    result: o.idle.result,
+  },
+  {
+    build: label,
+    step: "revised advisory → alert changed (csaf-sync job)",
+    ms: o.revision.alertChangedMs ?? "not changed",
+    "cpu ms": "",
+    "rss before MB": "",
+    "peak rss MB": "",
+    requests: "",
+    result: `job ${o.revision.jobMs} ms: ${o.revision.result}`,
+  },
+];
 
 export async function benchCsaf(): Promise<void> {
-  await benchTables("csaf", `CSAF provider, ${DOCS} advisories`, benchDriver);
+  const builds: [string, string][] = [
+    ...(process.env.CSAF_BENCH_BEFORE ? [["before", process.env.CSAF_BENCH_BEFORE] as [string, string]] : []),
+    ["this", "dist"],
+  ];
+  const results: { driver: string; label: string; o: ChildOut }[] = [];
+  for (const [label, dist] of builds) {
+    const r = await onEachDriver(`csaf_${label}`, async (target) => ({ label, o: await runChild(target, dist) }));
+    results.push(...r);
+  }
+  for (const driver of ["postgres", "pglite"]) {
+    const mine = results.filter((r) => r.driver === driver);
+    if (!mine.length) continue;
+    console.log(`\nCSAF provider, ${DOCS} advisories — ${driver} (Vigie as npm start runs it: node on dist/, MALLOC_ARENA_MAX=2)`);
+    console.table(mine.flatMap((r) => rows(r.label, r.o)));
+  }
 }

@@ -31,7 +31,8 @@ export async function onEachDriver<T>(name: string, run: (target: BenchTarget) =
     console.log(`PostgreSQL not reachable at ${ADMIN_URL}: skipped`);
   }
   try {
-    if (pgUrl) out.push({ driver: "postgres", ...(await run({ driver: "postgres", databaseUrl: pgUrl })) });
+    if (pgUrl && process.env.BENCH_POSTGRES !== "off")
+      out.push({ driver: "postgres", ...(await run({ driver: "postgres", databaseUrl: pgUrl })) });
     if (process.env.BENCH_PGLITE !== "off") {
       const dir = mkdtempSync(join(tmpdir(), `vigie-${name}-`));
       try {

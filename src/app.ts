@@ -153,7 +153,8 @@ export function createServices(database: Database, config: Config, options: Serv
   const cves = new CvesService(database.db);
   const cacheFeed = new CacheFeed(database);
   // The key is read (or the key file created) on first use: a command that touches no secret writes no file.
-  const secrets = new GraphSecrets(new SecretBox(() => loadSecretKey(config)));
+  const secretBox = new SecretBox(() => loadSecretKey(config));
+  const secrets = new GraphSecrets(secretBox);
   const workflows = new WorkflowsService(
     database,
     cacheFeed.cache<readonly WorkflowListRow[]>(PROJECT_TOPIC, 10_000, "workflow_lists"),
@@ -244,7 +245,15 @@ export function createServices(database: Database, config: Config, options: Serv
     reports,
     urls: new UrlsService(database.db, config.urls, scanner, stacks),
     vex: new VexService(database.db, cases, config.runs.publicUrl),
-    csaf: new CsafService(database.db, config.feeds, vexRepository, options.logger, config.csafAllowHttp, config.urls.allowPrivateTargets),
+    csaf: new CsafService(
+      database.db,
+      config.feeds,
+      vexRepository,
+      options.logger,
+      config.csafAllowHttp,
+      config.urls.allowPrivateTargets,
+      secretBox,
+    ),
   };
 }
 

@@ -57,7 +57,8 @@ export const JOBS = {
   }),
   /**
    * Syncs every CSAF provider the organizations follow (modules/csaf), one after the other, each
-   * under its lease: an unchanged provider costs its metadata, keys and a 304 per listing.
+   * under its lease: an unchanged provider costs a 304 per listing (its metadata and keys are read
+   * again once a day, or when a listing fails or a signature does not verify: docs/csaf-providers.md).
    */
   "csaf-sync": job({
     description:

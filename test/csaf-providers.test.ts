@@ -59,22 +59,34 @@ const sign = async (bytes: Uint8Array, signer = key.privateKey) =>
   })) as string;
 const sha = (alg: "sha256" | "sha512", bytes: Uint8Array) => createHash(alg).update(bytes).digest("hex");
 
-/** Path → body (and status); requests are logged. */
+/** Path → body (and status); requests are logged with the status answered (`304 /path`). */
 const files = new Map<string, { body: Buffer | string; type?: string }>();
 const requests: string[] = [];
+/** Paths served only with this Authorization header (401 otherwise); the header each request carried. */
+const guarded = new Map<string, string>();
+const authorizations: { host: string; url: string; authorization: string | null }[] = [];
 const server: Server = createServer((req, res) => {
-  requests.push(req.url ?? "");
+  authorizations.push({ host: req.headers.host ?? "", url: req.url ?? "", authorization: req.headers.authorization ?? null });
+  const expected = guarded.get(req.url ?? "");
+  if (expected && req.headers.authorization !== expected) {
+    requests.push(`401 ${req.url}`);
+    res.writeHead(401, { "www-authenticate": 'Basic realm="csaf"' }).end();
+    return;
+  }
   const f = files.get(req.url ?? "");
   if (!f) {
+    requests.push(`404 ${req.url}`);
     res.writeHead(404).end("not found");
     return;
   }
   const body = typeof f.body === "string" ? Buffer.from(f.body) : f.body;
   const etag = `"${sha("sha256", body).slice(0, 16)}"`;
   if (req.headers["if-none-match"] === etag) {
+    requests.push(`304 ${req.url}`);
     res.writeHead(304, { etag }).end();
     return;
   }
+  requests.push(`200 ${req.url}`);
   res.writeHead(200, { "content-type": f.type ?? "application/json", etag, "content-length": body.length }).end(body);
 });
 await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -399,11 +411,12 @@ describe("a provider followed by its domain", () => {
     expect((await betaCall("GET", "/cases/CVE-2021-44228")).statusCode).toBe(404);
   });
 
-  it("a second sync with nothing changed fetches no document (conditional listings: 304)", async () => {
+  it("a second sync with nothing changed asks only its listings, each answering 304 (no metadata, no key, no document)", async () => {
     requests.length = 0;
     const r = (await api("POST", `/csaf/providers/${providerId}/sync`)).json();
     expect(r).toMatchObject({ status: "synced", appliquees: 0, inchangees: 0, refusees: [] });
-    expect(requests.filter((u) => u.endsWith(".json") && !u.includes("provider-metadata") && !u.includes("feed-tlp-white"))).toEqual([]);
+    // One request per listing: the ROLIE feed and the directory's changes.csv.
+    expect(requests).toEqual([`304 ${WK}/white/feed-tlp-white.json`, `304 ${WK}/2022/changes.csv`]);
   });
 
   it("a stack item added after the sync meets the advisories already kept at the next sync", async () => {
@@ -472,6 +485,273 @@ describe("a provider followed by its domain", () => {
     files.set("/liar/provider-metadata.json", { body: JSON.stringify({ ...meta, public_openpgp_keys: [] }) });
     const r = (await api("POST", "/csaf/providers", { fournisseur: `${base}/liar/provider-metadata.json` })).json();
     expect(r.fournisseur).toMatchObject({ statut: "en_echec", derniere_erreur: expect.stringContaining("exige des clés OpenPGP") });
+  });
+});
+
+describe("the provider-metadata and its keys, read again only when due", () => {
+  // A provider of its own under /rotating/: its key, then a new key it rotates to, and a directory it moves.
+  const R = "/rotating";
+  const metadata = (fp: string, dir: string) =>
+    files.set(`${R}/provider-metadata.json`, {
+      body: JSON.stringify({
+        ...JSON.parse(String(files.get(`${WK}/provider-metadata.json`)!.body)),
+        canonical_url: `${base}${R}/provider-metadata.json`,
+        distributions: [{ directory_url: `${base}${R}/${dir}/` }],
+        public_openpgp_keys: [{ fingerprint: fp, url: `${base}${R}/openpgp/${fp}.asc` }],
+        publisher: { category: "vendor", name: "Rotating provider", namespace: "https://example.org" },
+      }),
+    });
+  const serveSigned = async (dir: string, name: string, signer: openpgp.PrivateKey, when: string) => {
+    const bytes = fixture(name);
+    files.set(`${R}/${dir}/${name}`, { body: bytes });
+    files.set(`${R}/${dir}/${name}.sha512`, { body: `${sha("sha512", bytes)}  ${name}\n`, type: "text/plain" });
+    files.set(`${R}/${dir}/${name}.asc`, { body: await sign(bytes, signer), type: "text/plain" });
+    const csv = String(files.get(`${R}/${dir}/changes.csv`)?.body ?? "");
+    files.set(`${R}/${dir}/changes.csv`, { body: `"${name}","${when}"\n${csv}`, type: "text/csv" });
+  };
+  const keyFile = (k: { publicKey: openpgp.PublicKey }) => {
+    const fp = k.publicKey.getFingerprint().toUpperCase();
+    files.set(`${R}/openpgp/${fp}.asc`, { body: k.publicKey.armor(), type: "text/plain" });
+    return fp;
+  };
+
+  it("an idle sync is one request (the listing's 304); a day later the metadata (conditional) and key are read again; a rotated key and a moved directory are followed at once", async () => {
+    const first = keyFile(key);
+    metadata(first, "a");
+    await serveSigned("a", "bsi-2022-0001.json", key.privateKey, "2022-01-01T00:00:00Z");
+    const r = await tenantWithScopes(t, "CSAF rotating org", ["stacks-write"]);
+    const call = (method: "GET" | "POST", path: string, payload?: object) =>
+      t.app.inject({ method, url: `/api/v1/organizations/${r.orgId}${path}`, headers: bearer(r.key), ...(payload && { payload }) });
+    const added = (await call("POST", "/csaf/providers", { fournisseur: `${base}${R}/provider-metadata.json` })).json();
+    expect(added.synchronisation).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    const id = added.fournisseur.id as string;
+    const sync = async () => {
+      requests.length = 0;
+      return (await call("POST", `/csaf/providers/${id}/sync`)).json();
+    };
+
+    // Nothing changed: one request.
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 0, refusees: [] });
+    expect(requests).toEqual([`304 ${R}/a/changes.csv`]);
+
+    // A day later: the metadata asked with its validators (304), its key read again, then the listing.
+    await t.database.db.execute(
+      sql`update csaf_providers set checkpoint = jsonb_set(checkpoint, '{metadata,read_at}', to_jsonb((now() - interval '25 hours')::text)) where id = ${id}::uuid`,
+    );
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 0, refusees: [] });
+    expect(requests).toEqual([`304 ${R}/provider-metadata.json`, `200 ${R}/openpgp/${first}.asc`, `304 ${R}/a/changes.csv`]);
+    expect(await sync()).toMatchObject({ status: "synced" });
+    expect(requests).toEqual([`304 ${R}/a/changes.csv`]);
+
+    // The provider rotates its key: a document signed with the new key is checked against the metadata read again, and kept.
+    const next = await openpgp.generateKey({
+      type: "ecc",
+      curve: "curve25519Legacy",
+      userIDs: [{ name: "Rotating provider 2026" }],
+      format: "object",
+    });
+    const second = keyFile(next);
+    metadata(second, "a");
+    await serveSigned("a", "rhsa-2021_5186.json", next.privateKey, "2022-02-01T00:00:00Z");
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    expect(requests.filter((u) => u.includes("provider-metadata") || u.includes("openpgp"))).toEqual([
+      `200 ${R}/provider-metadata.json`,
+      `200 ${R}/openpgp/${second}.asc`,
+    ]);
+    expect((await call("GET", `/csaf/providers/${id}`)).json().cles).toEqual([
+      { fingerprint: second, url: `${base}${R}/openpgp/${second}.asc` },
+    ]);
+
+    // The provider moves its directory: the old listing answers 404, the metadata read again names the new one.
+    files.delete(`${R}/a/changes.csv`);
+    metadata(second, "b");
+    await serveSigned("b", "rhsa-2021_5217.json", next.privateKey, "2022-03-01T00:00:00Z");
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    expect(requests.slice(0, 4)).toEqual([
+      `404 ${R}/a/changes.csv`,
+      `404 ${R}/a/index.txt`,
+      `200 ${R}/provider-metadata.json`,
+      `200 ${R}/openpgp/${second}.asc`,
+    ]);
+    expect(await sync()).toMatchObject({ status: "synced", appliquees: 0 });
+    expect(requests).toEqual([`304 ${R}/b/changes.csv`]);
+    expect((await call("GET", "/csaf/advisories")).json().total).toBe(3);
+
+    // Two documents signed by a key the provider never named: the keys are read again once (metadata 304), both refused.
+    await serveSigned("b", "rhsa-2019_1862.json", stranger.privateKey, "2022-04-01T00:00:00Z");
+    await serveSigned("b", "icsa-23-220-01.v1.json", stranger.privateKey, "2022-04-02T00:00:00Z");
+    const bad = await sync();
+    expect(bad.refusees.map((x: { raison: string }) => x.raison)).toEqual([
+      expect.stringContaining("signature d'une clé inconnue du fournisseur"),
+      expect.stringContaining("signature d'une clé inconnue du fournisseur"),
+    ]);
+    expect(requests.filter((u) => u.includes("provider-metadata") || u.includes("openpgp"))).toEqual([
+      `304 ${R}/provider-metadata.json`,
+      `200 ${R}/openpgp/${second}.asc`,
+    ]);
+  });
+});
+
+describe("an aggregator to pick from", () => {
+  it("lists the providers of an aggregator.json (by its address or its domain's well-known path), says which are followed, and one is followed from the list", async () => {
+    // The standard's example aggregator, its two providers' addresses replaced by the two local ones.
+    const example = fixture("aggregator-example-02.json").toString("utf8");
+    const local = example
+      .replace("https://www.example.com/.well-known/csaf/provider-metadata.json", `${base}${WK}/provider-metadata.json`)
+      .replace("https://cert.example/advisories/csaf/provider-metadata.json", `${base}/revisions/provider-metadata.json`)
+      .replace(
+        "https://aggregator.example/.well-known/csaf-aggregator/aggregator.json",
+        `${base}/.well-known/csaf-aggregator/aggregator.json`,
+      );
+    files.set("/.well-known/csaf-aggregator/aggregator.json", { body: local });
+    const r = await tenantWithScopes(t, "CSAF aggregator org", ["stacks-write"]);
+    const call = (method: "GET" | "POST", path: string, key = r.key, payload?: object) =>
+      t.app.inject({ method, url: `/api/v1/organizations/${r.orgId}${path}`, headers: bearer(key), ...(payload && { payload }) });
+    const read = (agregateur: string, key = r.key) => call("GET", `/csaf/aggregator?agregateur=${encodeURIComponent(agregateur)}`, key);
+
+    const byUrl = await read(`${base}/.well-known/csaf-aggregator/aggregator.json`);
+    expect(byUrl.statusCode, byUrl.body).toBe(200);
+    expect(byUrl.json()).toEqual({
+      url: `${base}/.well-known/csaf-aggregator/aggregator.json`,
+      nom: "Example Aggregator",
+      namespace: "https://aggregator.example",
+      categorie: "aggregator",
+      derniere_maj: "2021-07-12T22:35:38.978Z",
+      fournisseurs: [
+        {
+          type: "csaf_provider",
+          metadata_url: `${base}${WK}/provider-metadata.json`,
+          editeur: "Example Company ProductCERT",
+          namespace: "https://psirt.example.com",
+          categorie: "vendor",
+          role: null,
+          derniere_maj: "2021-07-12T20:20:56.169Z",
+          miroirs: ["https://aggregator.example/.well-known/csaf-aggregator/Example_Company_ProductCERT/provider-metadata.json"],
+          suivi: null,
+        },
+        expect.objectContaining({
+          metadata_url: `${base}/revisions/provider-metadata.json`,
+          editeur: "Example Coordinator CERT",
+          suivi: null,
+        }),
+      ],
+    });
+    // By its domain: /.well-known/csaf-aggregator/aggregator.json.
+    expect((await read(host)).json().fournisseurs).toHaveLength(2);
+
+    // Picked from the list: followed by its metadata address; the list then says so.
+    const pick = byUrl.json().fournisseurs[0].metadata_url as string;
+    const added = await call("POST", "/csaf/providers", r.key, { fournisseur: pick });
+    expect(added.statusCode, added.body).toBe(201);
+    expect(added.json().synchronisation.status).toBe("synced");
+    const again = (await read(host)).json().fournisseurs as { metadata_url: string; suivi: string | null }[];
+    expect(again.map((p) => p.suivi)).toEqual([added.json().fournisseur.id, null]);
+
+    // An address with no aggregator, or not an aggregator.json: 422 on agregateur with the reason; bad input: 422.
+    const none = await read(`${base}/nothing/aggregator.json`);
+    expect(none.statusCode).toBe(422);
+    expect(none.json().detail[0]).toMatchObject({ loc: ["query", "agregateur"], msg: expect.stringContaining("HTTP 404") });
+    const notOne = await read(`${base}${WK}/provider-metadata.json`);
+    expect(notOne.statusCode).toBe(422);
+    expect(notOne.json().detail[0].msg).toContain("aggregator_version 2.0 attendu");
+    expect((await read("not a domain")).statusCode).toBe(422);
+    // A read-only key cannot make Vigie fetch an address; another organization's path is a 404.
+    expect((await read(host, r.readKey)).statusCode).toBe(403);
+    const other = await tenantWithScopes(t, "CSAF aggregator other", ["stacks-write"]);
+    expect((await read(host, other.key)).statusCode).toBe(404);
+  });
+});
+
+describe("credentials for TLP:GREEN and TLP:AMBER", () => {
+  it("reads a TLP:AMBER feed only once given credentials (stored encrypted, never returned, sent to the provider's origin only)", async () => {
+    // A provider with a public TLP:WHITE feed and a TLP:AMBER feed behind HTTP basic authentication.
+    const A = "/amber";
+    const LOCALHOST = `http://localhost:${(server.address() as AddressInfo).port}`;
+    const meta = JSON.parse(String(files.get(`${WK}/provider-metadata.json`)!.body));
+    files.set(`${A}/provider-metadata.json`, {
+      body: JSON.stringify({
+        ...meta,
+        canonical_url: `${base}${A}/provider-metadata.json`,
+        distributions: [
+          {
+            rolie: {
+              feeds: [
+                { summary: "TLP:WHITE", tlp_label: "WHITE", url: `${base}${A}/white/feed.json` },
+                { summary: "TLP:AMBER", tlp_label: "AMBER", url: `${base}${A}/amber/feed.json` },
+              ],
+            },
+          },
+        ],
+        publisher: { category: "vendor", name: "Amber provider", namespace: "https://example.org" },
+      }),
+    });
+    await publish(`${A}/white/rhsa-2021_5186.json`, fixture("rhsa-2021_5186.json"));
+    // The BSI advisory as the provider would label it for its partners (its TLP changed in memory).
+    const doc = JSON.parse(fixture("bsi-2022-0001.json").toString("utf8"));
+    doc.document.distribution.tlp.label = "AMBER";
+    expect(await csafFailures(doc)).toEqual([]);
+    await publish(`${A}/amber/bsi-2022-0001.json`, Buffer.from(JSON.stringify(doc)));
+    const feed = (path: string, entries: ReturnType<typeof rolieEntry>[]) =>
+      files.set(path, { body: JSON.stringify({ feed: { id: path, title: path, updated: "2024-01-01T00:00:00Z", entry: entries } }) });
+    feed(`${A}/white/feed.json`, [rolieEntry("RHSA-2021:5186", `${A}/white/rhsa-2021_5186.json`, "2022-01-01T00:00:00Z")]);
+    const amberEntry = rolieEntry("BSI-2022-0001", `${A}/amber/bsi-2022-0001.json`, "2022-01-01T00:00:00Z");
+    // Its hash file named on another origin (localhost): the credentials must not go there.
+    amberEntry.link[1] = { rel: "hash", href: `${LOCALHOST}${A}/amber/bsi-2022-0001.json.sha512` };
+    feed(`${A}/amber/feed.json`, [amberEntry]);
+    const basic = `Basic ${Buffer.from("vigie:s3cret-amber").toString("base64")}`;
+    guarded.set(`${A}/amber/feed.json`, basic);
+    guarded.set(`${A}/amber/bsi-2022-0001.json`, basic);
+
+    const r = await tenantWithScopes(t, "CSAF amber org", ["stacks-write"]);
+    const call = (method: "GET" | "POST" | "PUT" | "DELETE", path: string, payload?: object) =>
+      t.app.inject({ method, url: `/api/v1/organizations/${r.orgId}${path}`, headers: bearer(r.key), ...(payload && { payload }) });
+    requests.length = 0;
+    const added = (await call("POST", "/csaf/providers", { fournisseur: `${base}${A}/provider-metadata.json` })).json();
+    expect(added.synchronisation).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    expect(added.fournisseur.identifiants).toBeNull();
+    // Without credentials the TLP:AMBER feed is not even asked.
+    expect(requests.filter((u) => u.includes("/amber/amber/"))).toEqual([]);
+    const id = added.fournisseur.id as string;
+
+    const bad = await call("PUT", `/csaf/providers/${id}/identifiants`, { type: "entete", nom: "Host", valeur: "x" });
+    expect(bad.statusCode).toBe(422);
+    // Pydantic v2 names the tagged union's member in the loc.
+    expect(bad.json().detail[0].loc).toEqual(["body", "entete", "nom"]);
+    const put = await call("PUT", `/csaf/providers/${id}/identifiants`, {
+      type: "basic",
+      utilisateur: "vigie",
+      mot_de_passe: "s3cret-amber",
+    });
+    expect(put.statusCode, put.body).toBe(204);
+    const shown = await call("GET", `/csaf/providers/${id}`);
+    expect(shown.json().identifiants).toBe("basic");
+    expect(shown.body).not.toContain("s3cret");
+    const [row] = await rowsOf<{ credentials: string }>(t.database.db, sql`select credentials from csaf_providers where id = ${id}::uuid`);
+    expect(row!.credentials).toMatch(/^enc:v1:/);
+    expect(row!.credentials).not.toContain("s3cret");
+
+    authorizations.length = 0;
+    const synced = (await call("POST", `/csaf/providers/${id}/sync`)).json();
+    expect(synced).toMatchObject({ status: "synced", appliquees: 1, refusees: [] });
+    const [amber] = (await call("GET", "/csaf/advisories?cve=CVE-2022-27193")).json().items;
+    expect(amber).toMatchObject({ tracking_id: "BSI-2022-0001", tlp: "AMBER", provider_id: id });
+    // Sent to the provider's origin (the feed, the document), not to the hash file's other origin.
+    const auth = (url: string, h = host) => authorizations.find((x) => x.url === url && x.host === h)?.authorization;
+    expect(auth(`${A}/amber/feed.json`)).toBe(basic);
+    expect(auth(`${A}/amber/bsi-2022-0001.json`)).toBe(basic);
+    expect(auth(`${A}/amber/bsi-2022-0001.json.sha512`, `localhost:${(server.address() as AddressInfo).port}`)).toBeNull();
+
+    expect((await call("DELETE", `/csaf/providers/${id}/identifiants`)).statusCode).toBe(204);
+    expect((await call("GET", `/csaf/providers/${id}`)).json().identifiants).toBeNull();
+    // Another organization's provider: 404.
+    const other = await tenantWithScopes(t, "CSAF amber other", ["stacks-write"]);
+    const theirs = await t.app.inject({
+      method: "PUT",
+      url: `/api/v1/organizations/${other.orgId}/csaf/providers/${id}/identifiants`,
+      headers: bearer(other.key),
+      payload: { type: "basic", utilisateur: "x", mot_de_passe: "y" },
+    });
+    expect(theirs.statusCode).toBe(404);
   });
 });
 

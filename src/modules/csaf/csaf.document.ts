@@ -265,6 +265,8 @@ export function compareTrackingVersions(a: string, b: string): number {
 
 /** TLP labels Vigie reads without credentials (CSAF 2.0 TLP:WHITE, its 2.0 successor TLP:CLEAR). */
 export const PUBLIC_TLP = new Set(["WHITE", "CLEAR"]);
+/** The labels read when the organization gave the provider credentials (TLP:RED is never distributed this way). */
+export const CREDENTIALED_TLP = new Set(["WHITE", "CLEAR", "GREEN", "AMBER", "AMBER+STRICT"]);
 
 /** What a revision changed, as the advisory's history keeps it: CVEs added or removed, each product's status that changed. */
 export interface CsafChanges {

@@ -35,6 +35,9 @@ export class TooLarge extends Error {}
 
 /** The HTTP side: GET with the feeds' retries, the body read whole up to a limit. */
 export class CsafHttp {
+  /** Credentials' headers, sent only to this origin (the provider-metadata's): never to a host a listing names elsewhere. */
+  private auth: { origin: string; headers: Record<string, string> } | null = null;
+
   constructor(
     private readonly settings: FeedSettings,
     private readonly log: Logger,
@@ -43,9 +46,14 @@ export class CsafHttp {
     private readonly allowPrivate = false,
   ) {}
 
+  /** Sends these headers (credentials) with every request to `origin`, and to no other. */
+  authorize(origin: string, headers: Record<string, string>): void {
+    this.auth = { origin, headers };
+  }
+
   async get(url: string, opts: { conditional?: Validators | null; limit?: number } = {}): Promise<Got> {
     if (!this.allowPrivate) await refusePrivate(url);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = this.auth && new URL(url).origin === this.auth.origin ? { ...this.auth.headers } : {};
     if (opts.conditional?.etag) headers["if-none-match"] = opts.conditional.etag;
     if (opts.conditional?.lastModified) headers["if-modified-since"] = opts.conditional.lastModified;
     const res = await getWithRetries(
@@ -233,4 +241,64 @@ export function indexEntries(txt: string, directory: string): Listed[] {
       const url = new URL(p, base).toString();
       return { url, updated: null, hashes: [`${url}.sha512`, `${url}.sha256`], signature: `${url}.asc`, tlp: null };
     });
+}
+
+/** Where an aggregator.json is (CSAF 2.0 §7.1.21 and §7.3.2): its address, or `/.well-known/csaf-aggregator/` of a domain. */
+export function aggregatorCandidate(requested: string, scheme: "https" | "http"): string {
+  if (/^https?:\/\//i.test(requested)) return requested;
+  return `${scheme}://${requested.replace(/\/+$/, "")}/.well-known/csaf-aggregator/aggregator.json`;
+}
+
+/** A provider or publisher an aggregator lists (§7.1.21: csaf_providers[], csaf_publishers[]). */
+export interface AggregatedProvider {
+  kind: "csaf_provider" | "csaf_publisher";
+  metadata_url: string;
+  publisher: { name: string; namespace: string; category: string };
+  role: string | null;
+  last_updated: string | null;
+  mirrors: string[];
+}
+
+export interface AggregatorList {
+  name: string;
+  namespace: string;
+  category: string;
+  last_updated: string | null;
+  providers: AggregatedProvider[];
+}
+
+/** The parts of an aggregator.json Vigie shows (the aggregator JSON schema of CSAF 2.0); a fault is the reason, thrown. */
+export function readAggregator(doc: unknown): AggregatorList {
+  const m = (doc ?? {}) as Record<string, unknown>;
+  if (m.aggregator_version !== "2.0") throw new Error("aggregator.json : aggregator_version 2.0 attendu");
+  const agg = (m.aggregator ?? {}) as Record<string, unknown>;
+  const category = String(agg.category ?? "");
+  if (category !== "aggregator" && category !== "lister") throw new Error(`aggregator.json : catégorie « ${category} » inconnue`);
+  const str = (v: unknown) => (typeof v === "string" ? v : null);
+  const entries = (list: unknown, kind: AggregatedProvider["kind"]): AggregatedProvider[] =>
+    (Array.isArray(list) ? (list as Record<string, unknown>[]) : []).flatMap((e) => {
+      const md = (e.metadata ?? {}) as Record<string, unknown>;
+      const url = str(md.url);
+      if (!url || !/^https?:\/\//i.test(url)) return [];
+      const p = (md.publisher ?? {}) as Record<string, unknown>;
+      return [
+        {
+          kind,
+          metadata_url: url,
+          publisher: { name: String(p.name ?? ""), namespace: String(p.namespace ?? ""), category: String(p.category ?? "") },
+          role: str(md.role),
+          last_updated: str(md.last_updated),
+          mirrors: (Array.isArray(e.mirrors) ? e.mirrors : []).filter((x): x is string => typeof x === "string"),
+        },
+      ];
+    });
+  const providers = [...entries(m.csaf_providers, "csaf_provider"), ...entries(m.csaf_publishers, "csaf_publisher")];
+  if (!Array.isArray(m.csaf_providers)) throw new Error("aggregator.json : csaf_providers absent");
+  return {
+    name: String(agg.name ?? ""),
+    namespace: String(agg.namespace ?? ""),
+    category,
+    last_updated: str(m.last_updated),
+    providers,
+  };
 }

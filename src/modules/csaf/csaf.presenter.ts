@@ -1,5 +1,6 @@
 import type { AdvisoryRow, ProviderListRow } from "./csaf.repository.js";
-import type { CsafAdvisoryDetailOut, CsafAdvisoryOut, CsafFeedProviderOut, CsafProviderOut } from "./csaf.schemas.js";
+import type { AggregatorList } from "./csaf.fetch.js";
+import type { CsafAdvisoryDetailOut, CsafAdvisoryOut, CsafAggregatorOut, CsafFeedProviderOut, CsafProviderOut } from "./csaf.schemas.js";
 
 const iso = (d: Date | string) => new Date(d).toISOString();
 const isoOrNull = (d: Date | string | null) => (d === null ? null : iso(d));
@@ -14,6 +15,7 @@ export function presentProvider(p: ProviderListRow): CsafProviderOut {
     namespace: p.publisher_namespace,
     role: p.role,
     cles: p.keys.map((k) => ({ fingerprint: k.fingerprint, url: k.url })),
+    identifiants: (p.credentials_kind as CsafProviderOut["identifiants"]) ?? null,
     statut: p.status as CsafProviderOut["statut"],
     derniere_tentative: isoOrNull(p.last_attempt_at),
     dernier_succes: isoOrNull(p.last_success_at),
@@ -56,4 +58,26 @@ export function presentFeedProvider(
   refusals: { url: string; raison: string; at: Date | string }[],
 ): CsafFeedProviderOut {
   return { org_id: p.org_id, ...presentProvider(p), refus_recents: refusals.map((r) => ({ url: r.url, raison: r.raison, at: iso(r.at) })) };
+}
+
+/** An aggregator's list, each provider with the organization's provider id when it follows it (by metadata address). */
+export function presentAggregator(url: string, list: AggregatorList, followed: Map<string, string>): CsafAggregatorOut {
+  return {
+    url,
+    nom: list.name,
+    namespace: list.namespace,
+    categorie: list.category,
+    derniere_maj: list.last_updated,
+    fournisseurs: list.providers.map((p) => ({
+      type: p.kind,
+      metadata_url: p.metadata_url,
+      editeur: p.publisher.name,
+      namespace: p.publisher.namespace,
+      categorie: p.publisher.category,
+      role: p.role,
+      derniere_maj: p.last_updated,
+      miroirs: p.mirrors,
+      suivi: followed.get(p.metadata_url) ?? null,
+    })),
+  };
 }

@@ -20,6 +20,10 @@ export interface ProviderRow {
   publisher_namespace: string | null;
   role: string | null;
   keys: ProviderKey[];
+  /** basic, entete, or null: the kind of credentials given for TLP:GREEN/AMBER. */
+  credentials_kind: string | null;
+  /** The credentials, encrypted (enc:v1); decrypted by the sync only. */
+  credentials: string | null;
   checkpoint: Record<string, unknown>;
   status: string;
   last_attempt_at: Date | string | null;
@@ -70,7 +74,7 @@ export interface AdvisoryRow {
 export type CsafHit = AlertHit & { match: Record<string, unknown> };
 
 const PROVIDER_COLS = sql`p.id, p.org_id, p.requested, p.metadata_url, p.discovered_via, p.publisher_name, p.publisher_namespace, p.role,
-  p.keys, p.checkpoint, p.status, p.last_attempt_at, p.last_success_at, p.last_error, p.last_document_at, p.created_at`;
+  p.keys, p.credentials_kind, p.credentials, p.checkpoint, p.status, p.last_attempt_at, p.last_success_at, p.last_error, p.last_document_at, p.created_at`;
 
 /** SQL of csaf_providers, csaf_advisories and csaf_refusals; every read takes the organization it works within. */
 export const csafRepository = {
@@ -134,6 +138,21 @@ export const csafRepository = {
   /** Every provider of every organization (the scheduled sync). */
   async allProviderIds(ex: Executor): Promise<{ id: string; org_id: string }[]> {
     return rowsOf(ex, sql`select id, org_id from csaf_providers order by created_at, id`);
+  },
+
+  /**
+   * Sets (or, with null, removes) the provider's credentials and forgets its listings' checkpoint
+   * (what the credentials open is read at the next sync); false when the organization has no such provider.
+   */
+  async setCredentials(ex: Executor, orgId: string, id: string, c: { kind: string; stored: string } | null): Promise<boolean> {
+    const rows = await rowsOf(
+      ex,
+      // The listings forgotten: documents refused for their TLP, and feeds skipped, are read again.
+      sql`update csaf_providers set credentials_kind = ${c?.kind ?? null}, credentials = ${c?.stored ?? null},
+          checkpoint = checkpoint - 'listings'
+        where org_id = ${orgId} and id = ${id} returning id`,
+    );
+    return rows.length > 0;
   },
 
   async deleteProvider(ex: Executor, orgId: string, id: string): Promise<boolean> {

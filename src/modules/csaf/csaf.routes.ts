@@ -1,8 +1,8 @@
 import { route, type RouteDef } from "../../platform/http/route.js";
 import { OrgParams } from "../organizations/organizations.schemas.js";
-import { presentAdvisory, presentAdvisoryDetail, presentProvider } from "./csaf.presenter.js";
+import { presentAdvisory, presentAdvisoryDetail, presentAggregator, presentProvider } from "./csaf.presenter.js";
 import {
-  CsafAdvisoryDetailOut, CsafAdvisoryListOut, CsafAdvisoryListQuery, CsafAdvisoryParams, CsafCreatedOut, CsafProviderDetailOut, CsafProviderIn, CsafProviderListOut, CsafProviderParams, CsafSyncOut,
+  CsafAdvisoryDetailOut, CsafAdvisoryListOut, CsafAggregatorOut, CsafAggregatorQuery, CsafCredentialsIn, CsafAdvisoryListQuery, CsafAdvisoryParams, CsafCreatedOut, CsafProviderDetailOut, CsafProviderIn, CsafProviderListOut, CsafProviderParams, CsafSyncOut,
 } from "./csaf.schemas.js";
 import type { CsafService } from "./csaf.service.js";
 
@@ -32,6 +32,22 @@ export function csafRoutes(service: CsafService): RouteDef[] {
       },
     }),
     route({
+      operationId: "readCsafAggregator",
+      errors: { 403: RESTRICTED },
+      method: "GET", url: `${BASE}/aggregator`, auth: "both", org: true, scope: WRITE, tags: TAGS,
+      summary: "The providers and publishers a CSAF aggregator lists, to pick one to follow",
+      description:
+        "Reads the aggregator.json (CSAF 2.0 section 7.1.21) at the address given, or at <domain>/.well-known/csaf-aggregator/aggregator.json, through the outbound address guard; " +
+        "lists its csaf_providers and csaf_publishers with their provider-metadata.json address (follow one with POST …/csaf/providers) and whether the organization follows it already. " +
+        "Nothing is stored. An aggregator that cannot be read is a 422 on agregateur saying why.",
+      params: OrgParams, query: CsafAggregatorQuery,
+      responses: { 200: CsafAggregatorOut },
+      handler: async ({ org, query }) => {
+        const r = await service.aggregator(org, query.agregateur);
+        return presentAggregator(r.url, r.list, r.followed);
+      },
+    }),
+    route({
       operationId: "listCsafProviders",
       method: "GET", url: `${BASE}/providers`, auth: "both", org: true, tags: TAGS, summary: "The CSAF providers the organization follows, with their sync state",
       params: OrgParams,
@@ -56,6 +72,33 @@ export function csafRoutes(service: CsafService): RouteDef[] {
       params: CsafProviderParams,
       responses: { 200: CsafSyncOut },
       handler: async ({ org, params }) => service.syncNow(org, params.provider_id),
+    }),
+    route({
+      operationId: "setCsafProviderCredentials",
+      errors: { 403: RESTRICTED },
+      method: "PUT", url: `${BASE}/providers/:provider_id/identifiants`, auth: "both", org: true, scope: WRITE, tags: TAGS, status: 204,
+      summary: "Give a CSAF provider credentials for its TLP:GREEN and TLP:AMBER documents",
+      description:
+        "HTTP basic (utilisateur, mot_de_passe) or a header the provider names (nom, valeur). Stored encrypted like webhook secrets, never returned nor logged, " +
+        "sent only to the provider-metadata's origin; with them, the sync reads the TLP:GREEN and TLP:AMBER feeds and keeps documents so labelled (never TLP:RED).",
+      params: CsafProviderParams, body: CsafCredentialsIn,
+      responses: { 204: null },
+      handler: async ({ org, params, body }) => {
+        await service.setCredentials(org, params.provider_id, body);
+        return null;
+      },
+    }),
+    route({
+      operationId: "deleteCsafProviderCredentials",
+      errors: { 403: RESTRICTED },
+      method: "DELETE", url: `${BASE}/providers/:provider_id/identifiants`, auth: "both", org: true, scope: WRITE, tags: TAGS, status: 204,
+      summary: "Take back a CSAF provider's credentials: only its TLP:WHITE/CLEAR documents are read again",
+      params: CsafProviderParams,
+      responses: { 204: null },
+      handler: async ({ org, params }) => {
+        await service.setCredentials(org, params.provider_id, null);
+        return null;
+      },
     }),
     route({
       operationId: "deleteCsafProvider",

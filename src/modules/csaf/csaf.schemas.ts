@@ -21,6 +21,79 @@ export const CsafProviderIn = z
   .meta({ id: "CsafProviderIn" });
 export type CsafProviderIn = z.output<typeof CsafProviderIn>;
 
+/** HTTP header names a provider may ask credentials in (RFC 9110 token); the framing and session headers are not. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]{1,100}$/i;
+/** Headers a provider's credentials may not name (the service refuses them: a 422 on nom). */
+export const RESERVED_HEADERS = new Set(["host", "content-length", "transfer-encoding", "connection", "cookie"]);
+
+export const CsafCredentialsIn = z
+  .discriminatedUnion("type", [
+    z.object({
+      type: z.literal("basic").describe("HTTP basic authentication"),
+      utilisateur: z
+        .string()
+        .min(1)
+        .max(200)
+        .regex(/^[^:\r\n]+$/, "sans « : » ni fin de ligne"),
+      mot_de_passe: z
+        .string()
+        .min(1)
+        .max(1000)
+        .regex(/^[^\r\n]+$/, "sans fin de ligne"),
+    }),
+    z.object({
+      type: z.literal("entete").describe("A header the provider names (an API key, a token)"),
+      nom: z
+        .string()
+        .regex(HEADER_NAME, "nom d'en-tête HTTP")
+        .describe("Not Host, Content-Length, Transfer-Encoding, Connection nor Cookie"),
+      valeur: z
+        .string()
+        .min(1)
+        .max(4000)
+        .regex(/^[^\r\n]+$/, "sans fin de ligne"),
+    }),
+  ])
+  .meta({ id: "CsafCredentialsIn" });
+export type CsafCredentialsIn = z.output<typeof CsafCredentialsIn>;
+
+export const CsafAggregatorQuery = z.object({
+  agregateur: z
+    .string()
+    .trim()
+    .min(1)
+    .max(2000)
+    .regex(new RegExp(`${DOMAIN.source}|${METADATA_URL.source}`, "i"))
+    .describe("The aggregator's domain (its /.well-known/csaf-aggregator/aggregator.json) or the address of its aggregator.json"),
+});
+
+export const CsafAggregatedProviderOut = z
+  .object({
+    type: z.enum(["csaf_provider", "csaf_publisher"]).describe("Listed in csaf_providers or in csaf_publishers"),
+    metadata_url: z.string().describe("Its provider-metadata.json: what POST …/csaf/providers takes to follow it"),
+    editeur: z.string(),
+    namespace: z.string(),
+    categorie: z.string().describe("The publisher's category (vendor, coordinator, …)"),
+    role: z.string().nullable(),
+    derniere_maj: z.string().nullable().describe("When the aggregator last read its metadata"),
+    miroirs: z.array(z.string()).describe("The aggregator's mirrors of its metadata"),
+    suivi: z.uuid().nullable().describe("The organization's provider when it follows it already"),
+  })
+  .meta({ id: "CsafAggregatedProviderOut" });
+
+export const CsafAggregatorOut = z
+  .object({
+    url: z.string().describe("The aggregator.json read"),
+    nom: z.string(),
+    namespace: z.string(),
+    categorie: z.string().describe("aggregator (mirrors) or lister (lists only)"),
+    derniere_maj: z.string().nullable(),
+    fournisseurs: z.array(CsafAggregatedProviderOut),
+  })
+  .meta({ id: "CsafAggregatorOut" });
+
+export type CsafAggregatorOut = z.infer<typeof CsafAggregatorOut>;
+
 export const CsafProviderParams = OrgParams.extend({ provider_id: z.uuid() });
 export const CsafAdvisoryParams = OrgParams.extend({ advisory_id: z.uuid() });
 
@@ -46,6 +119,10 @@ export const CsafProviderOut = z
     cles: z
       .array(z.object({ fingerprint: z.string(), url: z.string() }))
       .describe("The OpenPGP keys read and checked against their fingerprints"),
+    identifiants: z
+      .enum(["basic", "entete"])
+      .nullable()
+      .describe("The kind of credentials given for TLP:GREEN/AMBER documents (never the credentials themselves), null when none"),
     statut: z.enum(["nouveau", "a_jour", "en_echec"]),
     derniere_tentative: z.iso.datetime().nullable(),
     dernier_succes: z.iso.datetime().nullable(),

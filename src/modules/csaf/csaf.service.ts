@@ -2,12 +2,14 @@ import type { Logger } from "pino";
 import type { FeedSettings } from "../../config.js";
 import type { OrgScope } from "../../platform/auth/context.js";
 import type { Db } from "../../platform/db/client.js";
-import { Conflict, Forbidden, NotFound } from "../../platform/errors.js";
+import { Conflict, Forbidden, invalid, NotFound } from "../../platform/errors.js";
 import { AUTH, CONFLICT, NOT_FOUND } from "../../platform/messages.js";
 import { createLogger } from "../../platform/log.js";
 import { csafRepository as repo, type AdvisoryRow, type ProviderListRow } from "./csaf.repository.js";
-import type { CsafAdvisoryListQuery } from "./csaf.schemas.js";
+import type { SecretBox } from "../../platform/secrets.js";
+import { type CsafAdvisoryListQuery, type CsafCredentialsIn, RESERVED_HEADERS } from "./csaf.schemas.js";
 import type { ProposalWriter } from "./csaf.matching.js";
+import { aggregatorCandidate, type AggregatorList, CsafHttp, readAggregator } from "./csaf.fetch.js";
 import { CsafSync, type CsafSyncOutcome } from "./csaf.sync.js";
 
 /** A key restricted to projects changes nothing organization-wide (403). */
@@ -32,14 +34,29 @@ export class CsafService {
 
   constructor(
     private readonly db: Db,
-    settings: FeedSettings,
+    private readonly settings: FeedSettings,
     proposals: ProposalWriter,
-    logger: Logger = createLogger("silent"),
-    allowHttp = false,
-    allowPrivate = false,
+    private readonly logger: Logger = createLogger("silent"),
+    private readonly allowHttp = false,
+    private readonly allowPrivate = false,
+    /** Encrypts the credentials given for TLP:GREEN/AMBER (the webhook secrets' box, wired in app.ts). */
+    private readonly secrets: Pick<SecretBox, "encrypt" | "decrypt"> | null = null,
   ) {
-    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals, allowPrivate);
-    this.firstSync = new CsafSync(db, { ...settings, retries: 0 }, logger, allowHttp ? "http" : "https", proposals, allowPrivate);
+    this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals, allowPrivate, secrets);
+    this.firstSync = new CsafSync(db, { ...settings, retries: 0 }, logger, allowHttp ? "http" : "https", proposals, allowPrivate, secrets);
+  }
+
+  /**
+   * Gives the provider credentials for its TLP:GREEN/AMBER documents (or, with null, takes them
+   * back): stored encrypted, sent only to the provider-metadata's origin, never returned.
+   */
+  async setCredentials(org: OrgScope, id: string, c: CsafCredentialsIn | null): Promise<void> {
+    unrestricted(org);
+    if (c?.type === "entete" && RESERVED_HEADERS.has(c.nom.toLowerCase()))
+      throw invalid(["body", "entete", "nom"], "en-tête réservé : ni Host, Content-Length, Transfer-Encoding, Connection, Cookie", c.nom);
+    if (c && !this.secrets) throw new Error("CsafService: no secret box to encrypt credentials with (app.ts wires one)");
+    const stored = c && this.secrets ? { kind: c.type, stored: this.secrets.encrypt(JSON.stringify(c)) } : null;
+    if (!(await repo.setCredentials(this.db, org.id, id, stored))) throw new NotFound(NOT_FOUND.csafProvider);
   }
 
   /** Subscribes the organization and syncs the provider at once; 409 when it already follows it. */
@@ -50,6 +67,35 @@ export class CsafService {
     if (!row) throw new Conflict(CONFLICT.csafProviderTaken.code, CONFLICT.csafProviderTaken.message(normalized));
     const outcome = await this.firstSync.run(row);
     return { provider: await this.listed(org, row.id), outcome };
+  }
+
+  /**
+   * The providers and publishers an aggregator lists (its aggregator.json, at the address given or
+   * at a domain's /.well-known/csaf-aggregator/), each with the organization's provider when it
+   * follows it already — to pick one and follow it by its metadata address (add). Read once, no
+   * retries, through the outbound address guard; an unreadable list is a 422 saying why.
+   */
+  async aggregator(org: OrgScope, requested: string): Promise<{ url: string; list: AggregatorList; followed: Map<string, string> }> {
+    unrestricted(org);
+    const url = aggregatorCandidate(requested, this.allowHttp ? "http" : "https");
+    const http = new CsafHttp({ ...this.settings, retries: 0 }, this.logger, new AbortController().signal, this.allowPrivate);
+    let list: AggregatorList;
+    try {
+      const text = await http.text(url);
+      try {
+        list = readAggregator(JSON.parse(text));
+      } catch (err) {
+        throw new Error(err instanceof SyntaxError ? "aggregator.json : JSON illisible" : (err as Error).message);
+      }
+    } catch (err) {
+      throw invalid(["query", "agregateur"], `Agrégateur CSAF illisible : ${(err as Error).message}`, requested);
+    }
+    const followed = new Map<string, string>();
+    for (const p of await repo.providers(this.db, org.id)) {
+      if (p.metadata_url) followed.set(p.metadata_url, p.id);
+      followed.set(p.requested, p.id);
+    }
+    return { url, list, followed };
   }
 
   async list(org: OrgScope): Promise<ProviderListRow[]> {

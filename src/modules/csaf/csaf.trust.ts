@@ -49,12 +49,21 @@ export async function checkKey(armored: string, fingerprint: string): Promise<{ 
   return { ok: true };
 }
 
+/** The provider's stored keys read once for a sync (openpgp.js parses a key in ~1 ms: not once per document). */
+export async function readKeys(keys: ProviderKey[]): Promise<OpenPgp.Key[]> {
+  const openpgp = await pgp();
+  return Promise.all(keys.map((k) => openpgp.readKey({ armoredKey: k.armored })));
+}
+
+/** The two faults a fresher copy of the provider's keys may cure (a key rotated since they were read). */
+export const KEY_FAULTS = ["signature d'une clé inconnue du fournisseur", "signature invalide"];
+
 /**
- * Verifies a detached signature of `bytes` against the provider's keys: null when one verifies,
- * else why not — the signature's key is none of the provider's (clé inconnue), or it does not
- * verify (signature invalide), or it cannot be read.
+ * Verifies a detached signature of `bytes` against the provider's keys (readKeys): null when one
+ * verifies, else why not — the signature's key is none of the provider's (clé inconnue), or it
+ * does not verify (signature invalide), or it cannot be read.
  */
-export async function signatureFault(bytes: Uint8Array, armoredSignature: string, keys: ProviderKey[]): Promise<string | null> {
+export async function signatureFault(bytes: Uint8Array, armoredSignature: string, publicKeys: OpenPgp.Key[]): Promise<string | null> {
   const openpgp = await pgp();
   let signature: OpenPgp.Signature;
   try {
@@ -62,16 +71,15 @@ export async function signatureFault(bytes: Uint8Array, armoredSignature: string
   } catch (err) {
     return `signature OpenPGP illisible (${(err as Error).message})`;
   }
-  const publicKeys = await Promise.all(keys.map((k) => openpgp.readKey({ armoredKey: k.armored })));
   const signers = signature.getSigningKeyIDs().map((id) => id.toHex().toUpperCase());
   const known = publicKeys.filter((k) => k.getKeys().some((sub) => signers.includes(sub.getKeyID().toHex().toUpperCase())));
-  if (!known.length) return `signature d'une clé inconnue du fournisseur (${signers.join(", ") || "sans identifiant"})`;
+  if (!known.length) return `${KEY_FAULTS[0]} (${signers.join(", ") || "sans identifiant"})`;
   try {
     const message = await openpgp.createMessage({ binary: bytes });
     const result = await openpgp.verify({ message, signature, verificationKeys: known, expectSigned: true, format: "binary" });
     await result.signatures[0]!.verified;
     return null;
   } catch (err) {
-    return `signature invalide (${(err as Error).message})`;
+    return `${KEY_FAULTS[1]} (${(err as Error).message})`;
   }
 }

@@ -1084,6 +1084,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/csaf/aggregator": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The providers and publishers a CSAF aggregator lists, to pick one to follow
+         * @description Reads the aggregator.json (CSAF 2.0 section 7.1.21) at the address given, or at <domain>/.well-known/csaf-aggregator/aggregator.json, through the outbound address guard; lists its csaf_providers and csaf_publishers with their provider-metadata.json address (follow one with POST …/csaf/providers) and whether the organization follows it already. Nothing is stored. An aggregator that cannot be read is a 422 on agregateur saying why.
+         */
+        get: operations["readCsafAggregator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{org_id}/csaf/providers/{provider_id}": {
         parameters: {
             query?: never;
@@ -1114,6 +1134,27 @@ export interface paths {
         /** Sync a CSAF provider now (conditional requests: an unchanged listing costs a 304) */
         post: operations["syncCsafProvider"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/csaf/providers/{provider_id}/identifiants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Give a CSAF provider credentials for its TLP:GREEN and TLP:AMBER documents
+         * @description HTTP basic (utilisateur, mot_de_passe) or a header the provider names (nom, valeur). Stored encrypted like webhook secrets, never returned nor logged, sent only to the provider-metadata's origin; with them, the sync reads the TLP:GREEN and TLP:AMBER feeds and keeps documents so labelled (never TLP:RED).
+         */
+        put: operations["setCsafProviderCredentials"];
+        post?: never;
+        /** Take back a CSAF provider's credentials: only its TLP:WHITE/CLEAR documents are read again */
+        delete: operations["deleteCsafProviderCredentials"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2396,9 +2437,57 @@ export interface components {
                 };
             }[];
         };
+        CsafAggregatedProviderOut: {
+            /**
+             * @description Listed in csaf_providers or in csaf_publishers
+             * @enum {string}
+             */
+            type: "csaf_provider" | "csaf_publisher";
+            /** @description Its provider-metadata.json: what POST …/csaf/providers takes to follow it */
+            metadata_url: string;
+            editeur: string;
+            namespace: string;
+            /** @description The publisher's category (vendor, coordinator, …) */
+            categorie: string;
+            role: string | null;
+            /** @description When the aggregator last read its metadata */
+            derniere_maj: string | null;
+            /** @description The aggregator's mirrors of its metadata */
+            miroirs: string[];
+            /** @description The organization's provider when it follows it already */
+            suivi: string | null;
+        };
+        CsafAggregatorOut: {
+            /** @description The aggregator.json read */
+            url: string;
+            nom: string;
+            namespace: string;
+            /** @description aggregator (mirrors) or lister (lists only) */
+            categorie: string;
+            derniere_maj: string | null;
+            fournisseurs: components["schemas"]["CsafAggregatedProviderOut"][];
+        };
         CsafCreatedOut: {
             fournisseur: components["schemas"]["CsafProviderOut"];
             synchronisation: components["schemas"]["CsafSyncOut"];
+        };
+        CsafCredentialsIn: {
+            /**
+             * @description HTTP basic authentication
+             * @constant
+             */
+            type: "basic";
+            utilisateur: string;
+            mot_de_passe: string;
+        } | {
+            /**
+             * @description A header the provider names (an API key, a token)
+             * @constant
+             */
+            type: "entete";
+            /** @description Not Host, Content-Length, Transfer-Encoding, Connection nor Cookie */
+            nom: string;
+            valeur: string;
         };
         CsafFeedProviderOut: {
             /** Format: uuid */
@@ -2419,6 +2508,8 @@ export interface components {
                 fingerprint: string;
                 url: string;
             }[];
+            /** @description The kind of credentials given for TLP:GREEN/AMBER documents (never the credentials themselves), null when none */
+            identifiants: ("basic" | "entete") | null;
             /** @enum {string} */
             statut: "nouveau" | "a_jour" | "en_echec";
             derniere_tentative: string | null;
@@ -2482,6 +2573,8 @@ export interface components {
                 fingerprint: string;
                 url: string;
             }[];
+            /** @description The kind of credentials given for TLP:GREEN/AMBER documents (never the credentials themselves), null when none */
+            identifiants: ("basic" | "entete") | null;
             /** @enum {string} */
             statut: "nouveau" | "a_jour" | "en_echec";
             derniere_tentative: string | null;
@@ -2524,6 +2617,8 @@ export interface components {
                 fingerprint: string;
                 url: string;
             }[];
+            /** @description The kind of credentials given for TLP:GREEN/AMBER documents (never the credentials themselves), null when none */
+            identifiants: ("basic" | "entete") | null;
             /** @enum {string} */
             statut: "nouveau" | "a_jour" | "en_echec";
             derniere_tentative: string | null;
@@ -12017,6 +12112,103 @@ export interface operations {
             };
         };
     };
+    readCsafAggregator: {
+        parameters: {
+            query: {
+                /** @description The aggregator's domain (its /.well-known/csaf-aggregator/aggregator.json) or the address of its aggregator.json */
+                agregateur: string;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CsafAggregatorOut"];
+                };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or the key is restricted to projects: following a provider changes the whole organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
     getCsafProvider: {
         parameters: {
             query?: never;
@@ -12216,6 +12408,214 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CsafSyncOut"];
                 };
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8 */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects: following a provider changes the whole organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, provider_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    setCsafProviderCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CsafCredentialsIn"];
+            };
+        };
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description a path parameter is not valid percent-encoded UTF-8; the JSON body nests too deep to be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description No credential, or an invalid, revoked or expired one (API key, account token or session cookie) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Refused: the API key lacks the scope stacks-write; or the signed-in user's role in the organization is below admin; or a cookie-authenticated write from another site (CSRF); or the key is restricted to projects: following a provider changes the whole organization */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Not found for this credential: org_id, provider_id (detail names it, e.g. « Projet introuvable ») */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Body over the limit (1 MiB) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description A path parameter over the length limit (200 characters) */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Content-Type that is not a media type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Validation error (FastAPI/Pydantic shape) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+            /** @description Hourly call limit of the organization's plan reached (Retry-After): API keys only */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+            /** @description Service unavailable, retry after Retry-After seconds: the database cannot be reached (lost connection: answers again once it is back, no restart); or the budget of request bodies being received is spent (the connection is closed) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPError"];
+                };
+            };
+        };
+    };
+    deleteCsafProviderCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                provider_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description a path parameter is not valid percent-encoded UTF-8 */
             400: {

@@ -26,6 +26,10 @@ export const csafProviders = pgTable(
     role: text("role"),
     /** The public keys the provider-metadata names: `[{fingerprint, url, armored}]`. */
     keys: jsonb("keys").notNull().default(sql`'[]'::jsonb`),
+    /** basic or entete: the kind of the credentials given for TLP:GREEN/AMBER (migration 0043), shown by the API. */
+    credentialsKind: text("credentials_kind"),
+    /** The credentials themselves, encrypted (platform/secrets.ts, enc:v1): never returned nor logged. */
+    credentials: text("credentials"),
     /** Per distribution: ROLIE feed validators, changes.csv position. */
     checkpoint: jsonb("checkpoint").notNull().default(sql`'{}'::jsonb`),
     /** nouveau, a_jour, en_echec. */

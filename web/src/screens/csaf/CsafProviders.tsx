@@ -10,13 +10,15 @@ import { NeedsRole } from "../settings/Settings";
 import { csafWords } from "./words";
 
 type Provider = components["schemas"]["CsafFeedProviderOut"];
+type Aggregated = components["schemas"]["CsafAggregatedProviderOut"];
 
 const TONES: Record<string, string> = { a_jour: "ok", en_echec: "bad", nouveau: "idle" };
 
 /**
  * `/settings/csaf`: the CSAF providers the organization follows — add by domain or metadata
- * address (admins: following one changes every project's alerts), each one's state, newest
- * advisory and the documents refused with the reason (GET /api/v1/feeds's fournisseurs_csaf).
+ * address, or pick one from an aggregator's list (admins: following one changes every project's
+ * alerts), each one's state, newest advisory and the documents refused with the reason (GET
+ * /api/v1/feeds's fournisseurs_csaf); an admin stops following one after a confirmation.
  */
 export function CsafProviders() {
   const w = useWords(csafWords);
@@ -47,7 +49,14 @@ export function CsafProviders() {
           ))}
         </ul>
       )}
-      {admin ? <AddProvider onStatus={setStatus} /> : <NeedsRole what={w.whatAdd} least="admin" />}
+      {admin ? (
+        <>
+          <AddProvider onStatus={setStatus} />
+          <FromAggregator onStatus={setStatus} />
+        </>
+      ) : (
+        <NeedsRole what={w.whatAdd} least="admin" />
+      )}
     </section>
   );
 }
@@ -74,6 +83,21 @@ function ProviderCard({ p, admin, onStatus }: { p: Provider; admin: boolean; onS
             ? w.addFailed(who, r.error ?? "")
             : w.synced(who, r.appliquees, r.alertes),
       );
+    },
+    onError: (e) => onStatus(errorText(e, w.genericError)),
+  });
+  const [confirming, setConfirming] = useState(false);
+  const remove = useMutation({
+    mutationFn: () =>
+      data(
+        api.DELETE("/api/v1/organizations/{org_id}/csaf/providers/{provider_id}", {
+          params: { path: { org_id: org.id, provider_id: p.id } },
+        }),
+      ),
+    onSuccess: async () => {
+      onStatus(w.removed(who));
+      await queryClient.invalidateQueries({ queryKey: feedsQuery.queryKey });
+      await queryClient.invalidateQueries({ queryKey: ["csaf-aggregator"] });
     },
     onError: (e) => onStatus(errorText(e, w.genericError)),
   });
@@ -129,6 +153,28 @@ function ProviderCard({ p, admin, onStatus }: { p: Provider; admin: boolean; onS
           {sync.isPending ? w.syncing : w.syncNow}
         </button>
       )}
+      {admin &&
+        (confirming ? (
+          <fieldset aria-label={w.removeAsk(who)} className="confirm">
+            <p>{w.removeAsk(who)}</p>
+            <button
+              type="button"
+              className="button-danger"
+              aria-label={w.removeConfirmOf(who)}
+              disabled={remove.isPending}
+              onClick={() => remove.mutate()}
+            >
+              {w.removeConfirm}
+            </button>
+            <button type="button" className="button-secondary" onClick={() => setConfirming(false)}>
+              {w.cancel}
+            </button>
+          </fieldset>
+        ) : (
+          <button type="button" className="button-secondary" aria-label={w.removeOf(who)} onClick={() => setConfirming(true)}>
+            {w.remove}
+          </button>
+        ))}
     </li>
   );
 }
@@ -177,5 +223,105 @@ function AddProvider({ onStatus }: { onStatus(s: string): void }) {
         {add.isPending ? w.adding : w.add}
       </button>
     </form>
+  );
+}
+
+/**
+ * Picks a provider from an aggregator's list (GET …/csaf/aggregator: its aggregator.json read by
+ * the server), each followed in one click by its metadata address (POST …/csaf/providers).
+ */
+function FromAggregator({ onStatus }: { onStatus(s: string): void }) {
+  const w = useWords(csafWords);
+  const { org } = useSettings();
+  const queryClient = useQueryClient();
+  const id = useId();
+  const [asked, setAsked] = useState("");
+  const list = useQuery({
+    queryKey: ["csaf-aggregator", org.id, asked],
+    enabled: asked !== "",
+    queryFn: () =>
+      data(
+        api.GET("/api/v1/organizations/{org_id}/csaf/aggregator", { params: { path: { org_id: org.id }, query: { agregateur: asked } } }),
+      ),
+  });
+  const follow = useMutation({
+    mutationFn: (p: Aggregated) =>
+      data(
+        api.POST("/api/v1/organizations/{org_id}/csaf/providers", {
+          params: { path: { org_id: org.id } },
+          body: { fournisseur: p.metadata_url },
+        }),
+      ),
+    onSuccess: async (r) => {
+      await queryClient.invalidateQueries({ queryKey: feedsQuery.queryKey });
+      await queryClient.invalidateQueries({ queryKey: ["csaf-aggregator"] });
+      const who = r.fournisseur.editeur ?? r.fournisseur.fournisseur;
+      const s = r.synchronisation;
+      onStatus(
+        s.status === "failed"
+          ? w.addFailed(who, r.fournisseur.derniere_erreur ?? s.error ?? "")
+          : w.added(who, s.appliquees, s.refusees.length),
+      );
+    },
+    onError: (e) => onStatus(errorText(e, w.genericError)),
+  });
+  const submit = (e: FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    setAsked(String(new FormData(e.currentTarget).get("agregateur") ?? "").trim());
+  };
+  return (
+    <section className="settings-form" aria-labelledby={`${id}-title`}>
+      <h3 id={`${id}-title`}>{w.aggTitle}</h3>
+      <form onSubmit={submit}>
+        <div className="field">
+          <label htmlFor={id}>{w.aggLabel}</label>
+          <input
+            id={id}
+            name="agregateur"
+            required
+            maxLength={2000}
+            aria-describedby={`${id}-hint`}
+            autoComplete="off"
+            spellCheck={false}
+          />
+          <span id={`${id}-hint`} className="sub">
+            {w.aggHint}
+          </span>
+        </div>
+        <button type="submit" className="button-secondary" disabled={list.isFetching}>
+          {list.isFetching ? w.aggReading : w.aggRead}
+        </button>
+      </form>
+      {list.isError && (
+        <p role="alert" className="error">
+          {errorText(list.error, w.genericError, { agregateur: w.aggLabel })}
+        </p>
+      )}
+      {list.data && (
+        <ul className="plain-list" aria-label={w.aggListOf(list.data.nom)}>
+          {list.data.fournisseurs.length === 0 && <li>{w.aggEmpty}</li>}
+          {list.data.fournisseurs.map((p) => (
+            <li key={p.metadata_url}>
+              <strong>{p.editeur || p.metadata_url}</strong> <span className="sub">({p.categorie || p.type})</span>
+              <br />
+              <span className="sub break">{p.metadata_url}</span>{" "}
+              {p.suivi ? (
+                <span className="badge badge-ok">{w.aggFollowed}</span>
+              ) : (
+                <button
+                  type="button"
+                  className="button-secondary"
+                  aria-label={w.aggFollowOf(p.editeur || p.metadata_url)}
+                  disabled={follow.isPending}
+                  onClick={() => follow.mutate(p)}
+                >
+                  {w.add}
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }
