@@ -61,6 +61,9 @@ const ITEM_COLS = sql`i.id as item_id, i.project_id, p.org_id, i.item_type, i.va
   i.match_ecosystem, i.match_product`;
 const CVE_COLS = sql`c.cve_id, c.state, c.severity, c.cvss_score, c.is_kev, c.has_poc, e.epss`;
 const GROUP = sql`group by i.id, p.org_id, c.cve_id, e.epss`;
+/** GROUP over the package branch's fenced pairs (`i` is no table there: each item column named). */
+const PAIRS_GROUP = sql`group by i.id, i.project_id, i.item_type, i.value, i.min_severity, i.match_vendor, i.match_version,
+  i.match_ecosystem, i.match_product, p.org_id, c.cve_id, e.epss`;
 
 /*
  * The affected rows each item type's decision reads (decide.ts), and only those: a row it would drop
@@ -156,8 +159,7 @@ function candidatesSql(cves: SQL, items: SQL, fromCves: boolean, affected: SQL =
     from (select i.*, pv.id as pv_id, pv.aliases as pv_aliases, pkg.value as pkg from ${packageRows}
       where pv.data->>'withdrawn' is null and ${items} offset 0) i
     join cves c on ${on(sql`i.pv_id`, sql`i.pv_aliases`)}
-    ${tailWhere(cves)} ${pairs ? sql`` : sql`group by i.id, i.project_id, i.item_type, i.value, i.min_severity, i.match_vendor, i.match_version,
-      i.match_ecosystem, i.match_product, p.org_id, c.cve_id, e.epss`}`;
+    ${tailWhere(cves)} ${pairs ? sql`` : PAIRS_GROUP}`;
   // Items found from the CVE record itself.
   const byCve = (on: SQL) => sql`select ${cols(sql`null, null`)} from cves c join stack_items i on ${on} ${tail}`;
   const branches = [
