@@ -87,7 +87,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const pool = new GuardedPool(reachability, {
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
-      options: "-c timezone=UTC",
+      // No JIT: the matcher's candidate queries cost just over jit_above_cost, and compiling them
+      // took 0.6–1.1 s of the 1,000-component SBOM's 2 s (BENCH=sbom, docs/benchmarks.md), once per
+      // statement; they run in 0.1–1 s without it. PGlite is built without JIT.
+      options: "-c timezone=UTC -c jit=off",
       // The database down: a request fails (503) within this instead of waiting for a connection,
       // and those after it at once while it stays down (Reachability).
       connectionTimeoutMillis: connectTimeoutMs,
