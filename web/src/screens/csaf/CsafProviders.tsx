@@ -10,7 +10,6 @@ import { NeedsRole } from "../settings/Settings";
 import { csafWords } from "./words";
 
 type Provider = components["schemas"]["CsafFeedProviderOut"];
-type Aggregated = components["schemas"]["CsafAggregatedProviderOut"];
 
 const TONES: Record<string, string> = { a_jour: "ok", en_echec: "bad", nouveau: "idle" };
 
@@ -179,18 +178,21 @@ function ProviderCard({ p, admin, onStatus }: { p: Provider; admin: boolean; onS
   );
 }
 
-function AddProvider({ onStatus }: { onStatus(s: string): void }) {
+/**
+ * Follows a provider (POST …/csaf/providers: a domain or a provider-metadata address) and says how
+ * its first sync went; `done` runs once it is followed.
+ */
+function useFollow(onStatus: (s: string) => void, done?: () => void) {
   const w = useWords(csafWords);
   const { org } = useSettings();
   const queryClient = useQueryClient();
-  const id = useId();
-  const form = useRef<HTMLFormElement>(null);
-  const add = useMutation({
+  return useMutation({
     mutationFn: (fournisseur: string) =>
       data(api.POST("/api/v1/organizations/{org_id}/csaf/providers", { params: { path: { org_id: org.id } }, body: { fournisseur } })),
     onSuccess: async (r) => {
-      form.current?.reset();
+      done?.();
       await queryClient.invalidateQueries({ queryKey: feedsQuery.queryKey });
+      await queryClient.invalidateQueries({ queryKey: ["csaf-aggregator"] });
       const who = r.fournisseur.editeur ?? r.fournisseur.fournisseur;
       const s = r.synchronisation;
       onStatus(
@@ -200,6 +202,13 @@ function AddProvider({ onStatus }: { onStatus(s: string): void }) {
       );
     },
   });
+}
+
+function AddProvider({ onStatus }: { onStatus(s: string): void }) {
+  const w = useWords(csafWords);
+  const id = useId();
+  const form = useRef<HTMLFormElement>(null);
+  const add = useFollow(onStatus, () => form.current?.reset());
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     add.mutate(String(new FormData(e.currentTarget).get("fournisseur") ?? "").trim());
@@ -233,7 +242,6 @@ function AddProvider({ onStatus }: { onStatus(s: string): void }) {
 function FromAggregator({ onStatus }: { onStatus(s: string): void }) {
   const w = useWords(csafWords);
   const { org } = useSettings();
-  const queryClient = useQueryClient();
   const id = useId();
   const [asked, setAsked] = useState("");
   const list = useQuery({
@@ -244,27 +252,7 @@ function FromAggregator({ onStatus }: { onStatus(s: string): void }) {
         api.GET("/api/v1/organizations/{org_id}/csaf/aggregator", { params: { path: { org_id: org.id }, query: { agregateur: asked } } }),
       ),
   });
-  const follow = useMutation({
-    mutationFn: (p: Aggregated) =>
-      data(
-        api.POST("/api/v1/organizations/{org_id}/csaf/providers", {
-          params: { path: { org_id: org.id } },
-          body: { fournisseur: p.metadata_url },
-        }),
-      ),
-    onSuccess: async (r) => {
-      await queryClient.invalidateQueries({ queryKey: feedsQuery.queryKey });
-      await queryClient.invalidateQueries({ queryKey: ["csaf-aggregator"] });
-      const who = r.fournisseur.editeur ?? r.fournisseur.fournisseur;
-      const s = r.synchronisation;
-      onStatus(
-        s.status === "failed"
-          ? w.addFailed(who, r.fournisseur.derniere_erreur ?? s.error ?? "")
-          : w.added(who, s.appliquees, s.refusees.length),
-      );
-    },
-    onError: (e) => onStatus(errorText(e, w.genericError)),
-  });
+  const follow = useFollow(onStatus);
   const submit = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     setAsked(String(new FormData(e.currentTarget).get("agregateur") ?? "").trim());
@@ -313,7 +301,7 @@ function FromAggregator({ onStatus }: { onStatus(s: string): void }) {
                   className="button-secondary"
                   aria-label={w.aggFollowOf(p.editeur || p.metadata_url)}
                   disabled={follow.isPending}
-                  onClick={() => follow.mutate(p)}
+                  onClick={() => follow.mutate(p.metadata_url, { onError: (e) => onStatus(errorText(e, w.genericError)) })}
                 >
                   {w.add}
                 </button>
