@@ -9,6 +9,7 @@ import type { ProjectScope } from "../../platform/auth/context.js";
 import type { Db, Executor } from "../../platform/db/client.js";
 import type { RunStatus } from "../../platform/db/schema/index.js";
 import { isConnectionLoss } from "../../platform/db/errors.js";
+import { GroupCommit } from "../../platform/group-commit.js";
 import { purgeInBatches } from "../../platform/db/sql.js";
 import { NotFound } from "../../platform/errors.js";
 import { NOT_FOUND } from "../../platform/messages.js";
@@ -96,51 +97,6 @@ interface BatchFacts {
   cves: Map<string, Facts>;
 }
 
-/**
- * Group commit of run reports: the writes asked while one statement is in flight go together in
- * the next (`writeReports`), so runs executing at once in this process cost one statement between
- * them instead of one each. Each caller learns whether its run was still its own.
- */
-class ReportWriter {
-  private queue: (RunReport & { resolve: (ok: boolean) => void; reject: (err: unknown) => void })[] = [];
-  private flushing = false;
-
-  constructor(
-    private readonly db: Db,
-    private readonly leaseSeconds: number,
-  ) {}
-
-  write(report: RunReport): Promise<boolean> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ ...report, resolve, reject });
-      if (!this.flushing) void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.queue.length) {
-        // The writes asked in this turn of the event loop join the statement.
-        await new Promise((r) => setImmediate(r));
-        const items = this.queue.splice(0, WRITE_BATCH);
-        try {
-          const written = await repo.writeReports(
-            this.db,
-            items.map(({ id, token, status, report, final }) => ({ id, token, status, report, final })),
-            this.leaseSeconds,
-          );
-          for (const i of items) i.resolve(written.has(i.id));
-        } catch (err) {
-          for (const i of items) i.reject(err);
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
-  }
-}
-
 /** Run reports written per statement at most. */
 const WRITE_BATCH = 500;
 
@@ -156,7 +112,13 @@ export class RunsService {
   private readonly opts: RunsOptions;
   /** Lease tokens of the runs this process is executing (released at shutdown: releaseHeld). */
   private readonly held = new Set<string>();
-  private readonly writer: ReportWriter;
+  /**
+   * Group commit of run reports: the writes asked while one statement is in flight go together in
+   * the next (`writeReports`), so runs executing at once in this process cost one statement between
+   * them instead of one each. Each caller learns whether its run was still its own; a failed
+   * statement fails every write of it (no item is at fault: each is a lease-checked update).
+   */
+  private readonly writer: GroupCommit<RunReport, boolean>;
 
   constructor(
     private readonly db: Db,
@@ -166,7 +128,16 @@ export class RunsService {
     opts: Partial<RunsOptions> = {},
   ) {
     this.opts = { ...RUN_DEFAULTS, ...opts };
-    this.writer = new ReportWriter(db, this.opts.leaseSeconds);
+    const writeReports = async (reports: RunReport[]) => {
+      const written = await repo.writeReports(db, reports, this.opts.leaseSeconds);
+      return reports.map((r) => written.has(r.id));
+    };
+    this.writer = new GroupCommit(
+      writeReports,
+      async (r) => (await writeReports([r]))[0]!,
+      WRITE_BATCH,
+      () => true,
+    );
   }
 
   /** Where throttled runs' events go (the digests module); absent, they are only recorded `throttled`. */
@@ -323,7 +294,7 @@ export class RunsService {
   /**
    * Runs this worker holds, executed together: their contexts and facts read in one query each,
    * their graphs walked at once (actions wait on the network), their steps and ends written by
-   * group commit (ReportWriter). Statuses in the order of `runs` (null: not ours any more).
+   * group commit (`writer`). Statuses in the order of `runs` (null: not ours any more).
    */
   private async executeBatch(runs: ClaimedRun[], runDone: () => void = () => undefined): Promise<(string | null)[]> {
     for (const r of runs) this.held.add(r.lease_token);
@@ -374,7 +345,7 @@ export class RunsService {
   private async executeClaimed(run: ClaimedRun, facts: BatchFacts): Promise<string | null> {
     const done = new Map((run.report?.steps ?? []).map((s) => [s.node, s]));
     const end = async (status: RunStatus, report: Record<string, unknown>) =>
-      (await this.writer.write({ id: run.id, token: run.lease_token, status, report, final: true })) ? status : null;
+      (await this.writer.run({ id: run.id, token: run.lease_token, status, report, final: true })) ? status : null;
     if (run.attempts > this.opts.maxAttempts) {
       const steps = [...done.values()];
       const reason = `abandonné après ${this.opts.maxAttempts} tentatives interrompues (bail expiré à chaque fois)`;
@@ -442,7 +413,7 @@ export class RunsService {
         if (!unwritten) return;
         unwritten = false;
         const report = { id: run.id, token: run.lease_token, status: statusOf(recorded), report: { steps: recorded }, final: false };
-        if (!(await this.writer.write(report))) {
+        if (!(await this.writer.run(report))) {
           controller.abort();
           throw new LeaseLost();
         }
