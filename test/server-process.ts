@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import pg from "pg";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
 import { copyPgliteTemplate, pgTemplateName, templateKeyOfRun } from "./db-templates.js";
@@ -13,6 +13,8 @@ export interface ServerStore {
   env: Record<string, string>;
   /** Opens the store in this process (once the server has exited, for PGlite). */
   open(): Promise<Database>;
+  /** A second store holding what this one holds, its data directory included (no process may have it open). */
+  copy(): Promise<ServerStore>;
   /** Removes the directory or drops the database. */
   remove(): Promise<void>;
 }
@@ -23,15 +25,28 @@ export interface ServerStore {
  * database, or an empty one: the process migrates it).
  */
 export async function freshStore(opts: { empty?: boolean } = {}): Promise<ServerStore> {
+  const key = opts.empty ? undefined : templateKeyOfRun();
+  return newStore((dataDir) => key && !process.env.DATABASE_URL && copyPgliteTemplate(key, dataDir), key && pgTemplateName(key));
+}
+
+/** What a running server keeps in its data directory and a copy must leave out. */
+const LIVE = new Set(["vigie.lock", "vigie.sock"]);
+/** Copies a data directory whose server has stopped. */
+export const copyDataDir = (from: string, to: string): void =>
+  cpSync(from, to, { recursive: true, filter: (src) => !LIVE.has(basename(src)) });
+
+/** A store whose data directory `fill` makes (PGlite: the database itself), its PostgreSQL database a copy of `template` if named. */
+export async function newStore(fill: (dataDir: string) => unknown, template: string | undefined): Promise<ServerStore> {
   const dir = mkdtempSync(join(tmpdir(), "vigie-proc-"));
   const dataDir = join(dir, "data");
+  fill(dataDir);
   const url = process.env.DATABASE_URL;
-  const key = opts.empty ? undefined : templateKeyOfRun();
+  const copyDir = (target: string) => existsSync(dataDir) && copyDataDir(dataDir, target);
   if (!url) {
-    if (key) copyPgliteTemplate(key, dataDir);
     return {
       env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: "" },
       open: () => openDatabase({ dataDir }),
+      copy: () => newStore(copyDir, undefined),
       remove: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
@@ -42,12 +57,13 @@ export async function freshStore(opts: { empty?: boolean } = {}): Promise<Server
     await c.query(q);
     await c.end();
   };
-  await admin(`create database ${name}${key ? ` template ${pgTemplateName(key)}` : ""}`);
+  await admin(`create database ${name}${template ? ` template ${template}` : ""}`);
   const u = new URL(url);
   u.pathname = `/${name}`;
   return {
     env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: u.toString() },
     open: () => openDatabase({ databaseUrl: u.toString(), poolSize: 2 }),
+    copy: () => newStore(copyDir, name),
     remove: async () => {
       await admin(`drop database if exists ${name} with (force)`);
       rmSync(dir, { recursive: true, force: true });

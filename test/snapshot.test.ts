@@ -9,6 +9,7 @@ import type { Database } from "../src/platform/db/client.js";
 import { rowsOf } from "../src/platform/db/sql.js";
 import { createLogger } from "../src/platform/log.js";
 import { sql } from "drizzle-orm";
+import { runWalkthrough } from "./doc-blocks.js";
 import { bearer, createTenant, createTestApp, openTestDatabase } from "./helpers.js";
 import { freshStore, startServer } from "./server-process.js";
 
@@ -41,6 +42,10 @@ await first.stop("SIGKILL");
 const second = startServer(env);
 await second.ready(240_000);
 await second.stop();
+// The store as the README's `npm start` leaves it, for the documentation's walk-through (below),
+// before this file's checks add their own tenants to it.
+const asStarted = await store.copy();
+afterAll(() => asStarted.remove());
 const database = await store.open();
 afterAll(() => database.close());
 const t = await createTestApp({}, undefined, database);
@@ -167,6 +172,19 @@ describe("first start: the bundled snapshot of real data", () => {
       expect(alerts.items.find((a) => a.cve_id === id)?.source, id).toContain("10.2.5 non vérifiable");
     }
   }, 60_000);
+});
+
+describe("the documentation's examples work as written", () => {
+  it("the walk-throughs of README.md and docs/ run in order against a fresh server with the bundled snapshot", async () => {
+    const server = startServer({ ...asStarted.env, VIGIE_SNAPSHOT: "auto" });
+    try {
+      await runWalkthrough(await server.ready(120_000), asStarted.env);
+      // The snapshot was already imported: this start found it complete, as a user's second start does.
+      expect(server.logs.some((l) => l.msg === "instantané importé")).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  }, 600_000);
 });
 
 describe("a database filled before the snapshot's progress was recorded (CVEs, no progress rows)", () => {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
-import { CSAF_MANDATORY_TESTS, csafFailures, csafWarnings, cycloneDxErrors, openVexErrors } from "./vex-validators.js";
+import { csafFailures, csafMandatoryTests, csafWarnings, cycloneDxErrors, openVexErrors } from "./vex-validators.js";
 
 // An https public address: the CSAF documents carry their canonical URL (and the project its address).
 const PUBLIC = "https://vigie.example.org";
@@ -147,8 +147,9 @@ describe("VEX export", () => {
     for (const v of ["2.0", "3.0", "3.1"]) expect(asset(`cvss-v${v}.json`)).toEqual((await import(`${lib}/schemas/cvss-v${v}.js`)).default);
   });
 
-  it("runs the csaf_vex profile's mandatory tests (6.1.27.x) among the CSAF checks", () => {
-    for (const n of ["1", "4", "5", "6", "7", "8", "9", "10", "11"]) expect(CSAF_MANDATORY_TESTS).toContain(`mandatoryTest_6_1_27_${n}`);
+  it("runs the csaf_vex profile's mandatory tests (6.1.27.x) among the CSAF checks", async () => {
+    const names = await csafMandatoryTests();
+    for (const n of ["1", "4", "5", "6", "7", "8", "9", "10", "11"]) expect(names).toContain(`mandatoryTest_6_1_27_${n}`);
   });
 
   it("writes every alerted CVE with its case's analysis, in all three formats, each valid against its official schema", async () => {

@@ -7,11 +7,6 @@
  */
 import { readFileSync } from "node:fs";
 import { Spec, Validation } from "@cyclonedx/cyclonedx-library";
-import * as csafMandatory from "@secvisogram/csaf-validator-lib/mandatoryTests.js";
-import * as csafRecommended from "@secvisogram/csaf-validator-lib/optionalTests.js";
-import { csaf_2_0_strict } from "@secvisogram/csaf-validator-lib/schemaTests.js";
-import validate from "@secvisogram/csaf-validator-lib/validate.js";
-import validateStrict from "@secvisogram/csaf-validator-lib/validateStrict.js";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { isIri } from "../src/modules/vex/vex.import.js";
@@ -21,9 +16,19 @@ export async function cycloneDxErrors(text: string): Promise<unknown> {
   return new Validation.JsonStrictValidator(Spec.Version.v1dot6).validate(text);
 }
 
+// The CSAF library compiles its JSON schemas when its modules load: 17 CPU-seconds for all of them on
+// the 2-core machine (mandatory tests 4 s, strict validation 5 s, recommended tests 8 s). They load at
+// their first use, so that a file that checks only CycloneDX or OpenVEX does not pay for them.
+const csafMandatory = () => import("@secvisogram/csaf-validator-lib/mandatoryTests.js");
+
 /** CSAF 2.0: the failed tests (schema or mandatory) with their errors; [] when valid. */
 export async function csafFailures(doc: unknown): Promise<{ name: string; errors: unknown[] }[]> {
-  const tests = [csaf_2_0_strict, ...Object.values(csafMandatory)];
+  const [{ csaf_2_0_strict }, mandatory, { default: validateStrict }] = await Promise.all([
+    import("@secvisogram/csaf-validator-lib/schemaTests.js"),
+    csafMandatory(),
+    import("@secvisogram/csaf-validator-lib/validateStrict.js"),
+  ]);
+  const tests = [csaf_2_0_strict, ...Object.values(mandatory)];
   const result = (await validateStrict(tests as never, doc as never)) as {
     isValid: boolean;
     tests: { name: string; isValid: boolean; errors: unknown[] }[];
@@ -33,7 +38,11 @@ export async function csafFailures(doc: unknown): Promise<{ name: string; errors
 
 /** CSAF 2.0 recommended tests (§6.2, "optional" in the library): the names of those that warn, with their warnings. */
 export async function csafWarnings(doc: unknown): Promise<Record<string, unknown[]>> {
-  const result = (await validate(Object.values(csafRecommended) as never, doc as never)) as {
+  const [recommended, { default: validate }] = await Promise.all([
+    import("@secvisogram/csaf-validator-lib/optionalTests.js"),
+    import("@secvisogram/csaf-validator-lib/validate.js"),
+  ]);
+  const result = (await validate(Object.values(recommended) as never, doc as never)) as {
     tests: { name: string; warnings: unknown[]; errors: unknown[] }[];
   };
   return Object.fromEntries(
@@ -42,7 +51,9 @@ export async function csafWarnings(doc: unknown): Promise<Record<string, unknown
 }
 
 /** The names of the mandatory tests run (to check the csaf_vex ones are among them). */
-export const CSAF_MANDATORY_TESTS = Object.keys(csafMandatory);
+export async function csafMandatoryTests(): Promise<string[]> {
+  return Object.keys(await csafMandatory());
+}
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);

@@ -3,17 +3,14 @@
 // database. Each file still starts on an empty store of its own; the migrations run once, not per file.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
-import { openDatabase } from "../../src/platform/db/client.js";
-import type { ServerStore } from "../server-process.js";
+import { copyDataDir, newStore, type ServerStore } from "../server-process.js";
 
 const SESSION = "test/e2e/cli-session.mjs";
-/** Files a PGlite directory holds while a process has it open: never copied. */
-const LIVE = new Set(["vigie.lock", "vigie.sock"]);
 
 async function admin(url: string, q: string): Promise<void> {
   const c = new pg.Client({ connectionString: url });
@@ -89,27 +86,7 @@ export async function createTemplate(): Promise<{ location: string; remove(): Pr
 }
 
 /** A new store for one file, a copy of the migrated template: same shape as server-process.ts's freshStore. */
-export async function copiedStore(template: string): Promise<ServerStore> {
-  const dir = mkdtempSync(join(tmpdir(), "vigie-e2e-"));
-  const dataDir = join(dir, "data");
+export function copiedStore(template: string): Promise<ServerStore> {
   const url = process.env.DATABASE_URL;
-  if (!url) {
-    cpSync(template, dataDir, { recursive: true, filter: (src) => !LIVE.has(basename(src)) });
-    return {
-      env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: "" },
-      open: () => openDatabase({ dataDir }),
-      remove: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const name = `vigie_e2e_${process.pid}_${randomBytes(4).toString("hex")}`;
-  await admin(url, `create database ${name} template ${new URL(template).pathname.slice(1)}`);
-  const location = withDatabase(url, name);
-  return {
-    env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: location },
-    open: () => openDatabase({ databaseUrl: location, poolSize: 2 }),
-    remove: async () => {
-      await admin(url, `drop database if exists ${name} with (force)`);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return newStore((dataDir) => !url && copyDataDir(template, dataDir), url && new URL(template).pathname.slice(1));
 }
