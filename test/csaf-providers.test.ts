@@ -22,8 +22,9 @@ import { CsafHttp } from "../src/modules/csaf/csaf.fetch.js";
 import { createLogger } from "../src/platform/log.js";
 import { productsMet, versHolds } from "../src/modules/csaf/csaf.match.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
-import { csafFailures } from "./vex-validators.js";
+import { csafFailures, loadCsafValidator } from "./vex-validators.js";
 
+await loadCsafValidator();
 const fixture = (name: string) => readFileSync(`test/fixtures/csaf/${name}`);
 const FIXTURES = [
   "bsi-2022-0001.json",

@@ -9,9 +9,10 @@ import { describe, expect, it } from "vitest";
 import { importFeed } from "../src/feeds/import.js";
 import { addDays, parisDate } from "../src/platform/paris.js";
 import { bearer, createTestApp, tenantWithScopes } from "./helpers.js";
-import { csafFailures, csafMandatoryTests, csafWarnings, cycloneDxErrors, openVexErrors } from "./vex-validators.js";
+import { csafFailures, csafMandatoryTests, loadCsafValidator, csafWarnings, cycloneDxErrors, openVexErrors } from "./vex-validators.js";
 
 // An https public address: the CSAF documents carry their canonical URL (and the project its address).
+await loadCsafValidator();
 const PUBLIC = "https://vigie.example.org";
 const t = await createTestApp({ VIGIE_PUBLIC_URL: PUBLIC });
 const MATCH = "test/fixtures/matching";

@@ -17,18 +17,26 @@ export async function cycloneDxErrors(text: string): Promise<unknown> {
 }
 
 // The CSAF library compiles its JSON schemas when its modules load: 17 CPU-seconds for all of them on
-// the 2-core machine (mandatory tests 4 s, strict validation 5 s, recommended tests 8 s). They load at
-// their first use, so that a file that checks only CycloneDX or OpenVEX does not pay for them.
-const csafMandatory = () => import("@secvisogram/csaf-validator-lib/mandatoryTests.js");
+// the 2-core machine (mandatory tests 4 s, strict validation 5 s, recommended tests 8 s). It loads only
+// in the files that check CSAF, at their top level (`await loadCsafValidator()`), outside any test's
+// timeout, so that a file that checks only CycloneDX or OpenVEX does not pay for it.
+let csafLibrary: ReturnType<typeof importCsafLibrary> | undefined;
+const importCsafLibrary = async () => {
+  const [schema, mandatory, recommended, strict, loose] = await Promise.all([
+    import("@secvisogram/csaf-validator-lib/schemaTests.js"),
+    import("@secvisogram/csaf-validator-lib/mandatoryTests.js"),
+    import("@secvisogram/csaf-validator-lib/optionalTests.js"),
+    import("@secvisogram/csaf-validator-lib/validateStrict.js"),
+    import("@secvisogram/csaf-validator-lib/validate.js"),
+  ]);
+  return { schema, mandatory, recommended, validateStrict: strict.default, validate: loose.default };
+};
+export const loadCsafValidator = () => (csafLibrary ??= importCsafLibrary());
 
 /** CSAF 2.0: the failed tests (schema or mandatory) with their errors; [] when valid. */
 export async function csafFailures(doc: unknown): Promise<{ name: string; errors: unknown[] }[]> {
-  const [{ csaf_2_0_strict }, mandatory, { default: validateStrict }] = await Promise.all([
-    import("@secvisogram/csaf-validator-lib/schemaTests.js"),
-    csafMandatory(),
-    import("@secvisogram/csaf-validator-lib/validateStrict.js"),
-  ]);
-  const tests = [csaf_2_0_strict, ...Object.values(mandatory)];
+  const { schema, mandatory, validateStrict } = await loadCsafValidator();
+  const tests = [schema.csaf_2_0_strict, ...Object.values(mandatory)];
   const result = (await validateStrict(tests as never, doc as never)) as {
     isValid: boolean;
     tests: { name: string; isValid: boolean; errors: unknown[] }[];
@@ -38,10 +46,7 @@ export async function csafFailures(doc: unknown): Promise<{ name: string; errors
 
 /** CSAF 2.0 recommended tests (§6.2, "optional" in the library): the names of those that warn, with their warnings. */
 export async function csafWarnings(doc: unknown): Promise<Record<string, unknown[]>> {
-  const [recommended, { default: validate }] = await Promise.all([
-    import("@secvisogram/csaf-validator-lib/optionalTests.js"),
-    import("@secvisogram/csaf-validator-lib/validate.js"),
-  ]);
+  const { recommended, validate } = await loadCsafValidator();
   const result = (await validate(Object.values(recommended) as never, doc as never)) as {
     tests: { name: string; warnings: unknown[]; errors: unknown[] }[];
   };
@@ -52,7 +57,7 @@ export async function csafWarnings(doc: unknown): Promise<Record<string, unknown
 
 /** The names of the mandatory tests run (to check the csaf_vex ones are among them). */
 export async function csafMandatoryTests(): Promise<string[]> {
-  return Object.keys(await csafMandatory());
+  return Object.keys((await loadCsafValidator()).mandatory);
 }
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });

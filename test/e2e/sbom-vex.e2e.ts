@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Browser, Download, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { csafFailures, cycloneDxErrors, openVexErrors } from "../vex-validators.js";
+import { csafFailures, cycloneDxErrors, loadCsafValidator, openVexErrors } from "../vex-validators.js";
 import { checkScreen, connectBrowser, downloaded, startVigie, type Vigie } from "./harness.js";
 
 const ADMIN = "rssi@example.org";
@@ -14,6 +14,7 @@ const SBOM = "test/fixtures/sbom";
  * cases exported as VEX in the three formats, a case closed as not affected with its justification,
  * a supplier's VEX imported and its proposal accepted.
  */
+await loadCsafValidator();
 describe("SBOM import and VEX: the stack and cases screens", () => {
   let vigie: Vigie;
   let browser: Browser;
