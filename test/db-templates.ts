@@ -110,10 +110,17 @@ export function copyPgliteTemplate(key: string, target: string): void {
   cpSync(pgliteTemplate(key).dir, target, { recursive: true });
 }
 
-/** The migrated PGlite database as a tarball an in-memory PGlite loads (null when no template was made). */
+const tarballs = new Map<string, Blob>();
+/**
+ * The migrated PGlite database as a tarball an in-memory PGlite loads (null when no template was made).
+ * Read once per worker (44 MB: 0.1–0.25 s a read), not once per file: a Blob is immutable.
+ */
 export function pgliteTemplateTar(key: string | undefined): Blob | null {
   if (!key) return null;
   const { tar } = pgliteTemplate(key);
-  if (!existsSync(tar) || !statSync(tar).size) return null;
-  return new Blob([readFileSync(tar)]);
+  if (!tarballs.has(key)) {
+    if (!existsSync(tar) || !statSync(tar).size) return null;
+    tarballs.set(key, new Blob([readFileSync(tar)]));
+  }
+  return tarballs.get(key)!;
 }
