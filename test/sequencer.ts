@@ -8,16 +8,17 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
  * (docs/testing.md): keep this list to the files that stand out.
  */
 const SLOWEST_FIRST = [
-  "test/readme.test.ts",
   "test/snapshot.test.ts",
-  "test/jobs-cli.test.ts",
-  "test/cli.test.ts",
-  "test/engine-process.test.ts",
-  "test/events-process.test.ts",
   "test/contract.test.ts",
+  "test/digests-process.test.ts",
   "test/sbom-import.test.ts",
+  "test/csaf-providers.test.ts",
+  "test/engine-process.test.ts",
+  "test/jobs-cli.test.ts",
+  "test/vex-export.test.ts",
   "test/backup-restore.test.ts",
-  "test/reports.test.ts",
+  "test/events-process.test.ts",
+  "test/cli.test.ts",
 ];
 
 export default class SlowestFirst extends BaseSequencer {
