@@ -66,4 +66,21 @@ describe("GroupCommit", () => {
     expect(out.map((o) => o.status)).toEqual(["rejected", "rejected", "rejected"]);
     expect(alone).toBe(0);
   });
+
+  it("without `one` (items that cannot be at fault), a failed batch fails each of its calls with its error; the next batch goes on", async () => {
+    const batches: number[][] = [];
+    const g = new GroupCommit<number, number>(async (items) => {
+      batches.push(items);
+      if (batches.length === 1) throw new Error("statement failed");
+      return items;
+    }, null);
+    const out = await Promise.allSettled([1, 2, 3].map((i) => g.run(i)));
+    expect(out.map((o) => (o.status === "rejected" ? (o.reason as Error).message : o.value))).toEqual([
+      "statement failed",
+      "statement failed",
+      "statement failed",
+    ]);
+    expect(await g.run(4)).toBe(4);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
 });

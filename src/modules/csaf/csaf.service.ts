@@ -37,10 +37,10 @@ export class CsafService {
     private readonly settings: FeedSettings,
     proposals: ProposalWriter,
     private readonly logger: Logger = createLogger("silent"),
-    private readonly allowHttp = false,
-    private readonly allowPrivate = false,
+    private readonly allowHttp: boolean,
+    private readonly allowPrivate: boolean,
     /** Encrypts the credentials given for TLP:GREEN/AMBER (the webhook secrets' box, wired in app.ts). */
-    private readonly secrets: Pick<SecretBox, "encrypt" | "decrypt"> | null = null,
+    private readonly secrets: Pick<SecretBox, "encrypt" | "decrypt">,
   ) {
     this.sync = new CsafSync(db, settings, logger, allowHttp ? "http" : "https", proposals, allowPrivate, secrets);
     this.firstSync = new CsafSync(db, { ...settings, retries: 0 }, logger, allowHttp ? "http" : "https", proposals, allowPrivate, secrets);
@@ -54,8 +54,7 @@ export class CsafService {
     unrestricted(org);
     if (c?.type === "entete" && RESERVED_HEADERS.has(c.nom.toLowerCase()))
       throw invalid(["body", "entete", "nom"], "en-tête réservé : ni Host, Content-Length, Transfer-Encoding, Connection, Cookie", c.nom);
-    if (c && !this.secrets) throw new Error("CsafService: no secret box to encrypt credentials with (app.ts wires one)");
-    const stored = c && this.secrets ? { kind: c.type, stored: this.secrets.encrypt(JSON.stringify(c)) } : null;
+    const stored = c ? { kind: c.type, stored: this.secrets.encrypt(JSON.stringify(c)) } : null;
     if (!(await repo.setCredentials(this.db, org.id, id, stored))) throw new NotFound(NOT_FOUND.csafProvider);
   }
 

@@ -115,14 +115,14 @@ export class CsafSync {
     /** The supplier-VEX proposals' writer (the vex module's repository, wired in app.ts). */
     private readonly proposals: ProposalWriter,
     /** VIGIE_ALLOW_PRIVATE_TARGETS: providers may lead to private addresses (a local mirror, the tests). */
-    private readonly allowPrivate = false,
+    private readonly allowPrivate: boolean,
     /** Decrypts the credentials an organization gave a provider (platform/secrets.ts). */
-    private readonly secrets: Pick<SecretBox, "decrypt"> | null = null,
+    private readonly secrets: Pick<SecretBox, "decrypt">,
   ) {}
 
   /** The headers of the provider's credentials (decrypted here only, never logged), or null. */
   private credentialHeaders(provider: ProviderRow): Record<string, string> | null {
-    if (!provider.credentials || !this.secrets) return null;
+    if (!provider.credentials) return null;
     const c = JSON.parse(this.secrets.decrypt(provider.credentials)) as CsafCredentialsIn;
     if (c.type === "basic") return { authorization: `Basic ${Buffer.from(`${c.utilisateur}:${c.mot_de_passe}`).toString("base64")}` };
     return { [c.nom.toLowerCase()]: c.valeur };

@@ -128,15 +128,13 @@ export class RunsService {
     opts: Partial<RunsOptions> = {},
   ) {
     this.opts = { ...RUN_DEFAULTS, ...opts };
-    const writeReports = async (reports: RunReport[]) => {
-      const written = await repo.writeReports(db, reports, this.opts.leaseSeconds);
-      return reports.map((r) => written.has(r.id));
-    };
     this.writer = new GroupCommit(
-      writeReports,
-      async (r) => (await writeReports([r]))[0]!,
+      async (reports: RunReport[]) => {
+        const written = await repo.writeReports(db, reports, this.opts.leaseSeconds);
+        return reports.map((r) => written.has(r.id));
+      },
+      null,
       WRITE_BATCH,
-      () => true,
     );
   }
 
