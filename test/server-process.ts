@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import pg from "pg";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
-import { copyPgliteTemplate, pgTemplateName, templateKeyOfRun } from "./db-templates.js";
+import { pgliteTemplate, pgTemplateName, templateKeyOfRun } from "./db-templates.js";
 
 /** Where a spawned server keeps its data: a fresh PGlite directory, or a fresh PostgreSQL database when DATABASE_URL is set. */
 export interface ServerStore {
@@ -26,27 +26,30 @@ export interface ServerStore {
  */
 export async function freshStore(opts: { empty?: boolean } = {}): Promise<ServerStore> {
   const key = opts.empty ? undefined : templateKeyOfRun();
-  return newStore((dataDir) => key && !process.env.DATABASE_URL && copyPgliteTemplate(key, dataDir), key && pgTemplateName(key));
+  return newStore(key && !process.env.DATABASE_URL ? pgliteTemplate(key).dir : undefined, key && pgTemplateName(key));
 }
 
 /** What a running server keeps in its data directory and a copy must leave out. */
 const LIVE = new Set(["vigie.lock", "vigie.sock"]);
 /** Copies a data directory whose server has stopped. */
-export const copyDataDir = (from: string, to: string): void =>
+const copyDataDir = (from: string, to: string): void =>
   cpSync(from, to, { recursive: true, filter: (src) => !LIVE.has(basename(src)) });
 
-/** A store whose data directory `fill` makes (PGlite: the database itself), its PostgreSQL database a copy of `template` if named. */
-export async function newStore(fill: (dataDir: string) => unknown, template: string | undefined): Promise<ServerStore> {
+/**
+ * A new store: its data directory a copy of `source` if given (PGlite: the database itself), its
+ * PostgreSQL database a copy of the database `template` if named.
+ */
+export async function newStore(source: string | undefined, template: string | undefined): Promise<ServerStore> {
   const dir = mkdtempSync(join(tmpdir(), "vigie-proc-"));
   const dataDir = join(dir, "data");
-  fill(dataDir);
+  if (source) copyDataDir(source, dataDir);
   const url = process.env.DATABASE_URL;
-  const copyDir = (target: string) => existsSync(dataDir) && copyDataDir(dataDir, target);
+  const copy = (database: string | undefined) => newStore(existsSync(dataDir) ? dataDir : undefined, database);
   if (!url) {
     return {
       env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: "" },
       open: () => openDatabase({ dataDir }),
-      copy: () => newStore(copyDir, undefined),
+      copy: () => copy(undefined),
       remove: async () => rmSync(dir, { recursive: true, force: true }),
     };
   }
@@ -63,7 +66,7 @@ export async function newStore(fill: (dataDir: string) => unknown, template: str
   return {
     env: { VIGIE_DATA_DIR: dataDir, DATABASE_URL: u.toString() },
     open: () => openDatabase({ databaseUrl: u.toString(), poolSize: 2 }),
-    copy: () => newStore(copyDir, name),
+    copy: () => copy(name),
     remove: async () => {
       await admin(`drop database if exists ${name} with (force)`);
       rmSync(dir, { recursive: true, force: true });

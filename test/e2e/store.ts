@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
-import { copyDataDir, newStore, type ServerStore } from "../server-process.js";
+import { newStore, type ServerStore } from "../server-process.js";
 
 const SESSION = "test/e2e/cli-session.mjs";
 
@@ -88,5 +88,5 @@ export async function createTemplate(): Promise<{ location: string; remove(): Pr
 /** A new store for one file, a copy of the migrated template: same shape as server-process.ts's freshStore. */
 export function copiedStore(template: string): Promise<ServerStore> {
   const url = process.env.DATABASE_URL;
-  return newStore((dataDir) => !url && copyDataDir(template, dataDir), url && new URL(template).pathname.slice(1));
+  return newStore(url ? undefined : template, url && new URL(template).pathname.slice(1));
 }
