@@ -32,8 +32,7 @@ export async function freshStore(opts: { empty?: boolean } = {}): Promise<Server
 /** What a running server keeps in its data directory and a copy must leave out. */
 const LIVE = new Set(["vigie.lock", "vigie.sock"]);
 /** Copies a data directory whose server has stopped. */
-const copyDataDir = (from: string, to: string): void =>
-  cpSync(from, to, { recursive: true, filter: (src) => !LIVE.has(basename(src)) });
+const copyDataDir = (from: string, to: string): void => cpSync(from, to, { recursive: true, filter: (src) => !LIVE.has(basename(src)) });
 
 /**
  * A new store: its data directory a copy of `source` if given (PGlite: the database itself), its
