@@ -17,7 +17,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../src/platform/db/client.js";
 import { loadSecretKey, SecretBox } from "../src/platform/secrets.js";
-import { freshStore, type ServerStore, startServer } from "./server-process.js";
+import { cliSession, freshStore, type ServerStore, startServer } from "./server-process.js";
 
 const run = promisify(execFile);
 const work = mkdtempSync(join(tmpdir(), "vigie-backup-"));
@@ -31,12 +31,10 @@ afterAll(async () => {
 
 const SECRET = "secret-du-webhook-0042";
 
-/** Makes the data through the command line, on a stopped store; returns what to find again. */
+/** Makes the data through the command line's commands (in one process), on a stopped store; returns what to find again. */
 async function makeData(env: Record<string, string>) {
-  const cli = async (...args: string[]) =>
-    JSON.parse(
-      (await run(process.execPath, ["dist/cli.js", ...args, "--json"], { env: { ...process.env, ...env }, timeout: 120_000 })).stdout,
-    ) as { id: string; key: string };
+  const session = cliSession(env);
+  const cli = (...args: string[]) => session.run<{ id: string; key: string }>(...args);
   const org = await cli("org", "create", "--name", "Sauvegarde SA", "--plan", "pro");
   const project = await cli("project", "create", "--org", org.id, "--name", "Recette");
   const key = await cli("apikey", "create", "--org", org.id, "--name", "restauration");
@@ -50,7 +48,8 @@ async function makeData(env: Record<string, string>) {
     }),
   );
   const workflow = await cli("workflow", "create", "--org", org.id, "--project", project.id, "--file", body);
-  return { org, project, key: key.key as string, workflow };
+  await session.close();
+  return { org, project, key: key.key, workflow };
 }
 
 /** Starts a server on the restored store and reads the data back through the API with the old key. */

@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { afterAll, describe, expect, it } from "vitest";
-import { freshStore, startServer } from "./server-process.js";
+import { cliSession, freshStore, startServer } from "./server-process.js";
 
 /**
  * The issue's « kill -9 during a digest's send, restart: one digest received », black box, with the
@@ -109,13 +109,17 @@ const env = { ...process.env, ...serverEnv };
 // biome-ignore lint/suspicious/noExplicitAny: a command's JSON result, read field by field.
 const cli = async (...args: string[]): Promise<any> =>
   JSON.parse((await run(process.execPath, ["dist/cli.js", ...args, "--json"], { env, timeout: 120_000 })).stdout);
+/** What a `create` command answers, as far as this file reads it. */
+type Made = { id: string };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("digests, black box", () => {
   it("kill -9 during a digest's send, a new worker: the digest is sent again with the same key, every event in it; one accepted", async () => {
-    const org = await cli("org", "create", "--name", "Acme");
-    const project = await cli("project", "create", "--org", org.id, "--name", "Production");
-    const { key } = await cli("apikey", "create", "--org", org.id, "--scope", "stacks-write", "--name", "ci");
+    // The set-up's commands in one process (the CLI's own commands; cli.test.ts tests them one by one).
+    const setup = cliSession(serverEnv);
+    const org = await setup.run<Made>("org", "create", "--name", "Acme");
+    const project = await setup.run<Made>("project", "create", "--org", org.id, "--name", "Production");
+    const { key } = await setup.run<{ key: string }>("apikey", "create", "--org", org.id, "--scope", "stacks-write", "--name", "ci");
     const body = join(tmpdir(), `vigie-digest-${process.pid}.json`);
     const port = (receiver.address() as AddressInfo).port;
     writeFileSync(
@@ -133,8 +137,8 @@ describe("digests, black box", () => {
         create_case: false,
       }),
     );
-    const workflow = await cli("workflow", "create", "--org", org.id, "--project", project.id, "--file", body);
-    const imported = await cli(
+    const workflow = await setup.run<Made>("workflow", "create", "--org", org.id, "--project", project.id, "--file", body);
+    const imported = await setup.run<{ errors: unknown[] }>(
       "feeds",
       "import",
       "--source",
@@ -143,6 +147,7 @@ describe("digests, black box", () => {
       "test/fixtures/matching/cve5-panos.jsonl",
     );
     expect(imported.errors).toEqual([]);
+    await setup.close();
 
     // The server: a stack matching CVE-2024-3400 and CVE-2024-9468; each run puts its event in the digest.
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };

@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 import { type ParsedMail, simpleParser } from "mailparser";
 import { SMTPServer } from "smtp-server";
 import { afterAll, describe, expect, it } from "vitest";
-import { freshStore, startServer } from "./server-process.js";
+import { cliSession, freshStore, startServer } from "./server-process.js";
 
 /**
  * The issue's acceptance, black box, with the built server and CLI: a stack item, an organization
@@ -91,15 +91,19 @@ const env = { ...process.env, ...serverEnv };
 const cli = async (...args: string[]): Promise<any> =>
   JSON.parse((await run(process.execPath, ["dist/cli.js", ...args, "--json"], { env, timeout: 120_000 })).stdout);
 
+/** What a `create` command answers, as far as this file reads it. */
+type Made = { id: string };
 const distinct = (xs: string[]) => [...new Set(xs)];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("events to runs, black box", () => {
   it("an import by the CLI with the server stopped, then a kill mid-webhook: case, webhook and e-mail each arrive once", async () => {
-    const org = await cli("org", "create", "--name", "Acme");
-    const project = await cli("project", "create", "--org", org.id, "--name", "Production");
-    const staging = await cli("project", "create", "--org", org.id, "--name", "Recette");
-    const { key } = await cli("apikey", "create", "--org", org.id, "--scope", "stacks-write", "--name", "ci");
+    // The set-up's commands in one process (the CLI's own commands; cli.test.ts tests them one by one).
+    const setup = cliSession(serverEnv);
+    const org = await setup.run<Made>("org", "create", "--name", "Acme");
+    const project = await setup.run<Made>("project", "create", "--org", org.id, "--name", "Production");
+    const staging = await setup.run<Made>("project", "create", "--org", org.id, "--name", "Recette");
+    const { key } = await setup.run<{ key: string }>("apikey", "create", "--org", org.id, "--scope", "stacks-write", "--name", "ci");
     const body = join(tmpdir(), `vigie-notifier-${process.pid}.json`);
     const port = (receiver.address() as AddressInfo).port;
     writeFileSync(
@@ -115,7 +119,8 @@ describe("events to runs, black box", () => {
       }),
     );
     // An organization workflow: it runs for every project.
-    const notifier = await cli("workflow", "create", "--org", org.id, "--file", body);
+    const notifier = await setup.run<Made>("workflow", "create", "--org", org.id, "--file", body);
+    await setup.close();
     const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
     const api = (url: string, p: { id: string }) => `${url}/api/v1/organizations/${org.id}/projects/${p.id}`;
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { freshStore, startServer } from "./server-process.js";
+import { cliSession, freshStore, startServer } from "./server-process.js";
 
 /**
  * Dispatch woken at commit, black box: a server runs; the CLI, another process, imports CVE
@@ -38,9 +38,12 @@ const records = readFileSync("test/fixtures/import/cve5-sample.jsonl", "utf8")
 describe("events written by another process", () => {
   it("are dispatched within 5 seconds of the import, woken by the notification (the cron is a minute)", async () => {
     expect(records.map((r) => r.id)).toEqual(["CVE-2024-0001", "CVE-2024-3400", "CVE-2024-6387"]);
-    const org = await cli("org", "create", "--name", "Acme");
-    const project = await cli("project", "create", "--org", org.id, "--name", "Production");
-    const { key } = await cli("apikey", "create", "--org", org.id, "--scope", "stacks-write", "--name", "ci");
+    // The set-up's commands in one process (the CLI's own commands; cli.test.ts tests them one by one).
+    const setup = cliSession({ ...store.env, VIGIE_SNAPSHOT: "off" });
+    const org = await setup.run<{ id: string }>("org", "create", "--name", "Acme");
+    const project = await setup.run<{ id: string }>("project", "create", "--org", org.id, "--name", "Production");
+    const { key } = await setup.run<{ key: string }>("apikey", "create", "--org", org.id, "--scope", "stacks-write", "--name", "ci");
+    await setup.close();
     const server = startServer({ ...store.env, VIGIE_SNAPSHOT: "off" });
     try {
       const url = await server.ready(240_000);

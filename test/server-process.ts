@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { createInterface } from "node:readline";
 import pg from "pg";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
 import { pgliteTemplate, pgTemplateName, templateKeyOfRun } from "./db-templates.js";
@@ -150,6 +151,46 @@ export function startServer(env: Record<string, string>): ServerProcess {
     async stop(signal = "SIGTERM") {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
       await exited;
+    },
+  };
+}
+
+/**
+ * `vigie` admin commands in one process (test/cli-session.mjs), on a store no server holds: `run(...args)`
+ * is `vigie <args> --json`'s answer. One process start for a file's set-up instead of one per command
+ * (each `node dist/cli.js` start imports the application and opens the store: 1–2.5 s).
+ */
+export interface CliSession {
+  run<T = Record<string, unknown>>(...args: string[]): Promise<T>;
+  /** Closes the store (the session's process exits). */
+  close(): Promise<void>;
+}
+
+export function cliSession(env: Record<string, string>): CliSession {
+  const proc = spawn(process.execPath, ["test/cli-session.mjs"], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  proc.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    run<T>(...args: string[]) {
+      const answer = queue.then(async () => {
+        proc.stdin.write(`${JSON.stringify(args)}\n`);
+        const line = await lines.next();
+        if (line.done) throw new Error(`vigie ${args.join(" ")}: the session ended (${await exited}); stderr: ${stderr}`);
+        const res = JSON.parse(line.value) as { ok: boolean; result?: Record<string, unknown>; message?: string };
+        if (!res.ok) throw new Error(`vigie ${args.join(" ")}: ${res.message}`);
+        return res.result as T;
+      });
+      queue = answer.catch(() => undefined);
+      return answer;
+    },
+    async close() {
+      await queue;
+      proc.stdin.end();
+      const code = await exited;
+      if (code !== 0) throw new Error(`cli-session exited ${code}; stderr: ${stderr}`);
     },
   };
 }

@@ -1,8 +1,7 @@
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ServerProcess, type ServerStore, startServer } from "../server-process.js";
 import { checkScreen, connectBrowser, e2eStore } from "./harness.js";
-import { cliSession } from "./store.js";
+import { cliSession, type ServerProcess, type ServerStore, startServer } from "../server-process.js";
 
 /**
  * Issue 34, a security engineer's first day in the browser: a fresh start with the bundled snapshot

@@ -11,7 +11,8 @@ import { dirname, join } from "node:path";
 import { type Browser, chromium, type Download, type Page } from "playwright-core";
 import { expect, inject } from "vitest";
 import { type ServerProcess, type ServerStore, startServer } from "../server-process.js";
-import { type CliSession, cliSession, copiedStore } from "./store.js";
+import { type CliSession, cliSession } from "../server-process.js";
+import { copiedStore } from "./store.js";
 
 export { launchBrowser } from "./browser.js";
 

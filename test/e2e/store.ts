@@ -1,16 +1,12 @@
 // The end-to-end files' stores, copied from one migrated empty store made once per run
 // (global-setup.ts): a PGlite data directory copied, or a PostgreSQL database created from a template
 // database. Each file still starts on an empty store of its own; the migrations run once, not per file.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import pg from "pg";
-import { newStore, type ServerStore } from "../server-process.js";
-
-const SESSION = "test/e2e/cli-session.mjs";
+import { cliSession, newStore, type ServerStore } from "../server-process.js";
 
 async function admin(url: string, q: string): Promise<void> {
   const c = new pg.Client({ connectionString: url });
@@ -26,42 +22,6 @@ function withDatabase(url: string, name: string): string {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
-}
-
-/** Admin commands in one process (cli-session.mjs): `run(...args)` is `vigie <args> --json`'s answer. */
-export interface CliSession {
-  run(...args: string[]): Promise<Record<string, unknown>>;
-  /** Closes the store (the session's process exits). */
-  close(): Promise<void>;
-}
-
-export function cliSession(env: Record<string, string>): CliSession {
-  const proc = spawn(process.execPath, [SESSION], { env: { ...process.env, ...env }, stdio: ["pipe", "pipe", "pipe"] });
-  let stderr = "";
-  proc.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
-  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
-  let queue: Promise<unknown> = Promise.resolve();
-  return {
-    run(...args) {
-      const answer = queue.then(async () => {
-        proc.stdin.write(`${JSON.stringify(args)}\n`);
-        const line = await lines.next();
-        if (line.done) throw new Error(`vigie ${args.join(" ")}: the session ended (${await exited}); stderr: ${stderr}`);
-        const res = JSON.parse(line.value) as { ok: boolean; result?: Record<string, unknown>; message?: string };
-        if (!res.ok) throw new Error(`vigie ${args.join(" ")}: ${res.message}`);
-        return res.result!;
-      });
-      queue = answer.catch(() => undefined);
-      return answer;
-    },
-    async close() {
-      await queue;
-      proc.stdin.end();
-      const code = await exited;
-      if (code !== 0) throw new Error(`cli-session exited ${code}; stderr: ${stderr}`);
-    },
-  };
 }
 
 /** The migrated empty store every file copies: its location (a directory, or a database URL). */
