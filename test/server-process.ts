@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { openDatabase, type Database } from "../src/platform/db/client.js";
-import { pgliteTemplate, pgTemplateName, templateKeyOfRun } from "./db-templates.js";
+import { CACHE_DIR, pgliteTemplate, pgTemplateName, templateKey, templateKeyOfRun } from "./db-templates.js";
 
 /** Where a spawned server keeps its data: a fresh PGlite directory, or a fresh PostgreSQL database when DATABASE_URL is set. */
 export interface ServerStore {
@@ -72,6 +72,73 @@ export async function newStore(source: string | undefined, template: string | un
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The bundled snapshot as a first start imports it, kept for the run's later passes: test/snapshot.test.ts
+ * tests the import (a server killed mid-import, then resumed) and keeps the store it leaves; the
+ * first-day end-to-end file starts from a copy of it instead of importing the snapshot once more (half
+ * a minute to a minute of a worker). Kept under var/test-cache/ (the data directory) and, on
+ * PostgreSQL, as a database `vigie_snap_<key>`. The key hashes what the import depends on: the built
+ * code (dist/), the snapshot's files and the migrations with PGlite's version; a change makes a new
+ * one, and the older ones are removed.
+ */
+function importedSnapshotKey(): string {
+  const h = createHash("sha256").update(templateKey());
+  const files = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)]))
+      .sort();
+  for (const file of [
+    ...files("dist").filter((f) => f.endsWith(".js") && !f.startsWith(join("dist", "web"))),
+    ...files("fixtures/snapshot"),
+  ])
+    h.update(relative(".", file)).update("\0").update(readFileSync(file)).update("\0");
+  return h.digest("hex").slice(0, 12);
+}
+
+const snapshotCache = (key: string) => ({
+  dir: join(CACHE_DIR, `snapshot-${process.env.DATABASE_URL ? "pg" : "pglite"}-${key}`),
+  db: `vigie_snap_${key}`,
+});
+
+async function adminQuery<T>(q: string): Promise<T[]> {
+  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await c.connect();
+  try {
+    return (await c.query(q)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+/** Keeps a stopped store holding the imported snapshot (and nothing else) for importedSnapshotStore. */
+export async function keepImportedSnapshot(store: ServerStore): Promise<void> {
+  const key = importedSnapshotKey();
+  const { dir, db } = snapshotCache(key);
+  if (existsSync(dir)) return;
+  mkdirSync(CACHE_DIR, { recursive: true });
+  for (const e of readdirSync(CACHE_DIR))
+    if (e.startsWith(`snapshot-${process.env.DATABASE_URL ? "pg" : "pglite"}-`))
+      rmSync(join(CACHE_DIR, e), { recursive: true, force: true });
+  if (process.env.DATABASE_URL) {
+    for (const { datname } of await adminQuery<{ datname: string }>("select datname from pg_database where datname like 'vigie_snap_%'"))
+      await adminQuery(`drop database if exists ${datname} with (force)`);
+    await adminQuery(`create database ${db} template ${new URL(store.env.DATABASE_URL!).pathname.slice(1)}`);
+  }
+  // Written aside, then renamed: a half-made copy is never used.
+  const building = `${dir}.building-${process.pid}`;
+  if (existsSync(store.env.VIGIE_DATA_DIR!)) copyDataDir(store.env.VIGIE_DATA_DIR!, building);
+  else mkdirSync(building);
+  renameSync(building, dir);
+}
+
+/** A new store holding the snapshot as snapshot.test.ts kept it in this state of the code; null when none was kept. */
+export async function importedSnapshotStore(): Promise<ServerStore | null> {
+  const { dir, db } = snapshotCache(importedSnapshotKey());
+  if (!existsSync(dir)) return null;
+  if (process.env.DATABASE_URL && !(await adminQuery(`select 1 from pg_database where datname = '${db}'`)).length) return null;
+  return newStore(dir, process.env.DATABASE_URL ? db : undefined);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a pino log line is JSON of any shape; the tests read its fields directly.

@@ -11,7 +11,7 @@ import { createLogger } from "../src/platform/log.js";
 import { sql } from "drizzle-orm";
 import { runWalkthrough } from "./doc-blocks.js";
 import { bearer, createTenant, createTestApp, openTestDatabase } from "./helpers.js";
-import { freshStore, startServer } from "./server-process.js";
+import { freshStore, keepImportedSnapshot, startServer } from "./server-process.js";
 
 /**
  * The snapshot is imported once in this file, as a user's first start does it: by a server on an
@@ -46,6 +46,8 @@ await second.stop();
 // before this file's checks add their own tenants to it.
 const asStarted = await store.copy();
 afterAll(() => asStarted.remove());
+// And for the first-day end-to-end file, which starts from it instead of importing again.
+await keepImportedSnapshot(store);
 const database = await store.open();
 afterAll(() => database.close());
 const t = await createTestApp({}, undefined, database);

@@ -5,17 +5,17 @@ import { basename } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const LONGEST_FIRST = [
-  // Its server imports the bundled snapshot at start.
-  "first-day",
   "layout",
+  // Its server imports the bundled snapshot at start, unless test/snapshot.test.ts kept it this run.
+  "first-day",
   "first-day-features",
-  "stats-reports",
-  "shell",
-  "settings",
-  "stacks",
   "sbom-vex",
+  "stacks",
+  "settings",
+  "shell",
   "inbox",
   "cases",
+  "stats-reports",
   "workflows",
 ].map((name) => `${name}.e2e.ts`);
 
