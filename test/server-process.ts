@@ -30,6 +30,17 @@ export async function freshStore(opts: { empty?: boolean } = {}): Promise<Server
   return newStore(key && !process.env.DATABASE_URL ? pgliteTemplate(key).dir : undefined, key && pgTemplateName(key));
 }
 
+/** A statement on DATABASE_URL's server (creating, copying and dropping databases). */
+export async function adminQuery<T>(q: string): Promise<T[]> {
+  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await c.connect();
+  try {
+    return (await c.query(q)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
 /** What a running server keeps in its data directory and a copy must leave out. */
 const LIVE = new Set(["vigie.lock", "vigie.sock"]);
 /** Copies a data directory whose server has stopped. */
@@ -54,13 +65,7 @@ export async function newStore(source: string | undefined, template: string | un
     };
   }
   const name = `vigie_proc_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = async (q: string) => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    await c.query(q);
-    await c.end();
-  };
-  await admin(`create database ${name}${template ? ` template ${template}` : ""}`);
+  await adminQuery(`create database ${name}${template ? ` template ${template}` : ""}`);
   const u = new URL(url);
   u.pathname = `/${name}`;
   return {
@@ -68,7 +73,7 @@ export async function newStore(source: string | undefined, template: string | un
     open: () => openDatabase({ databaseUrl: u.toString(), poolSize: 2 }),
     copy: () => copy(name),
     remove: async () => {
-      await admin(`drop database if exists ${name} with (force)`);
+      await adminQuery(`drop database if exists ${name} with (force)`);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -101,16 +106,6 @@ const snapshotCache = (key: string) => ({
   dir: join(CACHE_DIR, `snapshot-${process.env.DATABASE_URL ? "pg" : "pglite"}-${key}`),
   db: `vigie_snap_${key}`,
 });
-
-async function adminQuery<T>(q: string): Promise<T[]> {
-  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
-  await c.connect();
-  try {
-    return (await c.query(q)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 /** Keeps a stopped store holding the imported snapshot (and nothing else) for importedSnapshotStore. */
 export async function keepImportedSnapshot(store: ServerStore): Promise<void> {

@@ -5,18 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
-import { cliSession, newStore, type ServerStore } from "../server-process.js";
-
-async function admin(url: string, q: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    await c.query(q);
-  } finally {
-    await c.end();
-  }
-}
+import { adminQuery, cliSession, newStore, type ServerStore } from "../server-process.js";
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url);
@@ -34,7 +23,7 @@ export async function createTemplate(): Promise<{ location: string; remove(): Pr
     return { location: dataDir, remove: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `vigie_e2e_template_${process.pid}_${randomBytes(4).toString("hex")}`;
-  await admin(url, `create database ${name}`);
+  await adminQuery(`create database ${name}`);
   const location = withDatabase(url, name);
   const dir = mkdtempSync(join(tmpdir(), "vigie-e2e-template-"));
   try {
@@ -42,7 +31,7 @@ export async function createTemplate(): Promise<{ location: string; remove(): Pr
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-  return { location, remove: () => admin(url, `drop database if exists ${name} with (force)`) };
+  return { location, remove: async () => void (await adminQuery(`drop database if exists ${name} with (force)`)) };
 }
 
 /** A new store for one file, a copy of the migrated template: same shape as server-process.ts's freshStore. */
