@@ -68,7 +68,7 @@ child.on("exit", async (code) => {
   const db = process.env.DATABASE_URL ? "PostgreSQL" : "PGlite";
   if (code !== 0) {
     console.error(`npm test: failed after ${seconds} s (${db})`);
-    process.exit(code ?? 1.2);
+    process.exit(code ?? 1);
   }
   if (!whole || budget === 0) {
     console.error(`npm test: ${seconds} s (${db}${whole ? ", budget check off" : ", part of the suite: no budget"})`);

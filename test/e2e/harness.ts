@@ -10,8 +10,7 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { type Browser, chromium, type Download, type Page } from "playwright-core";
 import { expect, inject } from "vitest";
-import { type ServerProcess, type ServerStore, startServer } from "../server-process.js";
-import { type CliSession, cliSession } from "../server-process.js";
+import { type CliSession, cliSession, type ServerProcess, type ServerStore, startServer } from "../server-process.js";
 import { copiedStore } from "./store.js";
 
 export { launchBrowser } from "./browser.js";
